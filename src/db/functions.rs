@@ -1,0 +1,115 @@
+//! Perfetto's SQL functions that users' queries lean on (`extract_arg`, `extract_metadata`,
+//! ...), registered on every query connection.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use rusqlite::functions::{Context, FunctionFlags};
+use rusqlite::types::{Value, ValueRef};
+use rusqlite::{Connection, OpenFlags};
+
+use super::DbError;
+
+fn lookup_conn(path: &Path) -> Result<Connection, DbError> {
+    Ok(Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?)
+}
+
+/// One value out of a single-row lookup on the side connection.
+fn lookup(
+    conn: &Mutex<Connection>,
+    sql: &str,
+    args: &[&dyn rusqlite::ToSql],
+) -> rusqlite::Result<Value> {
+    let conn = conn
+        .lock()
+        .map_err(|_| rusqlite::Error::UserFunctionError("lookup connection poisoned".into()))?;
+    let mut stmt = conn.prepare_cached(sql)?;
+    let mut rows = stmt.query(args)?;
+    match rows.next()? {
+        Some(row) => row.get(0),
+        None => Ok(Value::Null),
+    }
+}
+
+fn arg_int(ctx: &Context<'_>, i: usize) -> rusqlite::Result<Option<i64>> {
+    Ok(match ctx.get_raw(i) {
+        ValueRef::Integer(v) => Some(v),
+        ValueRef::Real(v) => Some(v as i64),
+        _ => None,
+    })
+}
+
+fn arg_text(ctx: &Context<'_>, i: usize) -> rusqlite::Result<Option<String>> {
+    Ok(match ctx.get_raw(i) {
+        ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
+        _ => None,
+    })
+}
+
+/// Registers the functions. Lookups run on a second read-only connection to the same
+/// file, because a scalar function cannot re-enter the connection that calls it.
+pub fn register_functions(conn: &Connection, path: &Path) -> Result<(), DbError> {
+    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+
+    let side = std::sync::Arc::new(Mutex::new(lookup_conn(path)?));
+    let s = side.clone();
+    conn.create_scalar_function("extract_arg", 2, flags, move |ctx| {
+        let (Some(set), Some(key)) = (arg_int(ctx, 0)?, arg_text(ctx, 1)?) else {
+            return Ok(Value::Null);
+        };
+        lookup(
+            &s,
+            "SELECT CASE WHEN value_type IN ('int','uint','bool','pointer') THEN int_value
+                         WHEN value_type = 'real' THEN real_value
+                         ELSE string_value END
+             FROM args WHERE arg_set_id = ?1 AND key = ?2",
+            &[&set, &key],
+        )
+    })?;
+
+    let s = side.clone();
+    conn.create_scalar_function("extract_metadata", 1, flags, move |ctx| {
+        let Some(name) = arg_text(ctx, 0)? else {
+            return Ok(Value::Null);
+        };
+        lookup(
+            &s,
+            "SELECT COALESCE(int_value, str_value) FROM metadata WHERE name = ?1 LIMIT 1",
+            &[&name],
+        )
+    })?;
+
+    let s = side.clone();
+    conn.create_scalar_function("extract_metadata_for_machine", 2, flags, move |ctx| {
+        let (Some(machine), Some(name)) = (arg_int(ctx, 0)?, arg_text(ctx, 1)?) else {
+            return Ok(Value::Null);
+        };
+        lookup(
+            &s,
+            "SELECT COALESCE(int_value, str_value) FROM metadata
+             WHERE name = ?2 AND machine_id = ?1 LIMIT 1",
+            &[&machine, &name],
+        )
+    })?;
+
+    let s = side;
+    conn.create_scalar_function("__intrinsic_arg_set_to_json", 1, flags, move |ctx| {
+        let Some(set) = arg_int(ctx, 0)? else {
+            return Ok(Value::Null);
+        };
+        lookup(
+            &s,
+            "SELECT '{' || group_concat(json_quote(key) || ':' ||
+                CASE WHEN value_type IN ('int','uint','bool','pointer') THEN int_value
+                     WHEN value_type = 'real' THEN real_value
+                     WHEN value_type = 'null' THEN 'null'
+                     ELSE json_quote(string_value) END, ',') || '}'
+             FROM (SELECT * FROM args WHERE arg_set_id = ?1 ORDER BY id)",
+            &[&set],
+        )
+    })?;
+    Ok(())
+}

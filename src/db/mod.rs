@@ -1,0 +1,600 @@
+//! SQLite: the schema, the bulk writer on the import connection, read-only query
+//! connections with Perfetto's SQL functions, and `trace_processor_shell`-style CSV output.
+
+mod functions;
+mod output;
+pub mod schema;
+
+pub use functions::register_functions;
+pub use output::{run_script, QueryError};
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use rusqlite::{params, Connection, OpenFlags, Statement};
+
+use crate::ir::{clocks, Arg, ArgValue, ArgsRef, MetaValue, Sink, StrId, NO_ARGS, NO_TS};
+use crate::model::Tables;
+use crate::stats;
+
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("{path} is not a Sextant database: {reason}")]
+    NotSextant { path: String, reason: String },
+}
+
+/// A row of `__intrinsic_trace_file`.
+#[derive(Clone, Debug)]
+pub struct TraceFileRow {
+    pub parent_id: Option<u32>,
+    pub name: Option<String>,
+    pub size: u64,
+    pub trace_type: &'static str,
+    pub processing_order: Option<u32>,
+    pub is_container: bool,
+}
+
+/// A row of `clock_snapshot`.
+#[derive(Clone, Debug)]
+pub struct SnapshotRow {
+    pub ts: i64,
+    pub clock_id: u32,
+    pub clock_value: i64,
+    pub snapshot_id: u32,
+    pub machine: u32,
+}
+
+/// What the import knows beyond the model's tables.
+#[derive(Default, Debug)]
+pub struct ImportFacts {
+    pub files: Vec<TraceFileRow>,
+    pub snapshots: Vec<SnapshotRow>,
+    /// The clock trace time is on, when a file claimed one.
+    pub trace_time_clock: Option<u32>,
+    /// Machine row ids by raw machine id (to scope stats and metadata).
+    pub machine_rows: HashMap<u32, u32>,
+}
+
+/// Opens a fresh database file for writing, tuned for one bulk load.
+pub fn create(path: &Path) -> Result<Connection, DbError> {
+    if path.exists() {
+        let _ = std::fs::remove_file(path);
+    }
+    let conn = Connection::open(path)?;
+    conn.execute_batch(
+        "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536;
+         PRAGMA temp_store = MEMORY; PRAGMA page_size = 8192;",
+    )?;
+    conn.execute_batch(schema::TABLES)?;
+    Ok(conn)
+}
+
+/// Opens a database read-only for queries, with Perfetto's SQL functions.
+pub fn open_read_only(path: &Path) -> Result<Connection, DbError> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    let ok: Result<i64, _> = conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE name IN ('slice', 'stats', 'metadata')",
+        [],
+        |r| r.get(0),
+    );
+    match ok {
+        Ok(3) => {}
+        Ok(_) => {
+            return Err(DbError::NotSextant {
+                path: path.display().to_string(),
+                reason: "it has no slice/stats/metadata tables".into(),
+            })
+        }
+        Err(e) => {
+            return Err(DbError::NotSextant {
+                path: path.display().to_string(),
+                reason: e.to_string(),
+            })
+        }
+    }
+    register_functions(&conn, path)?;
+    Ok(conn)
+}
+
+/// Writes everything in one transaction, then builds indexes and views.
+pub fn write(
+    conn: &mut Connection,
+    tables: &Tables,
+    sink: &Sink,
+    facts: &ImportFacts,
+) -> Result<(), DbError> {
+    let tx = conn.transaction()?;
+    {
+        let mut w = Writer::new(&tx, sink)?;
+        w.machines(tables)?;
+        w.processes(tables)?;
+        w.threads(tables)?;
+        w.tracks(tables)?;
+        w.slices(tables)?;
+        w.counters(tables)?;
+        w.sched(tables)?;
+        w.flows(tables)?;
+        w.cpus(tables)?;
+        w.stats(facts)?;
+        w.metadata(facts)?;
+        w.files_and_snapshots(facts)?;
+        let (start, end) = tables.trace_bounds();
+        tx.execute(
+            "INSERT INTO trace_bounds VALUES (?1, ?2)",
+            params![start, end],
+        )?;
+    }
+    tx.commit()?;
+    conn.execute_batch(schema::INDEXES_AND_VIEWS)?;
+    Ok(())
+}
+
+fn opt_u32(v: Option<u32>) -> Option<i64> {
+    v.map(i64::from)
+}
+
+struct Writer<'c> {
+    conn: &'c Connection,
+    sink: &'c Sink,
+    arg_stmt: Statement<'c>,
+    next_arg_row: i64,
+    /// Identical arg sets share one id.
+    sets_by_content: HashMap<Vec<(StrId, StrId, u8, u64)>, i64>,
+    sets_by_ref: HashMap<ArgsRef, i64>,
+}
+
+impl<'c> Writer<'c> {
+    fn new(conn: &'c Connection, sink: &'c Sink) -> Result<Self, DbError> {
+        let arg_stmt = conn.prepare(
+            "INSERT INTO args (id, arg_set_id, flat_key, key, int_value, string_value,
+             real_value, value_type, display_value) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
+        )?;
+        Ok(Self {
+            conn,
+            sink,
+            arg_stmt,
+            next_arg_row: 0,
+            sets_by_content: HashMap::new(),
+            sets_by_ref: HashMap::new(),
+        })
+    }
+
+    fn s(&self, id: StrId) -> Option<&'c str> {
+        self.sink.strings.get(id)
+    }
+
+    /// The `arg_set_id` for a parser arg set: the args-row id of its first row.
+    fn arg_set(&mut self, args: ArgsRef) -> Result<Option<i64>, DbError> {
+        if args == NO_ARGS {
+            return Ok(None);
+        }
+        if let Some(&id) = self.sets_by_ref.get(&args) {
+            return Ok(Some(id));
+        }
+        let set = self.sink.args.get(args);
+        let id = self.write_set(set)?;
+        if let Some(id) = id {
+            self.sets_by_ref.insert(args, id);
+        }
+        Ok(id)
+    }
+
+    fn write_set(&mut self, set: &[Arg]) -> Result<Option<i64>, DbError> {
+        if set.is_empty() {
+            return Ok(None);
+        }
+        let key: Vec<(StrId, StrId, u8, u64)> = set
+            .iter()
+            .map(|a| {
+                let (tag, bits) = match a.value {
+                    ArgValue::Int(v) => (0, v as u64),
+                    ArgValue::Uint(v) => (1, v),
+                    ArgValue::Str(v) => (2, v as u64),
+                    ArgValue::Real(v) => (3, v.to_bits()),
+                    ArgValue::Bool(v) => (4, v as u64),
+                    ArgValue::Pointer(v) => (5, v),
+                    ArgValue::Json(v) => (6, v as u64),
+                    ArgValue::Null => (7, 0),
+                };
+                (a.flat_key, a.key, tag, bits)
+            })
+            .collect();
+        if let Some(&id) = self.sets_by_content.get(&key) {
+            return Ok(Some(id));
+        }
+        let set_id = self.next_arg_row;
+        let strings = &self.sink.strings;
+        for a in set {
+            let (int, string, real, ty, display): (
+                Option<i64>,
+                Option<&str>,
+                Option<f64>,
+                &str,
+                String,
+            ) = match a.value {
+                ArgValue::Int(v) => (Some(v), None, None, "int", v.to_string()),
+                ArgValue::Uint(v) => (Some(v as i64), None, None, "uint", v.to_string()),
+                ArgValue::Str(v) => {
+                    let s = strings.get(v).unwrap_or("");
+                    (None, Some(s), None, "string", s.to_string())
+                }
+                ArgValue::Real(v) => (None, None, Some(v), "real", v.to_string()),
+                ArgValue::Bool(v) => (
+                    Some(v as i64),
+                    None,
+                    None,
+                    "bool",
+                    if v { "true" } else { "false" }.to_string(),
+                ),
+                ArgValue::Pointer(v) => (Some(v as i64), None, None, "pointer", format!("0x{v:x}")),
+                ArgValue::Json(v) => {
+                    let s = strings.get(v).unwrap_or("");
+                    (None, Some(s), None, "json", s.to_string())
+                }
+                ArgValue::Null => (None, None, None, "null", "[NULL]".to_string()),
+            };
+            self.arg_stmt.execute(params![
+                self.next_arg_row,
+                set_id,
+                strings.get(a.flat_key),
+                strings.get(a.key),
+                int,
+                string,
+                real,
+                ty,
+                display
+            ])?;
+            self.next_arg_row += 1;
+        }
+        self.sets_by_content.insert(key, set_id);
+        Ok(Some(set_id))
+    }
+
+    fn int_args(&mut self, extra: &[(StrId, i64)]) -> Result<Option<i64>, DbError> {
+        let set: Vec<Arg> = extra
+            .iter()
+            .map(|&(k, v)| Arg {
+                flat_key: k,
+                key: k,
+                value: ArgValue::Int(v),
+            })
+            .collect();
+        self.write_set(&set)
+    }
+
+    fn machines(&mut self, t: &Tables) -> Result<(), DbError> {
+        let mut stmt = self.conn.prepare(
+            "INSERT INTO machine (id, raw_id, name, sysname, release, version, arch, num_cpus,
+             android_build_fingerprint, android_sdk_version, system_ram_bytes, system_ram_gb,
+             label_index) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
+        )?;
+        for (id, m) in t.machines.iter().enumerate() {
+            let i = &m.info;
+            stmt.execute(params![
+                id as i64,
+                m.raw_id,
+                i.name,
+                i.sysname,
+                i.release,
+                i.version,
+                i.arch,
+                i.num_cpus,
+                i.android_build_fingerprint,
+                i.android_sdk_version,
+                i.system_ram_bytes,
+                i.system_ram_bytes.map(|b| (b + (1 << 29)) >> 30),
+                id as i64
+            ])?;
+        }
+        Ok(())
+    }
+
+    fn processes(&mut self, t: &Tables) -> Result<(), DbError> {
+        let mut stmt = self.conn.prepare(
+            "INSERT INTO process (id, upid, pid, name, start_ts, end_ts, parent_upid, uid,
+             android_appid, android_user_id, cmdline, arg_set_id, machine_id)
+             VALUES (?1,?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
+        )?;
+        for (id, p) in t.processes.iter().enumerate() {
+            let args = self.int_args(&p.extra_args)?;
+            stmt.execute(params![
+                id as i64,
+                p.pid,
+                self.s(p.name),
+                p.start_ts,
+                p.end_ts,
+                opt_u32(p.parent_upid),
+                p.uid,
+                p.uid.map(|u| u % 100_000),
+                p.uid.map(|u| u / 100_000),
+                self.s(p.cmdline),
+                args,
+                p.machine
+            ])?;
+        }
+        Ok(())
+    }
+
+    fn threads(&mut self, t: &Tables) -> Result<(), DbError> {
+        let mut stmt = self.conn.prepare(
+            "INSERT INTO thread (id, utid, tid, name, start_ts, end_ts, upid, is_main_thread,
+             is_idle, machine_id, arg_set_id) VALUES (?1,?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
+        )?;
+        for (id, th) in t.threads.iter().enumerate() {
+            let args = self.int_args(&th.extra_args)?;
+            stmt.execute(params![
+                id as i64,
+                th.tid,
+                self.s(th.name),
+                th.start_ts,
+                th.end_ts,
+                opt_u32(th.upid),
+                th.is_main_thread,
+                th.is_idle,
+                th.machine,
+                args
+            ])?;
+        }
+        Ok(())
+    }
+
+    fn tracks(&mut self, t: &Tables) -> Result<(), DbError> {
+        let mut stmt = self.conn.prepare(
+            "INSERT INTO __intrinsic_track (id, name, type, dimension_arg_set_id, parent_id,
+             source_arg_set_id, machine_id, track_group_id, event_type, utid, upid, cpu, unit)
+             VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
+        )?;
+        for (id, tr) in t.tracks.iter().enumerate() {
+            let mut dims = Vec::new();
+            let mut dim = |key: &str, v: Option<u32>| {
+                if let Some(v) = v {
+                    dims.push((key.to_string(), i64::from(v)));
+                }
+            };
+            dim("utid", tr.utid);
+            dim("upid", tr.upid);
+            dim("cpu", tr.cpu);
+            dim("track_compressor_idx", tr.compressor_idx);
+            let dims = self.dimension_args(&dims)?;
+            let source = self.arg_set(tr.source_args)?;
+            stmt.execute(params![
+                id as i64,
+                self.s(tr.name),
+                tr.kind,
+                dims,
+                opt_u32(tr.parent_id),
+                source,
+                tr.machine,
+                opt_u32(tr.track_group),
+                tr.event_type.as_str(),
+                opt_u32(tr.utid),
+                opt_u32(tr.upid),
+                opt_u32(tr.cpu),
+                self.s(tr.unit)
+            ])?;
+        }
+        Ok(())
+    }
+
+    fn dimension_args(&mut self, dims: &[(String, i64)]) -> Result<Option<i64>, DbError> {
+        if dims.is_empty() {
+            return Ok(None);
+        }
+        // Dimension keys are few and fixed; look them up without interning.
+        let mut set = Vec::with_capacity(dims.len());
+        for (k, v) in dims {
+            let Some(key) = self.sink_key(k) else {
+                continue;
+            };
+            set.push(Arg {
+                flat_key: key,
+                key,
+                value: ArgValue::Int(*v),
+            });
+        }
+        self.write_set(&set)
+    }
+
+    fn sink_key(&self, key: &str) -> Option<StrId> {
+        self.sink.dimension_keys.get(key).copied()
+    }
+
+    fn slices(&mut self, t: &Tables) -> Result<(), DbError> {
+        let mut stmt = self.conn.prepare(
+            "INSERT INTO slice (id, ts, dur, track_id, category, name, depth, parent_id,
+             arg_set_id, thread_ts, thread_dur) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
+        )?;
+        for (id, s) in t.slices.iter().enumerate() {
+            let args = self.arg_set(s.args)?;
+            let ts_or_null = |v: i64| (v != NO_TS).then_some(v);
+            stmt.execute(params![
+                id as i64,
+                s.ts,
+                s.dur,
+                s.track,
+                self.s(s.category),
+                self.s(s.name),
+                s.depth,
+                opt_u32(s.parent),
+                args,
+                ts_or_null(s.thread_ts),
+                ts_or_null(s.thread_dur)
+            ])?;
+        }
+        Ok(())
+    }
+
+    fn counters(&mut self, t: &Tables) -> Result<(), DbError> {
+        let mut stmt = self.conn.prepare(
+            "INSERT INTO counter (id, ts, track_id, value, arg_set_id) VALUES (?1,?2,?3,?4,?5)",
+        )?;
+        for (id, c) in t.counters.iter().enumerate() {
+            let args = self.arg_set(c.args)?;
+            stmt.execute(params![id as i64, c.ts, c.track, c.value, args])?;
+        }
+        Ok(())
+    }
+
+    fn sched(&mut self, t: &Tables) -> Result<(), DbError> {
+        let mut stmt = self.conn.prepare(
+            "INSERT INTO sched_slice (id, ts, dur, cpu, utid, end_state, priority, ucpu)
+             VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
+        )?;
+        for (id, s) in t.sched.iter().enumerate() {
+            stmt.execute(params![
+                id as i64,
+                s.ts,
+                s.dur,
+                s.cpu,
+                s.utid,
+                self.s(s.end_state),
+                s.priority,
+                s.ucpu
+            ])?;
+        }
+        Ok(())
+    }
+
+    fn flows(&mut self, t: &Tables) -> Result<(), DbError> {
+        let mut stmt = self.conn.prepare(
+            "INSERT INTO flow (id, slice_out, slice_in, trace_id, arg_set_id)
+             VALUES (?1,?2,?3,?4,?5)",
+        )?;
+        for (id, f) in t.flows.iter().enumerate() {
+            let args = self.arg_set(f.args)?;
+            stmt.execute(params![
+                id as i64,
+                f.slice_out,
+                f.slice_in,
+                f.trace_id,
+                args
+            ])?;
+        }
+        Ok(())
+    }
+
+    fn cpus(&mut self, t: &Tables) -> Result<(), DbError> {
+        let mut stmt = self
+            .conn
+            .prepare("INSERT INTO cpu (id, ucpu, cpu, machine_id) VALUES (?1,?1,?2,?3)")?;
+        for (id, c) in t.cpus.iter().enumerate() {
+            stmt.execute(params![id as i64, c.cpu, c.machine])?;
+        }
+        Ok(())
+    }
+
+    fn stats(&mut self, facts: &ImportFacts) -> Result<(), DbError> {
+        let mut stmt = self.conn.prepare(
+            "INSERT INTO stats (name, idx, severity, source, value, description, machine_id,
+             trace_id) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
+        )?;
+        let mut rows: Vec<_> = self.sink.stats.iter().collect();
+        rows.sort_by_key(|(k, _)| (k.name, k.machine, k.file, k.idx));
+        let mut seen = std::collections::HashSet::new();
+        for (key, value) in rows {
+            seen.insert(key.name);
+            let def = stats::lookup(key.name);
+            let machine = facts.machine_rows.get(&key.machine).copied().unwrap_or(0);
+            stmt.execute(params![
+                key.name,
+                key.idx,
+                def.map_or("error", |d| d.severity.as_str()),
+                def.map_or("analysis", |d| d.source.as_str()),
+                value,
+                def.map(|d| d.description),
+                machine,
+                key.file
+            ])?;
+        }
+        // Single stats nobody incremented still exist, at 0, as in Trace Processor.
+        for def in stats::STATS {
+            if def.indexed || seen.contains(def.name) {
+                continue;
+            }
+            stmt.execute(params![
+                def.name,
+                Option::<i64>::None,
+                def.severity.as_str(),
+                def.source.as_str(),
+                0,
+                def.description,
+                0,
+                0
+            ])?;
+        }
+        Ok(())
+    }
+
+    fn metadata(&mut self, facts: &ImportFacts) -> Result<(), DbError> {
+        let mut stmt = self.conn.prepare(
+            "INSERT INTO metadata (name, key_type, int_value, str_value, machine_id, trace_id)
+             VALUES (?1, 'single', ?2, ?3, ?4, ?5)",
+        )?;
+        for (name, machine, file, value) in &self.sink.metadata {
+            let (int, string) = match value {
+                MetaValue::Int(v) => (Some(*v), None),
+                MetaValue::Str(s) => (None, Some(s.as_str())),
+            };
+            // Machine facts belong to a machine; trace facts to a trace file.
+            let machine_scoped = name.starts_with("system_")
+                || name.starts_with("android_")
+                || name.starts_with("timezone");
+            let machine_row = facts.machine_rows.get(machine).copied().unwrap_or(0);
+            stmt.execute(params![
+                name,
+                int,
+                string,
+                machine_row,
+                (!machine_scoped).then_some(*file)
+            ])?;
+        }
+        if let Some(clock) = facts.trace_time_clock {
+            stmt.execute(params![
+                "trace_time_clock_id",
+                clock,
+                Option::<&str>::None,
+                Option::<i64>::None,
+                Option::<i64>::None
+            ])?;
+        }
+        Ok(())
+    }
+
+    fn files_and_snapshots(&mut self, facts: &ImportFacts) -> Result<(), DbError> {
+        let mut stmt = self.conn.prepare(
+            "INSERT INTO __intrinsic_trace_file (id, parent_id, name, size, trace_type,
+             processing_order, is_container) VALUES (?1,?2,?3,?4,?5,?6,?7)",
+        )?;
+        for (id, f) in facts.files.iter().enumerate() {
+            stmt.execute(params![
+                id as i64,
+                opt_u32(f.parent_id),
+                f.name,
+                f.size as i64,
+                f.trace_type,
+                opt_u32(f.processing_order),
+                f.is_container
+            ])?;
+        }
+        let mut stmt = self.conn.prepare(
+            "INSERT INTO clock_snapshot (ts, clock_id, clock_name, clock_value, snapshot_id,
+             machine_id) VALUES (?1,?2,?3,?4,?5,?6)",
+        )?;
+        for s in &facts.snapshots {
+            stmt.execute(params![
+                s.ts,
+                s.clock_id,
+                clocks::name(s.clock_id),
+                s.clock_value,
+                s.snapshot_id,
+                s.machine
+            ])?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,132 @@
+//! The SQLite schema: Trace Processor's table and column names, in its column order, so
+//! `SELECT *` and Perfetto SQL written against Trace Processor give the same shape.
+
+/// Tables created before the bulk load (no secondary indexes: those come after).
+pub const TABLES: &str = r#"
+CREATE TABLE machine (
+  id INTEGER PRIMARY KEY, raw_id INTEGER, name TEXT, sysname TEXT, release TEXT,
+  version TEXT, arch TEXT, num_cpus INTEGER, android_build_fingerprint TEXT,
+  android_device_manufacturer TEXT, android_sdk_version INTEGER, system_ram_bytes INTEGER,
+  system_ram_gb INTEGER, label_index INTEGER);
+CREATE TABLE process (
+  id INTEGER PRIMARY KEY, upid INTEGER, pid INTEGER, name TEXT, start_ts INTEGER,
+  end_ts INTEGER, parent_upid INTEGER, uid INTEGER, android_appid INTEGER,
+  android_user_id INTEGER, cmdline TEXT, arg_set_id INTEGER, machine_id INTEGER);
+CREATE TABLE thread (
+  id INTEGER PRIMARY KEY, utid INTEGER, tid INTEGER, name TEXT, start_ts INTEGER,
+  end_ts INTEGER, upid INTEGER, is_main_thread INTEGER, is_idle INTEGER,
+  machine_id INTEGER, arg_set_id INTEGER);
+CREATE TABLE __intrinsic_track (
+  id INTEGER PRIMARY KEY, name TEXT, type TEXT, dimension_arg_set_id INTEGER,
+  parent_id INTEGER, source_arg_set_id INTEGER, machine_id INTEGER,
+  track_group_id INTEGER, event_type TEXT, utid INTEGER, upid INTEGER, cpu INTEGER,
+  unit TEXT, description TEXT);
+CREATE TABLE slice (
+  id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, track_id INTEGER, category TEXT,
+  name TEXT, depth INTEGER, parent_id INTEGER, arg_set_id INTEGER, thread_ts INTEGER,
+  thread_dur INTEGER, thread_instruction_count INTEGER, thread_instruction_delta INTEGER,
+  cat TEXT GENERATED ALWAYS AS (category) VIRTUAL,
+  slice_id INTEGER GENERATED ALWAYS AS (id) VIRTUAL);
+CREATE TABLE counter (
+  id INTEGER PRIMARY KEY, ts INTEGER, track_id INTEGER, value REAL, arg_set_id INTEGER);
+CREATE TABLE sched_slice (
+  id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, cpu INTEGER, utid INTEGER,
+  end_state TEXT, priority INTEGER, ucpu INTEGER,
+  ts_end INTEGER GENERATED ALWAYS AS (CASE WHEN dur = -1 THEN ts - 1 ELSE ts + dur END) VIRTUAL);
+CREATE TABLE thread_state (
+  id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, cpu INTEGER, utid INTEGER,
+  state TEXT, io_wait INTEGER, blocked_function TEXT, waker_utid INTEGER, waker_id INTEGER,
+  irq_context INTEGER, ucpu INTEGER);
+CREATE TABLE flow (
+  id INTEGER PRIMARY KEY, slice_out INTEGER, slice_in INTEGER, trace_id INTEGER,
+  arg_set_id INTEGER);
+CREATE TABLE args (
+  id INTEGER PRIMARY KEY, arg_set_id INTEGER, flat_key TEXT, key TEXT, int_value INTEGER,
+  string_value TEXT, real_value REAL, value_type TEXT, display_value TEXT);
+CREATE TABLE cpu (
+  id INTEGER PRIMARY KEY, ucpu INTEGER, cpu INTEGER, cluster_id INTEGER, processor TEXT,
+  machine_id INTEGER, capacity INTEGER, arg_set_id INTEGER);
+CREATE TABLE stats (
+  id INTEGER PRIMARY KEY, name TEXT, key TEXT, idx INTEGER, severity TEXT, source TEXT,
+  value INTEGER, description TEXT, machine_id INTEGER, trace_id INTEGER);
+CREATE TABLE metadata (
+  id INTEGER PRIMARY KEY, name TEXT, key_type TEXT, int_value INTEGER, str_value TEXT,
+  machine_id INTEGER, trace_id INTEGER);
+CREATE TABLE clock_snapshot (
+  id INTEGER PRIMARY KEY, ts INTEGER, clock_id INTEGER, clock_name TEXT,
+  clock_value INTEGER, snapshot_id INTEGER, machine_id INTEGER);
+CREATE TABLE __intrinsic_trace_file (
+  id INTEGER PRIMARY KEY, parent_id INTEGER, name TEXT, size INTEGER, trace_type TEXT,
+  processing_order INTEGER, is_container INTEGER);
+CREATE TABLE trace_bounds (start_ts INTEGER, end_ts INTEGER);
+"#;
+
+/// Indexes and views, created after the bulk load.
+pub const INDEXES_AND_VIEWS: &str = r#"
+CREATE INDEX slice_track_ts ON slice(track_id, ts);
+CREATE INDEX slice_ts ON slice(ts);
+CREATE INDEX args_set ON args(arg_set_id);
+CREATE INDEX counter_track_ts ON counter(track_id, ts);
+CREATE INDEX sched_cpu_ts ON sched_slice(cpu, ts);
+CREATE INDEX flow_out ON flow(slice_out);
+CREATE INDEX flow_in ON flow(slice_in);
+
+CREATE VIEW sched AS SELECT * FROM sched_slice;
+CREATE VIEW slices AS SELECT * FROM slice;
+CREATE VIEW instant AS SELECT ts, track_id, name, arg_set_id FROM slice WHERE dur = 0;
+CREATE VIEW trace_file AS SELECT * FROM __intrinsic_trace_file;
+CREATE VIEW track AS
+  SELECT id, name, type, dimension_arg_set_id, parent_id, source_arg_set_id, machine_id,
+         track_group_id
+  FROM __intrinsic_track;
+CREATE VIEW thread_track AS
+  SELECT id, name, type, parent_id, source_arg_set_id, machine_id, utid
+  FROM __intrinsic_track WHERE event_type = 'slice' AND utid IS NOT NULL;
+CREATE VIEW process_track AS
+  SELECT id, name, type, parent_id, source_arg_set_id, machine_id, upid
+  FROM __intrinsic_track WHERE event_type = 'slice' AND upid IS NOT NULL AND utid IS NULL;
+CREATE VIEW cpu_track AS
+  SELECT id, name, type, parent_id, source_arg_set_id, machine_id, cpu
+  FROM __intrinsic_track WHERE event_type = 'slice' AND cpu IS NOT NULL;
+CREATE VIEW counter_track AS
+  SELECT id, name, parent_id, type, dimension_arg_set_id, source_arg_set_id, machine_id,
+         unit, description
+  FROM __intrinsic_track WHERE event_type = 'counter';
+CREATE VIEW process_counter_track AS
+  SELECT id, name, type, parent_id, source_arg_set_id, machine_id, unit, description, upid
+  FROM __intrinsic_track WHERE event_type = 'counter' AND upid IS NOT NULL AND utid IS NULL;
+CREATE VIEW thread_counter_track AS
+  SELECT id, name, type, parent_id, source_arg_set_id, machine_id, unit, description, utid
+  FROM __intrinsic_track WHERE event_type = 'counter' AND utid IS NOT NULL;
+CREATE VIEW cpu_counter_track AS
+  SELECT id, name, type, parent_id, source_arg_set_id, machine_id, unit, description, cpu
+  FROM __intrinsic_track WHERE event_type = 'counter' AND cpu IS NOT NULL;
+CREATE VIEW thread_slice AS
+  SELECT s.id, s.ts, s.dur, s.category, s.name, s.track_id, t.utid, th.tid,
+         th.name AS thread_name, th.upid, p.pid, p.name AS process_name, s.depth,
+         s.parent_id, s.arg_set_id, s.thread_ts, s.thread_dur
+  FROM slice s JOIN __intrinsic_track t ON s.track_id = t.id AND t.utid IS NOT NULL
+  LEFT JOIN thread th ON th.utid = t.utid LEFT JOIN process p ON p.upid = th.upid;
+CREATE VIEW process_slice AS
+  SELECT s.id, s.ts, s.dur, s.category, s.name, s.track_id, t.upid, p.pid,
+         p.name AS process_name, s.depth, s.parent_id, s.arg_set_id, s.thread_ts,
+         s.thread_dur
+  FROM slice s JOIN __intrinsic_track t ON s.track_id = t.id
+       AND t.upid IS NOT NULL AND t.utid IS NULL
+  LEFT JOIN process p ON p.upid = t.upid;
+CREATE VIEW thread_or_process_slice AS
+  SELECT s.id, s.ts, s.dur, s.category, s.name, s.track_id, t.name AS track_name,
+         th.name AS thread_name, t.utid, th.tid,
+         COALESCE(p1.name, p2.name) AS process_name,
+         COALESCE(t.upid, th.upid) AS upid,
+         COALESCE(p1.pid, p2.pid) AS pid,
+         s.depth, s.parent_id, s.arg_set_id
+  FROM slice s JOIN __intrinsic_track t ON s.track_id = t.id
+  LEFT JOIN thread th ON th.utid = t.utid
+  LEFT JOIN process p1 ON p1.upid = t.upid
+  LEFT JOIN process p2 ON p2.upid = th.upid;
+"#;
+
+/// Perfetto standard-library modules `INCLUDE PERFETTO MODULE` accepts: their tables and
+/// views are built into the schema above.
+pub const KNOWN_MODULES: &[&str] = &["slices.with_context", "slices", "common", "prelude"];

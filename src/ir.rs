@@ -1,0 +1,767 @@
+//! The typed event stream every importer emits.
+//!
+//! Parsers turn bytes into [`Event`]s carrying the **raw** timestamp and the clock it was read
+//! on; they know nothing of SQLite. The model (`crate::model`) later sorts the events, resolves
+//! threads, processes and tracks, and builds Trace-Processor-shaped rows.
+//!
+//! Events are kept small (strings are interned into a [`StringPool`], tracks into a
+//! [`TrackKey`] interner, args into an [`ArgArena`]) because a large trace holds millions of
+//! them in memory between parsing and sorting.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+
+/// Index into [`StringPool`]; `0` is NULL.
+pub type StrId = u32;
+/// The NULL string.
+pub const NULL_STR: StrId = 0;
+
+/// Interns every string of an import once.
+#[derive(Default)]
+pub struct StringPool {
+    ids: HashMap<Box<str>, StrId>,
+    strings: Vec<Box<str>>,
+}
+
+impl StringPool {
+    pub fn new() -> Self {
+        Self {
+            ids: HashMap::new(),
+            // Slot 0 is NULL and never looked up by content.
+            strings: vec![Box::from("")],
+        }
+    }
+
+    pub fn intern(&mut self, s: &str) -> StrId {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = self.strings.len() as StrId;
+        self.strings.push(Box::from(s));
+        self.ids.insert(Box::from(s), id);
+        id
+    }
+
+    /// Interns, mapping the empty string to NULL (as Trace Processor does for names and
+    /// categories).
+    pub fn intern_nonempty(&mut self, s: &str) -> StrId {
+        if s.is_empty() {
+            NULL_STR
+        } else {
+            self.intern(s)
+        }
+    }
+
+    /// The string, or `None` for NULL.
+    pub fn get(&self, id: StrId) -> Option<&str> {
+        if id == NULL_STR {
+            None
+        } else {
+            self.strings.get(id as usize).map(|s| &**s)
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.strings.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.strings.len() <= 1
+    }
+}
+
+/// A typed argument value, as the `args` table stores it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ArgValue {
+    Int(i64),
+    Uint(u64),
+    Str(StrId),
+    Real(f64),
+    Bool(bool),
+    Pointer(u64),
+    /// Raw JSON text.
+    Json(StrId),
+    Null,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Arg {
+    /// The key without array indices (`args.a`).
+    pub flat_key: StrId,
+    /// The full key (`args.a[0]`).
+    pub key: StrId,
+    pub value: ArgValue,
+}
+
+/// Index of an arg set in [`ArgArena`]; `0` means "no args".
+pub type ArgsRef = u32;
+pub const NO_ARGS: ArgsRef = 0;
+
+/// Arg sets built by the parsers; each set is a run of [`Arg`]s in insertion order.
+pub struct ArgArena {
+    args: Vec<Arg>,
+    /// (start, len) into `args`; index 0 is the empty set.
+    sets: Vec<(u32, u32)>,
+}
+
+impl Default for ArgArena {
+    fn default() -> Self {
+        Self {
+            args: Vec::new(),
+            sets: vec![(0, 0)],
+        }
+    }
+}
+
+impl ArgArena {
+    /// Stores a set; an empty set is [`NO_ARGS`]. A key repeated within the set keeps its
+    /// first position and takes the last value, as Trace Processor's arg inserter does.
+    pub fn push(&mut self, args: &[Arg]) -> ArgsRef {
+        if args.is_empty() {
+            return NO_ARGS;
+        }
+        let start = self.args.len() as u32;
+        for arg in args {
+            let set = &mut self.args[start as usize..];
+            if let Some(existing) = set.iter_mut().find(|a| a.key == arg.key) {
+                existing.value = arg.value;
+            } else {
+                self.args.push(*arg);
+            }
+        }
+        let id = self.sets.len() as ArgsRef;
+        self.sets.push((start, self.args.len() as u32 - start));
+        id
+    }
+
+    pub fn get(&self, id: ArgsRef) -> &[Arg] {
+        match self.sets.get(id as usize) {
+            Some(&(start, len)) => &self.args[start as usize..(start + len) as usize],
+            None => &[],
+        }
+    }
+}
+
+/// Collects args for one event before they go into the arena.
+#[derive(Default)]
+pub struct ArgsBuilder {
+    pub args: Vec<Arg>,
+}
+
+impl ArgsBuilder {
+    pub fn add(&mut self, flat_key: StrId, key: StrId, value: ArgValue) {
+        self.args.push(Arg {
+            flat_key,
+            key,
+            value,
+        });
+    }
+
+    pub fn clear(&mut self) {
+        self.args.clear();
+    }
+}
+
+/// Machine as the parsers see it: the raw id from the file (`0` = the host), plus the file's
+/// index so manifest remapping can be applied later.
+pub type MachineId = u32;
+pub const HOST_MACHINE: MachineId = 0;
+
+/// A thread as named in a trace: tid, and pid when the source says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ThreadRef {
+    pub machine: MachineId,
+    pub tid: i64,
+    pub pid: Option<i64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ProcessRef {
+    pub machine: MachineId,
+    pub pid: i64,
+}
+
+/// What a set of async tracks is keyed by (Trace Processor's track compressor "set").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AsyncSet {
+    /// `track.type`, e.g. `legacy_async_process_slice`, `atrace_async_slice`.
+    pub kind: &'static str,
+    pub machine: MachineId,
+    /// Process scope, or `None` for a global set.
+    pub process: Option<ProcessRef>,
+    /// The `name` dimension (also the track's name).
+    pub name: StrId,
+    /// Extra scope dimension (JSON category / id scope).
+    pub scope: StrId,
+}
+
+/// How an event names its track. The model turns each into a `track` row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TrackKey {
+    /// The thread's own slice track (`thread_execution`), shared by all formats.
+    ThreadSlices(ThreadRef),
+    /// Overflow lanes for overlapping JSON `X` events (`thread_overlapping_slice`).
+    ThreadOverlap(ThreadRef),
+    /// A counter scoped to a process (`atrace_counter`, `json_counter`).
+    ProcessCounter {
+        process: ProcessRef,
+        name: StrId,
+        kind: &'static str,
+    },
+    /// A counter scoped to a thread.
+    ThreadCounter {
+        thread: ThreadRef,
+        name: StrId,
+        kind: &'static str,
+    },
+    /// A counter scoped to a cpu (`cpu_frequency`, `cpu_idle`).
+    CpuCounter {
+        machine: MachineId,
+        cpu: u32,
+        name: StrId,
+        kind: &'static str,
+    },
+    /// A machine-wide counter.
+    GlobalCounter {
+        machine: MachineId,
+        name: StrId,
+        kind: &'static str,
+    },
+    /// A machine-wide slice track of a given type and name (e.g. legacy global instants).
+    GlobalSlices {
+        machine: MachineId,
+        kind: &'static str,
+        name: StrId,
+    },
+    /// A process-wide slice track of a given type (e.g. `chrome_process_instant`).
+    ProcessSlices {
+        process: ProcessRef,
+        kind: &'static str,
+        name: StrId,
+    },
+    /// An async slice identified by a cookie within a set: slots are reused when free.
+    AsyncCookie { set: AsyncSet, cookie: u64 },
+    /// A scoped (begin+duration) async slice placed in the first free lane of a set.
+    AsyncScoped { set: AsyncSet },
+    /// A TrackDescriptor uuid (proto). `seq_thread` is the writing sequence's thread, used
+    /// for uuid 0 events on sequences that describe a thread.
+    Descriptor {
+        machine: MachineId,
+        uuid: u64,
+        seq_thread: Option<ThreadRef>,
+    },
+}
+
+/// Index into the track-key interner.
+pub type TrackRef = u32;
+
+/// Interns values to dense u32 ids.
+pub struct Interner<T: Hash + Eq + Copy> {
+    ids: HashMap<T, u32>,
+    values: Vec<T>,
+}
+
+impl<T: Hash + Eq + Copy> Default for Interner<T> {
+    fn default() -> Self {
+        Self {
+            ids: HashMap::new(),
+            values: Vec::new(),
+        }
+    }
+}
+
+impl<T: Hash + Eq + Copy> Interner<T> {
+    pub fn intern(&mut self, value: T) -> u32 {
+        if let Some(&id) = self.ids.get(&value) {
+            return id;
+        }
+        let id = self.values.len() as u32;
+        self.values.push(value);
+        self.ids.insert(value, id);
+        id
+    }
+
+    pub fn get(&self, id: u32) -> &T {
+        &self.values[id as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+/// One flow operation attached to a slice event.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FlowOp {
+    /// TrackEvent `flow_ids`: begin if not pending, else step.
+    Id(u64),
+    /// TrackEvent `terminating_flow_ids`: end if pending and forget.
+    Terminating(u64),
+    /// Flow v2 (`bind_id` + `flow_out`): begin.
+    V2Out(u64),
+    /// Flow v2 `flow_in`: end (id stays pending).
+    V2In(u64),
+    /// Flow v2 with both directions: step.
+    V2Step(u64),
+}
+
+/// Index of a run of flow ops in [`Sink::flow_ops`]; `0` is none.
+pub type FlowsRef = u32;
+pub const NO_FLOWS: FlowsRef = 0;
+
+/// Sentinel for "no thread timestamp".
+pub const NO_TS: i64 = i64::MIN;
+
+/// A slice-shaped event (begin, end, complete, instant).
+#[derive(Clone, Copy, Debug)]
+pub struct SliceEvent {
+    pub track: TrackRef,
+    pub category: StrId,
+    pub name: StrId,
+    pub args: ArgsRef,
+    /// Thread timestamp (`thread_ts`), or [`NO_TS`].
+    pub thread_ts: i64,
+    pub flows: FlowsRef,
+}
+
+/// Legacy (JSON / atrace-style v1) flow event: `s`, `t`, `f`.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowV1Event {
+    pub track: TrackRef,
+    pub id: u64,
+    pub category: StrId,
+    pub name: StrId,
+    pub phase: FlowV1Phase,
+    /// `f` with `bp:"e"`: bind to the enclosing slice rather than the next one.
+    pub bind_enclosing: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowV1Phase {
+    Start,
+    Step,
+    End,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct SchedSwitch {
+    pub machine: MachineId,
+    pub cpu: u32,
+    pub prev_tid: i64,
+    pub prev_comm: StrId,
+    /// Already decoded end state (`R`, `S`, `D|K`, ...), or NULL when invalid.
+    pub prev_state: StrId,
+    pub next_tid: i64,
+    pub next_comm: StrId,
+    pub next_prio: i32,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct SchedWaking {
+    pub machine: MachineId,
+    pub cpu: u32,
+    pub tid: i64,
+    pub comm: StrId,
+    /// The thread running when the waking was recorded, if known.
+    pub waker_tid: Option<i64>,
+}
+
+/// Name priority when several sources name a thread (Trace Processor's order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum NamePriority {
+    Other = 0,
+    Ftrace = 1,
+    ProcessTree = 2,
+    TrackEventThreadName = 3,
+    TrackDescriptor = 4,
+    Constant = 5,
+}
+
+/// Facts about a process (process_tree, descriptors, JSON `M`).
+#[derive(Clone, Copy, Debug)]
+pub struct ProcessInfo {
+    pub process: ProcessRef,
+    pub parent_pid: Option<i64>,
+    pub name: StrId,
+    pub cmdline: StrId,
+    pub uid: Option<i64>,
+    pub start_ts: Option<i64>,
+    /// Descriptor names (priority 2) lose to system names (priority 4).
+    pub from_system: bool,
+}
+
+/// What happened, after tokenizing; raw timestamp in [`Event::ts`].
+#[derive(Clone, Copy, Debug)]
+pub enum EventData {
+    Begin(SliceEvent),
+    End(SliceEvent),
+    /// A slice with a known duration; instants are `dur == 0`.
+    Complete {
+        slice: SliceEvent,
+        dur: i64,
+        thread_dur: i64,
+    },
+    Counter {
+        track: TrackRef,
+        value: f64,
+        args: ArgsRef,
+    },
+    FlowV1(FlowV1Event),
+    SchedSwitch(SchedSwitch),
+    SchedWaking(SchedWaking),
+    ThreadName {
+        thread: ThreadRef,
+        name: StrId,
+        priority: NamePriority,
+    },
+    /// Makes sure the thread (and its process) exist and are bound, with no name change.
+    Thread(ThreadRef),
+    Process(ProcessInfo),
+    /// A new thread (task_newtask); `new_process` when it starts a new process.
+    ThreadStart {
+        thread: ThreadRef,
+        creator_tid: i64,
+        name: StrId,
+        new_process: bool,
+    },
+    /// A thread ends (sched_process_free).
+    ThreadEnd {
+        machine: MachineId,
+        tid: i64,
+    },
+    /// Adds an int arg to a thread's or process's arg set (sort index hints).
+    ThreadArg {
+        thread: ThreadRef,
+        key: StrId,
+        value: i64,
+    },
+    ProcessArg {
+        process: ProcessRef,
+        key: StrId,
+        value: i64,
+    },
+}
+
+/// A clock an event's raw timestamp was read on: a builtin or sequence-scoped clock of a
+/// machine, or a file's private timeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ClockDomain {
+    pub machine: MachineId,
+    /// Builtin clock id (1 REALTIME ... 6 BOOTTIME, 11 TRACE_FILE) or a custom id (≥ 64,
+    /// scoped by `sequence`).
+    pub clock_id: u32,
+    /// Sequence id for custom clocks (0 for builtin).
+    pub sequence: u32,
+    /// The trace file this clock belongs to (only meaningful for TRACE_FILE clocks).
+    pub file: u32,
+}
+
+pub mod clocks {
+    pub const REALTIME: u32 = 1;
+    pub const REALTIME_COARSE: u32 = 2;
+    pub const MONOTONIC: u32 = 3;
+    pub const MONOTONIC_COARSE: u32 = 4;
+    pub const MONOTONIC_RAW: u32 = 5;
+    pub const BOOTTIME: u32 = 6;
+    pub const TSC: u32 = 9;
+    pub const PERF: u32 = 10;
+    pub const TRACE_FILE: u32 = 11;
+
+    /// Trace Processor's display names for the builtin clocks.
+    pub fn name(id: u32) -> Option<&'static str> {
+        Some(match id {
+            REALTIME => "REALTIME",
+            REALTIME_COARSE => "REALTIME_COARSE",
+            MONOTONIC => "MONOTONIC",
+            MONOTONIC_COARSE => "MONOTONIC_COARSE",
+            MONOTONIC_RAW => "MONOTONIC_RAW",
+            BOOTTIME => "BOOTTIME",
+            TSC => "TSC",
+            PERF => "PERF",
+            TRACE_FILE => "TRACE_FILE",
+            _ => return None,
+        })
+    }
+}
+
+/// Index into [`Sink::clocks`].
+pub type ClockRef = u16;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Event {
+    /// Raw timestamp on `clock` until the clock step converts it to trace time.
+    pub ts: i64,
+    /// Insertion order: ties in time keep file order.
+    pub ord: u32,
+    pub clock: ClockRef,
+    pub data: EventData,
+}
+
+/// One reading of several clocks at the same instant (a ClockSnapshot packet).
+#[derive(Clone, Debug)]
+pub struct ClockSnapshot {
+    pub machine: MachineId,
+    pub file: u32,
+    /// (clock, value in ns). Clock values are already scaled to ns.
+    pub readings: Vec<(ClockDomain, i64)>,
+}
+
+/// A stat the importer or the trace itself reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StatKey {
+    pub name: &'static str,
+    pub idx: Option<i64>,
+    pub machine: MachineId,
+    pub file: u32,
+}
+
+/// A metadata value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MetaValue {
+    Int(i64),
+    Str(String),
+}
+
+/// TrackDescriptor facts (proto), registered in file order.
+#[derive(Clone, Debug, Default)]
+pub struct Descriptor {
+    pub uuid: u64,
+    pub parent_uuid: Option<u64>,
+    pub name: StrId,
+    pub process: Option<ProcessRef>,
+    pub thread: Option<ThreadRef>,
+    pub counter: Option<CounterInfo>,
+    pub disallow_merging_with_system_tracks: bool,
+    /// `sibling_order_rank` / `child_ordering` etc. are not modelled.
+    pub description: StrId,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CounterInfo {
+    /// Builtin counter type (1 thread time, 2 instruction count).
+    pub builtin: i32,
+    /// `unit` enum: 1 time ns, 2 count, 3 bytes.
+    pub unit: i32,
+    pub unit_name: StrId,
+    pub unit_multiplier: i64,
+    pub is_incremental: bool,
+}
+
+/// Machine facts from SystemInfo.
+#[derive(Clone, Debug, Default)]
+pub struct MachineInfo {
+    pub name: Option<String>,
+    pub sysname: Option<String>,
+    pub release: Option<String>,
+    pub version: Option<String>,
+    pub arch: Option<String>,
+    pub num_cpus: Option<i64>,
+    pub android_build_fingerprint: Option<String>,
+    pub android_sdk_version: Option<i64>,
+    pub system_ram_bytes: Option<i64>,
+}
+
+/// Everything the parsers produce for one import. Shared across the files of an archive so
+/// strings, tracks and args are interned once.
+#[derive(Default)]
+pub struct Sink {
+    pub strings: StringPool,
+    pub tracks: Interner<TrackKey>,
+    pub clocks: Interner<ClockDomain>,
+    pub args: ArgArena,
+    /// Flow op runs: `flow_runs[i] = (start, len)` into `flow_ops`; index 0 is empty.
+    pub flow_ops: Vec<FlowOp>,
+    pub flow_runs: Vec<(u32, u32)>,
+    pub events: Vec<Event>,
+    pub snapshots: Vec<ClockSnapshot>,
+    pub descriptors: HashMap<(MachineId, u64), Descriptor>,
+    pub stats: HashMap<StatKey, i64>,
+    /// (name, machine, file, value); a later value for the same key replaces the earlier.
+    pub metadata: Vec<(String, MachineId, u32, MetaValue)>,
+    pub machines: HashMap<MachineId, MachineInfo>,
+    /// The file being parsed now (index into the import's file list).
+    pub current_file: u32,
+    /// Keys of track dimension args, interned up front so the writer needs no `&mut`.
+    pub dimension_keys: HashMap<&'static str, StrId>,
+    /// Machines whose idle thread (tid 0) is `swapper` (proto and systrace sources).
+    pub swapper_machines: Vec<MachineId>,
+}
+
+impl Sink {
+    pub fn new() -> Self {
+        let mut strings = StringPool::new();
+        let dimension_keys = ["utid", "upid", "cpu", "track_compressor_idx"]
+            .into_iter()
+            .map(|k| (k, strings.intern(k)))
+            .collect();
+        Self {
+            strings,
+            flow_runs: vec![(0, 0)],
+            dimension_keys,
+            ..Default::default()
+        }
+    }
+
+    /// Notes that a machine's idle thread is called `swapper` in this import.
+    pub fn name_swapper(&mut self, machine: MachineId) {
+        if !self.swapper_machines.contains(&machine) {
+            self.swapper_machines.push(machine);
+        }
+    }
+
+    pub fn clock(&mut self, domain: ClockDomain) -> ClockRef {
+        let id = self.clocks.intern(domain);
+        // More than 65k distinct clocks would need a wider ClockRef; clamp rather than wrap.
+        id.min(u16::MAX as u32) as ClockRef
+    }
+
+    /// A builtin clock of a machine.
+    pub fn builtin_clock(&mut self, machine: MachineId, clock_id: u32) -> ClockRef {
+        self.clock(ClockDomain {
+            machine,
+            clock_id,
+            sequence: 0,
+            file: if clock_id == clocks::TRACE_FILE {
+                self.current_file
+            } else {
+                0
+            },
+        })
+    }
+
+    pub fn push(&mut self, ts: i64, clock: ClockRef, data: EventData) {
+        let ord = self.events.len() as u32;
+        self.events.push(Event {
+            ts,
+            ord,
+            clock,
+            data,
+        });
+    }
+
+    pub fn track(&mut self, key: TrackKey) -> TrackRef {
+        self.tracks.intern(key)
+    }
+
+    pub fn intern(&mut self, s: &str) -> StrId {
+        self.strings.intern(s)
+    }
+
+    /// Interns; the empty string is NULL.
+    pub fn intern_nonempty(&mut self, s: &str) -> StrId {
+        self.strings.intern_nonempty(s)
+    }
+
+    /// Interns an optional string; absent or empty is NULL.
+    pub fn intern_opt(&mut self, s: Option<&str>) -> StrId {
+        s.map_or(NULL_STR, |s| self.strings.intern_nonempty(s))
+    }
+
+    pub fn flows(&mut self, ops: &[FlowOp]) -> FlowsRef {
+        if ops.is_empty() {
+            return NO_FLOWS;
+        }
+        let start = self.flow_ops.len() as u32;
+        self.flow_ops.extend_from_slice(ops);
+        self.flow_runs.push((start, ops.len() as u32));
+        (self.flow_runs.len() - 1) as FlowsRef
+    }
+
+    pub fn flow_ops(&self, id: FlowsRef) -> &[FlowOp] {
+        match self.flow_runs.get(id as usize) {
+            Some(&(s, l)) => &self.flow_ops[s as usize..(s + l) as usize],
+            None => &[],
+        }
+    }
+
+    /// Adds `delta` to a stat of the current file on `machine`.
+    pub fn stat(&mut self, name: &'static str, machine: MachineId, delta: i64) {
+        self.stat_indexed(name, None, machine, delta);
+    }
+
+    pub fn stat_indexed(
+        &mut self,
+        name: &'static str,
+        idx: Option<i64>,
+        machine: MachineId,
+        delta: i64,
+    ) {
+        let key = StatKey {
+            name,
+            idx,
+            machine,
+            file: self.current_file,
+        };
+        *self.stats.entry(key).or_insert(0) += delta;
+    }
+
+    /// Sets (not adds) a stat value, for stats the trace reports itself.
+    pub fn set_stat(&mut self, name: &'static str, idx: Option<i64>, machine: MachineId, v: i64) {
+        let key = StatKey {
+            name,
+            idx,
+            machine,
+            file: self.current_file,
+        };
+        self.stats.insert(key, v);
+    }
+
+    pub fn metadata(&mut self, name: impl Into<String>, machine: MachineId, value: MetaValue) {
+        let name = name.into();
+        let file = self.current_file;
+        if let Some(slot) = self
+            .metadata
+            .iter_mut()
+            .find(|(n, m, f, _)| *n == name && *m == machine && *f == file)
+        {
+            slot.3 = value;
+        } else {
+            self.metadata.push((name, machine, file, value));
+        }
+    }
+
+    /// Stores an arg set built from `builder` (and clears it).
+    pub fn args(&mut self, builder: &mut ArgsBuilder) -> ArgsRef {
+        let id = self.args.push(&builder.args);
+        builder.clear();
+        id
+    }
+
+    /// Convenience: a thread-slices track for (tid, pid) on a machine.
+    pub fn thread_track(&mut self, machine: MachineId, tid: i64, pid: Option<i64>) -> TrackRef {
+        self.track(TrackKey::ThreadSlices(ThreadRef { machine, tid, pid }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_pool_interns_once_and_null_is_zero() {
+        let mut pool = StringPool::new();
+        let a = pool.intern("a");
+        assert_eq!(pool.intern("a"), a);
+        assert_ne!(a, NULL_STR);
+        assert_eq!(pool.get(a), Some("a"));
+        assert_eq!(pool.get(NULL_STR), None);
+        assert_eq!(pool.intern_nonempty(""), NULL_STR);
+    }
+
+    #[test]
+    fn repeated_arg_key_keeps_position_takes_last_value() {
+        let mut arena = ArgArena::default();
+        let arg = |k, v| Arg {
+            flat_key: k,
+            key: k,
+            value: ArgValue::Int(v),
+        };
+        let id = arena.push(&[arg(1, 1), arg(2, 2), arg(1, 3)]);
+        assert_eq!(arena.get(id), &[arg(1, 3), arg(2, 2)]);
+        assert_eq!(arena.push(&[]), NO_ARGS);
+    }
+}

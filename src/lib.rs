@@ -1,0 +1,16 @@
+//! Sextant: imports Perfetto protobuf, Chrome JSON and systrace traces into SQLite tables
+//! shaped like Perfetto Trace Processor's, so existing Perfetto SQL keeps working.
+//!
+//! Data flows one way: [`source`] → [`parse`] → [`clock`] → sort → [`model`] → [`db`];
+//! [`import`] runs the pipeline.
+
+pub mod clock;
+pub mod database;
+pub mod db;
+pub mod import;
+pub mod ir;
+pub mod model;
+pub mod parse;
+pub mod protos;
+pub mod source;
+pub mod stats;

@@ -1,0 +1,131 @@
+//! The `sextant` command line: import traces, query them, write databases.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use color_eyre::eyre::{eyre, Result, WrapErr};
+
+use sextant::database;
+
+#[derive(Parser)]
+#[command(
+    name = "sextant",
+    version,
+    about = "Merge and explore multi-machine traces (Perfetto protobuf, Chrome JSON, systrace) from the terminal",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// Trace file or archive to open (or a database written by `sextant import`).
+    trace: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run SQL on a trace and print each result set as CSV (like trace_processor_shell -q).
+    Query {
+        /// Trace file or archive, or a database written by `sextant import`.
+        trace: PathBuf,
+        /// SQL to run (several statements separated by `;`).
+        sql: Option<String>,
+        /// Read the SQL from this file instead.
+        #[arg(short = 'q', long = "query-file", conflicts_with = "sql")]
+        query_file: Option<PathBuf>,
+    },
+    /// Import a trace into an SQLite database file that `sqlite3` and `sextant` can open.
+    Import {
+        /// Trace file or archive.
+        trace: PathBuf,
+        /// Where to write the database.
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    if let Err(e) = color_eyre::install() {
+        eprintln!("sextant: {e}");
+    }
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("sextant: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Some(Command::Query {
+            trace,
+            sql,
+            query_file,
+        }) => {
+            let sql = match (sql, query_file) {
+                (Some(sql), _) => sql,
+                (None, Some(file)) => std::fs::read_to_string(&file)
+                    .wrap_err_with(|| format!("cannot read query file {}", file.display()))?,
+                (None, None) => return Err(eyre!("give the SQL to run, or -q FILE")),
+            };
+            let (db, _) = database::open_trace(&trace, None)?;
+            let conn = sextant::db::open_read_only(&db.path)?;
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            sextant::db::run_script(&conn, &sql, &mut out)?;
+            out.flush()?;
+            Ok(())
+        }
+        Some(Command::Import { trace, output }) => {
+            let (_, summary) = database::open_trace(&trace, Some(&output))?;
+            if let Some(s) = summary {
+                eprintln!(
+                    "imported {} ({} slices, {} counters, {} sched rows) into {} in {:.2}s",
+                    trace.display(),
+                    s.slices,
+                    s.counters,
+                    s.sched,
+                    output.display(),
+                    s.total_secs
+                );
+            }
+            Ok(())
+        }
+        None => {
+            let Some(trace) = cli.trace else {
+                return Err(eyre!(
+                    "give a trace to open: sextant TRACE (see sextant --help)"
+                ));
+            };
+            let (db, summary) = database::open_trace(&trace, None)?;
+            let conn = sextant::db::open_read_only(&db.path)?;
+            if let Some(s) = summary {
+                println!(
+                    "{}: {} files, {} events in {:.2}s",
+                    trace.display(),
+                    s.files,
+                    s.events,
+                    s.total_secs
+                );
+            }
+            let mut out = std::io::stdout().lock();
+            sextant::db::run_script(
+                &conn,
+                "SELECT (SELECT count(*) FROM machine) AS machines,
+                        (SELECT count(*) FROM process) AS processes,
+                        (SELECT count(*) FROM thread) AS threads,
+                        (SELECT count(*) FROM slice) AS slices,
+                        (SELECT count(*) FROM counter) AS counters,
+                        (SELECT count(*) FROM sched) AS sched;
+                 SELECT name, severity, value FROM stats
+                 WHERE value > 0 AND severity IN ('error', 'data_loss') ORDER BY name",
+                &mut out,
+            )?;
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,1316 @@
+//! Builds Trace-Processor-shaped rows from the sorted event stream: process and thread
+//! identity, tracks, slice nesting per track, counters, sched, flows.
+//!
+//! The rules follow Trace Processor's trackers (see `reference/behaviour-parsers.md`): the
+//! same input gives the same rows, so Perfetto SQL written against Trace Processor works.
+
+mod tables;
+
+pub use tables::*;
+
+use std::collections::HashMap;
+
+use crate::ir::*;
+
+/// Turns a sorted, time-converted event stream into [`Tables`].
+pub struct Builder<'s> {
+    sink: &'s mut Sink,
+    pub tables: Tables,
+    machine_rows: HashMap<MachineId, u32>,
+    /// Live thread rows per (machine, tid), oldest first.
+    threads_by_tid: HashMap<(MachineId, i64), Vec<u32>>,
+    /// Live process per (machine, pid).
+    process_by_pid: HashMap<(MachineId, i64), u32>,
+    /// Idle thread / process rows per machine row.
+    idle: HashMap<MachineId, (u32, u32)>,
+    /// Resolved track per interned key (None = not yet resolved).
+    track_cache: Vec<Option<u32>>,
+    thread_slice_track: HashMap<u32, u32>,
+    thread_overlap_tracks: HashMap<u32, Vec<u32>>,
+    stacks: Vec<Vec<StackEntry>>,
+    async_sets: HashMap<AsyncSet, AsyncSetState>,
+    next_track_group: u32,
+    descriptor_tracks: HashMap<(MachineId, u64), DescriptorTrack>,
+    flows: FlowState,
+    sched_pending: HashMap<(MachineId, u32), u32>,
+    cpus: HashMap<(MachineId, u32), u32>,
+}
+
+#[derive(Clone, Copy)]
+struct StackEntry {
+    slice: u32,
+    ts: i64,
+    /// −1 while open.
+    dur: i64,
+}
+
+impl StackEntry {
+    fn end(&self) -> Option<i64> {
+        (self.dur >= 0).then(|| self.ts.saturating_add(self.dur))
+    }
+}
+
+#[derive(Default)]
+struct AsyncSetState {
+    group: u32,
+    /// (cookie or None for timestamp lanes, track id, open slices, last end)
+    slots: Vec<AsyncSlot>,
+}
+
+struct AsyncSlot {
+    cookie: Option<u64>,
+    track: u32,
+    open: u32,
+    last_end: i64,
+}
+
+#[derive(Clone, Copy)]
+enum DescriptorTrack {
+    /// Resolved to a fixed track.
+    Track(u32),
+}
+
+#[derive(Default)]
+struct FlowState {
+    /// TrackEvent `flow_ids` and v2 `bind_id`s pending at a slice.
+    pending: HashMap<u64, u32>,
+    /// v1 flows keyed by (id, category, name) → (slice, trace_id).
+    v1_pending: HashMap<(u64, StrId, StrId), (u32, i64)>,
+    v1_ids: HashMap<(u64, StrId, StrId), i64>,
+    /// Flows waiting for the next slice that begins on a track: (track, out slice, trace id).
+    waiting_next: Vec<(u32, u32, i64, ArgsRef)>,
+}
+
+/// What a Complete event does when it overlaps its parent partially.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Overlap {
+    Drop,
+    Spill,
+}
+
+impl<'s> Builder<'s> {
+    pub fn new(sink: &'s mut Sink) -> Self {
+        let track_cache = vec![None; sink.tracks.len()];
+        Self {
+            sink,
+            tables: Tables {
+                bounds: (i64::MAX, i64::MIN),
+                ..Tables::default()
+            },
+            machine_rows: HashMap::new(),
+            threads_by_tid: HashMap::new(),
+            process_by_pid: HashMap::new(),
+            idle: HashMap::new(),
+            track_cache,
+            thread_slice_track: HashMap::new(),
+            thread_overlap_tracks: HashMap::new(),
+            stacks: Vec::new(),
+            async_sets: HashMap::new(),
+            next_track_group: 0,
+            descriptor_tracks: HashMap::new(),
+            flows: FlowState::default(),
+            sched_pending: HashMap::new(),
+            cpus: HashMap::new(),
+        }
+    }
+
+    /// Declares the machines in the order their rows should get (host first).
+    pub fn add_machine(&mut self, raw: MachineId) -> u32 {
+        if let Some(&row) = self.machine_rows.get(&raw) {
+            return row;
+        }
+        let row = self.tables.machines.len() as u32;
+        let info = self.sink.machines.get(&raw).cloned().unwrap_or_default();
+        self.tables.machines.push(MachineRow {
+            raw_id: raw as i64,
+            info,
+        });
+        self.machine_rows.insert(raw, row);
+        // Every machine has its own idle process (pid 0) and thread (tid 0).
+        let upid = self.tables.processes.len() as u32;
+        self.tables.processes.push(ProcessRow::new(0, row));
+        let utid = self.tables.threads.len() as u32;
+        let mut idle = ThreadRow::new(0, row);
+        idle.upid = Some(upid);
+        idle.is_main_thread = Some(true);
+        idle.is_idle = true;
+        self.tables.threads.push(idle);
+        self.idle.insert(raw, (upid, utid));
+        self.process_by_pid.insert((raw, 0), upid);
+        self.threads_by_tid.insert((raw, 0), vec![utid]);
+        row
+    }
+
+    /// Names a machine's idle thread `swapper` (what systrace and proto traces call it).
+    pub fn name_idle_thread(&mut self, machine: MachineId) {
+        self.add_machine(machine);
+        if let Some(&(_, utid)) = self.idle.get(&machine) {
+            let name = self.sink.intern("swapper");
+            self.set_thread_name(utid, name, NamePriority::Constant);
+        }
+    }
+
+    fn machine_row(&mut self, raw: MachineId) -> u32 {
+        self.add_machine(raw)
+    }
+
+    // ----- processes and threads -------------------------------------------------------
+
+    fn new_thread(&mut self, machine: MachineId, tid: i64, upid: Option<u32>) -> u32 {
+        let mrow = self.machine_row(machine);
+        let utid = self.tables.threads.len() as u32;
+        let mut row = ThreadRow::new(tid, mrow);
+        if let Some(upid) = upid {
+            row.upid = Some(upid);
+            row.is_main_thread = Some(self.tables.processes[upid as usize].pid == tid);
+        }
+        self.tables.threads.push(row);
+        self.threads_by_tid
+            .entry((machine, tid))
+            .or_default()
+            .push(utid);
+        utid
+    }
+
+    fn bind_thread(&mut self, utid: u32, upid: u32) {
+        let pid = self.tables.processes[upid as usize].pid;
+        let row = &mut self.tables.threads[utid as usize];
+        row.upid = Some(upid);
+        row.is_main_thread = Some(row.tid == pid);
+    }
+
+    /// The live process with this pid, created (with its main thread) if needed.
+    pub fn process(&mut self, p: ProcessRef) -> u32 {
+        self.machine_row(p.machine);
+        if let Some(&upid) = self.process_by_pid.get(&(p.machine, p.pid)) {
+            return upid;
+        }
+        let mrow = self.machine_row(p.machine);
+        let upid = self.tables.processes.len() as u32;
+        self.tables.processes.push(ProcessRow::new(p.pid, mrow));
+        self.process_by_pid.insert((p.machine, p.pid), upid);
+        // A new process immediately gets its main thread.
+        let unbound = self
+            .live_threads(p.machine, p.pid)
+            .find(|&utid| self.tables.threads[utid as usize].upid.is_none());
+        match unbound {
+            Some(utid) => self.bind_thread(utid, upid),
+            None => {
+                self.new_thread(p.machine, p.pid, Some(upid));
+            }
+        }
+        upid
+    }
+
+    fn live_threads(&self, machine: MachineId, tid: i64) -> impl Iterator<Item = u32> + '_ {
+        self.threads_by_tid
+            .get(&(machine, tid))
+            .into_iter()
+            .flat_map(|v| v.iter().rev().copied())
+            .filter(|&utid| self.tables.threads[utid as usize].end_ts.is_none())
+    }
+
+    fn latest_live_thread(&self, machine: MachineId, tid: i64) -> Option<u32> {
+        self.live_threads(machine, tid).next()
+    }
+
+    /// The thread for (tid, pid), following Trace Processor's thread tracker.
+    pub fn thread(&mut self, t: ThreadRef) -> u32 {
+        self.machine_row(t.machine);
+        if t.tid == 0 && matches!(t.pid, None | Some(0)) {
+            if let Some(&(_, utid)) = self.idle.get(&t.machine) {
+                return utid;
+            }
+        }
+        match t.pid {
+            Some(pid) => {
+                let upid = self.process(ProcessRef {
+                    machine: t.machine,
+                    pid,
+                });
+                let mut unbound = None;
+                for utid in self.live_threads(t.machine, t.tid) {
+                    match self.tables.threads[utid as usize].upid {
+                        Some(u) if u == upid => return utid,
+                        None if unbound.is_none() => unbound = Some(utid),
+                        _ => {}
+                    }
+                }
+                if let Some(utid) = unbound {
+                    self.bind_thread(utid, upid);
+                    return utid;
+                }
+                self.new_thread(t.machine, t.tid, Some(upid))
+            }
+            None => match self.latest_live_thread(t.machine, t.tid) {
+                Some(utid) => utid,
+                None => self.new_thread(t.machine, t.tid, None),
+            },
+        }
+    }
+
+    fn set_thread_name(&mut self, utid: u32, name: StrId, priority: NamePriority) {
+        if name == NULL_STR {
+            return;
+        }
+        let row = &mut self.tables.threads[utid as usize];
+        if priority >= row.name_priority || row.name == NULL_STR {
+            row.name = name;
+            row.name_priority = priority;
+        }
+    }
+
+    fn set_process_name(&mut self, upid: u32, name: StrId, from_system: bool) {
+        if name == NULL_STR {
+            return;
+        }
+        let row = &mut self.tables.processes[upid as usize];
+        let priority = if from_system { 4 } else { 2 };
+        if priority >= row.name_priority {
+            row.name = name;
+            row.name_priority = priority;
+        }
+    }
+
+    // ----- tracks ----------------------------------------------------------------------
+
+    fn new_track(&mut self, row: TrackRow) -> u32 {
+        let id = self.tables.tracks.len() as u32;
+        self.tables.tracks.push(row);
+        self.stacks.push(Vec::new());
+        id
+    }
+
+    fn thread_slices_track(&mut self, utid: u32) -> u32 {
+        if let Some(&t) = self.thread_slice_track.get(&utid) {
+            return t;
+        }
+        let machine = self.tables.threads[utid as usize].machine;
+        let t = self.new_track(TrackRow {
+            utid: Some(utid),
+            ..TrackRow::new(NULL_STR, "thread_execution", machine, TrackEventType::Slice)
+        });
+        self.thread_slice_track.insert(utid, t);
+        t
+    }
+
+    /// Resolves the track an event names.
+    fn resolve_track(&mut self, track: TrackRef) -> u32 {
+        if let Some(Some(t)) = self.track_cache.get(track as usize) {
+            return *t;
+        }
+        let key = *self.sink.tracks.get(track);
+        let (id, cacheable) = self.resolve_key(key);
+        if cacheable {
+            if self.track_cache.len() <= track as usize {
+                self.track_cache.resize(track as usize + 1, None);
+            }
+            self.track_cache[track as usize] = Some(id);
+        }
+        id
+    }
+
+    fn resolve_key(&mut self, key: TrackKey) -> (u32, bool) {
+        match key {
+            TrackKey::ThreadSlices(t) => {
+                let utid = self.thread(t);
+                (self.thread_slices_track(utid), false)
+            }
+            TrackKey::ThreadOverlap(t) => {
+                // Overlap lanes are chosen per event in `complete`.
+                let utid = self.thread(t);
+                (self.thread_slices_track(utid), false)
+            }
+            TrackKey::ProcessCounter {
+                process,
+                name,
+                kind,
+            } => {
+                let upid = self.process(process);
+                let machine = self.tables.processes[upid as usize].machine;
+                let t = self.new_track(TrackRow {
+                    upid: Some(upid),
+                    ..TrackRow::new(name, kind, machine, TrackEventType::Counter)
+                });
+                (t, true)
+            }
+            TrackKey::ThreadCounter { thread, name, kind } => {
+                let utid = self.thread(thread);
+                let machine = self.tables.threads[utid as usize].machine;
+                let t = self.new_track(TrackRow {
+                    utid: Some(utid),
+                    ..TrackRow::new(name, kind, machine, TrackEventType::Counter)
+                });
+                (t, true)
+            }
+            TrackKey::CpuCounter {
+                machine,
+                cpu,
+                name,
+                kind,
+            } => {
+                let mrow = self.machine_row(machine);
+                self.cpu(machine, cpu);
+                let t = self.new_track(TrackRow {
+                    cpu: Some(cpu),
+                    ..TrackRow::new(name, kind, mrow, TrackEventType::Counter)
+                });
+                (t, true)
+            }
+            TrackKey::GlobalCounter {
+                machine,
+                name,
+                kind,
+            } => {
+                let mrow = self.machine_row(machine);
+                let t = self.new_track(TrackRow::new(name, kind, mrow, TrackEventType::Counter));
+                (t, true)
+            }
+            TrackKey::GlobalSlices {
+                machine,
+                kind,
+                name,
+            } => {
+                let mrow = self.machine_row(machine);
+                let mut row = TrackRow::new(name, kind, mrow, TrackEventType::Slice);
+                row.source_args = self.source_chrome_args();
+                (self.new_track(row), true)
+            }
+            TrackKey::ProcessSlices {
+                process,
+                kind,
+                name,
+            } => {
+                let upid = self.process(process);
+                let machine = self.tables.processes[upid as usize].machine;
+                let mut row = TrackRow::new(name, kind, machine, TrackEventType::Slice);
+                row.upid = Some(upid);
+                row.source_args = self.source_chrome_args();
+                (self.new_track(row), true)
+            }
+            TrackKey::AsyncCookie { .. } | TrackKey::AsyncScoped { .. } => {
+                // Chosen per event (slots are reused); see `async_track`.
+                (u32::MAX, false)
+            }
+            TrackKey::Descriptor {
+                machine,
+                uuid,
+                seq_thread,
+            } => self.descriptor_track(machine, uuid, seq_thread),
+        }
+    }
+
+    fn source_chrome_args(&mut self) -> ArgsRef {
+        let key = self.sink.intern("source");
+        let value = self.sink.intern("chrome");
+        self.sink.args.push(&[Arg {
+            flat_key: key,
+            key,
+            value: ArgValue::Str(value),
+        }])
+    }
+
+    fn cpu(&mut self, machine: MachineId, cpu: u32) -> u32 {
+        if let Some(&u) = self.cpus.get(&(machine, cpu)) {
+            return u;
+        }
+        let mrow = self.machine_row(machine);
+        let ucpu = self.tables.cpus.len() as u32;
+        self.tables.cpus.push(CpuRow { cpu, machine: mrow });
+        self.cpus.insert((machine, cpu), ucpu);
+        ucpu
+    }
+
+    /// The async track for an event on a cookie or scoped set (Trace Processor's track
+    /// compressor).
+    fn async_track(&mut self, key: TrackKey, ts: i64, phase: AsyncPhase) -> u32 {
+        let (set, cookie) = match key {
+            TrackKey::AsyncCookie { set, cookie } => (set, Some(cookie)),
+            TrackKey::AsyncScoped { set } => (set, None),
+            _ => return u32::MAX,
+        };
+        if !self.async_sets.contains_key(&set) {
+            let group = self.next_track_group;
+            self.next_track_group += 1;
+            self.async_sets.insert(
+                set,
+                AsyncSetState {
+                    group,
+                    slots: Vec::new(),
+                },
+            );
+        }
+        let state = &self.async_sets[&set];
+        let slot = match (cookie, phase) {
+            (Some(c), _) => state
+                .slots
+                .iter()
+                .position(|s| s.cookie == Some(c))
+                .or_else(|| match phase {
+                    AsyncPhase::Begin => state
+                        .slots
+                        .iter()
+                        .position(|s| s.cookie.is_some() && s.open == 0),
+                    _ => None,
+                }),
+            (None, AsyncPhase::Scoped { .. }) => state
+                .slots
+                .iter()
+                .position(|s| s.cookie.is_none() && s.last_end <= ts),
+            (None, _) => None,
+        };
+        let slot = match slot {
+            Some(i) => i,
+            None => {
+                let group = state.group;
+                let idx = state.slots.len();
+                let machine = self.machine_row(set.machine);
+                let upid = set.process.map(|p| self.process(p));
+                let mut row = TrackRow::new(set.name, set.kind, machine, TrackEventType::Slice);
+                row.upid = upid;
+                row.track_group = Some(group);
+                row.compressor_idx = Some(idx as u32);
+                let track = self.new_track(row);
+                let Some(state) = self.async_sets.get_mut(&set) else {
+                    return track;
+                };
+                state.slots.push(AsyncSlot {
+                    cookie,
+                    track,
+                    open: 0,
+                    last_end: i64::MIN,
+                });
+                idx
+            }
+        };
+        let Some(state) = self.async_sets.get_mut(&set) else {
+            return u32::MAX;
+        };
+        let s = &mut state.slots[slot];
+        if cookie.is_some() {
+            s.cookie = cookie;
+        }
+        match phase {
+            AsyncPhase::Begin => s.open += 1,
+            AsyncPhase::End => s.open = s.open.saturating_sub(1),
+            AsyncPhase::Scoped { end } => s.last_end = s.last_end.max(end),
+        }
+        s.track
+    }
+
+    fn descriptor_track(
+        &mut self,
+        machine: MachineId,
+        uuid: u64,
+        seq_thread: Option<ThreadRef>,
+    ) -> (u32, bool) {
+        if uuid == 0 {
+            if let Some(t) = seq_thread {
+                let utid = self.thread(t);
+                return (self.thread_slices_track(utid), false);
+            }
+        }
+        if let Some(DescriptorTrack::Track(t)) = self.descriptor_tracks.get(&(machine, uuid)) {
+            return (*t, true);
+        }
+        let mrow = self.machine_row(machine);
+        let desc = self.sink.descriptors.get(&(machine, uuid)).cloned();
+        let track = match desc {
+            None if uuid == 0 => {
+                let name = self.sink.intern("Default Track");
+                self.new_track(TrackRow::new(
+                    name,
+                    "global_merged_track_event",
+                    mrow,
+                    TrackEventType::Slice,
+                ))
+            }
+            None => self.new_track(TrackRow::new(
+                NULL_STR,
+                "global_track_event",
+                mrow,
+                TrackEventType::Slice,
+            )),
+            Some(d) => self.track_for_descriptor(machine, mrow, &d),
+        };
+        self.descriptor_tracks
+            .insert((machine, uuid), DescriptorTrack::Track(track));
+        (track, true)
+    }
+
+    /// Nearest thread or process ancestor of a descriptor (not itself).
+    fn descriptor_scope(&mut self, machine: MachineId, d: &Descriptor) -> Scope {
+        let mut parent = d.parent_uuid;
+        let mut hops = 0;
+        while let Some(p) = parent {
+            hops += 1;
+            if hops > 64 {
+                break;
+            }
+            let Some(pd) = self.sink.descriptors.get(&(machine, p)).cloned() else {
+                break;
+            };
+            if let Some(t) = pd.thread {
+                return Scope::Thread(self.thread(t));
+            }
+            if let Some(pr) = pd.process {
+                return Scope::Process(self.process(pr));
+            }
+            parent = pd.parent_uuid;
+        }
+        Scope::Global
+    }
+
+    fn track_for_descriptor(&mut self, machine: MachineId, mrow: u32, d: &Descriptor) -> u32 {
+        if let Some(counter) = d.counter {
+            let scope = self.descriptor_scope(machine, d);
+            let mut name = d.name;
+            if name == NULL_STR {
+                name = match counter.builtin {
+                    1 => self.sink.intern("thread_time"),
+                    2 => self.sink.intern("thread_instruction_count"),
+                    _ => NULL_STR,
+                };
+            }
+            let kind = match scope {
+                Scope::Thread(_) => "thread_counter_track_event",
+                Scope::Process(_) => "process_counter_track_event",
+                Scope::Global => "global_counter_track_event",
+            };
+            let mut row = TrackRow::new(name, kind, mrow, TrackEventType::Counter);
+            row.unit = match counter.unit {
+                1 => self.sink.intern("ns"),
+                2 => self.sink.intern("count"),
+                3 => self.sink.intern("bytes"),
+                _ => counter.unit_name,
+            };
+            match scope {
+                Scope::Thread(u) => row.utid = Some(u),
+                Scope::Process(u) => row.upid = Some(u),
+                Scope::Global => {}
+            }
+            row.source_args = self.descriptor_args(d.uuid);
+            return self.new_track(row);
+        }
+        if let Some(t) = d.thread {
+            let utid = self.thread(t);
+            if !d.disallow_merging_with_system_tracks {
+                return self.thread_slices_track(utid);
+            }
+            let mut row = TrackRow::new(d.name, "thread_track_event", mrow, TrackEventType::Slice);
+            row.utid = Some(utid);
+            row.source_args = self.descriptor_args(d.uuid);
+            return self.new_track(row);
+        }
+        if let Some(p) = d.process {
+            let upid = self.process(p);
+            let mut row = TrackRow::new(d.name, "process_track_event", mrow, TrackEventType::Slice);
+            row.upid = Some(upid);
+            row.source_args = self.descriptor_args(d.uuid);
+            return self.new_track(row);
+        }
+        let scope = self.descriptor_scope(machine, d);
+        let kind = match scope {
+            Scope::Thread(_) => "thread_track_event",
+            Scope::Process(_) => "process_track_event",
+            Scope::Global => "global_track_event",
+        };
+        let mut row = TrackRow::new(d.name, kind, mrow, TrackEventType::Slice);
+        match scope {
+            Scope::Thread(u) => row.utid = Some(u),
+            Scope::Process(u) => row.upid = Some(u),
+            Scope::Global => {}
+        }
+        row.name_from_first_event = d.name == NULL_STR;
+        // Parent link, unless the parent is a thread/process root.
+        if let Some(p) = d.parent_uuid {
+            let parent = self.sink.descriptors.get(&(machine, p)).cloned();
+            if let Some(pd) = parent {
+                if pd.thread.is_none() && pd.process.is_none() {
+                    let (pt, _) = self.descriptor_track(machine, p, None);
+                    row.parent_id = Some(pt);
+                }
+            }
+        }
+        row.source_args = self.descriptor_args(d.uuid);
+        self.new_track(row)
+    }
+
+    fn descriptor_args(&mut self, uuid: u64) -> ArgsRef {
+        let source = self.sink.intern("source");
+        let descriptor = self.sink.intern("descriptor");
+        let trace_id = self.sink.intern("trace_id");
+        self.sink.args.push(&[
+            Arg {
+                flat_key: source,
+                key: source,
+                value: ArgValue::Str(descriptor),
+            },
+            Arg {
+                flat_key: trace_id,
+                key: trace_id,
+                value: ArgValue::Uint(uuid),
+            },
+        ])
+    }
+
+    // ----- slices ----------------------------------------------------------------------
+
+    /// Pops what has ended before `ts` (Trace Processor's stack cleaning).
+    fn clean_stack(&mut self, track: u32, ts: i64, new_dur: i64) {
+        loop {
+            let stack = &mut self.stacks[track as usize];
+            let Some(top) = stack.last().copied() else {
+                return;
+            };
+            if let Some(end) = top.end() {
+                let same_ts_instants = top.dur == 0 && new_dur == 0 && end == ts;
+                if end < ts || (end == ts && !same_ts_instants) {
+                    stack.pop();
+                    continue;
+                }
+                return;
+            }
+            // The top is open: a completed slice below it that has ended means the open
+            // ones above it were never closed in time.
+            let below = stack
+                .iter()
+                .rposition(|e| e.end().is_some_and(|end| end <= ts && e.dur >= 0));
+            let Some(i) = below else {
+                return;
+            };
+            let end = stack[i].end().unwrap_or(ts);
+            let closing: Vec<StackEntry> = stack.drain(i + 1..).collect();
+            for e in closing {
+                if e.dur < 0 {
+                    self.tables.slices[e.slice as usize].dur = end - e.ts;
+                }
+            }
+            let m = self.tables.tracks[track as usize].machine;
+            self.stat("misplaced_end_event", m);
+        }
+    }
+
+    fn stat(&mut self, name: &'static str, machine_row: u32) {
+        let raw = self.tables.machines[machine_row as usize].raw_id as MachineId;
+        let file = self.sink.current_file;
+        *self
+            .sink
+            .stats
+            .entry(StatKey {
+                name,
+                idx: None,
+                machine: raw,
+                file,
+            })
+            .or_insert(0) += 1;
+    }
+
+    fn push_slice(
+        &mut self,
+        track: u32,
+        ts: i64,
+        dur: i64,
+        ev: &SliceEvent,
+        thread_dur: i64,
+    ) -> u32 {
+        let stack = &self.stacks[track as usize];
+        let depth = stack.len() as u32;
+        let parent = stack.last().map(|e| e.slice);
+        let id = self.tables.slices.len() as u32;
+        self.tables.slices.push(SliceRow {
+            ts,
+            dur,
+            track,
+            category: ev.category,
+            name: ev.name,
+            depth,
+            parent,
+            args: ev.args,
+            thread_ts: ev.thread_ts,
+            thread_dur,
+        });
+        self.stacks[track as usize].push(StackEntry { slice: id, ts, dur });
+        let track_row = &mut self.tables.tracks[track as usize];
+        if track_row.name_from_first_event && track_row.name == NULL_STR {
+            track_row.name = ev.name;
+        }
+        // Flows waiting for the next slice on this track.
+        if !self.flows.waiting_next.is_empty() {
+            let mut i = 0;
+            while i < self.flows.waiting_next.len() {
+                if self.flows.waiting_next[i].0 == track {
+                    let (_, out, trace_id, args) = self.flows.waiting_next.swap_remove(i);
+                    self.tables.flows.push(FlowRow {
+                        slice_out: out,
+                        slice_in: id,
+                        trace_id: Some(trace_id),
+                        args,
+                    });
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        id
+    }
+
+    fn begin(&mut self, track: u32, ts: i64, ev: &SliceEvent) -> Option<u32> {
+        if track == u32::MAX {
+            return None;
+        }
+        self.clean_stack(track, ts, -1);
+        let id = self.push_slice(track, ts, -1, ev, NO_TS);
+        self.apply_flows(ev.flows, id);
+        Some(id)
+    }
+
+    fn end(&mut self, track: u32, ts: i64, ev: &SliceEvent) -> Option<u32> {
+        if track == u32::MAX {
+            return None;
+        }
+        self.clean_stack(track, ts, -1);
+        let stack = &self.stacks[track as usize];
+        let mut found = None;
+        for (i, e) in stack.iter().enumerate().rev() {
+            if e.dur >= 0 {
+                continue;
+            }
+            let row = &self.tables.slices[e.slice as usize];
+            if ev.category != NULL_STR && row.category != ev.category {
+                continue;
+            }
+            if ev.name != NULL_STR && row.name != NULL_STR && row.name != ev.name {
+                continue;
+            }
+            found = Some(i);
+            break;
+        }
+        let i = found?;
+        let entry = self.stacks[track as usize][i];
+        let dur = ts - entry.ts;
+        let row = &mut self.tables.slices[entry.slice as usize];
+        row.dur = dur;
+        if ev.thread_ts != NO_TS && row.thread_ts != NO_TS {
+            row.thread_dur = ev.thread_ts - row.thread_ts;
+        }
+        if ev.args != NO_ARGS {
+            let merged: Vec<Arg> = self
+                .sink
+                .args
+                .get(row.args)
+                .iter()
+                .chain(self.sink.args.get(ev.args))
+                .copied()
+                .collect();
+            let merged = self.sink.args.push(&merged);
+            self.tables.slices[entry.slice as usize].args = merged;
+        }
+        let stack = &mut self.stacks[track as usize];
+        if i == stack.len() - 1 {
+            stack.pop();
+        } else {
+            stack[i].dur = dur;
+        }
+        self.apply_flows(ev.flows, entry.slice);
+        Some(entry.slice)
+    }
+
+    fn complete(
+        &mut self,
+        track: u32,
+        ts: i64,
+        dur: i64,
+        thread_dur: i64,
+        ev: &SliceEvent,
+        overlap: Overlap,
+    ) -> Option<u32> {
+        if track == u32::MAX {
+            return None;
+        }
+        let machine = self.tables.tracks[track as usize].machine;
+        if dur < 0 {
+            self.stat("slice_negative_duration", machine);
+            return None;
+        }
+        self.clean_stack(track, ts, dur);
+        let end = ts.saturating_add(dur);
+        let overlaps = self.stacks[track as usize]
+            .last()
+            .and_then(|top| top.end())
+            .is_some_and(|parent_end| end > parent_end);
+        let track = if overlaps {
+            match overlap {
+                Overlap::Drop => {
+                    self.stat("slice_drop_overlapping_complete_event", machine);
+                    return None;
+                }
+                Overlap::Spill => {
+                    self.stat("slice_spill_overlapping_complete_event", machine);
+                    let utid = self.tables.tracks[track as usize].utid;
+                    match utid {
+                        Some(utid) => self.overlap_lane(utid, ts, dur),
+                        None => return None,
+                    }
+                }
+            }
+        } else {
+            track
+        };
+        let id = self.push_slice(track, ts, dur, ev, thread_dur);
+        self.apply_flows(ev.flows, id);
+        Some(id)
+    }
+
+    /// First overflow lane where a partially overlapping slice nests, else a new lane.
+    fn overlap_lane(&mut self, utid: u32, ts: i64, dur: i64) -> u32 {
+        let lanes = self
+            .thread_overlap_tracks
+            .get(&utid)
+            .cloned()
+            .unwrap_or_default();
+        for lane in &lanes {
+            self.clean_stack(*lane, ts, dur);
+            let fits = match self.stacks[*lane as usize].last().and_then(|e| e.end()) {
+                None => true,
+                Some(parent_end) => ts.saturating_add(dur) <= parent_end,
+            };
+            if fits {
+                return *lane;
+            }
+        }
+        let machine = self.tables.threads[utid as usize].machine;
+        let mut row = TrackRow::new(
+            NULL_STR,
+            "thread_overlapping_slice",
+            machine,
+            TrackEventType::Slice,
+        );
+        row.utid = Some(utid);
+        row.compressor_idx = Some(lanes.len() as u32);
+        let lane = self.new_track(row);
+        self.thread_overlap_tracks
+            .entry(utid)
+            .or_default()
+            .push(lane);
+        lane
+    }
+
+    fn apply_flows(&mut self, flows: FlowsRef, slice: u32) {
+        if flows == NO_FLOWS {
+            return;
+        }
+        let ops: Vec<FlowOp> = self.sink.flow_ops(flows).to_vec();
+        for op in ops {
+            match op {
+                FlowOp::Id(id) => {
+                    if let Some(out) = self.flows.pending.insert(id, slice) {
+                        self.flow_row(out, slice, id as i64);
+                    }
+                }
+                FlowOp::Terminating(id) => {
+                    if let Some(out) = self.flows.pending.remove(&id) {
+                        self.flow_row(out, slice, id as i64);
+                    }
+                }
+                FlowOp::V2Out(id) => {
+                    self.flows.pending.insert(id, slice);
+                }
+                FlowOp::V2In(id) => match self.flows.pending.get(&id) {
+                    Some(&out) => self.flow_row(out, slice, id as i64),
+                    None => self.stat_slice("flow_end_without_start", slice),
+                },
+                FlowOp::V2Step(id) => match self.flows.pending.insert(id, slice) {
+                    Some(out) => self.flow_row(out, slice, id as i64),
+                    None => self.stat_slice("flow_step_without_start", slice),
+                },
+            }
+        }
+    }
+
+    fn stat_slice(&mut self, name: &'static str, slice: u32) {
+        let track = self.tables.slices[slice as usize].track;
+        let machine = self.tables.tracks[track as usize].machine;
+        self.stat(name, machine);
+    }
+
+    fn flow_row(&mut self, out: u32, slice_in: u32, trace_id: i64) {
+        // A flow always points forward in time.
+        let (a, b) =
+            if self.tables.slices[out as usize].ts <= self.tables.slices[slice_in as usize].ts {
+                (out, slice_in)
+            } else {
+                (slice_in, out)
+            };
+        self.tables.flows.push(FlowRow {
+            slice_out: a,
+            slice_in: b,
+            trace_id: Some(trace_id),
+            args: NO_ARGS,
+        });
+    }
+
+    fn flow_v1(&mut self, ts: i64, f: &FlowV1Event) {
+        let track = self.resolve_track(f.track);
+        self.clean_stack(track, ts, 0);
+        let top = self.stacks[track as usize].last().map(|e| e.slice);
+        let key = (f.id, f.category, f.name);
+        let next_id = self.flows.v1_ids.len() as i64;
+        let trace_id = *self.flows.v1_ids.entry(key).or_insert(next_id);
+        let machine = self.tables.tracks[track as usize].machine;
+        match f.phase {
+            FlowV1Phase::Start => match top {
+                Some(s) => {
+                    if self.flows.v1_pending.insert(key, (s, trace_id)).is_some() {
+                        self.stat("flow_duplicate_id", machine);
+                    }
+                }
+                None => self.stat("flow_no_enclosing_slice", machine),
+            },
+            FlowV1Phase::Step => {
+                let Some(&(out, _)) = self.flows.v1_pending.get(&key) else {
+                    self.stat("flow_step_without_start", machine);
+                    return;
+                };
+                let Some(s) = top else {
+                    self.stat("flow_no_enclosing_slice", machine);
+                    return;
+                };
+                let args = self.v1_args(f);
+                self.tables.flows.push(FlowRow {
+                    slice_out: out,
+                    slice_in: s,
+                    trace_id: Some(trace_id),
+                    args,
+                });
+                self.flows.v1_pending.insert(key, (s, trace_id));
+            }
+            FlowV1Phase::End => {
+                let Some(&(out, _)) = self.flows.v1_pending.get(&key) else {
+                    self.stat("flow_end_without_start", machine);
+                    return;
+                };
+                let args = self.v1_args(f);
+                match (f.bind_enclosing, top) {
+                    (true, Some(s)) => self.tables.flows.push(FlowRow {
+                        slice_out: out,
+                        slice_in: s,
+                        trace_id: Some(trace_id),
+                        args,
+                    }),
+                    _ => self.flows.waiting_next.push((track, out, trace_id, args)),
+                }
+            }
+        }
+    }
+
+    fn v1_args(&mut self, f: &FlowV1Event) -> ArgsRef {
+        let name = self.sink.intern("name");
+        let cat = self.sink.intern("cat");
+        let mut args = Vec::new();
+        if f.name != NULL_STR {
+            args.push(Arg {
+                flat_key: name,
+                key: name,
+                value: ArgValue::Str(f.name),
+            });
+        }
+        if f.category != NULL_STR {
+            args.push(Arg {
+                flat_key: cat,
+                key: cat,
+                value: ArgValue::Str(f.category),
+            });
+        }
+        self.sink.args.push(&args)
+    }
+
+    // ----- sched -----------------------------------------------------------------------
+
+    fn sched_switch(&mut self, ts: i64, s: &SchedSwitch) {
+        let ucpu = self.cpu(s.machine, s.cpu);
+        let prev = self.thread(ThreadRef {
+            machine: s.machine,
+            tid: s.prev_tid,
+            pid: None,
+        });
+        self.set_thread_name(prev, s.prev_comm, NamePriority::Ftrace);
+        let next = self.thread(ThreadRef {
+            machine: s.machine,
+            tid: s.next_tid,
+            pid: None,
+        });
+        self.set_thread_name(next, s.next_comm, NamePriority::Ftrace);
+        if let Some(&pending) = self.sched_pending.get(&(s.machine, s.cpu)) {
+            let row = &self.tables.sched[pending as usize];
+            let tid = self.tables.threads[row.utid as usize].tid;
+            if tid == s.prev_tid {
+                let row = &mut self.tables.sched[pending as usize];
+                row.dur = ts - row.ts;
+                row.end_state = s.prev_state;
+            } else {
+                let m = self.tables.threads[prev as usize].machine;
+                self.stat("mismatched_sched_switch_tids", m);
+            }
+        }
+        let id = self.tables.sched.len() as u32;
+        self.tables.sched.push(SchedRow {
+            ts,
+            dur: -1,
+            cpu: s.cpu,
+            ucpu,
+            utid: next,
+            end_state: NULL_STR,
+            priority: s.next_prio,
+        });
+        self.sched_pending.insert((s.machine, s.cpu), id);
+    }
+
+    // ----- driver ----------------------------------------------------------------------
+
+    /// Applies one event (already in trace time, in sorted order).
+    pub fn apply(&mut self, ev: &Event) {
+        let ts = ev.ts;
+        match ev.data {
+            EventData::Begin(s) => {
+                let key = *self.sink.tracks.get(s.track);
+                let track = match key {
+                    TrackKey::AsyncCookie { .. } => self.async_track(key, ts, AsyncPhase::Begin),
+                    _ => self.resolve_track(s.track),
+                };
+                self.note_ts(ts);
+                self.begin(track, ts, &s);
+            }
+            EventData::End(s) => {
+                let key = *self.sink.tracks.get(s.track);
+                let track = match key {
+                    TrackKey::AsyncCookie { .. } => self.async_track(key, ts, AsyncPhase::End),
+                    _ => self.resolve_track(s.track),
+                };
+                self.note_ts(ts);
+                self.end(track, ts, &s);
+            }
+            EventData::Complete {
+                slice,
+                dur,
+                thread_dur,
+            } => {
+                let key = *self.sink.tracks.get(slice.track);
+                let overlap = if matches!(key, TrackKey::ThreadOverlap(_)) {
+                    Overlap::Spill
+                } else {
+                    Overlap::Drop
+                };
+                let track = match key {
+                    TrackKey::AsyncCookie { .. } => {
+                        // An instant on a cookie nests under that cookie's open slices.
+                        self.async_track(key, ts, AsyncPhase::Begin);
+                        self.async_track(key, ts, AsyncPhase::End)
+                    }
+                    TrackKey::AsyncScoped { .. } => self.async_track(
+                        key,
+                        ts,
+                        AsyncPhase::Scoped {
+                            end: ts.saturating_add(dur.max(0)),
+                        },
+                    ),
+                    _ => self.resolve_track(slice.track),
+                };
+                self.note_ts(ts);
+                self.note_ts(ts.saturating_add(dur.max(0)));
+                self.complete(track, ts, dur, thread_dur, &slice, overlap);
+            }
+            EventData::Counter { track, value, args } => {
+                let track = self.resolve_track(track);
+                self.note_ts(ts);
+                self.tables.counters.push(CounterRow {
+                    ts,
+                    track,
+                    value,
+                    args,
+                });
+            }
+            EventData::FlowV1(f) => self.flow_v1(ts, &f),
+            EventData::SchedSwitch(s) => {
+                self.note_ts(ts);
+                self.sched_switch(ts, &s);
+            }
+            EventData::SchedWaking(w) => {
+                let utid = self.thread(ThreadRef {
+                    machine: w.machine,
+                    tid: w.tid,
+                    pid: None,
+                });
+                self.set_thread_name(utid, w.comm, NamePriority::Ftrace);
+            }
+            EventData::ThreadName {
+                thread,
+                name,
+                priority,
+            } => {
+                let utid = self.thread(thread);
+                self.set_thread_name(utid, name, priority);
+                // A main thread's name from the system also names its process.
+                let _ = utid;
+            }
+            EventData::Thread(t) => {
+                self.thread(t);
+            }
+            EventData::Process(info) => self.process_info(&info),
+            EventData::ThreadStart {
+                thread,
+                creator_tid,
+                name,
+                new_process,
+            } => self.thread_start(ts, thread, creator_tid, name, new_process),
+            EventData::ThreadEnd { machine, tid } => {
+                if let Some(utid) = self.latest_live_thread(machine, tid) {
+                    self.tables.threads[utid as usize].end_ts = Some(ts);
+                    if let Some(upid) = self.tables.threads[utid as usize].upid {
+                        if self.tables.processes[upid as usize].pid == tid {
+                            self.tables.processes[upid as usize].end_ts = Some(ts);
+                            self.process_by_pid.remove(&(machine, tid));
+                        }
+                    }
+                }
+            }
+            EventData::ThreadArg { thread, key, value } => {
+                let utid = self.thread(thread);
+                self.tables.threads[utid as usize]
+                    .extra_args
+                    .push((key, value));
+            }
+            EventData::ProcessArg {
+                process,
+                key,
+                value,
+            } => {
+                let upid = self.process(process);
+                self.tables.processes[upid as usize]
+                    .extra_args
+                    .push((key, value));
+            }
+        }
+    }
+
+    fn note_ts(&mut self, ts: i64) {
+        let b = &mut self.tables.bounds;
+        b.0 = b.0.min(ts);
+        b.1 = b.1.max(ts);
+    }
+
+    fn process_info(&mut self, info: &ProcessInfo) {
+        let parent = info.parent_pid.map(|ppid| {
+            self.process(ProcessRef {
+                machine: info.process.machine,
+                pid: ppid,
+            })
+        });
+        let upid = self.process(info.process);
+        let row = &mut self.tables.processes[upid as usize];
+        if row.parent_upid.is_none() {
+            row.parent_upid = parent;
+        }
+        if info.cmdline != NULL_STR {
+            row.cmdline = info.cmdline;
+        }
+        if let Some(uid) = info.uid {
+            row.uid = Some(uid);
+        }
+        if row.start_ts.is_none() {
+            row.start_ts = info.start_ts;
+        }
+        self.set_process_name(upid, info.name, info.from_system);
+    }
+
+    fn thread_start(
+        &mut self,
+        ts: i64,
+        thread: ThreadRef,
+        creator_tid: i64,
+        name: StrId,
+        new_process: bool,
+    ) {
+        if thread.tid == 0 {
+            return;
+        }
+        let creator = self.thread(ThreadRef {
+            machine: thread.machine,
+            tid: creator_tid,
+            pid: None,
+        });
+        let creator_upid = self.tables.threads[creator as usize].upid;
+        // The old thread with this tid (if any) is gone.
+        if let Some(old) = self.latest_live_thread(thread.machine, thread.tid) {
+            self.tables.threads[old as usize].end_ts.get_or_insert(ts);
+        }
+        if new_process {
+            self.process_by_pid.remove(&(thread.machine, thread.tid));
+            let upid = self.process(ProcessRef {
+                machine: thread.machine,
+                pid: thread.tid,
+            });
+            let row = &mut self.tables.processes[upid as usize];
+            row.start_ts = Some(ts);
+            row.parent_upid = creator_upid;
+            self.set_process_name(upid, name, true);
+            if let Some(utid) = self.latest_live_thread(thread.machine, thread.tid) {
+                self.tables.threads[utid as usize].start_ts = Some(ts);
+                self.set_thread_name(utid, name, NamePriority::Ftrace);
+            }
+        } else {
+            let utid = self.new_thread(thread.machine, thread.tid, creator_upid);
+            self.tables.threads[utid as usize].start_ts = Some(ts);
+            self.set_thread_name(utid, name, NamePriority::Ftrace);
+        }
+    }
+
+    /// Finishes the import: returns the tables.
+    pub fn finish(self) -> Tables {
+        // Main threads named by the system name their processes when those have no name.
+        for t in 0..self.tables.threads.len() {
+            let row = &self.tables.threads[t];
+            if let (Some(upid), Some(true)) = (row.upid, row.is_main_thread) {
+                if row.name_priority >= NamePriority::Ftrace
+                    && self.tables.processes[upid as usize].name == NULL_STR
+                    && row.tid != 0
+                {
+                    // Trace Processor leaves process names from threads alone; only a
+                    // renamed main thread (task_rename) renames the process.
+                }
+            }
+        }
+        self.tables
+    }
+}
+
+#[derive(Clone, Copy)]
+enum AsyncPhase {
+    Begin,
+    End,
+    Scoped { end: i64 },
+}
+
+enum Scope {
+    Global,
+    Thread(u32),
+    Process(u32),
+}
+
+/// Builds tables from a sink whose events are already converted to trace time and sorted.
+pub fn build(sink: &mut Sink, machines: &[MachineId], swapper_machines: &[MachineId]) -> Tables {
+    let events = std::mem::take(&mut sink.events);
+    let mut builder = Builder::new(sink);
+    for &m in machines {
+        builder.add_machine(m);
+    }
+    for &m in swapper_machines {
+        builder.name_idle_thread(m);
+    }
+    for ev in &events {
+        builder.apply(ev);
+    }
+    let tables = builder.finish();
+    sink.events = events;
+    tables
+}

@@ -1,0 +1,200 @@
+//! In-memory rows of the Trace Processor tables, before they are written to SQLite.
+
+use crate::ir::{ArgsRef, MachineInfo, NamePriority, StrId, NO_ARGS, NULL_STR};
+
+#[derive(Debug, Default)]
+pub struct Tables {
+    pub machines: Vec<MachineRow>,
+    pub processes: Vec<ProcessRow>,
+    pub threads: Vec<ThreadRow>,
+    pub tracks: Vec<TrackRow>,
+    pub slices: Vec<SliceRow>,
+    pub counters: Vec<CounterRow>,
+    pub sched: Vec<SchedRow>,
+    pub flows: Vec<FlowRow>,
+    pub cpus: Vec<CpuRow>,
+    /// (min, max) timestamp seen; (i64::MAX, i64::MIN) when nothing was.
+    pub bounds: (i64, i64),
+}
+
+impl Tables {
+    /// Trace bounds, or (0, 0) for an empty trace (as Trace Processor reports).
+    pub fn trace_bounds(&self) -> (i64, i64) {
+        if self.bounds.0 > self.bounds.1 {
+            (0, 0)
+        } else {
+            self.bounds
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct MachineRow {
+    pub raw_id: i64,
+    pub info: MachineInfo,
+}
+
+#[derive(Debug)]
+pub struct ProcessRow {
+    pub pid: i64,
+    pub name: StrId,
+    pub name_priority: u8,
+    pub start_ts: Option<i64>,
+    pub end_ts: Option<i64>,
+    pub parent_upid: Option<u32>,
+    pub uid: Option<i64>,
+    pub cmdline: StrId,
+    pub machine: u32,
+    pub extra_args: Vec<(StrId, i64)>,
+}
+
+impl ProcessRow {
+    pub fn new(pid: i64, machine: u32) -> Self {
+        Self {
+            pid,
+            name: NULL_STR,
+            name_priority: 0,
+            start_ts: None,
+            end_ts: None,
+            parent_upid: None,
+            uid: None,
+            cmdline: NULL_STR,
+            machine,
+            extra_args: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct ThreadRow {
+    pub tid: i64,
+    pub name: StrId,
+    pub name_priority: NamePriority,
+    pub start_ts: Option<i64>,
+    pub end_ts: Option<i64>,
+    pub upid: Option<u32>,
+    pub is_main_thread: Option<bool>,
+    pub is_idle: bool,
+    pub machine: u32,
+    pub extra_args: Vec<(StrId, i64)>,
+}
+
+impl ThreadRow {
+    pub fn new(tid: i64, machine: u32) -> Self {
+        Self {
+            tid,
+            name: NULL_STR,
+            name_priority: NamePriority::Other,
+            start_ts: None,
+            end_ts: None,
+            upid: None,
+            is_main_thread: None,
+            is_idle: false,
+            machine,
+            extra_args: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrackEventType {
+    Slice,
+    Counter,
+}
+
+impl TrackEventType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TrackEventType::Slice => "slice",
+            TrackEventType::Counter => "counter",
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct TrackRow {
+    pub name: StrId,
+    /// `track.type` (Trace Processor's classification string).
+    pub kind: &'static str,
+    pub parent_id: Option<u32>,
+    pub machine: u32,
+    pub utid: Option<u32>,
+    pub upid: Option<u32>,
+    pub cpu: Option<u32>,
+    pub event_type: TrackEventType,
+    pub unit: StrId,
+    pub source_args: ArgsRef,
+    pub track_group: Option<u32>,
+    pub compressor_idx: Option<u32>,
+    /// Unnamed descriptor tracks take the name of their first slice.
+    pub name_from_first_event: bool,
+}
+
+impl TrackRow {
+    pub fn new(name: StrId, kind: &'static str, machine: u32, event_type: TrackEventType) -> Self {
+        Self {
+            name,
+            kind,
+            parent_id: None,
+            machine,
+            utid: None,
+            upid: None,
+            cpu: None,
+            event_type,
+            unit: NULL_STR,
+            source_args: NO_ARGS,
+            track_group: None,
+            compressor_idx: None,
+            name_from_first_event: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct SliceRow {
+    pub ts: i64,
+    /// −1 when the slice never ended.
+    pub dur: i64,
+    pub track: u32,
+    pub category: StrId,
+    pub name: StrId,
+    pub depth: u32,
+    pub parent: Option<u32>,
+    pub args: ArgsRef,
+    /// `NO_TS` when unknown.
+    pub thread_ts: i64,
+    pub thread_dur: i64,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct CounterRow {
+    pub ts: i64,
+    pub track: u32,
+    pub value: f64,
+    pub args: ArgsRef,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct SchedRow {
+    pub ts: i64,
+    pub dur: i64,
+    pub cpu: u32,
+    pub ucpu: u32,
+    pub utid: u32,
+    pub end_state: StrId,
+    pub priority: i32,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct FlowRow {
+    pub slice_out: u32,
+    pub slice_in: u32,
+    pub trace_id: Option<i64>,
+    pub args: ArgsRef,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct CpuRow {
+    pub cpu: u32,
+    pub machine: u32,
+}

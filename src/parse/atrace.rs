@@ -1,0 +1,949 @@
+//! Atrace markers: the `B|tgid|name`, `E|tgid`, `C|tgid|name|value`, ... strings Android's
+//! `atrace` writes into `trace_marker`. They arrive from systrace `tracing_mark_write` / `print`
+//! lines, from systrace embedded in Chrome JSON, and from proto ftrace `print` events.
+//!
+//! Grammar (field 2 is always the tgid):
+//!
+//! | marker | effect |
+//! |---|---|
+//! | `B\|tgid\|name` | Begin on the thread's track; name = rest of the string (may hold `\|`) |
+//! | `E`, `E\|tgid` | End (no name matching) on the thread's track |
+//! | `C\|tgid\|name\|value[\|…]` | process counter `atrace_counter` (integer values only) |
+//! | `S\|tgid\|name\|cookie`, `F\|…` | unnestable async slice in set `atrace_async_slice` |
+//! | `I\|tgid\|name` | instant on the thread's track |
+//! | `N\|tgid\|track\|name` | instant in set `atrace_async_slice_for_track` |
+//! | `G\|tgid\|track\|name\|cookie` | async Begin by cookie in that set |
+//! | `H\|tgid\|track\|cookie`, `H\|tgid\|track\|name\|cookie` | async End by cookie |
+//!
+//! Anything else is stat `systrace_parse_failure`; `trace_event_clock_sync:` payloads are
+//! ignored silently.
+//!
+//! **Unnestable `S`/`F`.** Trace Processor drops an `S` whose slot (track) already has an open
+//! slice, and adds `legacy_unnestable_begin_count` / `legacy_unnestable_last_begin_ts` to the
+//! slice an `F` closes. The IR has no way to ask the model for that, so it is done here, in
+//! call order, by [`AtraceState`], which mirrors the model's cookie-slot assignment. Callers
+//! that see markers in timestamp order (systrace text) should keep one `AtraceState` per file
+//! and call [`AtraceState::parse_marker`]; the free function [`parse_marker`] is stateless and
+//! treats `S` as a plain nestable Begin.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use crate::ir::{
+    ArgValue, ArgsBuilder, AsyncSet, ClockRef, EventData, MachineId, ProcessRef, Sink, SliceEvent,
+    ThreadRef, TrackKey, NO_ARGS, NO_FLOWS, NO_TS, NULL_STR,
+};
+
+/// Name given to a `B` marker with an empty name.
+pub const EMPTY_SLICE_NAME: &str = "[empty slice name]";
+
+/// Parses one atrace marker without cross-marker state (`S` is a plain Begin, see the module
+/// docs). `tid` is the thread that wrote the marker.
+pub fn parse_marker(
+    sink: &mut Sink,
+    clock: ClockRef,
+    ts: i64,
+    machine: MachineId,
+    tid: i64,
+    payload: &[u8],
+) {
+    handle(None, sink, clock, ts, machine, tid, payload);
+}
+
+/// Per-file state for the unnestable `S`/`F` rule: the cookie slots of each
+/// `atrace_async_slice` set, laid out as the model's track compressor lays them out.
+#[derive(Default)]
+pub struct AtraceState {
+    sets: HashMap<AsyncSet, Vec<UnnestableSlot>>,
+}
+
+#[derive(Clone, Copy)]
+struct UnnestableSlot {
+    cookie: u64,
+    /// A slice begun by `S` is open on this slot.
+    open: bool,
+    /// `S` markers that hit this slot, whether they opened a slice or not (never reset).
+    begin_count: i64,
+    last_begin_ts: i64,
+}
+
+impl AtraceState {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Parses one atrace marker, applying the unnestable rule to `S`/`F` in call order.
+    pub fn parse_marker(
+        &mut self,
+        sink: &mut Sink,
+        clock: ClockRef,
+        ts: i64,
+        machine: MachineId,
+        tid: i64,
+        payload: &[u8],
+    ) {
+        handle(Some(self), sink, clock, ts, machine, tid, payload);
+    }
+
+    /// The slot a cookie maps to: the one bound to it, else the first free one (rebound),
+    /// else a new one. Same rule as the model's compressor for cookie slots.
+    fn slot(&mut self, set: AsyncSet, cookie: u64) -> &mut UnnestableSlot {
+        let slots = self.sets.entry(set).or_default();
+        let idx = match slots.iter().position(|s| s.cookie == cookie) {
+            Some(i) => i,
+            None => match slots.iter().position(|s| !s.open) {
+                Some(i) => {
+                    slots[i].cookie = cookie;
+                    i
+                }
+                None => {
+                    slots.push(UnnestableSlot {
+                        cookie,
+                        open: false,
+                        begin_count: 0,
+                        last_begin_ts: 0,
+                    });
+                    slots.len() - 1
+                }
+            },
+        };
+        &mut slots[idx]
+    }
+}
+
+/// A parsed marker; `&str`s borrow the (cleaned) payload.
+#[derive(Debug, PartialEq)]
+enum Marker<'a> {
+    Begin {
+        tgid: i64,
+        name: &'a str,
+    },
+    End {
+        tgid: Option<i64>,
+    },
+    Counter {
+        tgid: i64,
+        name: &'a str,
+        value: i64,
+    },
+    AsyncBegin {
+        tgid: i64,
+        name: &'a str,
+        cookie: i64,
+    },
+    AsyncEnd {
+        tgid: i64,
+        name: &'a str,
+        cookie: i64,
+    },
+    Instant {
+        tgid: i64,
+        name: &'a str,
+    },
+    TrackInstant {
+        tgid: i64,
+        track: &'a str,
+        name: &'a str,
+    },
+    TrackBegin {
+        tgid: i64,
+        track: &'a str,
+        name: &'a str,
+        cookie: i64,
+    },
+    TrackEnd {
+        tgid: i64,
+        track: &'a str,
+        cookie: i64,
+    },
+}
+
+#[derive(Debug, PartialEq)]
+enum Parsed<'a> {
+    Marker(Marker<'a>),
+    /// Known but deliberately ignored (`trace_event_clock_sync:`).
+    Ignored,
+    Failure,
+}
+
+/// Removes invalid UTF-8 sequences (rather than replacing them); borrows when the input is
+/// valid, which is the common case.
+pub(crate) fn clean_utf8(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => {
+            let mut out = String::with_capacity(bytes.len());
+            let mut rest = bytes;
+            while !rest.is_empty() {
+                match std::str::from_utf8(rest) {
+                    Ok(s) => {
+                        out.push_str(s);
+                        break;
+                    }
+                    Err(e) => {
+                        let good = e.valid_up_to();
+                        // `valid_up_to` marks a valid prefix, so this cannot fail.
+                        if let Ok(s) = std::str::from_utf8(&rest[..good]) {
+                            out.push_str(s);
+                        }
+                        let skip = e.error_len().unwrap_or(rest.len() - good);
+                        rest = &rest[(good + skip).min(rest.len())..];
+                    }
+                }
+            }
+            Cow::Owned(out)
+        }
+    }
+}
+
+fn parse_u32(s: &str) -> Option<i64> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse::<u32>().ok().map(i64::from)
+}
+
+fn parse_i64(s: &str) -> Option<i64> {
+    s.parse::<i64>().ok()
+}
+
+/// Splits `s` at its first `|`.
+fn split_first(s: &str) -> Option<(&str, &str)> {
+    s.split_once('|')
+}
+
+/// Splits `s` at its last `|`.
+fn split_last(s: &str) -> Option<(&str, &str)> {
+    s.rsplit_once('|')
+}
+
+fn parse_point(s: &str) -> Parsed<'_> {
+    if s.starts_with("trace_event_clock_sync:") {
+        return Parsed::Ignored;
+    }
+    let bytes = s.as_bytes();
+    let Some(&ph) = bytes.first() else {
+        return Parsed::Failure;
+    };
+    if ph == b'E' {
+        // `E`, `E|tgid` (older Android writes no tgid; anything after it is ignored).
+        if bytes.len() == 1 {
+            return Parsed::Marker(Marker::End { tgid: None });
+        }
+        if bytes[1] != b'|' {
+            return Parsed::Failure;
+        }
+        let field = s[2..].split('|').next().unwrap_or("");
+        let tgid = parse_u32(field).filter(|&t| t != 0);
+        return Parsed::Marker(Marker::End { tgid });
+    }
+    if !matches!(ph, b'B' | b'C' | b'S' | b'F' | b'I' | b'N' | b'G' | b'H') {
+        return Parsed::Failure;
+    }
+    if bytes.len() < 2 || bytes[1] != b'|' {
+        return Parsed::Failure;
+    }
+    let after = &s[2..];
+    let (tgid_str, rest) = match split_first(after) {
+        Some((t, r)) => (t, Some(r)),
+        None => (after, None),
+    };
+    let Some(tgid) = parse_u32(tgid_str) else {
+        return Parsed::Failure;
+    };
+    let marker = match ph {
+        b'B' => Marker::Begin {
+            tgid,
+            name: rest.unwrap_or(""),
+        },
+        b'I' => Marker::Instant {
+            tgid,
+            name: rest.unwrap_or(""),
+        },
+        b'C' => {
+            let Some((name, value_and_more)) = rest.and_then(split_first) else {
+                return Parsed::Failure;
+            };
+            let value_str = value_and_more.split('|').next().unwrap_or("");
+            let Some(value) = parse_i64(value_str) else {
+                return Parsed::Failure;
+            };
+            Marker::Counter { tgid, name, value }
+        }
+        b'S' | b'F' => {
+            let Some((name, cookie_str)) = rest.and_then(split_last) else {
+                return Parsed::Failure;
+            };
+            let Some(cookie) = parse_i64(cookie_str) else {
+                return Parsed::Failure;
+            };
+            if ph == b'S' {
+                Marker::AsyncBegin { tgid, name, cookie }
+            } else {
+                Marker::AsyncEnd { tgid, name, cookie }
+            }
+        }
+        b'N' => {
+            let Some((track, name)) = rest.and_then(split_first) else {
+                return Parsed::Failure;
+            };
+            Marker::TrackInstant { tgid, track, name }
+        }
+        b'G' => {
+            let Some((track, name_and_cookie)) = rest.and_then(split_first) else {
+                return Parsed::Failure;
+            };
+            let Some((name, cookie_str)) = split_last(name_and_cookie) else {
+                return Parsed::Failure;
+            };
+            let Some(cookie) = parse_i64(cookie_str) else {
+                return Parsed::Failure;
+            };
+            Marker::TrackBegin {
+                tgid,
+                track,
+                name,
+                cookie,
+            }
+        }
+        b'H' => {
+            let Some((track, tail)) = rest.and_then(split_first) else {
+                return Parsed::Failure;
+            };
+            // `H|tgid|track|cookie` or `H|tgid|track|name|cookie`.
+            let cookie_str = match split_last(tail) {
+                Some((_name, c)) => c,
+                None => tail,
+            };
+            let Some(cookie) = parse_i64(cookie_str) else {
+                return Parsed::Failure;
+            };
+            Marker::TrackEnd {
+                tgid,
+                track,
+                cookie,
+            }
+        }
+        _ => return Parsed::Failure,
+    };
+    Parsed::Marker(marker)
+}
+
+fn slice(track: u32, name: u32, args: u32) -> SliceEvent {
+    SliceEvent {
+        track,
+        category: NULL_STR,
+        name,
+        args,
+        thread_ts: NO_TS,
+        flows: NO_FLOWS,
+    }
+}
+
+fn tgid_opt(tgid: i64) -> Option<i64> {
+    if tgid == 0 {
+        None
+    } else {
+        Some(tgid)
+    }
+}
+
+fn handle(
+    state: Option<&mut AtraceState>,
+    sink: &mut Sink,
+    clock: ClockRef,
+    ts: i64,
+    machine: MachineId,
+    tid: i64,
+    payload: &[u8],
+) {
+    let mut end = payload.len();
+    while end > 0 && matches!(payload[end - 1], b'\n' | b'\0') {
+        end -= 1;
+    }
+    let text = clean_utf8(&payload[..end]);
+    let marker = match parse_point(&text) {
+        Parsed::Marker(m) => m,
+        Parsed::Ignored => return,
+        Parsed::Failure => {
+            sink.stat("systrace_parse_failure", machine, 1);
+            return;
+        }
+    };
+    let process = |pid: i64| ProcessRef { machine, pid };
+    match marker {
+        Marker::Begin { tgid, name } => {
+            let track = sink.thread_track(machine, tid, tgid_opt(tgid));
+            let name_id = sink.intern(if name.is_empty() {
+                EMPTY_SLICE_NAME
+            } else {
+                name
+            });
+            sink.push(ts, clock, EventData::Begin(slice(track, name_id, NO_ARGS)));
+            if let Some(rest) = name.strip_prefix("lmk,") {
+                lmk(sink, clock, ts, machine, rest);
+            }
+        }
+        Marker::End { tgid } => {
+            let track = sink.thread_track(machine, tid, tgid);
+            sink.push(ts, clock, EventData::End(slice(track, NULL_STR, NO_ARGS)));
+        }
+        Marker::Counter { tgid, name, value } => {
+            let name_id = sink.intern(name);
+            let key = if name == "ScreenState" {
+                TrackKey::GlobalCounter {
+                    machine,
+                    name: name_id,
+                    kind: "screen_state",
+                }
+            } else if name.starts_with("battery_stats.") {
+                TrackKey::GlobalCounter {
+                    machine,
+                    name: name_id,
+                    kind: "battery_stats",
+                }
+            } else {
+                TrackKey::ProcessCounter {
+                    process: process(tgid),
+                    name: name_id,
+                    kind: "atrace_counter",
+                }
+            };
+            let track = sink.track(key);
+            sink.push(
+                ts,
+                clock,
+                EventData::Counter {
+                    track,
+                    value: value as f64,
+                    args: NO_ARGS,
+                },
+            );
+        }
+        Marker::AsyncBegin { tgid, name, cookie } => {
+            let name_id = sink.intern(name);
+            let set = AsyncSet {
+                kind: "atrace_async_slice",
+                machine,
+                process: Some(process(tgid)),
+                name: name_id,
+                scope: NULL_STR,
+            };
+            if let Some(state) = state {
+                let slot = state.slot(set, cookie as u64);
+                slot.begin_count += 1;
+                slot.last_begin_ts = ts;
+                if slot.open {
+                    // Unnestable: a second `S` on an open slot adds nothing.
+                    return;
+                }
+                slot.open = true;
+            }
+            let track = sink.track(TrackKey::AsyncCookie {
+                set,
+                cookie: cookie as u64,
+            });
+            let key = sink.intern("cookie");
+            let mut builder = ArgsBuilder::default();
+            builder.add(key, key, ArgValue::Int(cookie));
+            let args = sink.args(&mut builder);
+            sink.push(ts, clock, EventData::Begin(slice(track, name_id, args)));
+        }
+        Marker::AsyncEnd { tgid, name, cookie } => {
+            let name_id = sink.intern(name);
+            let set = AsyncSet {
+                kind: "atrace_async_slice",
+                machine,
+                process: Some(process(tgid)),
+                name: name_id,
+                scope: NULL_STR,
+            };
+            let mut args = NO_ARGS;
+            if let Some(state) = state {
+                let slot = state.slot(set, cookie as u64);
+                if slot.open && slot.begin_count > 0 {
+                    let (count, last) = (slot.begin_count, slot.last_begin_ts);
+                    let mut builder = ArgsBuilder::default();
+                    let k = sink.intern("legacy_unnestable_begin_count");
+                    builder.add(k, k, ArgValue::Int(count));
+                    let k = sink.intern("legacy_unnestable_last_begin_ts");
+                    builder.add(k, k, ArgValue::Int(last));
+                    args = sink.args(&mut builder);
+                }
+                slot.open = false;
+            }
+            let track = sink.track(TrackKey::AsyncCookie {
+                set,
+                cookie: cookie as u64,
+            });
+            sink.push(ts, clock, EventData::End(slice(track, NULL_STR, args)));
+        }
+        Marker::Instant { tgid, name } => {
+            let track = sink.thread_track(machine, tid, tgid_opt(tgid));
+            let name_id = sink.intern(name);
+            sink.push(
+                ts,
+                clock,
+                EventData::Complete {
+                    slice: slice(track, name_id, NO_ARGS),
+                    dur: 0,
+                    thread_dur: NO_TS,
+                },
+            );
+        }
+        Marker::TrackInstant { tgid, track, name } => {
+            bind_thread(sink, clock, ts, machine, tid, tgid);
+            let track_name = sink.intern(track);
+            let name_id = sink.intern(name);
+            let key = if track == "DeviceStateChanged" {
+                TrackKey::GlobalSlices {
+                    machine,
+                    kind: "android_device_state",
+                    name: track_name,
+                }
+            } else {
+                TrackKey::AsyncScoped {
+                    set: for_track_set(machine, tgid, track_name),
+                }
+            };
+            let track = sink.track(key);
+            sink.push(
+                ts,
+                clock,
+                EventData::Complete {
+                    slice: slice(track, name_id, NO_ARGS),
+                    dur: 0,
+                    thread_dur: NO_TS,
+                },
+            );
+        }
+        Marker::TrackBegin {
+            tgid,
+            track,
+            name,
+            cookie,
+        } => {
+            bind_thread(sink, clock, ts, machine, tid, tgid);
+            let track_name = sink.intern(track);
+            let name_id = sink.intern(name);
+            let track = sink.track(TrackKey::AsyncCookie {
+                set: for_track_set(machine, tgid, track_name),
+                cookie: cookie as u64,
+            });
+            sink.push(ts, clock, EventData::Begin(slice(track, name_id, NO_ARGS)));
+        }
+        Marker::TrackEnd {
+            tgid,
+            track,
+            cookie,
+        } => {
+            bind_thread(sink, clock, ts, machine, tid, tgid);
+            let track_name = sink.intern(track);
+            let track = sink.track(TrackKey::AsyncCookie {
+                set: for_track_set(machine, tgid, track_name),
+                cookie: cookie as u64,
+            });
+            sink.push(ts, clock, EventData::End(slice(track, NULL_STR, NO_ARGS)));
+        }
+    }
+}
+
+fn for_track_set(machine: MachineId, tgid: i64, track_name: u32) -> AsyncSet {
+    AsyncSet {
+        kind: "atrace_async_slice_for_track",
+        machine,
+        process: Some(ProcessRef { machine, pid: tgid }),
+        name: track_name,
+        scope: NULL_STR,
+    }
+}
+
+/// The writing thread belongs to `tgid` (Trace Processor resolves it for the `utid` arg).
+fn bind_thread(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tid: i64, tgid: i64) {
+    sink.push(
+        ts,
+        clock,
+        EventData::Thread(ThreadRef {
+            machine,
+            tid,
+            pid: tgid_opt(tgid),
+        }),
+    );
+}
+
+/// `B|tgid|lmk,<pid>,<reason>,<oom_score_adj>,…` (userspace LMK): an `oom_score_adj` counter
+/// and a `mem.lmk` instant for the killed process.
+fn lmk(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, rest: &str) {
+    let mut fields = rest.split(',').filter(|f| !f.is_empty());
+    let pid = fields.next().and_then(parse_u32);
+    let _reason = fields.next();
+    let adj = fields.next().and_then(|f| f.parse::<i32>().ok());
+    let (Some(pid), Some(adj)) = (pid, adj) else {
+        return;
+    };
+    let process = ProcessRef { machine, pid };
+    let name = sink.intern("oom_score_adj");
+    let counter = sink.track(TrackKey::ProcessCounter {
+        process,
+        name,
+        kind: "oom_score_adj",
+    });
+    sink.push(
+        ts,
+        clock,
+        EventData::Counter {
+            track: counter,
+            value: f64::from(adj),
+            args: NO_ARGS,
+        },
+    );
+    let track = sink.track(TrackKey::ProcessSlices {
+        process,
+        kind: "android_lmk",
+        name: NULL_STR,
+    });
+    let name = sink.intern("mem.lmk");
+    sink.push(
+        ts,
+        clock,
+        EventData::Complete {
+            slice: slice(track, name, NO_ARGS),
+            dur: 0,
+            thread_dur: NO_TS,
+        },
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::clocks;
+
+    fn run(payloads: &[(i64, i64, &[u8])], stateful: bool) -> Sink {
+        let mut sink = Sink::new();
+        let clock = sink.builtin_clock(0, clocks::MONOTONIC);
+        let mut state = AtraceState::new();
+        for &(ts, tid, p) in payloads {
+            if stateful {
+                state.parse_marker(&mut sink, clock, ts, 0, tid, p);
+            } else {
+                parse_marker(&mut sink, clock, ts, 0, tid, p);
+            }
+        }
+        sink
+    }
+
+    fn failures(sink: &Sink) -> i64 {
+        sink.stats
+            .iter()
+            .filter(|(k, _)| k.name == "systrace_parse_failure")
+            .map(|(_, v)| *v)
+            .sum()
+    }
+
+    fn name(sink: &Sink, id: u32) -> Option<&str> {
+        sink.strings.get(id)
+    }
+
+    #[test]
+    fn grammar() {
+        use Marker::*;
+        let m = |s| match parse_point(s) {
+            Parsed::Marker(m) => Some(m),
+            _ => None,
+        };
+        assert_eq!(
+            m("B|12|a|b"),
+            Some(Begin {
+                tgid: 12,
+                name: "a|b"
+            })
+        );
+        assert_eq!(m("B|12|"), Some(Begin { tgid: 12, name: "" }));
+        assert_eq!(m("B|12"), Some(Begin { tgid: 12, name: "" }));
+        assert_eq!(m("E"), Some(End { tgid: None }));
+        assert_eq!(m("E|7"), Some(End { tgid: Some(7) }));
+        assert_eq!(m("E|0"), Some(End { tgid: None }));
+        assert_eq!(m("E|7|junk"), Some(End { tgid: Some(7) }));
+        assert_eq!(
+            m("C|5|jobs|-3|cat"),
+            Some(Counter {
+                tgid: 5,
+                name: "jobs",
+                value: -3
+            })
+        );
+        assert_eq!(m("C|5|jobs|1.5"), None);
+        assert_eq!(m("C|5|jobs"), None);
+        assert_eq!(
+            m("S|5|a|b|42"),
+            Some(AsyncBegin {
+                tgid: 5,
+                name: "a|b",
+                cookie: 42
+            })
+        );
+        assert_eq!(
+            m("F|5|a|42"),
+            Some(AsyncEnd {
+                tgid: 5,
+                name: "a",
+                cookie: 42
+            })
+        );
+        assert_eq!(m("S|5|a|x"), None);
+        assert_eq!(
+            m("I|5|inst"),
+            Some(Instant {
+                tgid: 5,
+                name: "inst"
+            })
+        );
+        assert_eq!(
+            m("N|5|trk|ev"),
+            Some(TrackInstant {
+                tgid: 5,
+                track: "trk",
+                name: "ev"
+            })
+        );
+        assert_eq!(
+            m("G|5|trk|ev|9"),
+            Some(TrackBegin {
+                tgid: 5,
+                track: "trk",
+                name: "ev",
+                cookie: 9
+            })
+        );
+        assert_eq!(
+            m("H|5|trk|9"),
+            Some(TrackEnd {
+                tgid: 5,
+                track: "trk",
+                cookie: 9
+            })
+        );
+        assert_eq!(
+            m("H|5|trk|ev|9"),
+            Some(TrackEnd {
+                tgid: 5,
+                track: "trk",
+                cookie: 9
+            })
+        );
+        assert_eq!(m("B|x|a"), None);
+        assert_eq!(m("Bogus"), None);
+        assert_eq!(m(""), None);
+        assert_eq!(m("X|1|a"), None);
+        assert_eq!(
+            parse_point("trace_event_clock_sync: parent_ts=1.0"),
+            Parsed::Ignored
+        );
+    }
+
+    #[test]
+    fn begin_end_counter_events() {
+        let sink = run(
+            &[
+                (10, 501, b"B|500|upload\n"),
+                (11, 501, b"C|500|pending|4\0"),
+                (12, 501, b"E|500"),
+                (13, 501, b"B|500|"),
+                (14, 501, b"E"),
+            ],
+            false,
+        );
+        assert_eq!(sink.events.len(), 5);
+        let EventData::Begin(b) = sink.events[0].data else {
+            panic!("not a begin")
+        };
+        assert_eq!(name(&sink, b.name), Some("upload"));
+        assert_eq!(b.category, NULL_STR);
+        assert_eq!(
+            *sink.tracks.get(b.track),
+            TrackKey::ThreadSlices(ThreadRef {
+                machine: 0,
+                tid: 501,
+                pid: Some(500)
+            })
+        );
+        let EventData::Counter { track, value, .. } = sink.events[1].data else {
+            panic!("not a counter")
+        };
+        assert_eq!(value, 4.0);
+        let TrackKey::ProcessCounter {
+            process,
+            name: n,
+            kind,
+        } = *sink.tracks.get(track)
+        else {
+            panic!("not a process counter")
+        };
+        assert_eq!(
+            (process.pid, name(&sink, n), kind),
+            (500, Some("pending"), "atrace_counter")
+        );
+        let EventData::End(e) = sink.events[2].data else {
+            panic!("not an end")
+        };
+        assert_eq!(e.track, b.track);
+        assert_eq!(e.name, NULL_STR);
+        let EventData::Begin(b2) = sink.events[3].data else {
+            panic!("not a begin")
+        };
+        assert_eq!(name(&sink, b2.name), Some(EMPTY_SLICE_NAME));
+        let EventData::End(e2) = sink.events[4].data else {
+            panic!("not an end")
+        };
+        assert_eq!(
+            *sink.tracks.get(e2.track),
+            TrackKey::ThreadSlices(ThreadRef {
+                machine: 0,
+                tid: 501,
+                pid: None
+            })
+        );
+        assert_eq!(failures(&sink), 0);
+    }
+
+    #[test]
+    fn failures_and_ignored() {
+        let sink = run(
+            &[
+                (1, 1, b"another random print message"),
+                (2, 1, b"C|1|x|1.5"),
+                (3, 1, b"trace_event_clock_sync: realtime_ts=1"),
+                (4, 1, b""),
+            ],
+            false,
+        );
+        assert!(sink.events.is_empty());
+        assert_eq!(failures(&sink), 3);
+    }
+
+    #[test]
+    fn invalid_utf8_is_dropped() {
+        let sink = run(&[(1, 1, b"B|1|a\xffb\xc3")], false);
+        let EventData::Begin(b) = sink.events[0].data else {
+            panic!("not a begin")
+        };
+        assert_eq!(name(&sink, b.name), Some("ab"));
+        assert_eq!(clean_utf8(b"\xe2\x82"), "");
+        assert_eq!(clean_utf8("é€".as_bytes()), "é€");
+    }
+
+    /// The `android_b2b_async_begin` conformance case: back-to-back `S` on an open cookie add
+    /// nothing.
+    #[test]
+    fn unnestable_async() {
+        let evs: &[(i64, i64, &[u8])] = &[
+            (1000, 4064, b"S|1204|multistart|0\n"),
+            (1010, 1257, b"S|1204|multistart|0\n"),
+            (1015, 1257, b"S|1204|multistart|10\n"),
+            (1020, 1240, b"S|1204|multistart|0\n"),
+            (1030, 4293, b"F|1204|multistart|0\n"),
+            (1030, 1240, b"S|1204|multistart|0\n"),
+            (1050, 4293, b"F|1204|multistart|0\n"),
+            (1060, 4009, b"F|1204|multistart|10\n"),
+        ];
+        let sink = run(evs, true);
+        let kinds: Vec<(i64, char, u64)> = sink
+            .events
+            .iter()
+            .map(|e| {
+                let (c, s) = match e.data {
+                    EventData::Begin(s) => ('B', s),
+                    EventData::End(s) => ('E', s),
+                    _ => panic!("unexpected event"),
+                };
+                let TrackKey::AsyncCookie { cookie, set } = *sink.tracks.get(s.track) else {
+                    panic!("not an async track")
+                };
+                assert_eq!(set.kind, "atrace_async_slice");
+                assert_eq!(set.process.map(|p| p.pid), Some(1204));
+                (e.ts, c, cookie)
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (1000, 'B', 0),
+                (1015, 'B', 10),
+                (1030, 'E', 0),
+                (1030, 'B', 0),
+                (1050, 'E', 0),
+                (1060, 'E', 10)
+            ]
+        );
+        // First F closes a slot that saw 3 S markers, the last at 1020.
+        let EventData::End(f) = sink.events[2].data else {
+            panic!("not an end")
+        };
+        let args = sink.args.get(f.args);
+        assert_eq!(args.len(), 2);
+        assert_eq!(args[0].value, ArgValue::Int(3));
+        assert_eq!(args[1].value, ArgValue::Int(1020));
+        // S carries its cookie.
+        let EventData::Begin(s) = sink.events[1].data else {
+            panic!("not a begin")
+        };
+        let args = sink.args.get(s.args);
+        assert_eq!(name(&sink, args[0].key), Some("cookie"));
+        assert_eq!(args[0].value, ArgValue::Int(10));
+    }
+
+    #[test]
+    fn track_markers() {
+        let sink = run(
+            &[
+                (50, 1, b"G|1|track|ev|1024\n"),
+                (51, 2, b"N|2|track_p2|ev1\n"),
+                (75, 1, b"H|1|track|ev|1024\n"),
+                (76, 3, b"I|3|inst"),
+            ],
+            false,
+        );
+        let slices: Vec<(TrackKey, &'static str)> = sink
+            .events
+            .iter()
+            .filter_map(|e| match e.data {
+                EventData::Begin(s) => Some((*sink.tracks.get(s.track), "B")),
+                EventData::End(s) => Some((*sink.tracks.get(s.track), "E")),
+                EventData::Complete { slice, dur, .. } => {
+                    assert_eq!(dur, 0);
+                    Some((*sink.tracks.get(slice.track), "I"))
+                }
+                EventData::Thread(t) => {
+                    assert!(t.pid.is_some());
+                    None
+                }
+                _ => panic!("unexpected event"),
+            })
+            .collect();
+        assert_eq!(slices.len(), 4);
+        assert_eq!(slices[0].0, slices[2].0);
+        let TrackKey::AsyncCookie { set, cookie } = slices[0].0 else {
+            panic!("G not on a cookie track")
+        };
+        assert_eq!((set.kind, cookie), ("atrace_async_slice_for_track", 1024));
+        assert_eq!(name(&sink, set.name), Some("track"));
+        let TrackKey::AsyncScoped { set } = slices[1].0 else {
+            panic!("N not on a scoped track")
+        };
+        assert_eq!(set.process.map(|p| p.pid), Some(2));
+        assert_eq!(name(&sink, set.name), Some("track_p2"));
+        assert!(matches!(slices[3].0, TrackKey::ThreadSlices(_)));
+    }
+
+    #[test]
+    fn lmk_begin_adds_counter_and_instant() {
+        let sink = run(&[(5, 10, b"B|10|lmk,123,min_watermark,900,extra")], false);
+        assert_eq!(sink.events.len(), 3);
+        assert!(matches!(sink.events[1].data, EventData::Counter { value, .. } if value == 900.0));
+        assert!(matches!(
+            sink.events[2].data,
+            EventData::Complete { dur: 0, .. }
+        ));
+    }
+}

@@ -1,0 +1,1522 @@
+//! Perfetto protobuf traces: a `Trace` is a run of `TracePacket`s (field 1). Packets are
+//! decoded one at a time (never the whole file as one message), with per-sequence state:
+//! interned data, packet defaults, incremental counters and delta timestamps.
+
+use std::collections::HashMap;
+
+use prost::Message;
+
+use super::{atrace, FileContext, ParseError};
+use crate::ir::{clocks, *};
+use crate::protos::{self, debug_annotation, ftrace_event, trace_packet, track_event, TracePacket};
+
+const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
+const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
+const CLONE_THREAD: u64 = 0x10000;
+/// Custom clock ids at or above this are scoped to their sequence.
+const FIRST_SEQUENCE_CLOCK: u32 = 64;
+
+/// Interned data and defaults of one packet sequence.
+#[derive(Default)]
+struct Sequence {
+    /// False until the sequence's incremental state is known to be intact.
+    valid: bool,
+    names: HashMap<u64, StrId>,
+    categories: HashMap<u64, StrId>,
+    annotation_names: HashMap<u64, StrId>,
+    /// (file, function, line)
+    source_locations: HashMap<u64, (StrId, StrId, Option<u32>)>,
+    interned_strings: HashMap<u64, StrId>,
+    clock_id: Option<u32>,
+    default_track: Option<u64>,
+    default_extra_counters: Vec<u64>,
+    default_extra_double_counters: Vec<u64>,
+    /// Running values of incremental counters, by track uuid.
+    counter_values: HashMap<u64, f64>,
+    /// The thread this sequence writes for (ThreadDescriptor or a thread TrackDescriptor).
+    thread: Option<ThreadRef>,
+    /// Base for `timestamp_delta_us` / `thread_time_delta_us` (µs).
+    ref_ts_us: Option<i64>,
+    ref_thread_time_us: Option<i64>,
+}
+
+impl Sequence {
+    /// SEQ_INCREMENTAL_STATE_CLEARED: forget interned data, defaults and counters.
+    fn clear(&mut self) {
+        let thread = self.thread;
+        *self = Sequence {
+            valid: true,
+            thread,
+            ..Default::default()
+        };
+    }
+}
+
+/// Per-cpu state of compact sched decoding: the task that the last switch put on.
+#[derive(Clone, Copy)]
+struct CompactCpu {
+    next_pid: i64,
+    next_comm: StrId,
+}
+
+struct Parser<'a> {
+    sink: &'a mut Sink,
+    ctx: &'a FileContext,
+    sequences: HashMap<(MachineId, u32), Sequence>,
+    compact: HashMap<(MachineId, u32), CompactCpu>,
+    args: ArgsBuilder,
+    packets: u64,
+}
+
+/// Reads a varint; `None` if the buffer ends inside it.
+fn read_varint(buf: &[u8]) -> Option<(u64, usize)> {
+    let mut value = 0u64;
+    for (i, &b) in buf.iter().enumerate().take(10) {
+        value |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return Some((value, i + 1));
+        }
+    }
+    None
+}
+
+/// Imports a protobuf trace. A file cut off in the middle keeps every whole packet before
+/// the cut and counts the rest in `proto_truncated`.
+pub fn parse(bytes: &[u8], sink: &mut Sink, ctx: &FileContext) -> Result<(), ParseError> {
+    let mut p = Parser {
+        sink,
+        ctx,
+        sequences: HashMap::new(),
+        compact: HashMap::new(),
+        args: ArgsBuilder::default(),
+        packets: 0,
+    };
+    let mut pos = 0usize;
+    while pos < bytes.len() {
+        let Some((tag, n)) = read_varint(&bytes[pos..]) else {
+            p.truncated(pos)?;
+            break;
+        };
+        let field = tag >> 3;
+        let wire = tag & 7;
+        pos += n;
+        let skip = match wire {
+            0 => read_varint(&bytes[pos..]).map(|(_, n)| n),
+            1 => Some(8),
+            5 => Some(4),
+            2 => match read_varint(&bytes[pos..]) {
+                Some((len, n)) => {
+                    let start = pos + n;
+                    let end = start
+                        .checked_add(len as usize)
+                        .filter(|&e| e <= bytes.len());
+                    match end {
+                        Some(end) => {
+                            if field == 1 {
+                                p.packet(&bytes[start..end]);
+                            }
+                            Some(end - pos)
+                        }
+                        None => None,
+                    }
+                }
+                None => None,
+            },
+            _ => {
+                if p.packets == 0 {
+                    return Err(ParseError::invalid(format!(
+                        "not a Perfetto protobuf trace: invalid wire type {wire} at byte {pos}"
+                    )));
+                }
+                p.sink.stat("proto_packet_decode_failure", ctx.machine, 1);
+                return Ok(());
+            }
+        };
+        match skip {
+            Some(n) if pos + n <= bytes.len() => pos += n,
+            _ => {
+                p.truncated(pos)?;
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn lossy(s: &str) -> &str {
+    s.trim_end_matches(['\0', '\n'])
+}
+
+impl Parser<'_> {
+    fn truncated(&mut self, at: usize) -> Result<(), ParseError> {
+        if self.packets == 0 {
+            return Err(ParseError::Truncated(format!(
+                "the first packet (byte {at}); the file is empty or not a protobuf trace"
+            )));
+        }
+        self.sink.stat("proto_truncated", self.ctx.machine, 1);
+        Ok(())
+    }
+
+    fn stat(&mut self, name: &'static str, machine: MachineId) {
+        self.sink.stat(name, machine, 1);
+    }
+
+    fn packet(&mut self, bytes: &[u8]) {
+        let pkt = match TracePacket::decode(bytes) {
+            Ok(p) => p,
+            Err(_) => {
+                self.stat("proto_packet_decode_failure", self.ctx.machine);
+                return;
+            }
+        };
+        self.packets += 1;
+        let machine = pkt.machine_id.unwrap_or(self.ctx.machine);
+        let seq_id = match pkt.optional_trusted_packet_sequence_id {
+            Some(trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(s)) => s,
+            None => 0,
+        };
+        let flags = pkt.sequence_flags.unwrap_or(0);
+        {
+            let seq = self.sequences.entry((machine, seq_id)).or_default();
+            if pkt.previous_packet_dropped.unwrap_or(0) != 0 && !pkt.first_packet_on_sequence() {
+                seq.valid = false;
+                seq.counter_values.clear();
+                seq.ref_ts_us = None;
+                seq.ref_thread_time_us = None;
+                self.sink.stat("sequence_packet_loss_flagged", machine, 1);
+            }
+        }
+        if pkt.incremental_state_cleared() || flags & SEQ_INCREMENTAL_STATE_CLEARED != 0 {
+            if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
+                seq.clear();
+            }
+        }
+        if let Some(defaults) = &pkt.trace_packet_defaults {
+            if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
+                seq.clock_id = defaults.timestamp_clock_id;
+                if let Some(te) = &defaults.track_event_defaults {
+                    seq.default_track = te.track_uuid;
+                    seq.default_extra_counters = te.extra_counter_track_uuids.clone();
+                    seq.default_extra_double_counters = te.extra_double_counter_track_uuids.clone();
+                }
+            }
+        }
+        let valid = self
+            .sequences
+            .get(&(machine, seq_id))
+            .is_some_and(|s| s.valid);
+        if let Some(interned) = &pkt.interned_data {
+            if valid {
+                self.intern(machine, seq_id, interned);
+            } else {
+                self.stat("interned_data_skipped_incremental_state_invalid", machine);
+            }
+        }
+        if flags & SEQ_NEEDS_INCREMENTAL_STATE != 0 && !valid {
+            self.stat(
+                "packet_skipped_seq_needs_incremental_state_invalid",
+                machine,
+            );
+            return;
+        }
+        let seq_clock = self
+            .sequences
+            .get(&(machine, seq_id))
+            .and_then(|s| s.clock_id);
+        let clock_id = pkt
+            .timestamp_clock_id
+            .or(seq_clock)
+            .unwrap_or(clocks::BOOTTIME);
+        let clock = self.clock(machine, seq_id, clock_id);
+        let ts = pkt.timestamp.map(|t| t as i64);
+        let Some(data) = pkt.data else {
+            return;
+        };
+        match data {
+            trace_packet::Data::TrackEvent(ev) => {
+                self.track_event(machine, seq_id, ts, clock, ev);
+            }
+            trace_packet::Data::TrackDescriptor(d) => {
+                self.track_descriptor(machine, seq_id, ts.unwrap_or(0), clock, d);
+            }
+            trace_packet::Data::ThreadDescriptor(t) => {
+                let thread = ThreadRef {
+                    machine,
+                    tid: t.tid.unwrap_or(0),
+                    pid: t.pid.map(i64::from),
+                };
+                if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
+                    seq.thread = Some(thread);
+                    seq.ref_ts_us = t.reference_timestamp_us;
+                    seq.ref_thread_time_us = t.reference_thread_time_us;
+                }
+                let name = t
+                    .thread_name
+                    .as_deref()
+                    .map_or(NULL_STR, |n| self.sink.intern(n));
+                self.sink.push(
+                    ts.unwrap_or(0),
+                    clock,
+                    EventData::ThreadName {
+                        thread,
+                        name,
+                        priority: NamePriority::TrackEventThreadName,
+                    },
+                );
+            }
+            trace_packet::Data::ProcessDescriptor(pd) => {
+                let info = self.process_descriptor(machine, &pd);
+                self.sink
+                    .push(ts.unwrap_or(0), clock, EventData::Process(info));
+            }
+            trace_packet::Data::ClockSnapshot(cs) => self.clock_snapshot(machine, seq_id, &cs),
+            trace_packet::Data::ProcessTree(tree) => {
+                self.process_tree(machine, ts.unwrap_or(0), clock, &tree)
+            }
+            trace_packet::Data::FtraceEvents(bundle) => self.ftrace_bundle(machine, bundle),
+            trace_packet::Data::SystemInfo(info) => self.system_info(machine, &info),
+            trace_packet::Data::TraceStats(stats) => self.trace_stats(machine, &stats),
+            trace_packet::Data::TraceUuid(uuid) => {
+                let (msb, lsb) = (uuid.msb.unwrap_or(0) as u64, uuid.lsb.unwrap_or(0) as u64);
+                let s = format!(
+                    "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+                    msb >> 32,
+                    (msb >> 16) & 0xffff,
+                    msb & 0xffff,
+                    lsb >> 48,
+                    lsb & 0xffff_ffff_ffff
+                );
+                self.sink.metadata("trace_uuid", machine, MetaValue::Str(s));
+            }
+            _ => {}
+        }
+    }
+
+    fn clock(&mut self, machine: MachineId, seq_id: u32, clock_id: u32) -> ClockRef {
+        self.sink.clock(ClockDomain {
+            machine,
+            clock_id,
+            sequence: if clock_id >= FIRST_SEQUENCE_CLOCK {
+                seq_id
+            } else {
+                0
+            },
+            file: 0,
+        })
+    }
+
+    fn intern(&mut self, machine: MachineId, seq_id: u32, d: &protos::InternedData) {
+        let mut names = Vec::new();
+        for n in &d.event_names {
+            names.push((n.iid.unwrap_or(0), self.sink.intern_opt(n.name.as_deref())));
+        }
+        let mut cats = Vec::new();
+        for c in &d.event_categories {
+            cats.push((c.iid.unwrap_or(0), self.sink.intern_opt(c.name.as_deref())));
+        }
+        let mut anns = Vec::new();
+        for a in &d.debug_annotation_names {
+            anns.push((a.iid.unwrap_or(0), self.sink.intern_opt(a.name.as_deref())));
+        }
+        let mut locs = Vec::new();
+        for l in &d.source_locations {
+            locs.push((
+                l.iid.unwrap_or(0),
+                (
+                    self.sink.intern_opt(l.file_name.as_deref()),
+                    self.sink.intern_opt(l.function_name.as_deref()),
+                    l.line_number,
+                ),
+            ));
+        }
+        let mut strs = Vec::new();
+        for s in &d.function_names {
+            let text = s.str.as_deref().map(String::from_utf8_lossy);
+            strs.push((s.iid.unwrap_or(0), self.sink.intern_opt(text.as_deref())));
+        }
+        let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) else {
+            return;
+        };
+        for (iid, v) in names {
+            seq.names.entry(iid).or_insert(v);
+        }
+        for (iid, v) in cats {
+            seq.categories.entry(iid).or_insert(v);
+        }
+        for (iid, v) in anns {
+            seq.annotation_names.entry(iid).or_insert(v);
+        }
+        for (iid, v) in locs {
+            seq.source_locations.entry(iid).or_insert(v);
+        }
+        for (iid, v) in strs {
+            seq.interned_strings.entry(iid).or_insert(v);
+        }
+    }
+
+    fn process_descriptor(
+        &mut self,
+        machine: MachineId,
+        pd: &protos::ProcessDescriptor,
+    ) -> ProcessInfo {
+        let name = pd
+            .process_name
+            .as_deref()
+            .or(pd.cmdline.first().map(String::as_str))
+            .map_or(NULL_STR, |n| self.sink.intern(n));
+        let cmdline = if pd.cmdline.is_empty() {
+            NULL_STR
+        } else {
+            self.sink.intern(&pd.cmdline.join(" "))
+        };
+        ProcessInfo {
+            process: ProcessRef {
+                machine,
+                pid: i64::from(pd.pid.unwrap_or(0)),
+            },
+            parent_pid: None,
+            name,
+            cmdline,
+            uid: None,
+            start_ts: pd.start_timestamp_ns,
+            from_system: false,
+        }
+    }
+
+    fn track_descriptor(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        ts: i64,
+        clock: ClockRef,
+        d: protos::TrackDescriptor,
+    ) {
+        let uuid = d.uuid.unwrap_or(0);
+        let name = match &d.static_or_dynamic_name {
+            Some(protos::track_descriptor::StaticOrDynamicName::Name(n))
+            | Some(protos::track_descriptor::StaticOrDynamicName::StaticName(n))
+            | Some(protos::track_descriptor::StaticOrDynamicName::AtraceName(n)) => {
+                self.sink.intern_nonempty(n)
+            }
+            None => NULL_STR,
+        };
+        let mut desc = Descriptor {
+            uuid,
+            parent_uuid: d.parent_uuid,
+            name,
+            disallow_merging_with_system_tracks: d.disallow_merging_with_system_tracks(),
+            description: self.sink.intern_opt(d.description.as_deref()),
+            ..Default::default()
+        };
+        if let Some(pd) = &d.process {
+            let mut info = self.process_descriptor(machine, pd);
+            desc.process = Some(info.process);
+            if info.name == NULL_STR {
+                info.name = name;
+            }
+            self.sink.push(ts, clock, EventData::Process(info));
+        }
+        if let Some(td) = &d.thread {
+            let thread = ThreadRef {
+                machine,
+                tid: td.tid.unwrap_or(0),
+                pid: td.pid.map(i64::from),
+            };
+            desc.thread = Some(thread);
+            desc.process = None;
+            if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
+                seq.thread = Some(thread);
+            }
+            let tname = td
+                .thread_name
+                .as_deref()
+                .map_or(name, |n| self.sink.intern_nonempty(n));
+            self.sink.push(
+                ts,
+                clock,
+                EventData::ThreadName {
+                    thread,
+                    name: tname,
+                    priority: NamePriority::TrackDescriptor,
+                },
+            );
+        }
+        if let Some(c) = &d.counter {
+            desc.counter = Some(CounterInfo {
+                builtin: c.r#type.unwrap_or(0),
+                unit: c.unit.unwrap_or(0),
+                unit_name: self.sink.intern_opt(c.unit_name.as_deref()),
+                unit_multiplier: c.unit_multiplier.unwrap_or(0),
+                is_incremental: c.is_incremental(),
+            });
+        }
+        // The first description of a uuid wins (re-descriptions re-emit the same facts).
+        self.sink.descriptors.entry((machine, uuid)).or_insert(desc);
+    }
+
+    fn clock_snapshot(&mut self, machine: MachineId, seq_id: u32, cs: &protos::ClockSnapshot) {
+        let mut readings = Vec::with_capacity(cs.clocks.len());
+        for c in &cs.clocks {
+            let Some(id) = c.clock_id else { continue };
+            let mult = c.unit_multiplier_ns.unwrap_or(1).max(1) as i64;
+            let v = (c.timestamp.unwrap_or(0) as i64).saturating_mul(mult);
+            let domain = ClockDomain {
+                machine,
+                clock_id: id,
+                sequence: if id >= FIRST_SEQUENCE_CLOCK {
+                    seq_id
+                } else {
+                    0
+                },
+                file: 0,
+            };
+            readings.push((domain, v));
+        }
+        if !readings.is_empty() {
+            self.sink.snapshots.push(ClockSnapshot {
+                machine,
+                file: self.ctx.file,
+                readings,
+            });
+        }
+    }
+
+    fn process_tree(
+        &mut self,
+        machine: MachineId,
+        ts: i64,
+        clock: ClockRef,
+        tree: &protos::ProcessTree,
+    ) {
+        for p in &tree.processes {
+            if p.cmdline.is_empty() {
+                continue;
+            }
+            let argv0 = if p.cmdline.len() == 1 {
+                p.cmdline[0].split(' ').next().unwrap_or("")
+            } else {
+                p.cmdline[0].as_str()
+            };
+            let name = self.sink.intern_nonempty(argv0);
+            let cmdline = self.sink.intern(&p.cmdline.join(" "));
+            let info = ProcessInfo {
+                process: ProcessRef {
+                    machine,
+                    pid: i64::from(p.pid.unwrap_or(0)),
+                },
+                parent_pid: p.ppid.map(i64::from),
+                name,
+                cmdline,
+                uid: p.uid.map(i64::from),
+                start_ts: p.process_start_from_boot.map(|v| v as i64),
+                from_system: true,
+            };
+            self.sink.push(ts, clock, EventData::Process(info));
+        }
+        for t in &tree.threads {
+            let thread = ThreadRef {
+                machine,
+                tid: i64::from(t.tid.unwrap_or(0)),
+                pid: t.tgid.map(i64::from),
+            };
+            let data = match t.name.as_deref() {
+                Some(n) if !n.is_empty() => EventData::ThreadName {
+                    thread,
+                    name: self.sink.intern(n),
+                    priority: NamePriority::ProcessTree,
+                },
+                _ => EventData::Thread(thread),
+            };
+            self.sink.push(ts, clock, data);
+        }
+    }
+
+    fn system_info(&mut self, machine: MachineId, info: &protos::SystemInfo) {
+        let m = self.sink.machines.entry(machine).or_default();
+        if let Some(n) = &info.machine_name {
+            m.name = Some(n.clone());
+        }
+        if let Some(u) = &info.utsname {
+            m.sysname = u.sysname.clone();
+            m.release = u.release.clone();
+            m.version = u.version.clone();
+            m.arch = u.machine.clone();
+        }
+        m.num_cpus = info.num_cpus.map(i64::from);
+        m.android_build_fingerprint = info.android_build_fingerprint.clone();
+        m.android_sdk_version = info.android_sdk_version.map(|v| v as i64);
+        m.system_ram_bytes = info.system_ram_bytes.map(|v| v as i64);
+        let mut meta = Vec::new();
+        if let Some(u) = &info.utsname {
+            for (k, v) in [
+                ("system_name", &u.sysname),
+                ("system_release", &u.release),
+                ("system_version", &u.version),
+                ("system_machine", &u.machine),
+            ] {
+                if let Some(v) = v {
+                    meta.push((k, MetaValue::Str(v.clone())));
+                }
+            }
+        }
+        if let Some(f) = &info.android_build_fingerprint {
+            meta.push(("android_build_fingerprint", MetaValue::Str(f.clone())));
+        }
+        if let Some(v) = info.android_sdk_version {
+            meta.push(("android_sdk_version", MetaValue::Int(v as i64)));
+        }
+        if let Some(v) = info.system_ram_bytes {
+            meta.push(("system_ram_bytes", MetaValue::Int(v as i64)));
+            meta.push((
+                "system_ram_gb",
+                MetaValue::Int(((v + (1 << 29)) >> 30) as i64),
+            ));
+        }
+        if let Some(v) = info.timezone_off_mins {
+            meta.push(("timezone_off_mins", MetaValue::Int(i64::from(v))));
+        }
+        for (k, v) in meta {
+            self.sink.metadata(k, machine, v);
+        }
+    }
+
+    fn trace_stats(&mut self, machine: MachineId, s: &protos::TraceStats) {
+        let set = |sink: &mut Sink, name: &'static str, idx: Option<i64>, v: Option<u64>| {
+            if let Some(v) = v {
+                sink.set_stat(name, idx, machine, v as i64);
+            }
+        };
+        for (i, b) in s.buffer_stats.iter().enumerate() {
+            let idx = Some(i as i64);
+            set(self.sink, "traced_buf_bytes_written", idx, b.bytes_written);
+            set(
+                self.sink,
+                "traced_buf_chunks_discarded",
+                idx,
+                b.chunks_discarded,
+            );
+            set(
+                self.sink,
+                "traced_buf_chunks_overwritten",
+                idx,
+                b.chunks_overwritten,
+            );
+            set(
+                self.sink,
+                "traced_buf_patches_failed",
+                idx,
+                b.patches_failed,
+            );
+            set(
+                self.sink,
+                "traced_buf_abi_violations",
+                idx,
+                b.abi_violations,
+            );
+            set(
+                self.sink,
+                "traced_buf_trace_writer_packet_loss",
+                idx,
+                b.trace_writer_packet_loss,
+            );
+        }
+        set(
+            self.sink,
+            "traced_producers_connected",
+            None,
+            s.producers_connected.map(u64::from),
+        );
+        set(self.sink, "traced_producers_seen", None, s.producers_seen);
+        set(
+            self.sink,
+            "traced_data_sources_registered",
+            None,
+            s.data_sources_registered.map(u64::from),
+        );
+        set(
+            self.sink,
+            "traced_data_sources_seen",
+            None,
+            s.data_sources_seen,
+        );
+        set(
+            self.sink,
+            "traced_tracing_sessions",
+            None,
+            s.tracing_sessions.map(u64::from),
+        );
+        set(
+            self.sink,
+            "traced_total_buffers",
+            None,
+            s.total_buffers.map(u64::from),
+        );
+        set(
+            self.sink,
+            "traced_chunks_discarded",
+            None,
+            s.chunks_discarded,
+        );
+        set(
+            self.sink,
+            "traced_patches_discarded",
+            None,
+            s.patches_discarded,
+        );
+        set(
+            self.sink,
+            "traced_flushes_requested",
+            None,
+            s.flushes_requested,
+        );
+        set(
+            self.sink,
+            "traced_flushes_succeeded",
+            None,
+            s.flushes_succeeded,
+        );
+        set(self.sink, "traced_flushes_failed", None, s.flushes_failed);
+        if let Some(f) = &s.filter_stats {
+            set(self.sink, "filter_input_packets", None, f.input_packets);
+            set(self.sink, "filter_input_bytes", None, f.input_bytes);
+            set(self.sink, "filter_output_bytes", None, f.output_bytes);
+            set(self.sink, "filter_errors", None, f.errors);
+            set(self.sink, "filter_time_taken_ns", None, f.time_taken_ns);
+            for (i, v) in f.bytes_discarded_per_buffer.iter().enumerate() {
+                set(
+                    self.sink,
+                    "traced_buf_bytes_filtered_out",
+                    Some(i as i64),
+                    Some(*v),
+                );
+            }
+        }
+    }
+
+    // ----- TrackEvent --------------------------------------------------------------------
+
+    fn track_event(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        packet_ts: Option<i64>,
+        packet_clock: ClockRef,
+        ev: protos::TrackEvent,
+    ) {
+        let key = (machine, seq_id);
+        let Some(seq) = self.sequences.get_mut(&key) else {
+            return;
+        };
+        // Timestamp: delta or absolute µs on MONOTONIC, else the packet's.
+        let (ts, clock) = match ev.timestamp {
+            Some(track_event::Timestamp::TimestampDeltaUs(d)) => match seq.ref_ts_us {
+                Some(base) => {
+                    let v = base.saturating_add(d);
+                    seq.ref_ts_us = Some(v);
+                    (v.saturating_mul(1000), None)
+                }
+                None => {
+                    self.sink.stat("track_event_tokenizer_errors", machine, 1);
+                    return;
+                }
+            },
+            Some(track_event::Timestamp::TimestampAbsoluteUs(v)) if v != 0 => {
+                (v.saturating_mul(1000), None)
+            }
+            _ => match packet_ts {
+                Some(t) => (t, Some(packet_clock)),
+                None => {
+                    self.sink.stat("track_event_tokenizer_errors", machine, 1);
+                    return;
+                }
+            },
+        };
+        let clock = match clock {
+            Some(c) => c,
+            None => self.clock(machine, seq_id, clocks::MONOTONIC),
+        };
+        if ts < 0 {
+            self.sink.stat("track_event_invalid_timestamp", machine, 1);
+            return;
+        }
+        let Some(seq) = self.sequences.get_mut(&key) else {
+            return;
+        };
+        let thread_ts = match ev.thread_time {
+            Some(track_event::ThreadTime::ThreadTimeDeltaUs(d)) => match seq.ref_thread_time_us {
+                Some(base) => {
+                    let v = base.saturating_add(d);
+                    seq.ref_thread_time_us = Some(v);
+                    v.saturating_mul(1000)
+                }
+                None => NO_TS,
+            },
+            Some(track_event::ThreadTime::ThreadTimeAbsoluteUs(v)) => v.saturating_mul(1000),
+            None => NO_TS,
+        };
+
+        // Category: interned ids in order, then strings, joined by ','.
+        let mut missing_iid = false;
+        let category =
+            if ev.category_iids.len() + ev.categories.len() == 1 && ev.categories.is_empty() {
+                let iid = ev.category_iids[0];
+                match seq.categories.get(&iid) {
+                    Some(&c) => c,
+                    None => {
+                        missing_iid = true;
+                        self.sink.intern(&format!("unknown({iid})"))
+                    }
+                }
+            } else if ev.category_iids.is_empty() && ev.categories.len() == 1 {
+                self.sink.intern_nonempty(&ev.categories[0])
+            } else if ev.category_iids.is_empty() && ev.categories.is_empty() {
+                NULL_STR
+            } else {
+                let mut parts: Vec<String> = Vec::new();
+                for iid in &ev.category_iids {
+                    match seq
+                        .categories
+                        .get(iid)
+                        .and_then(|&c| self.sink.strings.get(c))
+                    {
+                        Some(s) => parts.push(s.to_string()),
+                        None => missing_iid = true,
+                    }
+                }
+                parts.extend(ev.categories.iter().cloned());
+                self.sink.intern_nonempty(&parts.join(","))
+            };
+        let name = match &ev.name_field {
+            Some(track_event::NameField::NameIid(iid)) if *iid != 0 => match seq.names.get(iid) {
+                Some(&n) => n,
+                None => {
+                    missing_iid = true;
+                    NULL_STR
+                }
+            },
+            Some(track_event::NameField::Name(n)) => self.sink.intern(n),
+            _ => NULL_STR,
+        };
+        if missing_iid {
+            self.sink.stat("interned_data_tokenizer_errors", machine, 1);
+        }
+        let Some(seq) = self.sequences.get(&key) else {
+            return;
+        };
+        let uuid = ev.track_uuid.or(seq.default_track).unwrap_or(0);
+        let seq_thread = seq.thread;
+        let ev_type = ev.r#type.unwrap_or(0);
+
+        // Extra counter values share the event's timestamp.
+        let extra_int_uuids = if ev.extra_counter_track_uuids.is_empty() {
+            seq.default_extra_counters.clone()
+        } else {
+            ev.extra_counter_track_uuids.clone()
+        };
+        let extra_double_uuids = if ev.extra_double_counter_track_uuids.is_empty() {
+            seq.default_extra_double_counters.clone()
+        } else {
+            ev.extra_double_counter_track_uuids.clone()
+        };
+        for (i, v) in ev.extra_counter_values.iter().enumerate() {
+            match extra_int_uuids.get(i) {
+                Some(&u) => self.counter(machine, seq_id, ts, clock, u, *v as f64, true),
+                None => self.sink.stat("track_event_parser_errors", machine, 1),
+            }
+        }
+        for (i, v) in ev.extra_double_counter_values.iter().enumerate() {
+            match extra_double_uuids.get(i) {
+                Some(&u) => self.counter(machine, seq_id, ts, clock, u, *v, false),
+                None => self.sink.stat("track_event_parser_errors", machine, 1),
+            }
+        }
+
+        if ev_type == track_event::Type::Counter as i32 {
+            let value = match ev.counter_value_field {
+                Some(track_event::CounterValueField::CounterValue(v)) => (v as f64, true),
+                Some(track_event::CounterValueField::DoubleCounterValue(v)) => (v, false),
+                None => {
+                    self.sink.stat("track_event_parser_errors", machine, 1);
+                    return;
+                }
+            };
+            if uuid == 0 {
+                self.sink.stat("track_event_parser_errors", machine, 1);
+                return;
+            }
+            self.counter(machine, seq_id, ts, clock, uuid, value.0, value.1);
+            return;
+        }
+
+        let track = self.sink.track(TrackKey::Descriptor {
+            machine,
+            uuid,
+            seq_thread: if uuid == 0 { seq_thread } else { None },
+        });
+        let args = self.debug_annotations(machine, seq_id, &ev);
+        let mut flow_ops: Vec<FlowOp> = Vec::new();
+        for id in ev.flow_ids.iter().chain(&ev.flow_ids_old) {
+            flow_ops.push(FlowOp::Id(*id));
+        }
+        for id in ev
+            .terminating_flow_ids
+            .iter()
+            .chain(&ev.terminating_flow_ids_old)
+        {
+            flow_ops.push(FlowOp::Terminating(*id));
+        }
+        if let Some(legacy) = &ev.legacy_event {
+            if let Some(bind) = legacy.bind_id {
+                match legacy.flow_direction.unwrap_or(0) {
+                    1 => flow_ops.push(FlowOp::V2In(bind)),
+                    2 => flow_ops.push(FlowOp::V2Out(bind)),
+                    3 => flow_ops.push(FlowOp::V2Step(bind)),
+                    _ => self.sink.stat("flow_without_direction", machine, 1),
+                }
+            }
+        }
+        let flows = self.sink.flows(&flow_ops);
+        let slice = SliceEvent {
+            track,
+            category,
+            name,
+            args,
+            thread_ts,
+            flows,
+        };
+        let data = match ev_type {
+            t if t == track_event::Type::SliceBegin as i32 => EventData::Begin(slice),
+            t if t == track_event::Type::SliceEnd as i32 => EventData::End(slice),
+            t if t == track_event::Type::Instant as i32 => EventData::Complete {
+                slice,
+                dur: 0,
+                thread_dur: NO_TS,
+            },
+            _ => match ev.legacy_event.as_ref().and_then(|l| l.phase) {
+                Some(phase) => match self.legacy_phase(phase as u8, slice, &ev, seq_thread) {
+                    Some(d) => d,
+                    None => return,
+                },
+                None => {
+                    self.sink.stat("track_event_parser_errors", machine, 1);
+                    return;
+                }
+            },
+        };
+        self.sink.push(ts, clock, data);
+    }
+
+    /// Legacy (JSON-style) phases carried in `TrackEvent.legacy_event`.
+    fn legacy_phase(
+        &mut self,
+        phase: u8,
+        mut slice: SliceEvent,
+        ev: &protos::TrackEvent,
+        seq_thread: Option<ThreadRef>,
+    ) -> Option<EventData> {
+        let legacy = ev.legacy_event.as_ref()?;
+        match phase {
+            b'B' => Some(EventData::Begin(slice)),
+            b'E' => Some(EventData::End(slice)),
+            b'X' => Some(EventData::Complete {
+                slice,
+                dur: legacy.duration_us.unwrap_or(0).saturating_mul(1000),
+                thread_dur: legacy
+                    .thread_duration_us
+                    .map_or(NO_TS, |d| d.saturating_mul(1000)),
+            }),
+            b'i' | b'I' | b'R' => {
+                if let (Some(scope), Some(t)) = (legacy.instant_event_scope, seq_thread) {
+                    match scope {
+                        1 => {
+                            slice.track = self.sink.track(TrackKey::GlobalSlices {
+                                machine: t.machine,
+                                kind: "legacy_chrome_global_instants",
+                                name: NULL_STR,
+                            })
+                        }
+                        2 => {
+                            if let Some(pid) = t.pid {
+                                slice.track = self.sink.track(TrackKey::ProcessSlices {
+                                    process: ProcessRef {
+                                        machine: t.machine,
+                                        pid,
+                                    },
+                                    kind: "chrome_process_instant",
+                                    name: NULL_STR,
+                                })
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                Some(EventData::Complete {
+                    slice,
+                    dur: 0,
+                    thread_dur: NO_TS,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn counter(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        ts: i64,
+        clock: ClockRef,
+        uuid: u64,
+        raw: f64,
+        _integer: bool,
+    ) {
+        let Some(desc) = self.sink.descriptors.get(&(machine, uuid)) else {
+            self.sink.stat("track_event_parser_errors", machine, 1);
+            return;
+        };
+        let Some(info) = desc.counter else {
+            self.sink.stat("track_event_parser_errors", machine, 1);
+            return;
+        };
+        let mut value = raw;
+        if info.unit_multiplier > 0 {
+            value *= info.unit_multiplier as f64;
+        }
+        if info.is_incremental {
+            if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
+                let running = seq.counter_values.entry(uuid).or_insert(0.0);
+                *running += value;
+                value = *running;
+            }
+        }
+        let track = self.sink.track(TrackKey::Descriptor {
+            machine,
+            uuid,
+            seq_thread: None,
+        });
+        self.sink.push(
+            ts,
+            clock,
+            EventData::Counter {
+                track,
+                value,
+                args: NO_ARGS,
+            },
+        );
+    }
+
+    fn debug_annotations(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        ev: &protos::TrackEvent,
+    ) -> ArgsRef {
+        if ev.debug_annotations.is_empty() && ev.source_location_field.is_none() {
+            return NO_ARGS;
+        }
+        let mut args = std::mem::take(&mut self.args);
+        args.clear();
+        if let Some(loc) = &ev.source_location_field {
+            let resolved = match loc {
+                track_event::SourceLocationField::SourceLocation(l) => Some((
+                    self.sink.intern_opt(l.file_name.as_deref()),
+                    self.sink.intern_opt(l.function_name.as_deref()),
+                    l.line_number,
+                )),
+                track_event::SourceLocationField::SourceLocationIid(iid) => self
+                    .sequences
+                    .get(&(machine, seq_id))
+                    .and_then(|s| s.source_locations.get(iid).copied()),
+            };
+            match resolved {
+                Some((file, func, line)) => {
+                    for (k, v) in [("source.file_name", file), ("source.function_name", func)] {
+                        if v != NULL_STR {
+                            let k = self.sink.intern(k);
+                            args.add(k, k, ArgValue::Str(v));
+                        }
+                    }
+                    if let Some(line) = line {
+                        let k = self.sink.intern("source.line_number");
+                        args.add(k, k, ArgValue::Int(i64::from(line)));
+                    }
+                }
+                None => self.sink.stat("track_event_parser_errors", machine, 1),
+            }
+        }
+        for ann in &ev.debug_annotations {
+            let name = match &ann.name_field {
+                Some(debug_annotation::NameField::Name(n)) => Some(n.clone()),
+                Some(debug_annotation::NameField::NameIid(iid)) => self
+                    .sequences
+                    .get(&(machine, seq_id))
+                    .and_then(|s| s.annotation_names.get(iid).copied())
+                    .and_then(|id| self.sink.strings.get(id).map(str::to_string)),
+                None => None,
+            };
+            let Some(name) = name else {
+                self.sink.stat("track_event_parser_errors", machine, 1);
+                continue;
+            };
+            let clean: String = name
+                .chars()
+                .map(|c| if matches!(c, '.' | '[' | ']') { '_' } else { c })
+                .collect();
+            let key = format!("debug.{clean}");
+            self.annotation(machine, seq_id, &mut args, &key, &key, ann, 0);
+        }
+        let id = self.sink.args(&mut args);
+        self.args = args;
+        id
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn annotation(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        args: &mut ArgsBuilder,
+        flat: &str,
+        key: &str,
+        ann: &protos::DebugAnnotation,
+        depth: usize,
+    ) {
+        if depth > 32 {
+            return;
+        }
+        if !ann.dict_entries.is_empty() {
+            for e in &ann.dict_entries {
+                let n = match &e.name_field {
+                    Some(debug_annotation::NameField::Name(n)) => n.clone(),
+                    _ => continue,
+                };
+                self.annotation(
+                    machine,
+                    seq_id,
+                    args,
+                    &format!("{flat}.{n}"),
+                    &format!("{key}.{n}"),
+                    e,
+                    depth + 1,
+                );
+            }
+            return;
+        }
+        if !ann.array_values.is_empty() {
+            for (i, e) in ann.array_values.iter().enumerate() {
+                self.annotation(
+                    machine,
+                    seq_id,
+                    args,
+                    flat,
+                    &format!("{key}[{i}]"),
+                    e,
+                    depth + 1,
+                );
+            }
+            return;
+        }
+        let value = match &ann.value {
+            Some(debug_annotation::Value::BoolValue(v)) => ArgValue::Bool(*v),
+            Some(debug_annotation::Value::UintValue(v)) => ArgValue::Uint(*v),
+            Some(debug_annotation::Value::IntValue(v)) => ArgValue::Int(*v),
+            Some(debug_annotation::Value::DoubleValue(v)) => ArgValue::Real(*v),
+            Some(debug_annotation::Value::StringValue(s)) => ArgValue::Str(self.sink.intern(s)),
+            Some(debug_annotation::Value::StringValueIid(iid)) => {
+                match self
+                    .sequences
+                    .get(&(machine, seq_id))
+                    .and_then(|s| s.interned_strings.get(iid).copied())
+                {
+                    Some(s) => ArgValue::Str(s),
+                    None => {
+                        self.sink.stat("track_event_parser_errors", machine, 1);
+                        return;
+                    }
+                }
+            }
+            Some(debug_annotation::Value::PointerValue(v)) => ArgValue::Pointer(*v),
+            Some(debug_annotation::Value::LegacyJsonValue(s)) => {
+                ArgValue::Json(self.sink.intern(s))
+            }
+            Some(debug_annotation::Value::NestedValue(n)) => {
+                self.nested_value(args, flat, key, n, depth);
+                return;
+            }
+            None => return,
+        };
+        let (f, k) = (self.sink.intern(flat), self.sink.intern(key));
+        args.add(f, k, value);
+    }
+
+    fn nested_value(
+        &mut self,
+        args: &mut ArgsBuilder,
+        flat: &str,
+        key: &str,
+        n: &debug_annotation::NestedValue,
+        depth: usize,
+    ) {
+        if depth > 32 {
+            return;
+        }
+        match n.nested_type.unwrap_or(0) {
+            1 => {
+                for (k, v) in n.dict_keys.iter().zip(&n.dict_values) {
+                    self.nested_value(
+                        args,
+                        &format!("{flat}.{k}"),
+                        &format!("{key}.{k}"),
+                        v,
+                        depth + 1,
+                    );
+                }
+            }
+            2 => {
+                for (i, v) in n.array_values.iter().enumerate() {
+                    self.nested_value(args, flat, &format!("{key}[{i}]"), v, depth + 1);
+                }
+            }
+            _ => {
+                let value = if let Some(v) = n.int_value {
+                    ArgValue::Int(v)
+                } else if let Some(v) = n.double_value {
+                    ArgValue::Real(v)
+                } else if let Some(v) = n.bool_value {
+                    ArgValue::Bool(v)
+                } else if let Some(s) = &n.string_value {
+                    ArgValue::Str(self.sink.intern(s))
+                } else {
+                    return;
+                };
+                let (f, k) = (self.sink.intern(flat), self.sink.intern(key));
+                args.add(f, k, value);
+            }
+        }
+    }
+
+    // ----- ftrace ------------------------------------------------------------------------
+
+    fn ftrace_bundle(&mut self, machine: MachineId, bundle: protos::FtraceEventBundle) {
+        let cpu = bundle.cpu.unwrap_or(0);
+        let clock_id = match bundle.ftrace_clock.unwrap_or(0) {
+            4 => clocks::MONOTONIC_RAW,
+            _ => clocks::BOOTTIME,
+        };
+        let clock = self.sink.builtin_clock(machine, clock_id);
+        for ev in bundle.event {
+            let ts = ev.timestamp.unwrap_or(0) as i64;
+            let pid = i64::from(ev.pid.unwrap_or(0));
+            let Some(event) = ev.event else { continue };
+            self.ftrace_event(machine, cpu, ts, clock, pid, event);
+        }
+        if let Some(compact) = bundle.compact_sched {
+            self.compact_sched(machine, cpu, clock, &compact);
+        }
+    }
+
+    fn ftrace_event(
+        &mut self,
+        machine: MachineId,
+        cpu: u32,
+        ts: i64,
+        clock: ClockRef,
+        pid: i64,
+        event: ftrace_event::Event,
+    ) {
+        use ftrace_event::Event as E;
+        match event {
+            E::SchedSwitch(s) => {
+                let prev_state = match decode_task_state(s.prev_state.unwrap_or(0)) {
+                    Some(st) => self.sink.intern(&st),
+                    None => {
+                        self.sink.stat("task_state_invalid", machine, 1);
+                        NULL_STR
+                    }
+                };
+                let data = EventData::SchedSwitch(SchedSwitch {
+                    machine,
+                    cpu,
+                    prev_tid: i64::from(s.prev_pid.unwrap_or(0)),
+                    prev_comm: self.sink.intern_opt(s.prev_comm.as_deref()),
+                    prev_state,
+                    next_tid: i64::from(s.next_pid.unwrap_or(0)),
+                    next_comm: self.sink.intern_opt(s.next_comm.as_deref()),
+                    next_prio: s.next_prio.unwrap_or(0),
+                });
+                self.sink.push(ts, clock, data);
+            }
+            E::SchedWaking(w) => {
+                let data = EventData::SchedWaking(SchedWaking {
+                    machine,
+                    cpu,
+                    tid: i64::from(w.pid.unwrap_or(0)),
+                    comm: self.sink.intern_opt(w.comm.as_deref()),
+                    waker_tid: Some(pid),
+                });
+                self.sink.push(ts, clock, data);
+            }
+            E::Print(p) => {
+                if let Some(buf) = p.buf {
+                    atrace::parse_marker(self.sink, clock, ts, machine, pid, buf.as_bytes());
+                }
+            }
+            E::CpuFrequency(f) => {
+                let name = self.sink.intern("cpufreq");
+                let track = self.sink.track(TrackKey::CpuCounter {
+                    machine,
+                    cpu: f.cpu_id.unwrap_or(0),
+                    name,
+                    kind: "cpu_frequency",
+                });
+                let value = f64::from(f.state.unwrap_or(0));
+                self.sink.push(
+                    ts,
+                    clock,
+                    EventData::Counter {
+                        track,
+                        value,
+                        args: NO_ARGS,
+                    },
+                );
+            }
+            E::CpuIdle(f) => {
+                let name = self.sink.intern("cpuidle");
+                let track = self.sink.track(TrackKey::CpuCounter {
+                    machine,
+                    cpu: f.cpu_id.unwrap_or(0),
+                    name,
+                    kind: "cpu_idle",
+                });
+                let value = f64::from(f.state.unwrap_or(0));
+                self.sink.push(
+                    ts,
+                    clock,
+                    EventData::Counter {
+                        track,
+                        value,
+                        args: NO_ARGS,
+                    },
+                );
+            }
+            E::TaskNewtask(t) => {
+                let tid = i64::from(t.pid.unwrap_or(0));
+                let name = self.sink.intern_opt(t.comm.as_deref());
+                let data = EventData::ThreadStart {
+                    thread: ThreadRef {
+                        machine,
+                        tid,
+                        pid: None,
+                    },
+                    creator_tid: pid,
+                    name,
+                    new_process: t.clone_flags.unwrap_or(0) & CLONE_THREAD == 0,
+                };
+                self.sink.push(ts, clock, data);
+            }
+            E::TaskRename(t) => {
+                let tid = i64::from(t.pid.unwrap_or(0));
+                let name = self.sink.intern_opt(t.newcomm.as_deref().map(lossy));
+                self.sink.push(
+                    ts,
+                    clock,
+                    EventData::ThreadName {
+                        thread: ThreadRef {
+                            machine,
+                            tid,
+                            pid: None,
+                        },
+                        name,
+                        priority: NamePriority::Ftrace,
+                    },
+                );
+            }
+            E::SchedProcessFree(f) => {
+                let tid = i64::from(f.pid.unwrap_or(0));
+                self.sink
+                    .push(ts, clock, EventData::ThreadEnd { machine, tid });
+            }
+            _ => {}
+        }
+    }
+
+    fn compact_sched(
+        &mut self,
+        machine: MachineId,
+        cpu: u32,
+        clock: ClockRef,
+        c: &protos::ftrace_event_bundle::CompactSched,
+    ) {
+        let comms: Vec<StrId> = c.intern_table.iter().map(|s| self.sink.intern(s)).collect();
+        let n = c.switch_timestamp.len();
+        if [
+            c.switch_prev_state.len(),
+            c.switch_next_pid.len(),
+            c.switch_next_prio.len(),
+            c.switch_next_comm_index.len(),
+        ]
+        .iter()
+        .any(|&l| l != n)
+        {
+            self.sink.stat("compact_sched_has_parse_errors", machine, 1);
+            return;
+        }
+        let mut ts = 0i64;
+        for i in 0..n {
+            ts = ts.wrapping_add(c.switch_timestamp[i] as i64);
+            let next_pid = i64::from(c.switch_next_pid[i]);
+            let next_comm = comms
+                .get(c.switch_next_comm_index[i] as usize)
+                .copied()
+                .unwrap_or(NULL_STR);
+            let prev = self.compact.insert(
+                (machine, cpu),
+                CompactCpu {
+                    next_pid,
+                    next_comm,
+                },
+            );
+            let Some(prev) = prev else {
+                // The first switch of a cpu only tells who runs next.
+                self.sink.stat("compact_sched_switch_skipped", machine, 1);
+                continue;
+            };
+            let prev_state = match decode_task_state(c.switch_prev_state[i]) {
+                Some(st) => self.sink.intern(&st),
+                None => NULL_STR,
+            };
+            let data = EventData::SchedSwitch(SchedSwitch {
+                machine,
+                cpu,
+                prev_tid: prev.next_pid,
+                prev_comm: prev.next_comm,
+                prev_state,
+                next_tid: next_pid,
+                next_comm,
+                next_prio: c.switch_next_prio[i],
+            });
+            self.sink.push(ts, clock, data);
+        }
+        let n = c.waking_timestamp.len();
+        let mut ts = 0i64;
+        for i in 0..n {
+            ts = ts.wrapping_add(c.waking_timestamp[i] as i64);
+            let Some(&tid) = c.waking_pid.get(i) else {
+                break;
+            };
+            let comm = c
+                .waking_comm_index
+                .get(i)
+                .and_then(|&j| comms.get(j as usize).copied())
+                .unwrap_or(NULL_STR);
+            let waker = self.compact.get(&(machine, cpu)).map(|s| s.next_pid);
+            if waker.is_none() {
+                self.sink.stat("compact_sched_waking_skipped", machine, 1);
+                continue;
+            }
+            let data = EventData::SchedWaking(SchedWaking {
+                machine,
+                cpu,
+                tid: i64::from(tid),
+                comm,
+                waker_tid: waker,
+            });
+            self.sink.push(ts, clock, data);
+        }
+    }
+}
+
+/// Decodes a `sched_switch` prev_state with the kernel 4.4 layout (Trace Processor's
+/// default when the kernel version is unknown). `None` when the bits make no sense.
+pub fn decode_task_state(state: i64) -> Option<String> {
+    if state < 0 {
+        return None;
+    }
+    let state = state as u64;
+    if state == 0 {
+        return Some("R".into());
+    }
+    let preempted = state & 0x800 != 0;
+    let bits = state & 0x7ff;
+    if bits == 0 && preempted {
+        return Some("R+".into());
+    }
+    let mut out = String::new();
+    let letters = [
+        (0x1, 'S'),
+        (0x2, 'D'),
+        (0x4, 'T'),
+        (0x8, 't'),
+        (0x10, 'X'),
+        (0x20, 'Z'),
+        (0x40, 'x'),
+        (0x80, 'K'),
+        (0x100, 'W'),
+        (0x200, 'P'),
+        (0x400, 'N'),
+    ];
+    // D with N is the idle state `I`.
+    if bits & 0x402 == 0x402 {
+        out.push('I');
+    } else {
+        for (bit, c) in letters {
+            if bits & bit != 0 {
+                out.push(c);
+            }
+        }
+    }
+    if out.is_empty() || out.len() > 3 {
+        return None;
+    }
+    if preempted {
+        out.push('+');
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_states_use_the_4_4_layout() {
+        assert_eq!(decode_task_state(0).as_deref(), Some("R"));
+        assert_eq!(decode_task_state(1).as_deref(), Some("S"));
+        assert_eq!(decode_task_state(2).as_deref(), Some("D"));
+        assert_eq!(decode_task_state(0x800).as_deref(), Some("R+"));
+        assert_eq!(decode_task_state(-1), None);
+    }
+
+    #[test]
+    fn garbage_is_a_clear_error_not_a_panic() {
+        let mut sink = Sink::new();
+        let ctx = FileContext {
+            file: 0,
+            machine: 0,
+        };
+        assert!(parse(&[0x0f, 0xff, 0xff], &mut sink, &ctx).is_err());
+        assert!(parse(&[0x0a, 0x80], &mut sink, &ctx).is_err());
+    }
+
+    #[test]
+    fn truncated_after_a_packet_keeps_the_packet() {
+        let pkt = TracePacket {
+            timestamp: Some(5),
+            ..Default::default()
+        };
+        let trace = protos::Trace {
+            packet: vec![pkt.clone(), pkt],
+        };
+        let mut bytes = trace.encode_to_vec();
+        bytes.truncate(bytes.len() - 1);
+        let mut sink = Sink::new();
+        let ctx = FileContext {
+            file: 0,
+            machine: 0,
+        };
+        parse(&bytes, &mut sink, &ctx).unwrap();
+        assert_eq!(sink.stats.values().sum::<i64>(), 1);
+    }
+}

@@ -1,0 +1,1214 @@
+//! Systrace: ftrace text as written by `atrace` / `systrace.py` / the kernel's `trace` file,
+//! either plain (`# tracer: nop` header, optional `TRACE:\n` prelude and `cpus=N` first line)
+//! or wrapped in a systrace HTML page (`<script class="trace-data" type="application/text">`
+//! blocks, incl. `PROCESS DUMP` blocks).
+//!
+//! Line grammar (no regex; see [`tokenize`]):
+//!
+//! ```text
+//! <task>-<pid> [(<tgid>|-----)] [<cpu>] [<flags>] <seconds>.<frac>: <event>: <payload>
+//! ```
+//!
+//! The task is the text before the leftmost `-<digits><whitespace>` that makes the rest of the
+//! line match, so task names may hold spaces and dashes (`Binder:1234_2-1250`,
+//! `task-1234-567`). Flags (`d..2`, `dNsa.`) are optional and may touch the timestamp
+//! (`....316.196720`).
+//!
+//! Timestamps are seconds; like Trace Processor they become `trunc(f64(seconds) * 1e9)` ns
+//! (so `4213.033672` s is `4213033671999` ns), on the machine's MONOTONIC clock for systrace
+//! files and on the JSON file's own TRACE_FILE clock for `systemTraceEvents` ([`parse_text`]).
+
+use std::borrow::Cow;
+use std::io::Read;
+
+use super::atrace::{clean_utf8, AtraceState};
+use super::{FileContext, ParseError};
+use crate::ir::{
+    clocks, ClockRef, EventData, MachineId, NamePriority, ProcessInfo, ProcessRef, SchedSwitch,
+    SchedWaking, Sink, SliceEvent, StrId, ThreadRef, TrackKey, NO_ARGS, NO_FLOWS, NO_TS, NULL_STR,
+};
+
+/// How far into the file a `TRACE:\n` prelude (adb `atrace` output) is looked for.
+const PRELUDE_LOOKAHEAD: usize = 4096;
+const TRACE_DATA_SECTION: &[u8] = br#"<script class="trace-data" type="application/text">"#;
+const SCRIPT_END: &[u8] = b"</script>";
+
+/// Imports a whole systrace file (plain ftrace text or systrace HTML).
+///
+/// Lines that do not tokenize count as stat `systrace_parse_failure` and are skipped, as are
+/// the handlers' own errors. As in Trace Processor, a last line without a terminating `\n` is
+/// not read, and in HTML the `</script>` closing the first ftrace block ends parsing.
+pub fn parse(bytes: &[u8], sink: &mut Sink, ctx: &FileContext) -> Result<(), ParseError> {
+    let data = strip_prelude(bytes)?;
+    let clock = sink.builtin_clock(ctx.machine, clocks::MONOTONIC);
+    let mut parser = LineParser::new(sink, ctx.machine, clock);
+
+    let html = is_html(&data);
+    let mut state = if html {
+        State::HtmlBeforeSystrace
+    } else {
+        State::Systrace
+    };
+
+    let mut rest: &[u8] = &data;
+    let mut first = true;
+    // Only `\n`-terminated lines are read (a trailing partial line is dropped, as the
+    // reference does).
+    while let Some(nl) = rest.iter().position(|&b| b == b'\n') {
+        let mut line = &rest[..nl];
+        rest = &rest[nl + 1..];
+        if let [head @ .., b'\r'] = line {
+            line = head;
+        }
+        if std::mem::take(&mut first) && !html && is_cpus_line(line) {
+            continue;
+        }
+        match state {
+            State::HtmlBeforeSystrace => {
+                if contains(line, TRACE_DATA_SECTION) {
+                    state = State::TraceData;
+                }
+            }
+            State::TraceData => {
+                if line.starts_with(b"#") && contains(line, b"TASK-PID") {
+                    state = State::Systrace;
+                } else if line.starts_with(b"PROCESS DUMP") {
+                    state = State::ProcessDump(DumpKind::Long);
+                } else if line.starts_with(b"CGROUP DUMP") {
+                    state = State::OtherDump;
+                } else if contains(line, SCRIPT_END) {
+                    state = State::HtmlBeforeSystrace;
+                }
+            }
+            State::Systrace => {
+                if contains(line, SCRIPT_END) {
+                    break;
+                }
+                if line.is_empty() || line[0] == b'#' {
+                    continue;
+                }
+                match tokenize(line) {
+                    Some(l) => parser.line(sink, &l),
+                    None => sink.stat("systrace_parse_failure", ctx.machine, 1),
+                }
+            }
+            State::ProcessDump(kind) => {
+                if contains(line, SCRIPT_END) {
+                    state = State::HtmlBeforeSystrace;
+                } else {
+                    state = State::ProcessDump(parser.dump_row(sink, kind, line));
+                }
+            }
+            State::OtherDump => {
+                if contains(line, SCRIPT_END) {
+                    state = State::HtmlBeforeSystrace;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Imports ftrace text lines embedded in a Chrome JSON file (`systemTraceEvents`).
+///
+/// Strict, as Trace Processor is for JSON: blank and `#` lines are skipped, and any other line
+/// that does not tokenize fails the whole import. Events go on the file's own TRACE_FILE clock
+/// (the JSON's clock), not MONOTONIC. Every line is read, including an unterminated last one.
+pub fn parse_text(text: &str, sink: &mut Sink, ctx: &FileContext) -> Result<(), ParseError> {
+    let clock = sink.builtin_clock(ctx.machine, clocks::TRACE_FILE);
+    let mut parser = LineParser::new(sink, ctx.machine, clock);
+    for line in text.as_bytes().split(|&b| b == b'\n') {
+        let line = trim(line);
+        if line.is_empty() || line[0] == b'#' {
+            continue;
+        }
+        match tokenize(line) {
+            Some(l) => parser.line(sink, &l),
+            None => {
+                return Err(ParseError::invalid(format!(
+                    "Not a known systrace event format (line: {})",
+                    clean_utf8(line)
+                )))
+            }
+        }
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum State {
+    /// HTML, outside any trace-data block.
+    HtmlBeforeSystrace,
+    /// Inside a trace-data block, before its content is recognised.
+    TraceData,
+    /// Ftrace text.
+    Systrace,
+    ProcessDump(DumpKind),
+    /// A block we skip (`CGROUP DUMP`).
+    OtherDump,
+}
+
+/// Row layout of a `PROCESS DUMP` block, switched by its `USER …` header rows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum DumpKind {
+    /// `USER PID PPID VSZ RSS WCHAN ADDR S NAME …`: processes.
+    Long,
+    /// `USER PID TID CMD`: threads.
+    Short,
+}
+
+/// Drops a `TRACE:\n` prelude (inflating a zlib stream that follows it, as `atrace -z`
+/// writes) and returns the ftrace text.
+fn strip_prelude(bytes: &[u8]) -> Result<Cow<'_, [u8]>, ParseError> {
+    const MARKER: &[u8] = b"TRACE:\n";
+    let head = &bytes[..bytes.len().min(PRELUDE_LOOKAHEAD)];
+    let Some(pos) = find(head, MARKER) else {
+        return Ok(Cow::Borrowed(bytes));
+    };
+    let body = &bytes[pos + MARKER.len()..];
+    let zlib = body.len() >= 2
+        && body[0] & 0x0f == 8
+        && (u16::from(body[0]) << 8 | u16::from(body[1])) % 31 == 0;
+    if !zlib {
+        return Ok(Cow::Borrowed(body));
+    }
+    // The decoder stops at the end of the zlib stream; adb may append unrelated bytes.
+    let mut out = Vec::new();
+    flate2::read::ZlibDecoder::new(body)
+        .read_to_end(&mut out)
+        .map_err(|e| ParseError::invalid(format!("cannot inflate compressed atrace data: {e}")))?;
+    Ok(Cow::Owned(out))
+}
+
+/// Systrace HTML starts with a tag; an ftrace line may start with `<idle>` / `<...>` too.
+fn is_html(data: &[u8]) -> bool {
+    let start = skip_ws(data, 0);
+    if data.get(start) != Some(&b'<') {
+        return false;
+    }
+    let rest = &data[start..];
+    let first_line = &rest[..rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len())];
+    tokenize(first_line).is_none()
+}
+
+/// `cpus=<digits>`, written by some tools as the first line.
+fn is_cpus_line(line: &[u8]) -> bool {
+    match trim(line).strip_prefix(b"cpus=") {
+        Some(n) => !n.is_empty() && n.iter().all(u8::is_ascii_digit),
+        None => false,
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    let (&first, tail) = needle.split_first()?;
+    let mut from = 0;
+    while from + needle.len() <= hay.len() {
+        let off = hay[from..=hay.len() - needle.len()]
+            .iter()
+            .position(|&b| b == first)?;
+        let at = from + off;
+        if &hay[at + 1..at + needle.len()] == tail {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    find(hay, needle).is_some()
+}
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+}
+
+fn trim(mut s: &[u8]) -> &[u8] {
+    while let [first, rest @ ..] = s {
+        if !is_ws(*first) {
+            break;
+        }
+        s = rest;
+    }
+    while let [rest @ .., last] = s {
+        if !is_ws(*last) {
+            break;
+        }
+        s = rest;
+    }
+    s
+}
+
+fn skip_ws(s: &[u8], mut i: usize) -> usize {
+    while i < s.len() && is_ws(s[i]) {
+        i += 1;
+    }
+    i
+}
+
+fn skip_digits(s: &[u8], mut i: usize) -> usize {
+    while i < s.len() && s[i].is_ascii_digit() {
+        i += 1;
+    }
+    i
+}
+
+/// Parses a run of ASCII digits (no sign) that fits `T`.
+fn parse_uint<T: std::str::FromStr>(s: &[u8]) -> Option<T> {
+    if s.is_empty() || !s.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(s).ok()?.parse().ok()
+}
+
+/// Parses a number (signed integer or float) of type `T`.
+fn parse_num<T: std::str::FromStr>(s: &[u8]) -> Option<T> {
+    std::str::from_utf8(s).ok()?.parse().ok()
+}
+
+/// `\d+\.\d+`
+fn is_ts(s: &[u8]) -> bool {
+    let int_end = skip_digits(s, 0);
+    int_end > 0
+        && s.get(int_end) == Some(&b'.')
+        && int_end + 1 < s.len()
+        && skip_digits(s, int_end + 1) == s.len()
+}
+
+/// Seconds → ns exactly as Trace Processor computes it: `trunc(f64(s) * 1e9)`.
+fn seconds_to_ns(s: &[u8]) -> Option<i64> {
+    let secs: f64 = std::str::from_utf8(s).ok()?.parse().ok()?;
+    Some((secs * 1e9) as i64)
+}
+
+fn is_flag_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'.'
+}
+
+/// Splits the text between `[cpu]` (plus whitespace) and the `:` after the timestamp into
+/// (flags, timestamp).
+fn split_flags_ts(seg: &[u8]) -> Option<(&[u8], &[u8])> {
+    const MAX_FLAGS: usize = 5;
+    if let Some(ws) = seg.iter().position(|&b| is_ws(b)) {
+        let flags = &seg[..ws];
+        let ts = &seg[skip_ws(seg, ws)..];
+        let ok = flags.len() <= MAX_FLAGS && flags.iter().all(|&b| is_flag_char(b)) && is_ts(ts);
+        return ok.then_some((flags, ts));
+    }
+    if is_ts(seg) {
+        return Some((&seg[..0], seg));
+    }
+    // Flags touching the timestamp: the usual 4 or 5 flag columns first.
+    [4, 5, 3, 2, 1].into_iter().find_map(|n| {
+        if seg.len() <= n {
+            return None;
+        }
+        let (flags, ts) = seg.split_at(n);
+        (flags.iter().all(|&b| is_flag_char(b))
+            && flags.iter().any(|b| !b.is_ascii_digit())
+            && is_ts(ts))
+        .then_some((flags, ts))
+    })
+}
+
+/// One tokenized ftrace text line.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Line<'a> {
+    pub task: &'a [u8],
+    /// The `-<pid>` column (a thread id).
+    pub pid: i64,
+    /// The `(<tgid>)` column when numeric.
+    pub tgid: Option<i64>,
+    pub cpu: u32,
+    pub ts: i64,
+    pub event: &'a [u8],
+    /// Everything after `<event>:`, trimmed.
+    pub args: &'a [u8],
+}
+
+/// Tokenizes one ftrace text line, or `None` if it does not match the grammar.
+pub(crate) fn tokenize(line: &[u8]) -> Option<Line<'_>> {
+    let mut from = 0;
+    while let Some(off) = line[from..].iter().position(|&b| b == b'-') {
+        let dash = from + off;
+        if let Some(l) = match_at(line, dash) {
+            return Some(l);
+        }
+        from = dash + 1;
+    }
+    None
+}
+
+/// Tries to match the line with the task/pid separator at `dash`.
+fn match_at(line: &[u8], dash: usize) -> Option<Line<'_>> {
+    let n = line.len();
+    let pid_start = dash + 1;
+    let pid_end = skip_digits(line, pid_start);
+    if pid_end == pid_start || pid_end >= n || !is_ws(line[pid_end]) {
+        return None;
+    }
+    let pid: i32 = parse_uint(&line[pid_start..pid_end])?;
+
+    // Optional `(tgid)` / `(-----)` column.
+    let mut i = skip_ws(line, pid_end);
+    if line.get(i) == Some(&b'(') {
+        i = skip_ws(line, i + 1);
+    }
+    let tgid_start = i;
+    match line.get(i) {
+        Some(b) if b.is_ascii_digit() => i = skip_digits(line, i),
+        Some(b'-') => {
+            while line.get(i) == Some(&b'-') {
+                i += 1;
+            }
+        }
+        _ => {}
+    }
+    let tgid_str = &line[tgid_start..i];
+    i = skip_ws(line, i);
+    if line.get(i) == Some(&b')') {
+        i = skip_ws(line, i + 1);
+    }
+
+    // `[cpu]`
+    if line.get(i) != Some(&b'[') {
+        return None;
+    }
+    let cpu_start = i + 1;
+    let cpu_end = skip_digits(line, cpu_start);
+    if line.get(cpu_end) != Some(&b']') {
+        return None;
+    }
+    let cpu: u32 = parse_uint(&line[cpu_start..cpu_end])?;
+
+    // `[flags] <seconds>:`
+    let seg_start = skip_ws(line, cpu_end + 1);
+    let colon = seg_start + line[seg_start..].iter().position(|&b| b == b':')?;
+    let (_flags, ts_str) = split_flags_ts(&line[seg_start..colon])?;
+    let ts = seconds_to_ns(ts_str)?;
+
+    // ` <event>:` — the event is the next word up to its last `:`.
+    let ev_start = colon + 1;
+    if ev_start >= n || !is_ws(line[ev_start]) {
+        return None;
+    }
+    let ev_start = skip_ws(line, ev_start);
+    let word_end = line[ev_start..]
+        .iter()
+        .position(|&b| is_ws(b))
+        .map_or(n, |p| ev_start + p);
+    let last_colon = line[ev_start..word_end].iter().rposition(|&b| b == b':')?;
+    if last_colon == 0 {
+        return None;
+    }
+    Some(Line {
+        task: trim(&line[..dash]),
+        pid: i64::from(pid),
+        tgid: parse_uint::<u32>(tgid_str).map(i64::from),
+        cpu,
+        ts,
+        event: &line[ev_start..ev_start + last_colon],
+        args: trim(&line[ev_start + last_colon + 1..]),
+    })
+}
+
+/// The value of `key` in a space-separated `k=v` payload, as Trace Processor reads it: first
+/// occurrence wins, the value is the text after the token's last `=` (empty `=` parts are
+/// skipped), bare tokens are key `name`.
+fn arg<'a>(args: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
+    for tok in args.split(|&b| b == b' ').filter(|t| !t.is_empty()) {
+        if !tok.contains(&b'=') {
+            if key == b"name" {
+                return Some(tok);
+            }
+            continue;
+        }
+        let mut parts = tok.split(|&b| b == b'=').filter(|p| !p.is_empty());
+        let Some(k) = parts.next() else {
+            continue;
+        };
+        if k == key {
+            return Some(parts.next_back().unwrap_or(&tok[..0]));
+        }
+    }
+    None
+}
+
+/// Formats a systrace `prev_state` (`R`, `R+`, `S`, `D|K`, `DK`, …) as the end-state string:
+/// `R` / `R+` when runnable, else the state letters in canonical order joined by `|`.
+/// `None` for an empty or unknown state.
+fn format_prev_state(s: &[u8]) -> Option<Cow<'static, str>> {
+    // Canonical order of the non-runnable letters.
+    const LETTERS: &[u8] = b"SDTtXZPxKWNI";
+    if s.is_empty() {
+        return None;
+    }
+    let mut bits = 0u32;
+    let mut preempted = false;
+    for &c in s {
+        match c {
+            b'|' | b'R' => {}
+            b'+' => preempted = true,
+            _ => bits |= 1 << LETTERS.iter().position(|&l| l == c)?,
+        }
+    }
+    if bits == 0 {
+        return Some(Cow::Borrowed(if preempted { "R+" } else { "R" }));
+    }
+    let mut out = String::with_capacity(8);
+    for (i, &l) in LETTERS.iter().enumerate() {
+        if bits & (1 << i) != 0 {
+            if !out.is_empty() {
+                out.push('|');
+            }
+            out.push(char::from(l));
+        }
+    }
+    Some(Cow::Owned(out))
+}
+
+/// Turns tokenized lines into events; one per file (it holds the atrace state).
+struct LineParser {
+    machine: MachineId,
+    clock: ClockRef,
+    atrace: AtraceState,
+    workqueue: StrId,
+    cpufreq: StrId,
+    cpuidle: StrId,
+}
+
+impl LineParser {
+    fn new(sink: &mut Sink, machine: MachineId, clock: ClockRef) -> Self {
+        Self {
+            machine,
+            clock,
+            atrace: AtraceState::new(),
+            workqueue: sink.intern("workqueue"),
+            cpufreq: sink.intern("cpufreq"),
+            cpuidle: sink.intern("cpuidle"),
+        }
+    }
+
+    fn intern(sink: &mut Sink, s: &[u8]) -> StrId {
+        sink.intern(&clean_utf8(s))
+    }
+
+    fn push(&self, sink: &mut Sink, ts: i64, data: EventData) {
+        sink.push(ts, self.clock, data);
+    }
+
+    fn counter(&self, sink: &mut Sink, ts: i64, key: TrackKey, value: f64) {
+        let track = sink.track(key);
+        self.push(
+            sink,
+            ts,
+            EventData::Counter {
+                track,
+                value,
+                args: NO_ARGS,
+            },
+        );
+    }
+
+    fn line(&mut self, sink: &mut Sink, l: &Line<'_>) {
+        let machine = self.machine;
+        let thread = ThreadRef {
+            machine,
+            tid: l.pid,
+            pid: l.tgid,
+        };
+        let name = if l.task == b"<...>" {
+            NULL_STR
+        } else {
+            sink.strings.intern_nonempty(&clean_utf8(l.task))
+        };
+        let data = if name == NULL_STR {
+            EventData::Thread(thread)
+        } else {
+            EventData::ThreadName {
+                thread,
+                name,
+                priority: NamePriority::Ftrace,
+            }
+        };
+        self.push(sink, l.ts, data);
+        // Handler errors (missing or malformed fields) are silent.
+        let _ = self.event(sink, l, thread);
+    }
+
+    fn event(&mut self, sink: &mut Sink, l: &Line<'_>, thread: ThreadRef) -> Option<()> {
+        let machine = self.machine;
+        let a = l.args;
+        match l.event {
+            b"sched_switch" => {
+                let prev_tid: u32 = parse_uint(arg(a, b"prev_pid")?)?;
+                let _prev_prio: i32 = parse_num(arg(a, b"prev_prio")?)?;
+                let next_tid: u32 = parse_uint(arg(a, b"next_pid")?)?;
+                let next_prio: i32 = parse_num(arg(a, b"next_prio")?)?;
+                let prev_comm = Self::intern(sink, arg(a, b"prev_comm").unwrap_or_default());
+                let next_comm = Self::intern(sink, arg(a, b"next_comm").unwrap_or_default());
+                let prev_state = match format_prev_state(arg(a, b"prev_state").unwrap_or_default())
+                {
+                    Some(s) => sink.intern(&s),
+                    None => NULL_STR,
+                };
+                self.push(
+                    sink,
+                    l.ts,
+                    EventData::SchedSwitch(SchedSwitch {
+                        machine,
+                        cpu: l.cpu,
+                        prev_tid: i64::from(prev_tid),
+                        prev_comm,
+                        prev_state,
+                        next_tid: i64::from(next_tid),
+                        next_comm,
+                        next_prio,
+                    }),
+                );
+            }
+            b"sched_waking" => {
+                let tid: u32 = parse_uint(arg(a, b"pid")?)?;
+                let comm = Self::intern(sink, arg(a, b"comm").unwrap_or_default());
+                self.push(
+                    sink,
+                    l.ts,
+                    EventData::SchedWaking(SchedWaking {
+                        machine,
+                        cpu: l.cpu,
+                        tid: i64::from(tid),
+                        comm,
+                        waker_tid: Some(l.pid),
+                    }),
+                );
+            }
+            b"tracing_mark_write" | b"print" | b"0" => {
+                self.atrace
+                    .parse_marker(sink, self.clock, l.ts, machine, l.pid, l.args);
+            }
+            b"cpu_frequency" | b"cpu_idle" => {
+                let cpu: u32 = parse_uint(arg(a, b"cpu_id")?)?;
+                let value: f64 = parse_num(arg(a, b"state")?)?;
+                let (name, kind) = if l.event == b"cpu_frequency" {
+                    (self.cpufreq, "cpu_frequency")
+                } else {
+                    (self.cpuidle, "cpu_idle")
+                };
+                let key = TrackKey::CpuCounter {
+                    machine,
+                    cpu,
+                    name,
+                    kind,
+                };
+                self.counter(sink, l.ts, key, value);
+            }
+            b"cpu_frequency_limits" => {
+                let cpu: u32 = parse_uint(arg(a, b"cpu_id")?)?;
+                let min: f64 = parse_num(arg(a, b"min_freq")?)?;
+                let max: f64 = parse_num(arg(a, b"max_freq")?)?;
+                for (label, kind, value) in [
+                    ("Max", "cpu_max_frequency_limit", max),
+                    ("Min", "cpu_min_frequency_limit", min),
+                ] {
+                    let name = sink.intern(&format!("Cpu {cpu} {label} Freq Limit"));
+                    let key = TrackKey::CpuCounter {
+                        machine,
+                        cpu,
+                        name,
+                        kind,
+                    };
+                    self.counter(sink, l.ts, key, value);
+                }
+            }
+            b"clock_set_rate" | b"clock_enable" | b"clock_disable" => {
+                let value: u32 = parse_uint(arg(a, b"state")?)?;
+                let clk = clean_utf8(arg(a, b"name").unwrap_or_default()).into_owned();
+                let (suffix, kind) = if l.event == b"clock_set_rate" {
+                    ("Frequency", "clock_frequency")
+                } else {
+                    ("State", "clock_state")
+                };
+                let name = sink.intern(&format!("{clk} {suffix}"));
+                let key = TrackKey::GlobalCounter {
+                    machine,
+                    name,
+                    kind,
+                };
+                self.counter(sink, l.ts, key, f64::from(value));
+            }
+            b"workqueue_execute_start" => {
+                const FUNCTION: &[u8] = b"function ";
+                let at = find(a, FUNCTION)?;
+                let func = &a[at + FUNCTION.len()..];
+                // A second "function " would end the name, as in the reference.
+                let func = &func[..find(func, FUNCTION).unwrap_or(func.len())];
+                let name = Self::intern(sink, func);
+                let track = sink.track(TrackKey::ThreadSlices(thread));
+                self.push(sink, l.ts, EventData::Begin(self.slice(track, name)));
+            }
+            b"workqueue_execute_end" => {
+                let track = sink.track(TrackKey::ThreadSlices(thread));
+                self.push(sink, l.ts, EventData::End(self.slice(track, NULL_STR)));
+            }
+            // `sched_wakeup` is ignored, as by the reference; `sched_blocked_reason` has no IR
+            // event yet.
+            _ => {}
+        }
+        Some(())
+    }
+
+    fn slice(&self, track: u32, name: StrId) -> SliceEvent {
+        SliceEvent {
+            track,
+            category: self.workqueue,
+            name,
+            args: NO_ARGS,
+            thread_ts: NO_TS,
+            flows: NO_FLOWS,
+        }
+    }
+
+    /// One row of a `PROCESS DUMP` block; returns the layout for the next row.
+    fn dump_row(&mut self, sink: &mut Sink, kind: DumpKind, line: &[u8]) -> DumpKind {
+        let tokens: Vec<&[u8]> = line
+            .split(|&b| is_ws(b))
+            .filter(|t| !t.is_empty())
+            .collect();
+        if tokens.first() == Some(&&b"USER"[..]) {
+            return if tokens.get(2) == Some(&&b"TID"[..]) {
+                DumpKind::Short
+            } else {
+                DumpKind::Long
+            };
+        }
+        let machine = self.machine;
+        match kind {
+            DumpKind::Long if tokens.len() >= 9 => {
+                let (Some(pid), Some(ppid)) =
+                    (parse_uint::<u32>(tokens[1]), parse_uint::<u32>(tokens[2]))
+                else {
+                    return kind;
+                };
+                let name = Self::intern(sink, tokens[8]);
+                // Dump facts come before every ftrace event, as in the reference.
+                self.push(
+                    sink,
+                    0,
+                    EventData::Process(ProcessInfo {
+                        process: ProcessRef {
+                            machine,
+                            pid: i64::from(pid),
+                        },
+                        parent_pid: Some(i64::from(ppid)),
+                        name,
+                        cmdline: NULL_STR,
+                        uid: None,
+                        start_ts: None,
+                        from_system: true,
+                    }),
+                );
+            }
+            DumpKind::Short if tokens.len() >= 4 => {
+                let (Some(pid), Some(tid)) =
+                    (parse_uint::<u32>(tokens[1]), parse_uint::<u32>(tokens[2]))
+                else {
+                    return kind;
+                };
+                let cmd = tokens[3..]
+                    .iter()
+                    .map(|t| clean_utf8(t))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let name = sink.intern(&cmd);
+                self.push(
+                    sink,
+                    0,
+                    EventData::ThreadName {
+                        thread: ThreadRef {
+                            machine,
+                            tid: i64::from(tid),
+                            pid: Some(i64::from(pid)),
+                        },
+                        name,
+                        priority: NamePriority::Other,
+                    },
+                );
+            }
+            _ => {}
+        }
+        kind
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Event;
+
+    fn ctx() -> FileContext {
+        FileContext {
+            file: 0,
+            machine: 0,
+        }
+    }
+
+    fn import(text: &str) -> Sink {
+        let mut sink = Sink::new();
+        parse(text.as_bytes(), &mut sink, &ctx()).expect("systrace import failed");
+        sink
+    }
+
+    fn failures(sink: &Sink) -> i64 {
+        sink.stats
+            .iter()
+            .filter(|(k, _)| k.name == "systrace_parse_failure")
+            .map(|(_, v)| *v)
+            .sum()
+    }
+
+    fn s(sink: &Sink, id: StrId) -> &str {
+        sink.strings.get(id).unwrap_or("NULL")
+    }
+
+    /// (ts, name) of every Begin.
+    fn begins(sink: &Sink) -> Vec<(i64, String)> {
+        sink.events
+            .iter()
+            .filter_map(|e| match e.data {
+                EventData::Begin(b) => Some((e.ts, s(sink, b.name).to_string())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn tok(line: &str) -> Line<'_> {
+        tokenize(line.as_bytes()).unwrap_or_else(|| panic!("no match: {line}"))
+    }
+
+    #[test]
+    fn line_grammar_variants() {
+        let l = tok("          <idle>-0     (-----) [000] d..3  100.000000: sched_switch: prev_comm=swapper/0");
+        assert_eq!((l.task, l.pid, l.tgid, l.cpu), (&b"<idle>"[..], 0, None, 0));
+        assert_eq!(l.ts, 100_000_000_000);
+        assert_eq!(l.event, b"sched_switch");
+        assert_eq!(l.args, b"prev_comm=swapper/0");
+
+        let l = tok("              ui-500   (  500) [001] ...1  100.001000: tracing_mark_write: B|500|measure  ");
+        assert_eq!(
+            (l.task, l.pid, l.tgid, l.cpu),
+            (&b"ui"[..], 500, Some(500), 1)
+        );
+        assert_eq!(l.args, b"B|500|measure");
+
+        // No tgid column, no flags.
+        let l = tok("<idle>-0     [002]  0.002208: tracing_mark_write: E|123");
+        assert_eq!((l.pid, l.tgid, l.cpu, l.ts), (0, None, 2, 2_208_000));
+
+        // Old atrace layout without tgid, flags present.
+        let l = tok("ksoftirqd/0-3     [000] ...2  1212.465092: sched_switch: prev_comm=x");
+        assert_eq!((l.task, l.pid), (&b"ksoftirqd/0"[..], 3));
+
+        // Task names with dashes, colons and spaces.
+        let l = tok(" Binder:1234_2-1250  ( 1234) [003] .... 5.000001: print: I|1234|x");
+        assert_eq!(
+            (l.task, l.pid, l.tgid),
+            (&b"Binder:1234_2"[..], 1250, Some(1234))
+        );
+        let l = tok("task-1234-567    ( 567) [000] ....   100.000000: tracing_mark_write: B|567|w");
+        assert_eq!((l.task, l.pid, l.tgid), (&b"task-1234"[..], 567, Some(567)));
+        let l = tok("Thread-5 worker-77 (70) [000] .... 1.5: tracing_mark_write: E|70");
+        assert_eq!(
+            (l.task, l.pid, l.tgid),
+            (&b"Thread-5 worker"[..], 77, Some(70))
+        );
+        let l = tok(" ndroid.systemui-13580 (13580) [001] ...1 683202.104223: tracing_mark_write: S|13580|deliverInputEvent|263");
+        assert_eq!(l.task, b"ndroid.systemui");
+
+        // Flags touching the timestamp, 5-char flags with a hex preempt count.
+        let l = tok("kworker/u16:1-77    (   77) [004] ....316.196720: tracing_mark_write: B|77|a");
+        assert_eq!(l.ts, 316_196_720_000);
+        let l =
+            tok("test-process-123    (  123) [002] d...316.196740: tracing_mark_write: B|123|c");
+        assert_eq!((l.task, l.ts), (&b"test-process"[..], 316_196_740_000));
+        let l = tok("chrome-10830 ( 10830) [000] dNsa. 4213.033572: tracing_mark_write: B|10830|h");
+        assert_eq!(l.ts, 4_213_033_572_000);
+        let l = tok("chrome-10830 ( 10830) [000] dNsa.4213.033572: tracing_mark_write: E|10830");
+        assert_eq!(l.ts, 4_213_033_572_000);
+
+        // Event `0` (old kernels) and an event whose payload has more colons.
+        let l = tok("  a-1 [000] ...1 1.000000: 0: B|1|x");
+        assert_eq!((l.event, l.args), (&b"0"[..], &b"B|1|x"[..]));
+        let l = tok("<...>-882   (  882) [003] .... 10852.771186: event: event: abc xyz =0x34");
+        assert_eq!(
+            (l.event, l.args),
+            (&b"event"[..], &b"event: abc xyz =0x34"[..])
+        );
+
+        for bad in [
+            "some = 000, other = 0x4",
+            "xyz = 0x0 abc = 0x0",
+            "cpus=8",
+            "a-1 [000] .... 1.0 : x: y",
+            "a-1 [000] .... 1: x: y",
+            "a-1 [000] .... 1.5:x: y",
+            "a-1 [000] .... 1.5: x",
+            "a-1 [x] .... 1.5: x: y",
+            "a-99999999999 [0] .... 1.5: x: y",
+            "a-1 [000] toolongflags 1.5: x: y",
+            "",
+            "-",
+        ] {
+            assert_eq!(tokenize(bad.as_bytes()), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn seconds_to_ns_truncates_like_the_reference() {
+        assert_eq!(seconds_to_ns(b"100.001000"), Some(100_001_000_000));
+        assert_eq!(seconds_to_ns(b"10852.771242"), Some(10_852_771_242_000));
+        assert_eq!(seconds_to_ns(b"0.002188"), Some(2_188_000));
+        // The reference's double artefact.
+        assert_eq!(seconds_to_ns(b"4213.033672"), Some(4_213_033_671_999));
+    }
+
+    #[test]
+    fn args_and_prev_state() {
+        let a = b"prev_comm=a b prev_pid=5 x=y=z prev_pid=6 ==> k=";
+        assert_eq!(arg(a, b"prev_pid"), Some(&b"5"[..]));
+        assert_eq!(arg(a, b"prev_comm"), Some(&b"a"[..]));
+        assert_eq!(arg(a, b"name"), Some(&b"b"[..]));
+        assert_eq!(arg(a, b"x"), Some(&b"z"[..]));
+        assert_eq!(arg(a, b"k"), Some(&b""[..]));
+        assert_eq!(arg(a, b"missing"), None);
+        let f = |s: &str| format_prev_state(s.as_bytes()).map(|c| c.into_owned());
+        assert_eq!(f("R").as_deref(), Some("R"));
+        assert_eq!(f("R+").as_deref(), Some("R+"));
+        assert_eq!(f("S").as_deref(), Some("S"));
+        assert_eq!(f("D|K").as_deref(), Some("D|K"));
+        assert_eq!(f("KD").as_deref(), Some("D|K"));
+        assert_eq!(f("I").as_deref(), Some("I"));
+        assert_eq!(f(""), None);
+        assert_eq!(f("Q"), None);
+    }
+
+    #[test]
+    fn h_systrace_fixture() {
+        let sink = import(include_str!("../../tests/data/h_systrace.txt"));
+        assert_eq!(failures(&sink), 0);
+        let clock = sink.clocks.get(0);
+        assert_eq!(clock.clock_id, clocks::MONOTONIC);
+        assert_eq!(
+            begins(&sink),
+            vec![
+                (100_001_000_000, "measure".to_string()),
+                (100_002_000_000, "text".to_string()),
+                (100_009_000_000, "upload".to_string())
+            ]
+        );
+        // `B|500|upload` written by bg-501 is on thread 501 of process 500.
+        let upload = sink
+            .events
+            .iter()
+            .find_map(|e| match e.data {
+                EventData::Begin(b) if s(&sink, b.name) == "upload" => Some(b),
+                _ => None,
+            })
+            .expect("upload slice");
+        assert_eq!(
+            *sink.tracks.get(upload.track),
+            TrackKey::ThreadSlices(ThreadRef {
+                machine: 0,
+                tid: 501,
+                pid: Some(500)
+            })
+        );
+        let ends = sink
+            .events
+            .iter()
+            .filter(|e| matches!(e.data, EventData::End(_)))
+            .count();
+        assert_eq!(ends, 3);
+        let counters: Vec<(i64, f64)> = sink
+            .events
+            .iter()
+            .filter_map(|e| match e.data {
+                EventData::Counter { value, track, .. } => {
+                    assert!(matches!(
+                        sink.tracks.get(track),
+                        TrackKey::ProcessCounter {
+                            process: ProcessRef { pid: 500, .. },
+                            kind: "atrace_counter",
+                            ..
+                        }
+                    ));
+                    Some((e.ts, value))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            counters,
+            vec![(100_003_000_000, 4.0), (100_009_500_000, 1.0)]
+        );
+        let switches: Vec<(u32, i64, i64, &str, i64, i32)> = sink
+            .events
+            .iter()
+            .filter_map(|e| match e.data {
+                EventData::SchedSwitch(sw) => Some((
+                    sw.cpu,
+                    e.ts,
+                    sw.prev_tid,
+                    s(&sink, sw.prev_state),
+                    sw.next_tid,
+                    sw.next_prio,
+                )),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            switches,
+            vec![
+                (0, 100_000_000_000, 0, "R", 500, 110),
+                (0, 100_008_000_000, 500, "S", 501, 120),
+                (0, 100_012_000_000, 501, "R", 0, 120),
+                (1, 100_002_500_000, 0, "R", 600, 120),
+                (1, 100_007_500_000, 600, "D", 0, 120),
+            ]
+        );
+        // Every line names its thread; `-----` gives no pid.
+        let names: Vec<(i64, Option<i64>, &str)> = sink
+            .events
+            .iter()
+            .filter_map(|e| match e.data {
+                EventData::ThreadName {
+                    thread,
+                    name,
+                    priority,
+                } => {
+                    assert_eq!(priority, NamePriority::Ftrace);
+                    Some((thread.tid, thread.pid, s(&sink, name)))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(names.len(), 13);
+        assert!(names.contains(&(0, None, "<idle>")));
+        assert!(names.contains(&(501, Some(500), "bg")));
+        assert!(names.contains(&(600, Some(600), "net")));
+    }
+
+    #[test]
+    fn conformance_shapes() {
+        // cpus_header_with_digits_only
+        let sink = import("cpus=16\ntask-1234-567    ( 567) [000] ....   100.000000: tracing_mark_write: B|567|task_work\ntask-1234-567    ( 567) [000] ....   100.001000: tracing_mark_write: E|567\n        ");
+        assert_eq!(
+            begins(&sink),
+            vec![(100_000_000_000, "task_work".to_string())]
+        );
+        assert_eq!(failures(&sink), 0);
+
+        // bad_print_systrace: continuation lines are failures, the rest imports.
+        let sink = import("           <...>-882   (  882) [003] .... 10852.771186: event: event: abc xyz =0x34 clk id = 019\nsome = 000, other = 0x4\nxyz = 0x0 abc = 0x0\n  surfaceflinger-598   (  598) [004] .... 10852.771242: tracing_mark_write: B|598|some event\n  surfaceflinger-598   (  598) [004] .... 10852.771245: tracing_mark_write: E|598\n");
+        assert_eq!(
+            begins(&sink),
+            vec![(10_852_771_242_000, "some event".to_string())]
+        );
+        assert_eq!(failures(&sink), 2);
+        // `<...>` does not name its thread.
+        assert!(matches!(
+            sink.events[0].data,
+            EventData::Thread(ThreadRef {
+                tid: 882,
+                pid: Some(882),
+                ..
+            })
+        ));
+
+        // regex_pattern_no_gap_after_irq_flags
+        let sink = import("cpus=8\nkworker/u16:1-77    (   77) [004] ....316.196720: tracing_mark_write: B|77|no_gap_after_dots\nkworker/u16:2-78    (   78) [005] .... 316.196730: tracing_mark_write: B|78|space_after_dots\ntest-process-123    (  123) [002] d...316.196740: tracing_mark_write: B|123|no_gap_after_flags\n<idle>-0     [000]  0.002188: tracing_mark_write: E|77\n");
+        assert_eq!(begins(&sink).len(), 3);
+        assert_eq!(failures(&sink), 0);
+    }
+
+    #[test]
+    fn other_events() {
+        let sink = import(concat!(
+            "# tracer: nop\n",
+            "  kworker/0:1-40 [000] d..2 1.000000: cpu_frequency: state=1400000 cpu_id=2\n",
+            "  <idle>-0 [001] d..2 1.000001: cpu_idle: state=4294967295 cpu_id=1\n",
+            "  kworker/0:1-40 [000] ...1 1.000002: workqueue_execute_start: work struct ffffffc0: function dbs_work_handler\n",
+            "  kworker/0:1-40 [000] ...1 1.000003: workqueue_execute_end: work struct ffffffc0\n",
+            "  a-10 (10) [000] d..2 1.000004: sched_waking: comm=b pid=11 prio=120 target_cpu=001\n",
+            "  a-10 (10) [000] d..2 1.000005: sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n",
+            "  a-10 (10) [000] d..2 1.000006: sched_switch: prev_comm=a prev_pid=x prev_prio=120 prev_state=S ==> next_comm=b next_pid=11 next_prio=120\n",
+            "  a-10 (10) [000] d..2 1.000007: sched_blocked_reason: pid=11 iowait=1 caller=foo\n",
+        ));
+        assert_eq!(failures(&sink), 0);
+        let evs: Vec<&Event> = sink
+            .events
+            .iter()
+            .filter(|e| !matches!(e.data, EventData::ThreadName { .. } | EventData::Thread(_)))
+            .collect();
+        assert_eq!(evs.len(), 5);
+        let EventData::Counter { track, value, .. } = evs[0].data else {
+            panic!("cpu_frequency")
+        };
+        assert_eq!(value, 1_400_000.0);
+        assert!(matches!(
+            sink.tracks.get(track),
+            TrackKey::CpuCounter {
+                cpu: 2,
+                kind: "cpu_frequency",
+                ..
+            }
+        ));
+        let EventData::Counter { track, value, .. } = evs[1].data else {
+            panic!("cpu_idle")
+        };
+        assert_eq!(value, 4_294_967_295.0);
+        let TrackKey::CpuCounter {
+            cpu: 1,
+            kind: "cpu_idle",
+            name,
+            ..
+        } = *sink.tracks.get(track)
+        else {
+            panic!("cpu_idle track")
+        };
+        assert_eq!(s(&sink, name), "cpuidle");
+        let EventData::Begin(b) = evs[2].data else {
+            panic!("workqueue begin")
+        };
+        assert_eq!(
+            (s(&sink, b.category), s(&sink, b.name)),
+            ("workqueue", "dbs_work_handler")
+        );
+        let EventData::End(e) = evs[3].data else {
+            panic!("workqueue end")
+        };
+        assert_eq!((e.track, s(&sink, e.category)), (b.track, "workqueue"));
+        let EventData::SchedWaking(w) = evs[4].data else {
+            panic!("waking")
+        };
+        assert_eq!((w.tid, s(&sink, w.comm), w.waker_tid), (11, "b", Some(10)));
+    }
+
+    #[test]
+    fn html_with_process_dump() {
+        let html = concat!(
+            "<!DOCTYPE html>\n<html>\n<head></head>\n",
+            "<script class=\"trace-data\" type=\"application/text\">\n",
+            "PROCESS DUMP\n",
+            "USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME                       COMMAND\n",
+            "root             1     0   10000   2000 0                   0 S init                       init second\n",
+            "u0_a1          500     1   10000   2000 0                   0 S com.example.ui             com.example.ui\n",
+            "USER           PID   TID CMD\n",
+            "u0_a1          500   501 Render Thread\n",
+            "</script>\n",
+            "<script class=\"trace-data\" type=\"application/text\">\n",
+            "# tracer: nop\n",
+            "#           TASK-PID    TGID   CPU#  ||||    TIMESTAMP  FUNCTION\n",
+            "              ui-500   (  500) [000] ...1  1.000000: tracing_mark_write: B|500|a\n",
+            "  </script>\n",
+            "<script class=\"trace-data\" type=\"application/text\">\n",
+            "# tracer: nop\n",
+            "#           TASK-PID    TGID   CPU#  ||||    TIMESTAMP  FUNCTION\n",
+            "              ui-500   (  500) [000] ...1  2.000000: tracing_mark_write: B|500|ignored\n",
+            "</script>\n",
+        );
+        let sink = import(html);
+        assert_eq!(begins(&sink), vec![(1_000_000_000, "a".to_string())]);
+        let procs: Vec<(i64, Option<i64>, &str)> = sink
+            .events
+            .iter()
+            .filter_map(|e| match e.data {
+                EventData::Process(p) => {
+                    assert!(p.from_system);
+                    Some((p.process.pid, p.parent_pid, s(&sink, p.name)))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            procs,
+            vec![(1, Some(0), "init"), (500, Some(1), "com.example.ui")]
+        );
+        assert!(sink.events.iter().any(|e| matches!(
+            e.data,
+            EventData::ThreadName { thread: ThreadRef { tid: 501, pid: Some(500), .. }, name, priority: NamePriority::Other }
+                if s(&sink, name) == "Render Thread"
+        )));
+        assert_eq!(failures(&sink), 0);
+    }
+
+    #[test]
+    fn prelude_and_compressed_atrace() {
+        let text = "# tracer: nop\n  a-1 (1) [000] ...1 1.000000: tracing_mark_write: B|1|x\n";
+        let sink = import(&format!("capturing trace... done\nTRACE:\n{text}"));
+        assert_eq!(begins(&sink).len(), 1);
+        assert_eq!(failures(&sink), 0);
+
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut z, text.as_bytes()).expect("compress");
+        let mut file = b"TRACE:\n".to_vec();
+        file.extend(z.finish().expect("compress"));
+        file.extend_from_slice(b"trailing junk that is not zlib");
+        let mut sink = Sink::new();
+        parse(&file, &mut sink, &ctx()).expect("import");
+        assert_eq!(begins(&sink).len(), 1);
+    }
+
+    #[test]
+    fn file_starting_with_idle_task_is_not_html() {
+        let sink = import("<idle>-0 [000] d..2 1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=5 next_prio=120\n");
+        assert!(sink
+            .events
+            .iter()
+            .any(|e| matches!(e.data, EventData::SchedSwitch(_))));
+    }
+
+    #[test]
+    fn unterminated_last_line_is_not_read() {
+        let sink = import("  a-1 (1) [000] ...1 1.000000: tracing_mark_write: B|1|x");
+        assert!(sink.events.is_empty());
+    }
+
+    #[test]
+    fn json_embedded_text_is_strict() {
+        let mut sink = Sink::new();
+        let text = "# tracer: nop\n\n  a-1 (1) [000] ...1 1.000000: tracing_mark_write: B|1|x\n  a-1 (1) [000] ...1 1.5: tracing_mark_write: E|1";
+        parse_text(text, &mut sink, &ctx()).expect("valid lines");
+        assert_eq!(begins(&sink).len(), 1);
+        assert_eq!(sink.events.len(), 4);
+        assert_eq!(sink.clocks.get(0).clock_id, clocks::TRACE_FILE);
+        let mut sink = Sink::new();
+        let err = parse_text(
+            "  a-1 (1) [000] ...1 1.0: print: B|1|x\ngarbage\n",
+            &mut sink,
+            &ctx(),
+        );
+        assert!(matches!(err, Err(ParseError::Invalid(m)) if m.contains("garbage")));
+    }
+
+    #[test]
+    fn never_panics_on_junk() {
+        let mut junk: Vec<u8> = Vec::new();
+        for i in 0..4000u32 {
+            junk.push((i.wrapping_mul(2_654_435_761) >> 13) as u8);
+            if i % 37 == 0 {
+                junk.extend_from_slice(b"-12 (3) [0] d..1 1.5: tracing_mark_write: S|1|\xff|9\n");
+            }
+            if i % 53 == 0 {
+                junk.extend_from_slice(b"\n<script class=\"trace-data\" type=\"application/text\">\nPROCESS DUMP\nUSER PID TID\n");
+            }
+        }
+        for start in [0usize, 1, 7] {
+            let mut sink = Sink::new();
+            let _ = parse(&junk[start..], &mut sink, &ctx());
+            let _ = parse_text(&String::from_utf8_lossy(&junk[start..]), &mut sink, &ctx());
+        }
+        let mut with_lt = b"<".to_vec();
+        with_lt.extend_from_slice(&junk);
+        let _ = parse(&with_lt, &mut Sink::new(), &ctx());
+    }
+}

@@ -1,0 +1,177 @@
+//! The catalogue of stats: what each counts, how bad it is, and where it comes from.
+//!
+//! Names, severities and sources are Trace Processor's, so queries against `stats` written
+//! for Perfetto keep working.
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    Info,
+    DataLoss,
+    Error,
+    Notice,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::DataLoss => "data_loss",
+            Severity::Error => "error",
+            Severity::Notice => "notice",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Recorded by the tracing service.
+    Trace,
+    /// Found while importing.
+    Analysis,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Trace => "trace",
+            Source::Analysis => "analysis",
+        }
+    }
+}
+
+pub struct StatDef {
+    pub name: &'static str,
+    pub indexed: bool,
+    pub severity: Severity,
+    pub source: Source,
+    pub description: &'static str,
+}
+
+const fn def(
+    name: &'static str,
+    indexed: bool,
+    severity: Severity,
+    source: Source,
+    description: &'static str,
+) -> StatDef {
+    StatDef {
+        name,
+        indexed,
+        severity,
+        source,
+        description,
+    }
+}
+
+use Severity::*;
+use Source::*;
+
+pub const STATS: &[StatDef] = &[
+    def("clock_sync_unrelatable_clock_domains", false, Error, Analysis,
+        "Events on a clock that no snapshot, manifest override or rendezvous relates to trace time were dropped. Record clock snapshots, or add a manifest `clocks` override."),
+    def("clock_sync_failure", false, Error, Analysis,
+        "A timestamp could not be converted to trace time and its event was dropped."),
+    def("trace_sorter_negative_timestamp_dropped", false, Error, Analysis,
+        "Events that land before the start of trace time were dropped. Pick another trace_time clock or fix the offsets."),
+    def("json_tokenizer_failure", false, Error, Trace,
+        "A JSON event could not be read (bad field types or syntax); it was dropped."),
+    def("json_parser_failure", false, Error, Analysis,
+        "A JSON event missed a field its phase needs (e.g. dur on X, tid on a thread instant); it was dropped."),
+    def("json_display_time_unit", false, Info, Trace,
+        "The JSON file sets displayTimeUnit; it only affects display and is ignored."),
+    def("systrace_parse_failure", false, Error, Analysis,
+        "A systrace line or atrace marker could not be parsed; it was skipped."),
+    def("misplaced_end_event", false, DataLoss, Analysis,
+        "Slices were still open when an enclosing slice ended; they were closed at its end."),
+    def("slice_drop_overlapping_complete_event", false, Error, Analysis,
+        "A complete slice overlapped its parent partially and was dropped."),
+    def("slice_spill_overlapping_complete_event", false, Error, Analysis,
+        "A JSON complete event overlapped its parent partially; it was moved to an overflow track."),
+    def("slice_negative_duration", false, Error, Analysis,
+        "A slice with a negative duration was dropped."),
+    def("flow_duplicate_id", false, Error, Analysis, "A flow began with an id already in use."),
+    def("flow_no_enclosing_slice", false, Error, Analysis,
+        "A flow event had no slice to attach to."),
+    def("flow_step_without_start", false, Error, Analysis, "A flow step had no flow begin."),
+    def("flow_end_without_start", false, Error, Analysis, "A flow end had no flow begin."),
+    def("flow_invalid_id", false, Error, Analysis, "A flow event had an unusable id."),
+    def("flow_without_direction", false, Error, Analysis,
+        "A flow binding had neither flow_in nor flow_out."),
+    def("mismatched_sched_switch_tids", false, Error, Analysis,
+        "A sched_switch's prev_pid did not match the task running on that cpu; the running slice was left open."),
+    def("task_state_invalid", false, Error, Analysis,
+        "A sched_switch prev_state could not be decoded."),
+    def("compact_sched_switch_skipped", false, Info, Analysis,
+        "The first compact sched_switch of each cpu only primes the cpu's state (as Trace Processor does)."),
+    def("compact_sched_has_parse_errors", false, Error, Analysis,
+        "A compact_sched bundle had columns of different lengths."),
+    def("compact_sched_waking_skipped", false, Info, Analysis,
+        "A compact sched_waking came before any switch on its cpu."),
+    def("packet_skipped_seq_needs_incremental_state_invalid", false, Notice, Analysis,
+        "Packets that need incremental state were skipped because their sequence lost data and had not yet re-emitted its state."),
+    def("interned_data_skipped_incremental_state_invalid", false, Notice, Analysis,
+        "Interned data on a sequence with invalid incremental state was ignored."),
+    def("sequence_packet_loss_flagged", false, DataLoss, Analysis,
+        "The tracing service flagged lost packets on a sequence (previous_packet_dropped)."),
+    def("interned_data_tokenizer_errors", false, Info, Analysis,
+        "An event referred to interned data that was never defined."),
+    def("track_event_parser_errors", false, Info, Analysis,
+        "TrackEvents that could not be imported (missing type, thread, id or counter track)."),
+    def("track_event_tokenizer_errors", false, Info, Analysis,
+        "TrackEvents whose timestamps could not be read."),
+    def("track_event_invalid_timestamp", false, Error, Analysis,
+        "TrackEvents with a negative timestamp were dropped."),
+    def("track_event_missing_sequence_id", false, Error, Analysis,
+        "TrackEvent packets without a trusted_packet_sequence_id were dropped."),
+    def("proto_truncated", false, DataLoss, Analysis,
+        "The protobuf trace ends in the middle of a packet; everything before it was imported."),
+    def("proto_packet_decode_failure", false, DataLoss, Analysis,
+        "TracePackets that could not be decoded were skipped."),
+    def("ftrace_cpu_entries_begin", true, Info, Trace, "Ftrace ring buffer entries at start, per cpu."),
+    def("ftrace_cpu_overrun_end", true, DataLoss, Trace,
+        "Ftrace events lost to ring-buffer overruns during the trace, per cpu."),
+    def("traced_buf_bytes_written", true, Info, Trace, "Bytes written into the trace buffer."),
+    def("traced_buf_bytes_filtered_out", true, Info, Trace, "Bytes filtered out by the trace filter."),
+    def("traced_buf_chunks_discarded", true, DataLoss, Trace,
+        "Chunks discarded by the tracing service (buffer overrun or bad chunks)."),
+    def("traced_buf_chunks_overwritten", true, DataLoss, Trace,
+        "Chunks overwritten in ring-buffer mode before they were read."),
+    def("traced_buf_patches_failed", true, DataLoss, Trace, "Chunk patches that failed."),
+    def("traced_buf_abi_violations", true, DataLoss, Trace, "Producers that violated the buffer ABI."),
+    def("traced_buf_trace_writer_packet_loss", true, DataLoss, Trace,
+        "Packets lost by trace writers."),
+    def("traced_buf_sequence_packet_loss", true, DataLoss, Analysis,
+        "Sequences on which packets were lost."),
+    def("traced_buf_incremental_sequences_dropped", true, DataLoss, Analysis,
+        "Sequences whose incremental state was lost."),
+    def("traced_buf_data_loss_chunk_corrupted", true, DataLoss, Trace, "Corrupted chunks."),
+    def("traced_buf_data_loss_orphan_continuation", true, DataLoss, Trace, "Orphan continuation chunks."),
+    def("traced_buf_data_loss_overwrite", true, DataLoss, Trace, "Data overwritten in the buffer."),
+    def("traced_buf_data_loss_read_gap", true, DataLoss, Trace, "Gaps when reading the buffer."),
+    def("traced_buf_data_loss_reassembly_broken_chain", true, DataLoss, Trace, "Broken fragment chains."),
+    def("traced_buf_data_loss_reassembly_gap", true, DataLoss, Trace, "Gaps in fragment reassembly."),
+    def("traced_buf_data_loss_smb_full", true, DataLoss, Trace, "Shared memory buffer full."),
+    def("traced_buf_data_loss_writer_abort", true, DataLoss, Trace, "Writers that aborted."),
+    def("traced_chunks_discarded", false, DataLoss, Trace, "Chunks discarded by the service."),
+    def("traced_data_sources_registered", false, Info, Trace, "Data sources registered."),
+    def("traced_data_sources_seen", false, Info, Trace, "Data sources seen."),
+    def("traced_final_flush_failed", false, DataLoss, Trace, "The final flush failed."),
+    def("traced_final_flush_succeeded", false, Info, Trace, "The final flush succeeded."),
+    def("traced_flushes_failed", false, DataLoss, Trace, "Flushes that failed."),
+    def("traced_flushes_requested", false, Info, Trace, "Flushes requested."),
+    def("traced_flushes_succeeded", false, Info, Trace, "Flushes that succeeded."),
+    def("traced_patches_discarded", false, DataLoss, Trace, "Patches discarded."),
+    def("traced_producers_connected", false, Info, Trace, "Producers connected."),
+    def("traced_producers_seen", false, Info, Trace, "Producers seen."),
+    def("traced_total_buffers", false, Info, Trace, "Buffers in the session."),
+    def("traced_tracing_sessions", false, Info, Trace, "Tracing sessions."),
+    def("filter_input_packets", false, Info, Trace, "Packets into the trace filter."),
+    def("filter_input_bytes", false, Info, Trace, "Bytes into the trace filter."),
+    def("filter_output_bytes", false, Info, Trace, "Bytes out of the trace filter."),
+    def("filter_errors", false, Error, Trace, "Errors in the trace filter."),
+    def("filter_time_taken_ns", false, Info, Trace, "Time the trace filter took."),
+];
+
+pub fn lookup(name: &str) -> Option<&'static StatDef> {
+    STATS.iter().find(|d| d.name == name)
+}
