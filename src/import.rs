@@ -120,9 +120,25 @@ pub fn import_files(
         }
     }
     summary.parse_secs = started.elapsed().as_secs_f64();
+    sink.events.shrink_to_fit();
     let trace_clock = claimed.unwrap_or(clock::builtin(HOST_MACHINE, clocks::BOOTTIME));
     facts.trace_time_clock = claimed.map(|c| c.clock_id);
 
+    let phase = |name: &str, since: Instant| {
+        if std::env::var_os("SEXTANT_TIMING").is_some() {
+            let hwm = std::fs::read_to_string("/proc/self/status")
+                .ok()
+                .and_then(|s| {
+                    s.lines()
+                        .find(|l| l.starts_with("VmHWM"))
+                        .map(str::to_string)
+                })
+                .unwrap_or_default();
+            eprintln!("{name}: {:.2}s {hwm}", since.elapsed().as_secs_f64());
+        }
+    };
+    phase("parse", started);
+    let t = Instant::now();
     to_trace_time(&mut sink, trace_clock, &mut facts);
     sort_and_drop_negative(&mut sink);
     summary.events = sink.events.len();
@@ -151,16 +167,22 @@ pub fn import_files(
             MetaValue::Int(top.size as i64),
         );
     }
-    let tables = crate::model::build(&mut sink, &machines, &swapper);
+    phase("clock+sort", t);
+    let t = Instant::now();
+    let conn = db::create(db_path)?;
+    let mut writer = db::begin(&conn)?;
+    let tables = crate::model::build(&mut sink, &machines, &swapper, &mut writer);
+    phase("model+rows", t);
+    let t = Instant::now();
     for (row, m) in tables.machines.iter().enumerate() {
         facts.machine_rows.insert(m.raw_id as u32, row as u32);
     }
     for s in &mut facts.snapshots {
         s.machine = facts.machine_rows.get(&s.machine).copied().unwrap_or(0);
     }
-    summary.slices = tables.slices.len();
-    summary.counters = tables.counters.len();
-    summary.sched = tables.sched.len();
+    summary.slices = tables.slice_count as usize;
+    summary.counters = tables.counter_count as usize;
+    summary.sched = tables.sched_count as usize;
     summary.dropped_events = sink
         .stats
         .iter()
@@ -173,8 +195,9 @@ pub fn import_files(
         .map(|(_, v)| *v as u64)
         .sum();
 
-    let mut conn = db::create(db_path)?;
-    db::write(&mut conn, &tables, &sink, &facts)?;
+    writer.finish(&tables, &sink, &facts)?;
+    db::commit(&conn)?;
+    phase("db", t);
     summary.total_secs = started.elapsed().as_secs_f64();
     Ok(summary)
 }
@@ -208,8 +231,9 @@ fn to_trace_time(sink: &mut Sink, trace_clock: ClockDomain, facts: &mut ImportFa
         .map(|c| *sink.clocks.get(c as u32))
         .collect();
     let mut dropped: std::collections::HashMap<(u32, u32), i64> = Default::default();
+    let sink_payloads = &sink.payloads;
     sink.events.retain_mut(|ev| {
-        let c = ev.clock as usize;
+        let c = sink_payloads[ev.payload as usize].0 as usize;
         match placements.get(c) {
             Some(Placement::Identity | Placement::SameDomain(_)) => true,
             _ => match conv.convert(domains[c], ev.ts) {

@@ -9,7 +9,55 @@
 //! them in memory between parsing and sorting.
 
 use std::collections::HashMap;
-use std::hash::Hash;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
+/// A fast non-cryptographic hasher (FxHash) for the importer's hot maps: keys come from
+/// trace files, but a slow or adversarial hash would only cost time, never correctness.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut v = [0u8; 8];
+            v[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(v));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(u64::from(i));
+    }
+    fn write_u16(&mut self, i: u16) {
+        self.write_u64(u64::from(i));
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(u64::from(i));
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub type FxBuild = BuildHasherDefault<FxHasher>;
+pub type FxHashMap<K, V> = HashMap<K, V, FxBuild>;
+
+/// An f64 compared and hashed by its bits, so event payloads can be interned.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Real(pub f64);
+
+impl Eq for Real {}
+
+impl Hash for Real {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.to_bits().hash(state);
+    }
+}
 
 /// Index into [`StringPool`]; `0` is NULL.
 pub type StrId = u32;
@@ -19,14 +67,14 @@ pub const NULL_STR: StrId = 0;
 /// Interns every string of an import once.
 #[derive(Default)]
 pub struct StringPool {
-    ids: HashMap<Box<str>, StrId>,
+    ids: FxHashMap<Box<str>, StrId>,
     strings: Vec<Box<str>>,
 }
 
 impl StringPool {
     pub fn new() -> Self {
         Self {
-            ids: HashMap::new(),
+            ids: FxHashMap::default(),
             // Slot 0 is NULL and never looked up by content.
             strings: vec![Box::from("")],
         }
@@ -257,14 +305,14 @@ pub type TrackRef = u32;
 
 /// Interns values to dense u32 ids.
 pub struct Interner<T: Hash + Eq + Copy> {
-    ids: HashMap<T, u32>,
+    ids: FxHashMap<T, u32>,
     values: Vec<T>,
 }
 
 impl<T: Hash + Eq + Copy> Default for Interner<T> {
     fn default() -> Self {
         Self {
-            ids: HashMap::new(),
+            ids: FxHashMap::default(),
             values: Vec::new(),
         }
     }
@@ -317,7 +365,7 @@ pub const NO_FLOWS: FlowsRef = 0;
 pub const NO_TS: i64 = i64::MIN;
 
 /// A slice-shaped event (begin, end, complete, instant).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SliceEvent {
     pub track: TrackRef,
     pub category: StrId,
@@ -329,7 +377,7 @@ pub struct SliceEvent {
 }
 
 /// Legacy (JSON / atrace-style v1) flow event: `s`, `t`, `f`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FlowV1Event {
     pub track: TrackRef,
     pub id: u64,
@@ -340,14 +388,14 @@ pub struct FlowV1Event {
     pub bind_enclosing: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FlowV1Phase {
     Start,
     Step,
     End,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SchedSwitch {
     pub machine: MachineId,
     pub cpu: u32,
@@ -360,7 +408,7 @@ pub struct SchedSwitch {
     pub next_prio: i32,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SchedWaking {
     pub machine: MachineId,
     pub cpu: u32,
@@ -371,7 +419,7 @@ pub struct SchedWaking {
 }
 
 /// Name priority when several sources name a thread (Trace Processor's order).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum NamePriority {
     Other = 0,
     Ftrace = 1,
@@ -382,7 +430,7 @@ pub enum NamePriority {
 }
 
 /// Facts about a process (process_tree, descriptors, JSON `M`).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ProcessInfo {
     pub process: ProcessRef,
     pub parent_pid: Option<i64>,
@@ -394,8 +442,18 @@ pub struct ProcessInfo {
     pub from_system: bool,
 }
 
+/// A new thread (task_newtask).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ThreadStart {
+    pub thread: ThreadRef,
+    pub creator_tid: i64,
+    pub name: StrId,
+    /// Without CLONE_THREAD the thread starts a new process.
+    pub new_process: bool,
+}
+
 /// What happened, after tokenizing; raw timestamp in [`Event::ts`].
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum EventData {
     Begin(SliceEvent),
     End(SliceEvent),
@@ -407,7 +465,7 @@ pub enum EventData {
     },
     Counter {
         track: TrackRef,
-        value: f64,
+        value: Real,
         args: ArgsRef,
     },
     FlowV1(FlowV1Event),
@@ -420,14 +478,8 @@ pub enum EventData {
     },
     /// Makes sure the thread (and its process) exist and are bound, with no name change.
     Thread(ThreadRef),
-    Process(ProcessInfo),
-    /// A new thread (task_newtask); `new_process` when it starts a new process.
-    ThreadStart {
-        thread: ThreadRef,
-        creator_tid: i64,
-        name: StrId,
-        new_process: bool,
-    },
+    Process(Box<ProcessInfo>),
+    ThreadStart(Box<ThreadStart>),
     /// A thread ends (sched_process_free).
     ThreadEnd {
         machine: MachineId,
@@ -491,11 +543,22 @@ pub mod clocks {
 /// Index into [`Sink::clocks`].
 pub type ClockRef = u16;
 
+/// One event: 16 bytes, because large traces hold millions between parsing and sorting.
+/// What happened (and on which clock) is a payload shared by identical events.
 #[derive(Clone, Copy, Debug)]
 pub struct Event {
-    /// Raw timestamp on `clock` until the clock step converts it to trace time.
+    /// Raw timestamp on the payload's clock until the clock step converts it to trace time.
     pub ts: i64,
     /// Insertion order: ties in time keep file order.
+    pub ord: u32,
+    /// Index into [`Sink::payloads`].
+    pub payload: u32,
+}
+
+/// An event with its payload spelled out (see [`Sink::decoded`]).
+#[derive(Clone, Debug)]
+pub struct DecodedEvent {
+    pub ts: i64,
     pub ord: u32,
     pub clock: ClockRef,
     pub data: EventData,
@@ -577,6 +640,9 @@ pub struct Sink {
     pub flow_ops: Vec<FlowOp>,
     pub flow_runs: Vec<(u32, u32)>,
     pub events: Vec<Event>,
+    /// (clock, what happened) per distinct event payload.
+    pub payloads: Vec<(ClockRef, EventData)>,
+    payload_ids: FxHashMap<(ClockRef, EventData), u32>,
     pub snapshots: Vec<ClockSnapshot>,
     pub descriptors: HashMap<(MachineId, u64), Descriptor>,
     pub stats: HashMap<StatKey, i64>,
@@ -635,12 +701,55 @@ impl Sink {
 
     pub fn push(&mut self, ts: i64, clock: ClockRef, data: EventData) {
         let ord = self.events.len() as u32;
-        self.events.push(Event {
-            ts,
-            ord,
-            clock,
-            data,
-        });
+        // Payloads without per-event data (args, flows, thread time, values) repeat a lot:
+        // share them. Others are stored once each, without paying for a map entry.
+        let shareable = match &data {
+            EventData::Begin(s) | EventData::End(s) => {
+                s.args == NO_ARGS && s.flows == NO_FLOWS && s.thread_ts == NO_TS
+            }
+            EventData::Complete { slice, dur, .. } => {
+                *dur == 0 && slice.args == NO_ARGS && slice.flows == NO_FLOWS
+            }
+            _ => false,
+        };
+        let payload = if shareable {
+            let key = (clock, data);
+            match self.payload_ids.get(&key) {
+                Some(&id) => id,
+                None => {
+                    let id = self.payloads.len() as u32;
+                    self.payloads.push(key.clone());
+                    self.payload_ids.insert(key, id);
+                    id
+                }
+            }
+        } else {
+            self.payloads.push((clock, data));
+            (self.payloads.len() - 1) as u32
+        };
+        self.events.push(Event { ts, ord, payload });
+    }
+
+    /// Every event with its payload, in insertion order (for tests and debugging).
+    pub fn decoded(&self) -> Vec<DecodedEvent> {
+        self.events
+            .iter()
+            .map(|e| {
+                let (clock, data) = self.payload(e);
+                DecodedEvent {
+                    ts: e.ts,
+                    ord: e.ord,
+                    clock,
+                    data: data.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// The clock and data of an event.
+    pub fn payload(&self, ev: &Event) -> (ClockRef, &EventData) {
+        let (clock, data) = &self.payloads[ev.payload as usize];
+        (*clock, data)
     }
 
     pub fn track(&mut self, key: TrackKey) -> TrackRef {

@@ -14,7 +14,7 @@ use std::path::Path;
 use rusqlite::{params, Connection, OpenFlags, Statement};
 
 use crate::ir::{clocks, Arg, ArgValue, ArgsRef, MetaValue, Sink, StrId, NO_ARGS, NO_TS};
-use crate::model::Tables;
+use crate::model::{CounterRow, RowSink, SchedRow, SliceRow, Tables};
 use crate::stats;
 
 #[derive(Debug, thiserror::Error)]
@@ -64,8 +64,9 @@ pub fn create(path: &Path) -> Result<Connection, DbError> {
     }
     let conn = Connection::open(path)?;
     conn.execute_batch(
-        "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536;
-         PRAGMA temp_store = MEMORY; PRAGMA page_size = 8192;",
+        "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -32768;
+         PRAGMA temp_store = MEMORY; PRAGMA page_size = 8192;
+         PRAGMA locking_mode = EXCLUSIVE;",
     )?;
     conn.execute_batch(schema::TABLES)?;
     Ok(conn)
@@ -101,35 +102,15 @@ pub fn open_read_only(path: &Path) -> Result<Connection, DbError> {
     Ok(conn)
 }
 
-/// Writes everything in one transaction, then builds indexes and views.
-pub fn write(
-    conn: &mut Connection,
-    tables: &Tables,
-    sink: &Sink,
-    facts: &ImportFacts,
-) -> Result<(), DbError> {
-    let tx = conn.transaction()?;
-    {
-        let mut w = Writer::new(&tx, sink)?;
-        w.machines(tables)?;
-        w.processes(tables)?;
-        w.threads(tables)?;
-        w.tracks(tables)?;
-        w.slices(tables)?;
-        w.counters(tables)?;
-        w.sched(tables)?;
-        w.flows(tables)?;
-        w.cpus(tables)?;
-        w.stats(facts)?;
-        w.metadata(facts)?;
-        w.files_and_snapshots(facts)?;
-        let (start, end) = tables.trace_bounds();
-        tx.execute(
-            "INSERT INTO trace_bounds VALUES (?1, ?2)",
-            params![start, end],
-        )?;
-    }
-    tx.commit()?;
+/// Starts the bulk load: one transaction until [`TableWriter::finish`].
+pub fn begin(conn: &Connection) -> Result<TableWriter<'_>, DbError> {
+    conn.execute_batch("BEGIN")?;
+    TableWriter::new(conn)
+}
+
+/// Commits the bulk load, then builds indexes and views.
+pub fn commit(conn: &Connection) -> Result<(), DbError> {
+    conn.execute_batch("COMMIT")?;
     conn.execute_batch(schema::INDEXES_AND_VIEWS)?;
     Ok(())
 }
@@ -138,53 +119,97 @@ fn opt_u32(v: Option<u32>) -> Option<i64> {
     v.map(i64::from)
 }
 
-struct Writer<'c> {
+/// Writes rows on the import connection: the big tables as the model streams them
+/// ([`RowSink`]), the small ones at the end.
+pub struct TableWriter<'c> {
     conn: &'c Connection,
-    sink: &'c Sink,
     arg_stmt: Statement<'c>,
+    slice_stmt: Statement<'c>,
+    counter_stmt: Statement<'c>,
+    sched_stmt: Statement<'c>,
+    /// The first error while streaming (the model cannot take errors mid-event).
+    error: Option<rusqlite::Error>,
     next_arg_row: i64,
     /// Identical arg sets share one id.
     sets_by_content: HashMap<Vec<(StrId, StrId, u8, u64)>, i64>,
     sets_by_ref: HashMap<ArgsRef, i64>,
 }
 
-impl<'c> Writer<'c> {
-    fn new(conn: &'c Connection, sink: &'c Sink) -> Result<Self, DbError> {
+impl RowSink for TableWriter<'_> {
+    fn slice(&mut self, id: u32, s: &SliceRow, sink: &Sink) {
+        let r = self.write_slice(id, s, sink);
+        self.keep_error(r);
+    }
+    fn counter(&mut self, id: u32, c: &CounterRow, sink: &Sink) {
+        let r = self.write_counter(id, c, sink);
+        self.keep_error(r);
+    }
+    fn sched(&mut self, id: u32, s: &SchedRow, sink: &Sink) {
+        let r = self.write_sched(id, s, sink);
+        self.keep_error(r);
+    }
+}
+
+fn bind_str(stmt: &mut Statement<'_>, i: usize, v: Option<&str>) -> rusqlite::Result<()> {
+    match v {
+        Some(v) => stmt.raw_bind_parameter(i, v),
+        None => stmt.raw_bind_parameter(i, rusqlite::types::Null),
+    }
+}
+
+impl<'c> TableWriter<'c> {
+    fn new(conn: &'c Connection) -> Result<Self, DbError> {
         let arg_stmt = conn.prepare(
             "INSERT INTO args (id, arg_set_id, flat_key, key, int_value, string_value,
              real_value, value_type, display_value) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
         )?;
+        let slice_stmt = conn.prepare(
+            "INSERT INTO slice (id, ts, dur, track_id, category, name, depth, parent_id,
+             arg_set_id, thread_ts, thread_dur) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
+        )?;
+        let counter_stmt = conn.prepare(
+            "INSERT INTO counter (id, ts, track_id, value, arg_set_id) VALUES (?1,?2,?3,?4,?5)",
+        )?;
+        let sched_stmt = conn.prepare(
+            "INSERT INTO sched_slice (id, ts, dur, cpu, utid, end_state, priority, ucpu)
+             VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
+        )?;
         Ok(Self {
             conn,
-            sink,
             arg_stmt,
+            slice_stmt,
+            counter_stmt,
+            sched_stmt,
+            error: None,
             next_arg_row: 0,
             sets_by_content: HashMap::new(),
             sets_by_ref: HashMap::new(),
         })
     }
 
-    fn s(&self, id: StrId) -> Option<&'c str> {
-        self.sink.strings.get(id)
+    fn keep_error(&mut self, r: Result<(), DbError>) {
+        if let Err(DbError::Sqlite(e)) = r {
+            self.error.get_or_insert(e);
+        }
     }
 
     /// The `arg_set_id` for a parser arg set: the args-row id of its first row.
-    fn arg_set(&mut self, args: ArgsRef) -> Result<Option<i64>, DbError> {
+    fn arg_set(&mut self, args: ArgsRef, sink: &Sink) -> Result<Option<i64>, DbError> {
         if args == NO_ARGS {
             return Ok(None);
         }
         if let Some(&id) = self.sets_by_ref.get(&args) {
             return Ok(Some(id));
         }
-        let set = self.sink.args.get(args);
-        let id = self.write_set(set)?;
+        let set = sink.args.get(args);
+        let id = self.write_set(set, sink)?;
         if let Some(id) = id {
             self.sets_by_ref.insert(args, id);
         }
         Ok(id)
     }
 
-    fn write_set(&mut self, set: &[Arg]) -> Result<Option<i64>, DbError> {
+    fn write_set(&mut self, set: &[Arg], sink: &Sink) -> Result<Option<i64>, DbError> {
         if set.is_empty() {
             return Ok(None);
         }
@@ -208,7 +233,7 @@ impl<'c> Writer<'c> {
             return Ok(Some(id));
         }
         let set_id = self.next_arg_row;
-        let strings = &self.sink.strings;
+        let strings = &sink.strings;
         for a in set {
             let (int, string, real, ty, display): (
                 Option<i64>,
@@ -255,7 +280,7 @@ impl<'c> Writer<'c> {
         Ok(Some(set_id))
     }
 
-    fn int_args(&mut self, extra: &[(StrId, i64)]) -> Result<Option<i64>, DbError> {
+    fn int_args(&mut self, extra: &[(StrId, i64)], sink: &Sink) -> Result<Option<i64>, DbError> {
         let set: Vec<Arg> = extra
             .iter()
             .map(|&(k, v)| Arg {
@@ -264,7 +289,34 @@ impl<'c> Writer<'c> {
                 value: ArgValue::Int(v),
             })
             .collect();
-        self.write_set(&set)
+        self.write_set(&set, sink)
+    }
+
+    /// Writes the small tables and what the import knows besides; ends the streaming.
+    pub fn finish(
+        mut self,
+        tables: &Tables,
+        sink: &Sink,
+        facts: &ImportFacts,
+    ) -> Result<(), DbError> {
+        if let Some(e) = self.error.take() {
+            return Err(e.into());
+        }
+        self.machines(tables)?;
+        self.processes(tables, sink)?;
+        self.threads(tables, sink)?;
+        self.tracks(tables, sink)?;
+        self.flows(tables, sink)?;
+        self.cpus(tables)?;
+        self.stats(facts, sink)?;
+        self.metadata(facts, sink)?;
+        self.files_and_snapshots(facts)?;
+        let (start, end) = tables.trace_bounds();
+        self.conn.execute(
+            "INSERT INTO trace_bounds VALUES (?1, ?2)",
+            params![start, end],
+        )?;
+        Ok(())
     }
 
     fn machines(&mut self, t: &Tables) -> Result<(), DbError> {
@@ -294,25 +346,25 @@ impl<'c> Writer<'c> {
         Ok(())
     }
 
-    fn processes(&mut self, t: &Tables) -> Result<(), DbError> {
+    fn processes(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
         let mut stmt = self.conn.prepare(
             "INSERT INTO process (id, upid, pid, name, start_ts, end_ts, parent_upid, uid,
              android_appid, android_user_id, cmdline, arg_set_id, machine_id)
              VALUES (?1,?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
         )?;
         for (id, p) in t.processes.iter().enumerate() {
-            let args = self.int_args(&p.extra_args)?;
+            let args = self.int_args(&p.extra_args, sink)?;
             stmt.execute(params![
                 id as i64,
                 p.pid,
-                self.s(p.name),
+                sink.strings.get(p.name),
                 p.start_ts,
                 p.end_ts,
                 opt_u32(p.parent_upid),
                 p.uid,
                 p.uid.map(|u| u % 100_000),
                 p.uid.map(|u| u / 100_000),
-                self.s(p.cmdline),
+                sink.strings.get(p.cmdline),
                 args,
                 p.machine
             ])?;
@@ -320,17 +372,17 @@ impl<'c> Writer<'c> {
         Ok(())
     }
 
-    fn threads(&mut self, t: &Tables) -> Result<(), DbError> {
+    fn threads(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
         let mut stmt = self.conn.prepare(
             "INSERT INTO thread (id, utid, tid, name, start_ts, end_ts, upid, is_main_thread,
              is_idle, machine_id, arg_set_id) VALUES (?1,?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
         )?;
         for (id, th) in t.threads.iter().enumerate() {
-            let args = self.int_args(&th.extra_args)?;
+            let args = self.int_args(&th.extra_args, sink)?;
             stmt.execute(params![
                 id as i64,
                 th.tid,
-                self.s(th.name),
+                sink.strings.get(th.name),
                 th.start_ts,
                 th.end_ts,
                 opt_u32(th.upid),
@@ -343,7 +395,7 @@ impl<'c> Writer<'c> {
         Ok(())
     }
 
-    fn tracks(&mut self, t: &Tables) -> Result<(), DbError> {
+    fn tracks(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
         let mut stmt = self.conn.prepare(
             "INSERT INTO __intrinsic_track (id, name, type, dimension_arg_set_id, parent_id,
              source_arg_set_id, machine_id, track_group_id, event_type, utid, upid, cpu, unit)
@@ -360,11 +412,11 @@ impl<'c> Writer<'c> {
             dim("upid", tr.upid);
             dim("cpu", tr.cpu);
             dim("track_compressor_idx", tr.compressor_idx);
-            let dims = self.dimension_args(&dims)?;
-            let source = self.arg_set(tr.source_args)?;
+            let dims = self.dimension_args(&dims, sink)?;
+            let source = self.arg_set(tr.source_args, sink)?;
             stmt.execute(params![
                 id as i64,
-                self.s(tr.name),
+                sink.strings.get(tr.name),
                 tr.kind,
                 dims,
                 opt_u32(tr.parent_id),
@@ -375,20 +427,24 @@ impl<'c> Writer<'c> {
                 opt_u32(tr.utid),
                 opt_u32(tr.upid),
                 opt_u32(tr.cpu),
-                self.s(tr.unit)
+                sink.strings.get(tr.unit)
             ])?;
         }
         Ok(())
     }
 
-    fn dimension_args(&mut self, dims: &[(String, i64)]) -> Result<Option<i64>, DbError> {
+    fn dimension_args(
+        &mut self,
+        dims: &[(String, i64)],
+        sink: &Sink,
+    ) -> Result<Option<i64>, DbError> {
         if dims.is_empty() {
             return Ok(None);
         }
         // Dimension keys are few and fixed; look them up without interning.
         let mut set = Vec::with_capacity(dims.len());
         for (k, v) in dims {
-            let Some(key) = self.sink_key(k) else {
+            let Some(key) = sink.dimension_keys.get(k.as_str()).copied() else {
                 continue;
             };
             set.push(Arg {
@@ -397,76 +453,60 @@ impl<'c> Writer<'c> {
                 value: ArgValue::Int(*v),
             });
         }
-        self.write_set(&set)
+        self.write_set(&set, sink)
     }
 
-    fn sink_key(&self, key: &str) -> Option<StrId> {
-        self.sink.dimension_keys.get(key).copied()
-    }
-
-    fn slices(&mut self, t: &Tables) -> Result<(), DbError> {
-        let mut stmt = self.conn.prepare(
-            "INSERT INTO slice (id, ts, dur, track_id, category, name, depth, parent_id,
-             arg_set_id, thread_ts, thread_dur) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
-        )?;
-        for (id, s) in t.slices.iter().enumerate() {
-            let args = self.arg_set(s.args)?;
-            let ts_or_null = |v: i64| (v != NO_TS).then_some(v);
-            stmt.execute(params![
-                id as i64,
-                s.ts,
-                s.dur,
-                s.track,
-                self.s(s.category),
-                self.s(s.name),
-                s.depth,
-                opt_u32(s.parent),
-                args,
-                ts_or_null(s.thread_ts),
-                ts_or_null(s.thread_dur)
-            ])?;
-        }
+    fn write_slice(&mut self, id: u32, s: &SliceRow, sink: &Sink) -> Result<(), DbError> {
+        let args = self.arg_set(s.args, sink)?;
+        let st = &mut self.slice_stmt;
+        st.raw_bind_parameter(1, id)?;
+        st.raw_bind_parameter(2, s.ts)?;
+        st.raw_bind_parameter(3, s.dur)?;
+        st.raw_bind_parameter(4, s.track)?;
+        bind_str(st, 5, sink.strings.get(s.category))?;
+        bind_str(st, 6, sink.strings.get(s.name))?;
+        st.raw_bind_parameter(7, s.depth)?;
+        st.raw_bind_parameter(8, opt_u32(s.parent))?;
+        st.raw_bind_parameter(9, args)?;
+        st.raw_bind_parameter(10, (s.thread_ts != NO_TS).then_some(s.thread_ts))?;
+        st.raw_bind_parameter(11, (s.thread_dur != NO_TS).then_some(s.thread_dur))?;
+        st.raw_execute()?;
         Ok(())
     }
 
-    fn counters(&mut self, t: &Tables) -> Result<(), DbError> {
-        let mut stmt = self.conn.prepare(
-            "INSERT INTO counter (id, ts, track_id, value, arg_set_id) VALUES (?1,?2,?3,?4,?5)",
-        )?;
-        for (id, c) in t.counters.iter().enumerate() {
-            let args = self.arg_set(c.args)?;
-            stmt.execute(params![id as i64, c.ts, c.track, c.value, args])?;
-        }
+    fn write_counter(&mut self, id: u32, c: &CounterRow, sink: &Sink) -> Result<(), DbError> {
+        let args = self.arg_set(c.args, sink)?;
+        let st = &mut self.counter_stmt;
+        st.raw_bind_parameter(1, id)?;
+        st.raw_bind_parameter(2, c.ts)?;
+        st.raw_bind_parameter(3, c.track)?;
+        st.raw_bind_parameter(4, c.value)?;
+        st.raw_bind_parameter(5, args)?;
+        st.raw_execute()?;
         Ok(())
     }
 
-    fn sched(&mut self, t: &Tables) -> Result<(), DbError> {
-        let mut stmt = self.conn.prepare(
-            "INSERT INTO sched_slice (id, ts, dur, cpu, utid, end_state, priority, ucpu)
-             VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
-        )?;
-        for (id, s) in t.sched.iter().enumerate() {
-            stmt.execute(params![
-                id as i64,
-                s.ts,
-                s.dur,
-                s.cpu,
-                s.utid,
-                self.s(s.end_state),
-                s.priority,
-                s.ucpu
-            ])?;
-        }
+    fn write_sched(&mut self, id: u32, s: &SchedRow, sink: &Sink) -> Result<(), DbError> {
+        let st = &mut self.sched_stmt;
+        st.raw_bind_parameter(1, id)?;
+        st.raw_bind_parameter(2, s.ts)?;
+        st.raw_bind_parameter(3, s.dur)?;
+        st.raw_bind_parameter(4, s.cpu)?;
+        st.raw_bind_parameter(5, s.utid)?;
+        bind_str(st, 6, sink.strings.get(s.end_state))?;
+        st.raw_bind_parameter(7, s.priority)?;
+        st.raw_bind_parameter(8, s.ucpu)?;
+        st.raw_execute()?;
         Ok(())
     }
 
-    fn flows(&mut self, t: &Tables) -> Result<(), DbError> {
+    fn flows(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
         let mut stmt = self.conn.prepare(
             "INSERT INTO flow (id, slice_out, slice_in, trace_id, arg_set_id)
              VALUES (?1,?2,?3,?4,?5)",
         )?;
         for (id, f) in t.flows.iter().enumerate() {
-            let args = self.arg_set(f.args)?;
+            let args = self.arg_set(f.args, sink)?;
             stmt.execute(params![
                 id as i64,
                 f.slice_out,
@@ -488,12 +528,12 @@ impl<'c> Writer<'c> {
         Ok(())
     }
 
-    fn stats(&mut self, facts: &ImportFacts) -> Result<(), DbError> {
+    fn stats(&mut self, facts: &ImportFacts, sink: &Sink) -> Result<(), DbError> {
         let mut stmt = self.conn.prepare(
             "INSERT INTO stats (name, idx, severity, source, value, description, machine_id,
              trace_id) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
         )?;
-        let mut rows: Vec<_> = self.sink.stats.iter().collect();
+        let mut rows: Vec<_> = sink.stats.iter().collect();
         rows.sort_by_key(|(k, _)| (k.name, k.machine, k.file, k.idx));
         let mut seen = std::collections::HashSet::new();
         for (key, value) in rows {
@@ -530,12 +570,12 @@ impl<'c> Writer<'c> {
         Ok(())
     }
 
-    fn metadata(&mut self, facts: &ImportFacts) -> Result<(), DbError> {
+    fn metadata(&mut self, facts: &ImportFacts, sink: &Sink) -> Result<(), DbError> {
         let mut stmt = self.conn.prepare(
             "INSERT INTO metadata (name, key_type, int_value, str_value, machine_id, trace_id)
              VALUES (?1, 'single', ?2, ?3, ?4, ?5)",
         )?;
-        for (name, machine, file, value) in &self.sink.metadata {
+        for (name, machine, file, value) in &sink.metadata {
             let (int, string) = match value {
                 MetaValue::Int(v) => (Some(*v), None),
                 MetaValue::Str(s) => (None, Some(s.as_str())),

@@ -64,7 +64,6 @@ CREATE TABLE trace_bounds (start_ts INTEGER, end_ts INTEGER);
 /// Indexes and views, created after the bulk load.
 pub const INDEXES_AND_VIEWS: &str = r#"
 CREATE INDEX slice_track_ts ON slice(track_id, ts);
-CREATE INDEX slice_ts ON slice(ts);
 CREATE INDEX args_set ON args(arg_set_id);
 CREATE INDEX counter_track_ts ON counter(track_id, ts);
 CREATE INDEX sched_cpu_ts ON sched_slice(cpu, ts);

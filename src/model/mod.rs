@@ -15,24 +15,29 @@ use crate::ir::*;
 /// Turns a sorted, time-converted event stream into [`Tables`].
 pub struct Builder<'s> {
     sink: &'s mut Sink,
+    out: &'s mut dyn RowSink,
+    /// Slices still on a stack (they may change until popped).
+    live_slices: FxHashMap<u32, SliceRow>,
+    /// Start of every slice, for orienting flows.
+    slice_ts: Vec<i64>,
     pub tables: Tables,
     machine_rows: HashMap<MachineId, u32>,
     /// Live thread rows per (machine, tid), oldest first.
-    threads_by_tid: HashMap<(MachineId, i64), Vec<u32>>,
+    threads_by_tid: FxHashMap<(MachineId, i64), Vec<u32>>,
     /// Live process per (machine, pid).
-    process_by_pid: HashMap<(MachineId, i64), u32>,
+    process_by_pid: FxHashMap<(MachineId, i64), u32>,
     /// Idle thread / process rows per machine row.
     idle: HashMap<MachineId, (u32, u32)>,
     /// Resolved track per interned key (None = not yet resolved).
     track_cache: Vec<Option<u32>>,
-    thread_slice_track: HashMap<u32, u32>,
+    thread_slice_track: FxHashMap<u32, u32>,
     thread_overlap_tracks: HashMap<u32, Vec<u32>>,
     stacks: Vec<Vec<StackEntry>>,
     async_sets: HashMap<AsyncSet, AsyncSetState>,
     next_track_group: u32,
     descriptor_tracks: HashMap<(MachineId, u64), DescriptorTrack>,
     flows: FlowState,
-    sched_pending: HashMap<(MachineId, u32), u32>,
+    sched_pending: HashMap<(MachineId, u32), (u32, SchedRow)>,
     cpus: HashMap<(MachineId, u32), u32>,
 }
 
@@ -89,20 +94,23 @@ enum Overlap {
 }
 
 impl<'s> Builder<'s> {
-    pub fn new(sink: &'s mut Sink) -> Self {
+    pub fn new(sink: &'s mut Sink, out: &'s mut dyn RowSink) -> Self {
         let track_cache = vec![None; sink.tracks.len()];
         Self {
             sink,
+            out,
+            live_slices: FxHashMap::default(),
+            slice_ts: Vec::new(),
             tables: Tables {
                 bounds: (i64::MAX, i64::MIN),
                 ..Tables::default()
             },
             machine_rows: HashMap::new(),
-            threads_by_tid: HashMap::new(),
-            process_by_pid: HashMap::new(),
+            threads_by_tid: FxHashMap::default(),
+            process_by_pid: FxHashMap::default(),
             idle: HashMap::new(),
             track_cache,
-            thread_slice_track: HashMap::new(),
+            thread_slice_track: FxHashMap::default(),
             thread_overlap_tracks: HashMap::new(),
             stacks: Vec::new(),
             async_sets: HashMap::new(),
@@ -202,7 +210,11 @@ impl<'s> Builder<'s> {
         upid
     }
 
-    fn live_threads(&self, machine: MachineId, tid: i64) -> impl Iterator<Item = u32> + '_ {
+    fn live_threads(
+        &self,
+        machine: MachineId,
+        tid: i64,
+    ) -> impl Iterator<Item = u32> + use<'_, 's> {
         self.threads_by_tid
             .get(&(machine, tid))
             .into_iter()
@@ -667,6 +679,7 @@ impl<'s> Builder<'s> {
                 let same_ts_instants = top.dur == 0 && new_dur == 0 && end == ts;
                 if end < ts || (end == ts && !same_ts_instants) {
                     stack.pop();
+                    self.emit_slice(top.slice);
                     continue;
                 }
                 return;
@@ -681,10 +694,13 @@ impl<'s> Builder<'s> {
             };
             let end = stack[i].end().unwrap_or(ts);
             let closing: Vec<StackEntry> = stack.drain(i + 1..).collect();
-            for e in closing {
+            for e in closing.into_iter().rev() {
                 if e.dur < 0 {
-                    self.tables.slices[e.slice as usize].dur = end - e.ts;
+                    if let Some(row) = self.live_slices.get_mut(&e.slice) {
+                        row.dur = end - e.ts;
+                    }
                 }
+                self.emit_slice(e.slice);
             }
             let m = self.tables.tracks[track as usize].machine;
             self.stat("misplaced_end_event", m);
@@ -717,19 +733,23 @@ impl<'s> Builder<'s> {
         let stack = &self.stacks[track as usize];
         let depth = stack.len() as u32;
         let parent = stack.last().map(|e| e.slice);
-        let id = self.tables.slices.len() as u32;
-        self.tables.slices.push(SliceRow {
-            ts,
-            dur,
-            track,
-            category: ev.category,
-            name: ev.name,
-            depth,
-            parent,
-            args: ev.args,
-            thread_ts: ev.thread_ts,
-            thread_dur,
-        });
+        let id = self.slice_ts.len() as u32;
+        self.slice_ts.push(ts);
+        self.live_slices.insert(
+            id,
+            SliceRow {
+                ts,
+                dur,
+                track,
+                category: ev.category,
+                name: ev.name,
+                depth,
+                parent,
+                args: ev.args,
+                thread_ts: ev.thread_ts,
+                thread_dur,
+            },
+        );
         self.stacks[track as usize].push(StackEntry { slice: id, ts, dur });
         let track_row = &mut self.tables.tracks[track as usize];
         if track_row.name_from_first_event && track_row.name == NULL_STR {
@@ -776,7 +796,9 @@ impl<'s> Builder<'s> {
             if e.dur >= 0 {
                 continue;
             }
-            let row = &self.tables.slices[e.slice as usize];
+            let Some(row) = self.live_slices.get(&e.slice) else {
+                continue;
+            };
             if ev.category != NULL_STR && row.category != ev.category {
                 continue;
             }
@@ -789,7 +811,7 @@ impl<'s> Builder<'s> {
         let i = found?;
         let entry = self.stacks[track as usize][i];
         let dur = ts - entry.ts;
-        let row = &mut self.tables.slices[entry.slice as usize];
+        let row = self.live_slices.get_mut(&entry.slice)?;
         row.dur = dur;
         if ev.thread_ts != NO_TS && row.thread_ts != NO_TS {
             row.thread_dur = ev.thread_ts - row.thread_ts;
@@ -804,15 +826,18 @@ impl<'s> Builder<'s> {
                 .copied()
                 .collect();
             let merged = self.sink.args.push(&merged);
-            self.tables.slices[entry.slice as usize].args = merged;
+            if let Some(row) = self.live_slices.get_mut(&entry.slice) {
+                row.args = merged;
+            }
         }
+        self.apply_flows(ev.flows, entry.slice);
         let stack = &mut self.stacks[track as usize];
         if i == stack.len() - 1 {
             stack.pop();
+            self.emit_slice(entry.slice);
         } else {
             stack[i].dur = dur;
         }
-        self.apply_flows(ev.flows, entry.slice);
         Some(entry.slice)
     }
 
@@ -928,20 +953,29 @@ impl<'s> Builder<'s> {
         }
     }
 
+    /// A popped slice is final: hand it to the writer.
+    fn emit_slice(&mut self, id: u32) {
+        if let Some(row) = self.live_slices.remove(&id) {
+            self.out.slice(id, &row, self.sink);
+            self.tables.slice_count += 1;
+        }
+    }
+
     fn stat_slice(&mut self, name: &'static str, slice: u32) {
-        let track = self.tables.slices[slice as usize].track;
+        let Some(track) = self.live_slices.get(&slice).map(|r| r.track) else {
+            return;
+        };
         let machine = self.tables.tracks[track as usize].machine;
         self.stat(name, machine);
     }
 
     fn flow_row(&mut self, out: u32, slice_in: u32, trace_id: i64) {
         // A flow always points forward in time.
-        let (a, b) =
-            if self.tables.slices[out as usize].ts <= self.tables.slices[slice_in as usize].ts {
-                (out, slice_in)
-            } else {
-                (slice_in, out)
-            };
+        let (a, b) = if self.slice_ts.get(out as usize) <= self.slice_ts.get(slice_in as usize) {
+            (out, slice_in)
+        } else {
+            (slice_in, out)
+        };
         self.tables.flows.push(FlowRow {
             slice_out: a,
             slice_in: b,
@@ -1041,20 +1075,20 @@ impl<'s> Builder<'s> {
             pid: None,
         });
         self.set_thread_name(next, s.next_comm, NamePriority::Ftrace);
-        if let Some(&pending) = self.sched_pending.get(&(s.machine, s.cpu)) {
-            let row = &self.tables.sched[pending as usize];
+        if let Some((id, mut row)) = self.sched_pending.remove(&(s.machine, s.cpu)) {
             let tid = self.tables.threads[row.utid as usize].tid;
             if tid == s.prev_tid {
-                let row = &mut self.tables.sched[pending as usize];
                 row.dur = ts - row.ts;
                 row.end_state = s.prev_state;
             } else {
                 let m = self.tables.threads[prev as usize].machine;
                 self.stat("mismatched_sched_switch_tids", m);
             }
+            self.out.sched(id, &row, self.sink);
         }
-        let id = self.tables.sched.len() as u32;
-        self.tables.sched.push(SchedRow {
+        let id = self.tables.sched_count;
+        self.tables.sched_count += 1;
+        let row = SchedRow {
             ts,
             dur: -1,
             cpu: s.cpu,
@@ -1062,16 +1096,15 @@ impl<'s> Builder<'s> {
             utid: next,
             end_state: NULL_STR,
             priority: s.next_prio,
-        });
-        self.sched_pending.insert((s.machine, s.cpu), id);
+        };
+        self.sched_pending.insert((s.machine, s.cpu), (id, row));
     }
 
     // ----- driver ----------------------------------------------------------------------
 
     /// Applies one event (already in trace time, in sorted order).
-    pub fn apply(&mut self, ev: &Event) {
-        let ts = ev.ts;
-        match ev.data {
+    pub fn apply(&mut self, ts: i64, data: &EventData) {
+        match *data {
             EventData::Begin(s) => {
                 let key = *self.sink.tracks.get(s.track);
                 let track = match key {
@@ -1123,12 +1156,14 @@ impl<'s> Builder<'s> {
             EventData::Counter { track, value, args } => {
                 let track = self.resolve_track(track);
                 self.note_ts(ts);
-                self.tables.counters.push(CounterRow {
+                let row = CounterRow {
                     ts,
                     track,
-                    value,
+                    value: value.0,
                     args,
-                });
+                };
+                self.out.counter(self.tables.counter_count, &row, self.sink);
+                self.tables.counter_count += 1;
             }
             EventData::FlowV1(f) => self.flow_v1(ts, &f),
             EventData::SchedSwitch(s) => {
@@ -1156,13 +1191,10 @@ impl<'s> Builder<'s> {
             EventData::Thread(t) => {
                 self.thread(t);
             }
-            EventData::Process(info) => self.process_info(&info),
-            EventData::ThreadStart {
-                thread,
-                creator_tid,
-                name,
-                new_process,
-            } => self.thread_start(ts, thread, creator_tid, name, new_process),
+            EventData::Process(ref info) => self.process_info(info),
+            EventData::ThreadStart(ref t) => {
+                self.thread_start(ts, t.thread, t.creator_tid, t.name, t.new_process)
+            }
             EventData::ThreadEnd { machine, tid } => {
                 if let Some(utid) = self.latest_live_thread(machine, tid) {
                     self.tables.threads[utid as usize].end_ts = Some(ts);
@@ -1265,20 +1297,18 @@ impl<'s> Builder<'s> {
         }
     }
 
-    /// Finishes the import: returns the tables.
-    pub fn finish(self) -> Tables {
-        // Main threads named by the system name their processes when those have no name.
-        for t in 0..self.tables.threads.len() {
-            let row = &self.tables.threads[t];
-            if let (Some(upid), Some(true)) = (row.upid, row.is_main_thread) {
-                if row.name_priority >= NamePriority::Ftrace
-                    && self.tables.processes[upid as usize].name == NULL_STR
-                    && row.tid != 0
-                {
-                    // Trace Processor leaves process names from threads alone; only a
-                    // renamed main thread (task_rename) renames the process.
-                }
-            }
+    /// Finishes the import: hands over what is still open and returns the small tables.
+    pub fn finish(mut self) -> Tables {
+        let mut open: Vec<u32> = self.live_slices.keys().copied().collect();
+        open.sort_unstable();
+        for id in open {
+            self.emit_slice(id);
+        }
+        let mut pending: Vec<(u32, SchedRow)> =
+            self.sched_pending.drain().map(|(_, v)| v).collect();
+        pending.sort_unstable_by_key(|p| p.0);
+        for (id, row) in pending {
+            self.out.sched(id, &row, self.sink);
         }
         self.tables
     }
@@ -1298,9 +1328,15 @@ enum Scope {
 }
 
 /// Builds tables from a sink whose events are already converted to trace time and sorted.
-pub fn build(sink: &mut Sink, machines: &[MachineId], swapper_machines: &[MachineId]) -> Tables {
+pub fn build(
+    sink: &mut Sink,
+    machines: &[MachineId],
+    swapper_machines: &[MachineId],
+    out: &mut dyn RowSink,
+) -> Tables {
     let events = std::mem::take(&mut sink.events);
-    let mut builder = Builder::new(sink);
+    let payloads = std::mem::take(&mut sink.payloads);
+    let mut builder = Builder::new(sink, out);
     for &m in machines {
         builder.add_machine(m);
     }
@@ -1308,9 +1344,10 @@ pub fn build(sink: &mut Sink, machines: &[MachineId], swapper_machines: &[Machin
         builder.name_idle_thread(m);
     }
     for ev in &events {
-        builder.apply(ev);
+        builder.apply(ev.ts, &payloads[ev.payload as usize].1);
     }
     let tables = builder.finish();
-    sink.events = events;
+    drop(events);
+    sink.payloads = payloads;
     tables
 }

@@ -1,6 +1,34 @@
 //! In-memory rows of the Trace Processor tables, before they are written to SQLite.
 
-use crate::ir::{ArgsRef, MachineInfo, NamePriority, StrId, NO_ARGS, NULL_STR};
+use crate::ir::{ArgsRef, MachineInfo, NamePriority, Sink, StrId, NO_ARGS, NULL_STR};
+
+/// Where finished rows of the big tables go as the model produces them (the database
+/// writer), so the model never holds a whole trace's slices, counters or sched rows.
+pub trait RowSink {
+    fn slice(&mut self, id: u32, row: &SliceRow, sink: &Sink);
+    fn counter(&mut self, id: u32, row: &CounterRow, sink: &Sink);
+    fn sched(&mut self, id: u32, row: &SchedRow, sink: &Sink);
+}
+
+/// Keeps every row in memory (for tests and small tools).
+#[derive(Default, Debug)]
+pub struct CollectRows {
+    pub slices: Vec<(u32, SliceRow)>,
+    pub counters: Vec<CounterRow>,
+    pub sched: Vec<(u32, SchedRow)>,
+}
+
+impl RowSink for CollectRows {
+    fn slice(&mut self, id: u32, row: &SliceRow, _: &Sink) {
+        self.slices.push((id, row.clone()));
+    }
+    fn counter(&mut self, _: u32, row: &CounterRow, _: &Sink) {
+        self.counters.push(*row);
+    }
+    fn sched(&mut self, id: u32, row: &SchedRow, _: &Sink) {
+        self.sched.push((id, *row));
+    }
+}
 
 #[derive(Debug, Default)]
 pub struct Tables {
@@ -8,9 +36,10 @@ pub struct Tables {
     pub processes: Vec<ProcessRow>,
     pub threads: Vec<ThreadRow>,
     pub tracks: Vec<TrackRow>,
-    pub slices: Vec<SliceRow>,
-    pub counters: Vec<CounterRow>,
-    pub sched: Vec<SchedRow>,
+    /// Rows handed to the [`RowSink`].
+    pub slice_count: u32,
+    pub counter_count: u32,
+    pub sched_count: u32,
     pub flows: Vec<FlowRow>,
     pub cpus: Vec<CpuRow>,
     /// (min, max) timestamp seen; (i64::MAX, i64::MIN) when nothing was.

@@ -30,8 +30,8 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::ir::{
-    ArgValue, ArgsBuilder, AsyncSet, ClockRef, EventData, MachineId, ProcessRef, Sink, SliceEvent,
-    ThreadRef, TrackKey, NO_ARGS, NO_FLOWS, NO_TS, NULL_STR,
+    ArgValue, ArgsBuilder, AsyncSet, ClockRef, EventData, MachineId, ProcessRef, Real, Sink,
+    SliceEvent, ThreadRef, TrackKey, NO_ARGS, NO_FLOWS, NO_TS, NULL_STR,
 };
 
 /// Name given to a `B` marker with an empty name.
@@ -415,7 +415,7 @@ fn handle(
                 clock,
                 EventData::Counter {
                     track,
-                    value: value as f64,
+                    value: Real(value as f64),
                     args: NO_ARGS,
                 },
             );
@@ -593,7 +593,7 @@ fn lmk(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, rest: &str
         clock,
         EventData::Counter {
             track: counter,
-            value: f64::from(adj),
+            value: Real(f64::from(adj)),
             args: NO_ARGS,
         },
     );
@@ -754,8 +754,8 @@ mod tests {
             ],
             false,
         );
-        assert_eq!(sink.events.len(), 5);
-        let EventData::Begin(b) = sink.events[0].data else {
+        assert_eq!(sink.decoded().len(), 5);
+        let EventData::Begin(b) = sink.decoded()[0].data else {
             panic!("not a begin")
         };
         assert_eq!(name(&sink, b.name), Some("upload"));
@@ -768,10 +768,10 @@ mod tests {
                 pid: Some(500)
             })
         );
-        let EventData::Counter { track, value, .. } = sink.events[1].data else {
+        let EventData::Counter { track, value, .. } = sink.decoded()[1].data else {
             panic!("not a counter")
         };
-        assert_eq!(value, 4.0);
+        assert_eq!(value.0, 4.0);
         let TrackKey::ProcessCounter {
             process,
             name: n,
@@ -784,16 +784,16 @@ mod tests {
             (process.pid, name(&sink, n), kind),
             (500, Some("pending"), "atrace_counter")
         );
-        let EventData::End(e) = sink.events[2].data else {
+        let EventData::End(e) = sink.decoded()[2].data else {
             panic!("not an end")
         };
         assert_eq!(e.track, b.track);
         assert_eq!(e.name, NULL_STR);
-        let EventData::Begin(b2) = sink.events[3].data else {
+        let EventData::Begin(b2) = sink.decoded()[3].data else {
             panic!("not a begin")
         };
         assert_eq!(name(&sink, b2.name), Some(EMPTY_SLICE_NAME));
-        let EventData::End(e2) = sink.events[4].data else {
+        let EventData::End(e2) = sink.decoded()[4].data else {
             panic!("not an end")
         };
         assert_eq!(
@@ -818,14 +818,14 @@ mod tests {
             ],
             false,
         );
-        assert!(sink.events.is_empty());
+        assert!(sink.decoded().is_empty());
         assert_eq!(failures(&sink), 3);
     }
 
     #[test]
     fn invalid_utf8_is_dropped() {
         let sink = run(&[(1, 1, b"B|1|a\xffb\xc3")], false);
-        let EventData::Begin(b) = sink.events[0].data else {
+        let EventData::Begin(b) = sink.decoded()[0].data else {
             panic!("not a begin")
         };
         assert_eq!(name(&sink, b.name), Some("ab"));
@@ -849,7 +849,7 @@ mod tests {
         ];
         let sink = run(evs, true);
         let kinds: Vec<(i64, char, u64)> = sink
-            .events
+            .decoded()
             .iter()
             .map(|e| {
                 let (c, s) = match e.data {
@@ -877,7 +877,7 @@ mod tests {
             ]
         );
         // First F closes a slot that saw 3 S markers, the last at 1020.
-        let EventData::End(f) = sink.events[2].data else {
+        let EventData::End(f) = sink.decoded()[2].data else {
             panic!("not an end")
         };
         let args = sink.args.get(f.args);
@@ -885,7 +885,7 @@ mod tests {
         assert_eq!(args[0].value, ArgValue::Int(3));
         assert_eq!(args[1].value, ArgValue::Int(1020));
         // S carries its cookie.
-        let EventData::Begin(s) = sink.events[1].data else {
+        let EventData::Begin(s) = sink.decoded()[1].data else {
             panic!("not a begin")
         };
         let args = sink.args.get(s.args);
@@ -905,7 +905,7 @@ mod tests {
             false,
         );
         let slices: Vec<(TrackKey, &'static str)> = sink
-            .events
+            .decoded()
             .iter()
             .filter_map(|e| match e.data {
                 EventData::Begin(s) => Some((*sink.tracks.get(s.track), "B")),
@@ -939,10 +939,12 @@ mod tests {
     #[test]
     fn lmk_begin_adds_counter_and_instant() {
         let sink = run(&[(5, 10, b"B|10|lmk,123,min_watermark,900,extra")], false);
-        assert_eq!(sink.events.len(), 3);
-        assert!(matches!(sink.events[1].data, EventData::Counter { value, .. } if value == 900.0));
+        assert_eq!(sink.decoded().len(), 3);
+        assert!(
+            matches!(sink.decoded()[1].data, EventData::Counter { value, .. } if value.0 == 900.0)
+        );
         assert!(matches!(
-            sink.events[2].data,
+            sink.decoded()[2].data,
             EventData::Complete { dur: 0, .. }
         ));
     }

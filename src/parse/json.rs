@@ -17,8 +17,8 @@ use std::fmt::Write as _;
 
 use crate::ir::{
     self, ArgValue, ArgsBuilder, ArgsRef, AsyncSet, EventData, FlowOp, FlowV1Event, FlowV1Phase,
-    FlowsRef, MachineId, MetaValue, NamePriority, ProcessInfo, ProcessRef, Sink, SliceEvent, StrId,
-    ThreadRef, TrackKey, NO_ARGS, NO_FLOWS, NO_TS, NULL_STR,
+    FlowsRef, MachineId, MetaValue, NamePriority, ProcessInfo, ProcessRef, Real, Sink, SliceEvent,
+    StrId, ThreadRef, TrackKey, NO_ARGS, NO_FLOWS, NO_TS, NULL_STR,
 };
 use crate::parse::{FileContext, ParseError};
 
@@ -712,7 +712,7 @@ impl<'a> RawEvent<'a> {
 }
 
 /// An event waiting for the sort; async slices get their track after it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 enum Pending {
     Ready(EventData),
     Async {
@@ -726,7 +726,7 @@ enum Pending {
     },
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Item {
     ts: i64,
     ph: u8,
@@ -1029,7 +1029,7 @@ impl Importer {
                 start_ts: None,
                 from_system: true,
             };
-            self.push(ts, ph, sort_dur, EventData::Process(info));
+            self.push(ts, ph, sort_dur, EventData::Process(Box::new(info)));
         }
         if let Some(JVal::Str(s)) = &ev.tid {
             let name = sink.strings.intern_nonempty(s);
@@ -1274,7 +1274,7 @@ impl Importer {
             });
             let data = EventData::Counter {
                 track,
-                value,
+                value: Real(value),
                 args: NO_ARGS,
             };
             self.push(ts, b'C', 0, data);
@@ -1306,7 +1306,7 @@ impl Importer {
                 };
                 let name = sink.intern(name);
                 if ev.name() == "process_name" {
-                    EventData::Process(ProcessInfo {
+                    EventData::Process(Box::new(ProcessInfo {
                         process,
                         parent_pid: None,
                         name,
@@ -1314,7 +1314,7 @@ impl Importer {
                         uid: None,
                         start_ts: None,
                         from_system: true,
-                    })
+                    }))
                 } else {
                     EventData::ThreadName {
                         thread,
@@ -1503,7 +1503,7 @@ fn add_arg(sink: &mut Sink, out: &mut ArgsBuilder, key: &mut String, flat: &mut 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{ClockDomain, Event};
+    use crate::ir::{ClockDomain, DecodedEvent};
 
     fn ctx() -> FileContext {
         FileContext {
@@ -1538,9 +1538,9 @@ mod tests {
 
     /// Slice-like events as "<kind> <ts> <name> [dur]" (Thread/name events omitted).
     fn slices(sink: &Sink) -> Vec<String> {
-        sink.events
+        sink.decoded()
             .iter()
-            .filter_map(|e: &Event| match e.data {
+            .filter_map(|e: &DecodedEvent| match e.data {
                 EventData::Begin(sl) => Some(format!("B {} {}", e.ts, s(sink, sl.name))),
                 EventData::End(sl) => Some(format!("E {} {}", e.ts, s(sink, sl.name))),
                 EventData::Complete { slice, dur, .. } => {
@@ -1552,7 +1552,7 @@ mod tests {
     }
 
     fn slice_events(sink: &Sink) -> Vec<(i64, SliceEvent)> {
-        sink.events
+        sink.decoded()
             .iter()
             .filter_map(|e| match e.data {
                 EventData::Begin(sl) | EventData::End(sl) => Some((e.ts, sl)),
@@ -1596,7 +1596,7 @@ mod tests {
         );
         assert_eq!(stat(&sink, "json_tokenizer_failure"), 5);
         // Everything is on the file's private clock.
-        let clock = sink.events[0].clock;
+        let clock = sink.decoded()[0].clock;
         assert_eq!(
             *sink.clocks.get(clock as u32),
             ClockDomain {
@@ -1675,7 +1675,7 @@ mod tests {
         let sink = ok(r#"[{"name":"a","ph":"X","ts":1,"dur":1,"pid":1}"#);
         assert_eq!(slices(&sink), vec!["X 1000 a 1000"]);
         let sink = ok("[");
-        assert!(sink.events.is_empty());
+        assert!(sink.decoded().is_empty());
         // A syntax error (not a truncation) is fatal even in a bare array.
         assert!(run(r#"[{"name":"a","ph":"X","ts":1,"dur":1,"pid":1} {"#)
             .1
@@ -1740,7 +1740,7 @@ mod tests {
         let sink = ok(r#"[{"ts":1,"pid":1},{"ph":"Q","ts":1,"pid":2,"tid":3},{"ph":"","ts":1}]"#);
         assert_eq!(stat(&sink, "json_tokenizer_failure"), 2);
         let threads: Vec<_> = sink
-            .events
+            .decoded()
             .iter()
             .filter_map(|e| match e.data {
                 EventData::Thread(t) => Some((t.tid, t.pid)),
@@ -1758,9 +1758,9 @@ mod tests {
         );
         let mut procs = vec![];
         let mut threads = vec![];
-        for e in &sink.events {
+        for e in &sink.decoded() {
             match e.data {
-                EventData::Process(p) => {
+                EventData::Process(ref p) => {
                     procs.push((p.process.pid, s(&sink, p.name), p.from_system))
                 }
                 EventData::ThreadName { thread, name, .. } => {
@@ -1833,7 +1833,7 @@ mod tests {
             {"ph":"C","pid":1,"ts":1,"name":"NoArgs"}
         ]"#);
         let got: Vec<_> = sink
-            .events
+            .decoded()
             .iter()
             .filter_map(|e| match e.data {
                 EventData::Counter { track, value, .. } => match sink.tracks.get(track) {
@@ -1843,7 +1843,7 @@ mod tests {
                         kind,
                     } => {
                         assert_eq!(*kind, "json_counter");
-                        Some((e.ts, process.pid, s(&sink, *name), value))
+                        Some((e.ts, process.pid, s(&sink, *name), value.0))
                     }
                     k => panic!("{k:?}"),
                 },
@@ -1918,7 +1918,7 @@ mod tests {
             {"ph":"X","pid":10,"tid":12,"ts":250,"dur":50,"name":"C","cat":"","tts":240,"tdur":40},
             {"ph":"X","pid":10,"tid":13,"ts":260,"name":"NoDur"}
         ]"#);
-        let evs: Vec<_> = sink.events.iter().map(|e| e.data).collect();
+        let evs: Vec<_> = sink.decoded().into_iter().map(|e| e.data).collect();
         let EventData::Begin(b) = evs[0] else {
             panic!("{evs:?}")
         };
@@ -2082,9 +2082,9 @@ mod tests {
             {"ph":"M","pid":30,"ts":5,"name":"process_name","args":{"name":""}}
         ]"#);
         let mut got = vec![];
-        for e in &sink.events {
+        for e in &sink.decoded() {
             match e.data {
-                EventData::Process(p) => {
+                EventData::Process(ref p) => {
                     got.push(format!("P {} {} {}", e.ts, p.process.pid, s(&sink, p.name)))
                 }
                 EventData::ThreadName {
@@ -2109,7 +2109,7 @@ mod tests {
                     got.push(format!("TA {} {} {}", thread.tid, s(&sink, key), value))
                 }
                 EventData::Thread(_) => {}
-                d => panic!("{d:?}"),
+                ref d => panic!("{d:?}"),
             }
         }
         assert_eq!(
@@ -2182,7 +2182,7 @@ mod tests {
         assert_eq!(stat(&sink, "flow_without_direction"), 1);
         assert_eq!(stat(&sink, "flow_invalid_id"), 2);
         let v1: Vec<_> = sink
-            .events
+            .decoded()
             .iter()
             .filter_map(|e| match e.data {
                 EventData::FlowV1(f) => Some((f.id, f.phase, f.bind_enclosing, s(&sink, f.name))),
@@ -2207,7 +2207,7 @@ mod tests {
             {"ph":"X","pid":7,"tid":10,"ts":3,"dur":1,"name":"x"}
         ]"#);
         let threads: Vec<_> = sink
-            .events
+            .decoded()
             .iter()
             .filter_map(|e| match e.data {
                 EventData::Thread(t) => Some(t.tid),

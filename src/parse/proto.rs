@@ -62,7 +62,7 @@ struct CompactCpu {
 struct Parser<'a> {
     sink: &'a mut Sink,
     ctx: &'a FileContext,
-    sequences: HashMap<(MachineId, u32), Sequence>,
+    sequences: FxHashMap<(MachineId, u32), Sequence>,
     compact: HashMap<(MachineId, u32), CompactCpu>,
     args: ArgsBuilder,
     packets: u64,
@@ -86,11 +86,14 @@ pub fn parse(bytes: &[u8], sink: &mut Sink, ctx: &FileContext) -> Result<(), Par
     let mut p = Parser {
         sink,
         ctx,
-        sequences: HashMap::new(),
+        sequences: FxHashMap::default(),
         compact: HashMap::new(),
         args: ArgsBuilder::default(),
         packets: 0,
     };
+    // Track events take about 16 bytes or more on the wire; reserving up front avoids the
+    // doubling spike (old and new buffers alive at once) on large traces.
+    p.sink.events.reserve(bytes.len() / 16);
     let mut pos = 0usize;
     while pos < bytes.len() {
         let Some((tag, n)) = read_varint(&bytes[pos..]) else {
@@ -268,7 +271,7 @@ impl Parser<'_> {
             trace_packet::Data::ProcessDescriptor(pd) => {
                 let info = self.process_descriptor(machine, &pd);
                 self.sink
-                    .push(ts.unwrap_or(0), clock, EventData::Process(info));
+                    .push(ts.unwrap_or(0), clock, EventData::Process(Box::new(info)));
             }
             trace_packet::Data::ClockSnapshot(cs) => self.clock_snapshot(machine, seq_id, &cs),
             trace_packet::Data::ProcessTree(tree) => {
@@ -415,7 +418,8 @@ impl Parser<'_> {
             if info.name == NULL_STR {
                 info.name = name;
             }
-            self.sink.push(ts, clock, EventData::Process(info));
+            self.sink
+                .push(ts, clock, EventData::Process(Box::new(info)));
         }
         if let Some(td) = &d.thread {
             let thread = ThreadRef {
@@ -512,7 +516,8 @@ impl Parser<'_> {
                 start_ts: p.process_start_from_boot.map(|v| v as i64),
                 from_system: true,
             };
-            self.sink.push(ts, clock, EventData::Process(info));
+            self.sink
+                .push(ts, clock, EventData::Process(Box::new(info)));
         }
         for t in &tree.threads {
             let thread = ThreadRef {
@@ -1001,7 +1006,7 @@ impl Parser<'_> {
             clock,
             EventData::Counter {
                 track,
-                value,
+                value: Real(value),
                 args: NO_ARGS,
             },
         );
@@ -1277,7 +1282,7 @@ impl Parser<'_> {
                     clock,
                     EventData::Counter {
                         track,
-                        value,
+                        value: Real(value),
                         args: NO_ARGS,
                     },
                 );
@@ -1296,7 +1301,7 @@ impl Parser<'_> {
                     clock,
                     EventData::Counter {
                         track,
-                        value,
+                        value: Real(value),
                         args: NO_ARGS,
                     },
                 );
@@ -1304,7 +1309,7 @@ impl Parser<'_> {
             E::TaskNewtask(t) => {
                 let tid = i64::from(t.pid.unwrap_or(0));
                 let name = self.sink.intern_opt(t.comm.as_deref());
-                let data = EventData::ThreadStart {
+                let data = EventData::ThreadStart(Box::new(ThreadStart {
                     thread: ThreadRef {
                         machine,
                         tid,
@@ -1313,7 +1318,7 @@ impl Parser<'_> {
                     creator_tid: pid,
                     name,
                     new_process: t.clone_flags.unwrap_or(0) & CLONE_THREAD == 0,
-                };
+                }));
                 self.sink.push(ts, clock, data);
             }
             E::TaskRename(t) => {

@@ -24,8 +24,9 @@ use std::io::Read;
 use super::atrace::{clean_utf8, AtraceState};
 use super::{FileContext, ParseError};
 use crate::ir::{
-    clocks, ClockRef, EventData, MachineId, NamePriority, ProcessInfo, ProcessRef, SchedSwitch,
-    SchedWaking, Sink, SliceEvent, StrId, ThreadRef, TrackKey, NO_ARGS, NO_FLOWS, NO_TS, NULL_STR,
+    clocks, ClockRef, EventData, MachineId, NamePriority, ProcessInfo, ProcessRef, Real,
+    SchedSwitch, SchedWaking, Sink, SliceEvent, StrId, ThreadRef, TrackKey, NO_ARGS, NO_FLOWS,
+    NO_TS, NULL_STR,
 };
 
 /// How far into the file a `TRACE:\n` prelude (adb `atrace` output) is looked for.
@@ -504,7 +505,7 @@ impl LineParser {
             ts,
             EventData::Counter {
                 track,
-                value,
+                value: Real(value),
                 args: NO_ARGS,
             },
         );
@@ -694,7 +695,7 @@ impl LineParser {
                 self.push(
                     sink,
                     0,
-                    EventData::Process(ProcessInfo {
+                    EventData::Process(Box::new(ProcessInfo {
                         process: ProcessRef {
                             machine,
                             pid: i64::from(pid),
@@ -705,7 +706,7 @@ impl LineParser {
                         uid: None,
                         start_ts: None,
                         from_system: true,
-                    }),
+                    })),
                 );
             }
             DumpKind::Short if tokens.len() >= 4 => {
@@ -743,7 +744,7 @@ impl LineParser {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::Event;
+    use crate::ir::DecodedEvent;
 
     fn ctx() -> FileContext {
         FileContext {
@@ -772,7 +773,7 @@ mod tests {
 
     /// (ts, name) of every Begin.
     fn begins(sink: &Sink) -> Vec<(i64, String)> {
-        sink.events
+        sink.decoded()
             .iter()
             .filter_map(|e| match e.data {
                 EventData::Begin(b) => Some((e.ts, s(sink, b.name).to_string())),
@@ -907,7 +908,7 @@ mod tests {
         );
         // `B|500|upload` written by bg-501 is on thread 501 of process 500.
         let upload = sink
-            .events
+            .decoded()
             .iter()
             .find_map(|e| match e.data {
                 EventData::Begin(b) if s(&sink, b.name) == "upload" => Some(b),
@@ -923,13 +924,13 @@ mod tests {
             })
         );
         let ends = sink
-            .events
+            .decoded()
             .iter()
             .filter(|e| matches!(e.data, EventData::End(_)))
             .count();
         assert_eq!(ends, 3);
         let counters: Vec<(i64, f64)> = sink
-            .events
+            .decoded()
             .iter()
             .filter_map(|e| match e.data {
                 EventData::Counter { value, track, .. } => {
@@ -941,7 +942,7 @@ mod tests {
                             ..
                         }
                     ));
-                    Some((e.ts, value))
+                    Some((e.ts, value.0))
                 }
                 _ => None,
             })
@@ -951,7 +952,7 @@ mod tests {
             vec![(100_003_000_000, 4.0), (100_009_500_000, 1.0)]
         );
         let switches: Vec<(u32, i64, i64, &str, i64, i32)> = sink
-            .events
+            .decoded()
             .iter()
             .filter_map(|e| match e.data {
                 EventData::SchedSwitch(sw) => Some((
@@ -977,7 +978,7 @@ mod tests {
         );
         // Every line names its thread; `-----` gives no pid.
         let names: Vec<(i64, Option<i64>, &str)> = sink
-            .events
+            .decoded()
             .iter()
             .filter_map(|e| match e.data {
                 EventData::ThreadName {
@@ -1016,7 +1017,7 @@ mod tests {
         assert_eq!(failures(&sink), 2);
         // `<...>` does not name its thread.
         assert!(matches!(
-            sink.events[0].data,
+            sink.decoded()[0].data,
             EventData::Thread(ThreadRef {
                 tid: 882,
                 pid: Some(882),
@@ -1044,8 +1045,8 @@ mod tests {
             "  a-10 (10) [000] d..2 1.000007: sched_blocked_reason: pid=11 iowait=1 caller=foo\n",
         ));
         assert_eq!(failures(&sink), 0);
-        let evs: Vec<&Event> = sink
-            .events
+        let decoded = sink.decoded();
+        let evs: Vec<&DecodedEvent> = decoded
             .iter()
             .filter(|e| !matches!(e.data, EventData::ThreadName { .. } | EventData::Thread(_)))
             .collect();
@@ -1053,7 +1054,7 @@ mod tests {
         let EventData::Counter { track, value, .. } = evs[0].data else {
             panic!("cpu_frequency")
         };
-        assert_eq!(value, 1_400_000.0);
+        assert_eq!(value.0, 1_400_000.0);
         assert!(matches!(
             sink.tracks.get(track),
             TrackKey::CpuCounter {
@@ -1065,7 +1066,7 @@ mod tests {
         let EventData::Counter { track, value, .. } = evs[1].data else {
             panic!("cpu_idle")
         };
-        assert_eq!(value, 4_294_967_295.0);
+        assert_eq!(value.0, 4_294_967_295.0);
         let TrackKey::CpuCounter {
             cpu: 1,
             kind: "cpu_idle",
@@ -1119,10 +1120,10 @@ mod tests {
         let sink = import(html);
         assert_eq!(begins(&sink), vec![(1_000_000_000, "a".to_string())]);
         let procs: Vec<(i64, Option<i64>, &str)> = sink
-            .events
+            .decoded()
             .iter()
             .filter_map(|e| match e.data {
-                EventData::Process(p) => {
+                EventData::Process(ref p) => {
                     assert!(p.from_system);
                     Some((p.process.pid, p.parent_pid, s(&sink, p.name)))
                 }
@@ -1133,7 +1134,7 @@ mod tests {
             procs,
             vec![(1, Some(0), "init"), (500, Some(1), "com.example.ui")]
         );
-        assert!(sink.events.iter().any(|e| matches!(
+        assert!(sink.decoded().iter().any(|e| matches!(
             e.data,
             EventData::ThreadName { thread: ThreadRef { tid: 501, pid: Some(500), .. }, name, priority: NamePriority::Other }
                 if s(&sink, name) == "Render Thread"
@@ -1162,7 +1163,7 @@ mod tests {
     fn file_starting_with_idle_task_is_not_html() {
         let sink = import("<idle>-0 [000] d..2 1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=5 next_prio=120\n");
         assert!(sink
-            .events
+            .decoded()
             .iter()
             .any(|e| matches!(e.data, EventData::SchedSwitch(_))));
     }
@@ -1170,7 +1171,7 @@ mod tests {
     #[test]
     fn unterminated_last_line_is_not_read() {
         let sink = import("  a-1 (1) [000] ...1 1.000000: tracing_mark_write: B|1|x");
-        assert!(sink.events.is_empty());
+        assert!(sink.decoded().is_empty());
     }
 
     #[test]
@@ -1179,7 +1180,7 @@ mod tests {
         let text = "# tracer: nop\n\n  a-1 (1) [000] ...1 1.000000: tracing_mark_write: B|1|x\n  a-1 (1) [000] ...1 1.5: tracing_mark_write: E|1";
         parse_text(text, &mut sink, &ctx()).expect("valid lines");
         assert_eq!(begins(&sink).len(), 1);
-        assert_eq!(sink.events.len(), 4);
+        assert_eq!(sink.decoded().len(), 4);
         assert_eq!(sink.clocks.get(0).clock_id, clocks::TRACE_FILE);
         let mut sink = Sink::new();
         let err = parse_text(
