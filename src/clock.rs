@@ -123,6 +123,11 @@ impl ClockConverter {
         if domain == self.trace {
             return Placement::Identity;
         }
+        // With no snapshot at all there is nothing to relate clocks by: every clock is taken
+        // as trace time (as Trace Processor does).
+        if self.series.is_empty() {
+            return Placement::Identity;
+        }
         if let Some(path) = self.shortest_path(domain, self.trace) {
             return Placement::Path(path);
         }

@@ -121,6 +121,12 @@ pub fn import_files(
     }
     summary.parse_secs = started.elapsed().as_secs_f64();
     sink.events.shrink_to_fit();
+    // A snapshot's primary_trace_clock names the clock trace time is on.
+    if let (Some(primary), Some(c)) = (sink.primary_trace_clock, claimed.as_mut()) {
+        if c.clock_id == clocks::BOOTTIME {
+            *c = clock::builtin(HOST_MACHINE, primary);
+        }
+    }
     let trace_clock = claimed.unwrap_or(clock::builtin(HOST_MACHINE, clocks::BOOTTIME));
     facts.trace_time_clock = claimed.map(|c| c.clock_id);
 

@@ -452,10 +452,29 @@ pub struct ThreadStart {
     pub new_process: bool,
 }
 
+/// A thread state interval the trace states itself (JSON `T`), as a `thread_state` row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ThreadStateEvent {
+    pub thread: ThreadRef,
+    pub dur: i64,
+    pub state: StrId,
+    /// `args.io_wait`, when given.
+    pub io_wait: Option<bool>,
+    /// `args.blocked_function`, or NULL.
+    pub blocked_function: StrId,
+    /// A `Running` state with an integer `args.cpu` also makes a `sched` row on that cpu.
+    pub running_cpu: Option<u32>,
+}
+
 /// What happened, after tokenizing; raw timestamp in [`Event::ts`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum EventData {
     Begin(SliceEvent),
+    /// A Begin on a legacy *unnestable* track (atrace `S`): while the track already has an
+    /// open slice it adds nothing; the slice an End then closes gets the args
+    /// `legacy_unnestable_begin_count` / `legacy_unnestable_last_begin_ts`. Decided by the
+    /// model after sorting, so markers that arrive out of order behave as in time order.
+    BeginUnnestable(SliceEvent),
     End(SliceEvent),
     /// A slice with a known duration; instants are `dur == 0`.
     Complete {
@@ -478,6 +497,17 @@ pub enum EventData {
     },
     /// Makes sure the thread (and its process) exist and are bound, with no name change.
     Thread(ThreadRef),
+    /// A TrackDescriptor uuid describes this thread: a different uuid describing the same
+    /// tid later means the tid was reused (a new thread row).
+    ClaimThread {
+        thread: ThreadRef,
+        uuid: u64,
+    },
+    /// Likewise for a process.
+    ClaimProcess {
+        process: ProcessRef,
+        uuid: u64,
+    },
     Process(Box<ProcessInfo>),
     ThreadStart(Box<ThreadStart>),
     /// A thread ends (sched_process_free).
@@ -496,6 +526,8 @@ pub enum EventData {
         key: StrId,
         value: i64,
     },
+    /// A `thread_state` row (and maybe a `sched` row) stated by the trace.
+    ThreadState(Box<ThreadStateEvent>),
 }
 
 /// A clock an event's raw timestamp was read on: a builtin or sequence-scoped clock of a
@@ -599,8 +631,12 @@ pub struct Descriptor {
     pub thread: Option<ThreadRef>,
     pub counter: Option<CounterInfo>,
     pub disallow_merging_with_system_tracks: bool,
-    /// `sibling_order_rank` / `child_ordering` etc. are not modelled.
     pub description: StrId,
+    /// `child_ordering` enum (1 lexicographic, 2 chronological, 3 explicit).
+    pub child_ordering: i32,
+    pub sibling_order_rank: Option<i32>,
+    /// The describing sequence had `first_packet_on_sequence`.
+    pub has_first_packet_on_sequence: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -651,6 +687,12 @@ pub struct Sink {
     pub machines: HashMap<MachineId, MachineInfo>,
     /// The file being parsed now (index into the import's file list).
     pub current_file: u32,
+    /// The root descriptor (uuid 0) asks for explicit process / thread ordering, which
+    /// turns `sibling_order_rank` into sort-index hints.
+    pub explicit_process_ordering: bool,
+    pub explicit_thread_ordering: bool,
+    /// A ClockSnapshot's `primary_trace_clock`: the clock trace time should be on.
+    pub primary_trace_clock: Option<u32>,
     /// Keys of track dimension args, interned up front so the writer needs no `&mut`.
     pub dimension_keys: HashMap<&'static str, StrId>,
     /// Machines whose idle thread (tid 0) is `swapper` (proto and systrace sources).

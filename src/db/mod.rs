@@ -14,7 +14,7 @@ use std::path::Path;
 use rusqlite::{params, Connection, OpenFlags, Statement};
 
 use crate::ir::{clocks, Arg, ArgValue, ArgsRef, MetaValue, Sink, StrId, NO_ARGS, NO_TS};
-use crate::model::{CounterRow, RowSink, SchedRow, SliceRow, Tables};
+use crate::model::{CounterRow, RowSink, SchedRow, SliceRow, Tables, ThreadStateRow};
 use crate::stats;
 
 #[derive(Debug, thiserror::Error)]
@@ -127,6 +127,7 @@ pub struct TableWriter<'c> {
     slice_stmt: Statement<'c>,
     counter_stmt: Statement<'c>,
     sched_stmt: Statement<'c>,
+    thread_state_stmt: Statement<'c>,
     /// The first error while streaming (the model cannot take errors mid-event).
     error: Option<rusqlite::Error>,
     next_arg_row: i64,
@@ -146,6 +147,10 @@ impl RowSink for TableWriter<'_> {
     }
     fn sched(&mut self, id: u32, s: &SchedRow, sink: &Sink) {
         let r = self.write_sched(id, s, sink);
+        self.keep_error(r);
+    }
+    fn thread_state(&mut self, id: u32, s: &ThreadStateRow, sink: &Sink) {
+        let r = self.write_thread_state(id, s, sink);
         self.keep_error(r);
     }
 }
@@ -174,12 +179,18 @@ impl<'c> TableWriter<'c> {
             "INSERT INTO sched_slice (id, ts, dur, cpu, utid, end_state, priority, ucpu)
              VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
         )?;
+        let thread_state_stmt = conn.prepare(
+            "INSERT INTO thread_state (id, ts, dur, cpu, utid, state, io_wait, blocked_function,
+             waker_utid, waker_id, irq_context, ucpu)
+             VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
+        )?;
         Ok(Self {
             conn,
             arg_stmt,
             slice_stmt,
             counter_stmt,
             sched_stmt,
+            thread_state_stmt,
             error: None,
             next_arg_row: 0,
             sets_by_content: HashMap::new(),
@@ -308,6 +319,7 @@ impl<'c> TableWriter<'c> {
         self.tracks(tables, sink)?;
         self.flows(tables, sink)?;
         self.cpus(tables)?;
+        self.import_logs(tables, sink)?;
         self.stats(facts, sink)?;
         self.metadata(facts, sink)?;
         self.files_and_snapshots(facts)?;
@@ -497,6 +509,44 @@ impl<'c> TableWriter<'c> {
         st.raw_bind_parameter(7, s.priority)?;
         st.raw_bind_parameter(8, s.ucpu)?;
         st.raw_execute()?;
+        Ok(())
+    }
+
+    fn write_thread_state(
+        &mut self,
+        id: u32,
+        s: &ThreadStateRow,
+        sink: &Sink,
+    ) -> Result<(), DbError> {
+        let st = &mut self.thread_state_stmt;
+        st.raw_bind_parameter(1, id)?;
+        st.raw_bind_parameter(2, s.ts)?;
+        st.raw_bind_parameter(3, s.dur)?;
+        st.raw_bind_parameter(4, opt_u32(s.cpu))?;
+        st.raw_bind_parameter(5, s.utid)?;
+        bind_str(st, 6, sink.strings.get(s.state))?;
+        st.raw_bind_parameter(7, s.io_wait)?;
+        bind_str(st, 8, sink.strings.get(s.blocked_function))?;
+        st.raw_bind_parameter(9, opt_u32(s.waker_utid))?;
+        st.raw_bind_parameter(10, opt_u32(s.waker_id))?;
+        st.raw_bind_parameter(11, s.irq_context)?;
+        st.raw_bind_parameter(12, opt_u32(s.ucpu))?;
+        st.raw_execute()?;
+        Ok(())
+    }
+
+    fn import_logs(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        let mut stmt = self.conn.prepare(
+            "INSERT INTO _trace_import_logs (id, trace_id, ts, byte_offset, severity, name,
+             arg_set_id) VALUES (?1,?2,?3,NULL,?4,?5,?6)",
+        )?;
+        for (id, log) in t.import_logs.iter().enumerate() {
+            let args = self.arg_set(log.args, sink)?;
+            let severity = stats::lookup(log.name).map_or("error", |d| d.severity.as_str());
+            stmt.execute(params![
+                id as i64, log.file, log.ts, severity, log.name, args
+            ])?;
+        }
         Ok(())
     }
 

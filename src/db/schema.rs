@@ -59,13 +59,16 @@ CREATE TABLE __intrinsic_trace_file (
   id INTEGER PRIMARY KEY, parent_id INTEGER, name TEXT, size INTEGER, trace_type TEXT,
   processing_order INTEGER, is_container INTEGER);
 CREATE TABLE trace_bounds (start_ts INTEGER, end_ts INTEGER);
+CREATE TABLE _trace_import_logs (
+  id INTEGER PRIMARY KEY, trace_id INTEGER, ts INTEGER, byte_offset INTEGER, severity TEXT,
+  name TEXT, arg_set_id INTEGER);
 "#;
 
-/// Indexes and views, created after the bulk load.
+/// Indexes and views, created after the bulk load. No index leads with a column other
+/// than the id on `slice` or `counter`: SQLite would scan through it, and rows that tie in
+/// an `ORDER BY` would leave id order, which Perfetto queries rely on.
 pub const INDEXES_AND_VIEWS: &str = r#"
-CREATE INDEX slice_track_ts ON slice(track_id, ts);
 CREATE INDEX args_set ON args(arg_set_id);
-CREATE INDEX counter_track_ts ON counter(track_id, ts);
 CREATE INDEX sched_cpu_ts ON sched_slice(cpu, ts);
 CREATE INDEX flow_out ON flow(slice_out);
 CREATE INDEX flow_in ON flow(slice_in);
@@ -123,7 +126,8 @@ CREATE VIEW thread_or_process_slice AS
   FROM slice s JOIN __intrinsic_track t ON s.track_id = t.id
   LEFT JOIN thread th ON th.utid = t.utid
   LEFT JOIN process p1 ON p1.upid = t.upid
-  LEFT JOIN process p2 ON p2.upid = th.upid;
+  LEFT JOIN process p2 ON p2.upid = th.upid
+  WHERE t.utid IS NOT NULL OR t.upid IS NOT NULL;
 "#;
 
 /// Perfetto standard-library modules `INCLUDE PERFETTO MODULE` accepts: their tables and

@@ -39,6 +39,13 @@ pub struct Builder<'s> {
     flows: FlowState,
     sched_pending: HashMap<(MachineId, u32), (u32, SchedRow)>,
     cpus: HashMap<(MachineId, u32), u32>,
+    /// Legacy unnestable tracks (atrace `S`/`F`): (begin count, last begin ts), cumulative.
+    unnestable: FxHashMap<u32, (i64, i64)>,
+    /// Which descriptor uuid last described each tid / pid, and the row each uuid got.
+    thread_claims: FxHashMap<(MachineId, i64), u64>,
+    process_claims: FxHashMap<(MachineId, i64), u64>,
+    uuid_threads: FxHashMap<(MachineId, u64), u32>,
+    uuid_processes: FxHashMap<(MachineId, u64), u32>,
 }
 
 #[derive(Clone, Copy)]
@@ -119,6 +126,11 @@ impl<'s> Builder<'s> {
             flows: FlowState::default(),
             sched_pending: HashMap::new(),
             cpus: HashMap::new(),
+            unnestable: FxHashMap::default(),
+            thread_claims: FxHashMap::default(),
+            process_claims: FxHashMap::default(),
+            uuid_threads: FxHashMap::default(),
+            uuid_processes: FxHashMap::default(),
         }
     }
 
@@ -258,6 +270,49 @@ impl<'s> Builder<'s> {
                 Some(utid) => utid,
                 None => self.new_thread(t.machine, t.tid, None),
             },
+        }
+    }
+
+    /// A descriptor uuid describes a thread; a second uuid for the same tid is tid reuse.
+    fn claim_thread(&mut self, t: ThreadRef, uuid: u64) {
+        let previous = self.thread_claims.insert((t.machine, t.tid), uuid);
+        let utid = match previous {
+            Some(p) if p != uuid => {
+                let upid = t.pid.map(|pid| {
+                    self.process(ProcessRef {
+                        machine: t.machine,
+                        pid,
+                    })
+                });
+                self.new_thread(t.machine, t.tid, upid)
+            }
+            _ => self.thread(t),
+        };
+        self.uuid_threads.insert((t.machine, uuid), utid);
+    }
+
+    /// A descriptor uuid describes a process; a second uuid for the same pid is pid reuse.
+    fn claim_process(&mut self, p: ProcessRef, uuid: u64) {
+        let previous = self.process_claims.insert((p.machine, p.pid), uuid);
+        if matches!(previous, Some(prev) if prev != uuid) {
+            self.process_by_pid.remove(&(p.machine, p.pid));
+        }
+        let upid = self.process(p);
+        self.uuid_processes.insert((p.machine, uuid), upid);
+    }
+
+    /// The thread row a descriptor's uuid claimed (or the live one for its tid).
+    fn descriptor_thread(&mut self, machine: MachineId, uuid: u64, t: ThreadRef) -> u32 {
+        match self.uuid_threads.get(&(machine, uuid)) {
+            Some(&utid) => utid,
+            None => self.thread(t),
+        }
+    }
+
+    fn descriptor_process(&mut self, machine: MachineId, uuid: u64, p: ProcessRef) -> u32 {
+        match self.uuid_processes.get(&(machine, uuid)) {
+            Some(&upid) => upid,
+            None => self.process(p),
         }
     }
 
@@ -516,11 +571,10 @@ impl<'s> Builder<'s> {
         uuid: u64,
         seq_thread: Option<ThreadRef>,
     ) -> (u32, bool) {
-        if uuid == 0 {
-            if let Some(t) = seq_thread {
-                let utid = self.thread(t);
-                return (self.thread_slices_track(utid), false);
-            }
+        // The parser passes the sequence's thread only for uuid 0 or pid/tid overrides.
+        if let Some(t) = seq_thread {
+            let utid = self.thread(t);
+            return (self.thread_slices_track(utid), false);
         }
         if let Some(DescriptorTrack::Track(t)) = self.descriptor_tracks.get(&(machine, uuid)) {
             return (*t, true);
@@ -563,10 +617,10 @@ impl<'s> Builder<'s> {
                 break;
             };
             if let Some(t) = pd.thread {
-                return Scope::Thread(self.thread(t));
+                return Scope::Thread(self.descriptor_thread(machine, p, t));
             }
             if let Some(pr) = pd.process {
-                return Scope::Process(self.process(pr));
+                return Scope::Process(self.descriptor_process(machine, p, pr));
             }
             parent = pd.parent_uuid;
         }
@@ -590,7 +644,13 @@ impl<'s> Builder<'s> {
                 Scope::Global => "global_counter_track_event",
             };
             let mut row = TrackRow::new(name, kind, mrow, TrackEventType::Counter);
-            row.unit = match counter.unit {
+            // Builtin counters imply their unit.
+            let unit = match (counter.unit, counter.builtin) {
+                (0, 1) => 1,
+                (0, 2) => 2,
+                (u, _) => u,
+            };
+            row.unit = match unit {
                 1 => self.sink.intern("ns"),
                 2 => self.sink.intern("count"),
                 3 => self.sink.intern("bytes"),
@@ -601,24 +661,24 @@ impl<'s> Builder<'s> {
                 Scope::Process(u) => row.upid = Some(u),
                 Scope::Global => {}
             }
-            row.source_args = self.descriptor_args(d.uuid);
+            row.source_args = self.descriptor_args(d);
             return self.new_track(row);
         }
         if let Some(t) = d.thread {
-            let utid = self.thread(t);
+            let utid = self.descriptor_thread(machine, d.uuid, t);
             if !d.disallow_merging_with_system_tracks {
                 return self.thread_slices_track(utid);
             }
             let mut row = TrackRow::new(d.name, "thread_track_event", mrow, TrackEventType::Slice);
             row.utid = Some(utid);
-            row.source_args = self.descriptor_args(d.uuid);
+            row.source_args = self.descriptor_args(d);
             return self.new_track(row);
         }
         if let Some(p) = d.process {
-            let upid = self.process(p);
+            let upid = self.descriptor_process(machine, d.uuid, p);
             let mut row = TrackRow::new(d.name, "process_track_event", mrow, TrackEventType::Slice);
             row.upid = Some(upid);
-            row.source_args = self.descriptor_args(d.uuid);
+            row.source_args = self.descriptor_args(d);
             return self.new_track(row);
         }
         let scope = self.descriptor_scope(machine, d);
@@ -644,26 +704,54 @@ impl<'s> Builder<'s> {
                 }
             }
         }
-        row.source_args = self.descriptor_args(d.uuid);
+        row.source_args = self.descriptor_args(d);
         self.new_track(row)
     }
 
-    fn descriptor_args(&mut self, uuid: u64) -> ArgsRef {
-        let source = self.sink.intern("source");
+    /// Track args Trace Processor gives descriptor tracks.
+    fn descriptor_args(&mut self, d: &Descriptor) -> ArgsRef {
+        let mut args = Vec::new();
+        let mut add = |sink: &mut Sink, key: &str, value: ArgValue| {
+            let key = sink.intern(key);
+            args.push(Arg {
+                flat_key: key,
+                key,
+                value,
+            });
+        };
         let descriptor = self.sink.intern("descriptor");
-        let trace_id = self.sink.intern("trace_id");
-        self.sink.args.push(&[
-            Arg {
-                flat_key: source,
-                key: source,
-                value: ArgValue::Str(descriptor),
-            },
-            Arg {
-                flat_key: trace_id,
-                key: trace_id,
-                value: ArgValue::Uint(uuid),
-            },
-        ])
+        add(self.sink, "source", ArgValue::Str(descriptor));
+        add(self.sink, "trace_id", ArgValue::Uint(d.uuid));
+        let is_root = d.parent_uuid.is_none();
+        add(self.sink, "is_root_in_scope", ArgValue::Bool(is_root));
+        if d.description != NULL_STR {
+            add(self.sink, "description", ArgValue::Str(d.description));
+        }
+        let ordering = match d.child_ordering {
+            1 => Some("lexicographic"),
+            2 => Some("chronological"),
+            3 => Some("explicit"),
+            _ => None,
+        };
+        if let Some(o) = ordering {
+            let o = self.sink.intern(o);
+            add(self.sink, "child_ordering", ArgValue::Str(o));
+        }
+        if let Some(rank) = d.sibling_order_rank {
+            add(
+                self.sink,
+                "sibling_order_rank",
+                ArgValue::Int(i64::from(rank)),
+            );
+        }
+        if d.has_first_packet_on_sequence {
+            add(
+                self.sink,
+                "has_first_packet_on_sequence",
+                ArgValue::Bool(true),
+            );
+        }
+        self.sink.args.push(&args)
     }
 
     // ----- slices ----------------------------------------------------------------------
@@ -705,6 +793,35 @@ impl<'s> Builder<'s> {
             let m = self.tables.tracks[track as usize].machine;
             self.stat("misplaced_end_event", m);
         }
+    }
+
+    /// A stat that also gets a `_trace_import_logs` row with the args explaining it.
+    fn log(
+        &mut self,
+        name: &'static str,
+        machine_row: u32,
+        ts: i64,
+        args: Vec<(&'static str, ArgValue)>,
+    ) {
+        self.stat(name, machine_row);
+        let set: Vec<Arg> = args
+            .into_iter()
+            .map(|(k, value)| {
+                let key = self.sink.intern(k);
+                Arg {
+                    flat_key: key,
+                    key,
+                    value,
+                }
+            })
+            .collect();
+        let args = self.sink.args.push(&set);
+        self.tables.import_logs.push(ImportLogRow {
+            ts,
+            name,
+            file: self.sink.current_file,
+            args,
+        });
     }
 
     fn stat(&mut self, name: &'static str, machine_row: u32) {
@@ -785,6 +902,20 @@ impl<'s> Builder<'s> {
         Some(id)
     }
 
+    /// A Begin on a legacy unnestable track: nothing while the track has an open slice.
+    fn begin_unnestable(&mut self, track: u32, ts: i64, ev: &SliceEvent) -> Option<u32> {
+        if track == u32::MAX {
+            return None;
+        }
+        let state = self.unnestable.entry(track).or_insert((0, 0));
+        state.0 += 1;
+        state.1 = ts;
+        if !self.stacks[track as usize].is_empty() {
+            return None;
+        }
+        self.begin(track, ts, ev)
+    }
+
     fn end(&mut self, track: u32, ts: i64, ev: &SliceEvent) -> Option<u32> {
         if track == u32::MAX {
             return None;
@@ -816,13 +947,30 @@ impl<'s> Builder<'s> {
         if ev.thread_ts != NO_TS && row.thread_ts != NO_TS {
             row.thread_dur = ev.thread_ts - row.thread_ts;
         }
-        if ev.args != NO_ARGS {
+        let begin_args = row.args;
+        // End args merge into the slice's (same key: End wins); a legacy unnestable track
+        // adds its begin count and last begin ts.
+        let mut extra: Vec<Arg> = self.sink.args.get(ev.args).to_vec();
+        if let Some(&(count, last)) = self.unnestable.get(&track) {
+            for (k, v) in [
+                ("legacy_unnestable_begin_count", count),
+                ("legacy_unnestable_last_begin_ts", last),
+            ] {
+                let key = self.sink.intern(k);
+                extra.push(Arg {
+                    flat_key: key,
+                    key,
+                    value: ArgValue::Int(v),
+                });
+            }
+        }
+        if !extra.is_empty() {
             let merged: Vec<Arg> = self
                 .sink
                 .args
-                .get(row.args)
+                .get(begin_args)
                 .iter()
-                .chain(self.sink.args.get(ev.args))
+                .chain(&extra)
                 .copied()
                 .collect();
             let merged = self.sink.args.push(&merged);
@@ -855,23 +1003,37 @@ impl<'s> Builder<'s> {
         }
         let machine = self.tables.tracks[track as usize].machine;
         if dur < 0 {
-            self.stat("slice_negative_duration", machine);
+            self.log("slice_negative_duration", machine, ts, Vec::new());
             return None;
         }
         self.clean_stack(track, ts, dur);
         let end = ts.saturating_add(dur);
-        let overlaps = self.stacks[track as usize]
+        let conflict = self.stacks[track as usize]
             .last()
-            .and_then(|top| top.end())
-            .is_some_and(|parent_end| end > parent_end);
-        let track = if overlaps {
+            .copied()
+            .filter(|top| top.end().is_some_and(|parent_end| end > parent_end));
+        let track = if let Some(parent) = conflict {
+            let parent_name = self
+                .live_slices
+                .get(&parent.slice)
+                .map_or(NULL_STR, |r| r.name);
+            let mut args = vec![
+                ("overlap_start", ArgValue::Int(ts)),
+                ("overlap_end", ArgValue::Int(parent.end().unwrap_or(ts))),
+                ("conflicting_slice_name", str_or_null(parent_name)),
+                ("conflicting_slice_ts", ArgValue::Int(parent.ts)),
+                ("conflicting_slice_dur", ArgValue::Int(parent.dur)),
+            ];
             match overlap {
                 Overlap::Drop => {
-                    self.stat("slice_drop_overlapping_complete_event", machine);
+                    self.log("slice_drop_overlapping_complete_event", machine, ts, args);
                     return None;
                 }
                 Overlap::Spill => {
-                    self.stat("slice_spill_overlapping_complete_event", machine);
+                    let phase = self.sink.intern("X");
+                    args.push(("event_name", str_or_null(ev.name)));
+                    args.push(("event_phase", ArgValue::Str(phase)));
+                    self.log("slice_spill_overlapping_complete_event", machine, ts, args);
                     let utid = self.tables.tracks[track as usize].utid;
                     match utid {
                         Some(utid) => self.overlap_lane(utid, ts, dur),
@@ -1114,6 +1276,15 @@ impl<'s> Builder<'s> {
                 self.note_ts(ts);
                 self.begin(track, ts, &s);
             }
+            EventData::BeginUnnestable(s) => {
+                let key = *self.sink.tracks.get(s.track);
+                let track = match key {
+                    TrackKey::AsyncCookie { .. } => self.async_track(key, ts, AsyncPhase::Begin),
+                    _ => self.resolve_track(s.track),
+                };
+                self.note_ts(ts);
+                self.begin_unnestable(track, ts, &s);
+            }
             EventData::End(s) => {
                 let key = *self.sink.tracks.get(s.track);
                 let track = match key {
@@ -1191,6 +1362,8 @@ impl<'s> Builder<'s> {
             EventData::Thread(t) => {
                 self.thread(t);
             }
+            EventData::ClaimThread { thread, uuid } => self.claim_thread(thread, uuid),
+            EventData::ClaimProcess { process, uuid } => self.claim_process(process, uuid),
             EventData::Process(ref info) => self.process_info(info),
             EventData::ThreadStart(ref t) => {
                 self.thread_start(ts, t.thread, t.creator_tid, t.name, t.new_process)
@@ -1222,6 +1395,45 @@ impl<'s> Builder<'s> {
                     .extra_args
                     .push((key, value));
             }
+            EventData::ThreadState(ref st) => self.thread_state_event(ts, st),
+        }
+    }
+
+    /// A thread state the trace states itself (JSON `T`); `Running` on a cpu is also a
+    /// `sched` row.
+    fn thread_state_event(&mut self, ts: i64, st: &ThreadStateEvent) {
+        let utid = self.thread(st.thread);
+        self.note_ts(ts);
+        let row = ThreadStateRow {
+            ts,
+            dur: st.dur,
+            cpu: None,
+            ucpu: None,
+            utid,
+            state: st.state,
+            io_wait: st.io_wait,
+            blocked_function: st.blocked_function,
+            waker_utid: None,
+            waker_id: None,
+            irq_context: None,
+        };
+        self.out
+            .thread_state(self.tables.thread_state_count, &row, self.sink);
+        self.tables.thread_state_count += 1;
+        if let Some(cpu) = st.running_cpu {
+            let ucpu = self.cpu(st.thread.machine, cpu);
+            let row = SchedRow {
+                ts,
+                dur: st.dur,
+                cpu,
+                ucpu,
+                utid,
+                end_state: NULL_STR,
+                priority: 0,
+            };
+            let id = self.tables.sched_count;
+            self.tables.sched_count += 1;
+            self.out.sched(id, &row, self.sink);
         }
     }
 
@@ -1299,6 +1511,19 @@ impl<'s> Builder<'s> {
 
     /// Finishes the import: hands over what is still open and returns the small tables.
     pub fn finish(mut self) -> Tables {
+        // Every described track gets a row, even one no event landed on (thread tracks
+        // excepted: they are the thread's own track, made when used).
+        let mut described: Vec<(MachineId, u64)> = self
+            .sink
+            .descriptors
+            .iter()
+            .filter(|(_, d)| d.thread.is_none())
+            .map(|(k, _)| *k)
+            .collect();
+        described.sort_unstable();
+        for (machine, uuid) in described {
+            self.descriptor_track(machine, uuid, None);
+        }
         let mut open: Vec<u32> = self.live_slices.keys().copied().collect();
         open.sort_unstable();
         for id in open {
@@ -1311,6 +1536,14 @@ impl<'s> Builder<'s> {
             self.out.sched(id, &row, self.sink);
         }
         self.tables
+    }
+}
+
+fn str_or_null(s: StrId) -> ArgValue {
+    if s == NULL_STR {
+        ArgValue::Null
+    } else {
+        ArgValue::Str(s)
     }
 }
 
@@ -1350,4 +1583,172 @@ pub fn build(
     drop(events);
     sink.payloads = payloads;
     tables
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn thread(tid: i64) -> ThreadRef {
+        ThreadRef {
+            machine: HOST_MACHINE,
+            tid,
+            pid: Some(1),
+        }
+    }
+
+    fn complete(sink: &mut Sink, key: TrackKey, ts: i64, dur: i64, name: &str) {
+        let clock = sink.builtin_clock(HOST_MACHINE, clocks::TRACE_FILE);
+        let slice = SliceEvent {
+            track: sink.track(key),
+            category: NULL_STR,
+            name: sink.intern(name),
+            args: NO_ARGS,
+            thread_ts: NO_TS,
+            flows: NO_FLOWS,
+        };
+        let data = EventData::Complete {
+            slice,
+            dur,
+            thread_dur: NO_TS,
+        };
+        sink.push(ts, clock, data);
+    }
+
+    fn run(sink: &mut Sink) -> (Tables, CollectRows) {
+        sink.events.sort_by_key(|e| (e.ts, e.ord));
+        let mut rows = CollectRows::default();
+        let tables = build(sink, &[HOST_MACHINE], &[], &mut rows);
+        rows.slices.sort_by_key(|(id, _)| *id);
+        (tables, rows)
+    }
+
+    fn stat(sink: &Sink, name: &str) -> i64 {
+        sink.stats
+            .iter()
+            .filter(|(k, _)| k.name == name)
+            .map(|(_, v)| *v)
+            .sum()
+    }
+
+    fn log_args(sink: &Sink, log: &ImportLogRow) -> Vec<(String, ArgValue)> {
+        sink.args
+            .get(log.args)
+            .iter()
+            .map(|a| (sink.strings.get(a.key).unwrap_or("").to_string(), a.value))
+            .collect()
+    }
+
+    #[test]
+    fn overlapping_complete_spills_to_a_lane_and_logs() {
+        let mut sink = Sink::new();
+        let key = TrackKey::ThreadOverlap(thread(1));
+        complete(&mut sink, key, 100, 100, "outer");
+        complete(&mut sink, key, 150, 100, "inner");
+        complete(&mut sink, key, 160, 20, "nested");
+        let (tables, rows) = run(&mut sink);
+        let placed: Vec<(&str, &str, u32)> = rows
+            .slices
+            .iter()
+            .map(|(_, r)| {
+                let name = sink.strings.get(r.name).unwrap_or("");
+                (name, tables.tracks[r.track as usize].kind, r.depth)
+            })
+            .collect();
+        assert_eq!(
+            placed,
+            vec![
+                ("outer", "thread_execution", 0),
+                ("inner", "thread_overlapping_slice", 0),
+                ("nested", "thread_execution", 1),
+            ]
+        );
+        assert_eq!(stat(&sink, "slice_spill_overlapping_complete_event"), 1);
+        assert_eq!(stat(&sink, "slice_drop_overlapping_complete_event"), 0);
+        assert_eq!(tables.import_logs.len(), 1);
+        let log = tables.import_logs[0];
+        assert_eq!(
+            (log.ts, log.name),
+            (150, "slice_spill_overlapping_complete_event")
+        );
+        let args = log_args(&sink, &log);
+        assert!(args.contains(&("overlap_start".into(), ArgValue::Int(150))));
+        assert!(args.contains(&("overlap_end".into(), ArgValue::Int(200))));
+        assert!(args.contains(&("conflicting_slice_ts".into(), ArgValue::Int(100))));
+        assert!(args.contains(&("conflicting_slice_dur".into(), ArgValue::Int(100))));
+        let name_of = |k: &str| {
+            args.iter().find(|a| a.0 == k).and_then(|a| match a.1 {
+                ArgValue::Str(s) => sink.strings.get(s),
+                _ => None,
+            })
+        };
+        assert_eq!(name_of("conflicting_slice_name"), Some("outer"));
+        assert_eq!(name_of("event_name"), Some("inner"));
+        assert_eq!(name_of("event_phase"), Some("X"));
+    }
+
+    #[test]
+    fn overlapping_complete_on_a_plain_track_is_dropped_and_logged() {
+        let mut sink = Sink::new();
+        let key = TrackKey::ThreadSlices(thread(1));
+        complete(&mut sink, key, 100, 100, "outer");
+        complete(&mut sink, key, 150, 100, "inner");
+        let (tables, rows) = run(&mut sink);
+        assert_eq!(rows.slices.len(), 1);
+        assert_eq!(stat(&sink, "slice_drop_overlapping_complete_event"), 1);
+        assert_eq!(tables.import_logs.len(), 1);
+        assert_eq!(
+            tables.import_logs[0].name,
+            "slice_drop_overlapping_complete_event"
+        );
+        assert_eq!(log_args(&sink, &tables.import_logs[0]).len(), 5);
+    }
+
+    #[test]
+    fn thread_state_rows_and_running_sched() {
+        let mut sink = Sink::new();
+        let clock = sink.builtin_clock(HOST_MACHINE, clocks::TRACE_FILE);
+        let running = sink.intern("Running");
+        let sleeping = sink.intern("S");
+        let blocked = sink.intern("wait");
+        let states = [
+            (1000, 500, running, None, NULL_STR, Some(2)),
+            (1500, 100, sleeping, Some(true), blocked, None),
+            (1600, 50, running, None, NULL_STR, None),
+        ];
+        for (ts, dur, state, io_wait, blocked_function, running_cpu) in states {
+            let ev = ThreadStateEvent {
+                thread: thread(7),
+                dur,
+                state,
+                io_wait,
+                blocked_function,
+                running_cpu,
+            };
+            sink.push(ts, clock, EventData::ThreadState(Box::new(ev)));
+        }
+        let (tables, rows) = run(&mut sink);
+        let got: Vec<_> = rows
+            .thread_states
+            .iter()
+            .map(|(id, r)| (*id, r.ts, r.dur, r.state, r.io_wait, r.blocked_function))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, 1000, 500, running, None, NULL_STR),
+                (1, 1500, 100, sleeping, Some(true), blocked),
+                (2, 1600, 50, running, None, NULL_STR),
+            ]
+        );
+        let utid = rows.thread_states[0].1.utid;
+        assert_eq!(tables.threads[utid as usize].tid, 7);
+        assert_eq!(rows.sched.len(), 1);
+        let (id, sched) = rows.sched[0];
+        assert_eq!(
+            (id, sched.ts, sched.dur, sched.cpu, sched.utid),
+            (0, 1000, 500, 2, utid)
+        );
+        assert_eq!(tables.cpus[sched.ucpu as usize].cpu, 2);
+    }
 }

@@ -8,6 +8,7 @@ pub trait RowSink {
     fn slice(&mut self, id: u32, row: &SliceRow, sink: &Sink);
     fn counter(&mut self, id: u32, row: &CounterRow, sink: &Sink);
     fn sched(&mut self, id: u32, row: &SchedRow, sink: &Sink);
+    fn thread_state(&mut self, id: u32, row: &ThreadStateRow, sink: &Sink);
 }
 
 /// Keeps every row in memory (for tests and small tools).
@@ -16,6 +17,7 @@ pub struct CollectRows {
     pub slices: Vec<(u32, SliceRow)>,
     pub counters: Vec<CounterRow>,
     pub sched: Vec<(u32, SchedRow)>,
+    pub thread_states: Vec<(u32, ThreadStateRow)>,
 }
 
 impl RowSink for CollectRows {
@@ -27,6 +29,9 @@ impl RowSink for CollectRows {
     }
     fn sched(&mut self, id: u32, row: &SchedRow, _: &Sink) {
         self.sched.push((id, *row));
+    }
+    fn thread_state(&mut self, id: u32, row: &ThreadStateRow, _: &Sink) {
+        self.thread_states.push((id, *row));
     }
 }
 
@@ -40,7 +45,10 @@ pub struct Tables {
     pub slice_count: u32,
     pub counter_count: u32,
     pub sched_count: u32,
+    pub thread_state_count: u32,
     pub flows: Vec<FlowRow>,
+    /// `_trace_import_logs` rows (few: one per import problem worth explaining).
+    pub import_logs: Vec<ImportLogRow>,
     pub cpus: Vec<CpuRow>,
     /// (min, max) timestamp seen; (i64::MAX, i64::MIN) when nothing was.
     pub bounds: (i64, i64),
@@ -212,6 +220,33 @@ pub struct SchedRow {
     pub utid: u32,
     pub end_state: StrId,
     pub priority: i32,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct ThreadStateRow {
+    pub ts: i64,
+    /// −1 while the state has not ended.
+    pub dur: i64,
+    pub cpu: Option<u32>,
+    pub ucpu: Option<u32>,
+    pub utid: u32,
+    pub state: StrId,
+    pub io_wait: Option<bool>,
+    pub blocked_function: StrId,
+    pub waker_utid: Option<u32>,
+    pub waker_id: Option<u32>,
+    pub irq_context: Option<bool>,
+}
+
+/// A `_trace_import_logs` row: a stat occurrence with the args that explain it.
+#[derive(Debug, Clone, Copy)]
+pub struct ImportLogRow {
+    pub ts: i64,
+    /// The stat's name (its severity comes from the stats table definition).
+    pub name: &'static str,
+    /// The trace file being imported (`trace_id`).
+    pub file: u32,
+    pub args: ArgsRef,
 }
 
 #[derive(Debug, Clone, Copy)]

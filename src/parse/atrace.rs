@@ -20,14 +20,10 @@
 //!
 //! **Unnestable `S`/`F`.** Trace Processor drops an `S` whose slot (track) already has an open
 //! slice, and adds `legacy_unnestable_begin_count` / `legacy_unnestable_last_begin_ts` to the
-//! slice an `F` closes. The IR has no way to ask the model for that, so it is done here, in
-//! call order, by [`AtraceState`], which mirrors the model's cookie-slot assignment. Callers
-//! that see markers in timestamp order (systrace text) should keep one `AtraceState` per file
-//! and call [`AtraceState::parse_marker`]; the free function [`parse_marker`] is stateless and
-//! treats `S` as a plain nestable Begin.
+//! slice an `F` closes. That depends on time order, so `S` is emitted as
+//! [`EventData::BeginUnnestable`] and the model applies the rule after sorting.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use crate::ir::{
     ArgValue, ArgsBuilder, AsyncSet, ClockRef, EventData, MachineId, ProcessRef, Real, Sink,
@@ -37,8 +33,7 @@ use crate::ir::{
 /// Name given to a `B` marker with an empty name.
 pub const EMPTY_SLICE_NAME: &str = "[empty slice name]";
 
-/// Parses one atrace marker without cross-marker state (`S` is a plain Begin, see the module
-/// docs). `tid` is the thread that wrote the marker.
+/// Parses one atrace marker. `tid` is the thread that wrote the marker.
 pub fn parse_marker(
     sink: &mut Sink,
     clock: ClockRef,
@@ -47,68 +42,7 @@ pub fn parse_marker(
     tid: i64,
     payload: &[u8],
 ) {
-    handle(None, sink, clock, ts, machine, tid, payload);
-}
-
-/// Per-file state for the unnestable `S`/`F` rule: the cookie slots of each
-/// `atrace_async_slice` set, laid out as the model's track compressor lays them out.
-#[derive(Default)]
-pub struct AtraceState {
-    sets: HashMap<AsyncSet, Vec<UnnestableSlot>>,
-}
-
-#[derive(Clone, Copy)]
-struct UnnestableSlot {
-    cookie: u64,
-    /// A slice begun by `S` is open on this slot.
-    open: bool,
-    /// `S` markers that hit this slot, whether they opened a slice or not (never reset).
-    begin_count: i64,
-    last_begin_ts: i64,
-}
-
-impl AtraceState {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Parses one atrace marker, applying the unnestable rule to `S`/`F` in call order.
-    pub fn parse_marker(
-        &mut self,
-        sink: &mut Sink,
-        clock: ClockRef,
-        ts: i64,
-        machine: MachineId,
-        tid: i64,
-        payload: &[u8],
-    ) {
-        handle(Some(self), sink, clock, ts, machine, tid, payload);
-    }
-
-    /// The slot a cookie maps to: the one bound to it, else the first free one (rebound),
-    /// else a new one. Same rule as the model's compressor for cookie slots.
-    fn slot(&mut self, set: AsyncSet, cookie: u64) -> &mut UnnestableSlot {
-        let slots = self.sets.entry(set).or_default();
-        let idx = match slots.iter().position(|s| s.cookie == cookie) {
-            Some(i) => i,
-            None => match slots.iter().position(|s| !s.open) {
-                Some(i) => {
-                    slots[i].cookie = cookie;
-                    i
-                }
-                None => {
-                    slots.push(UnnestableSlot {
-                        cookie,
-                        open: false,
-                        begin_count: 0,
-                        last_begin_ts: 0,
-                    });
-                    slots.len() - 1
-                }
-            },
-        };
-        &mut slots[idx]
-    }
+    handle(sink, clock, ts, machine, tid, payload);
 }
 
 /// A parsed marker; `&str`s borrow the (cleaned) payload.
@@ -348,15 +282,7 @@ fn tgid_opt(tgid: i64) -> Option<i64> {
     }
 }
 
-fn handle(
-    state: Option<&mut AtraceState>,
-    sink: &mut Sink,
-    clock: ClockRef,
-    ts: i64,
-    machine: MachineId,
-    tid: i64,
-    payload: &[u8],
-) {
+fn handle(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tid: i64, payload: &[u8]) {
     let mut end = payload.len();
     while end > 0 && matches!(payload[end - 1], b'\n' | b'\0') {
         end -= 1;
@@ -429,16 +355,6 @@ fn handle(
                 name: name_id,
                 scope: NULL_STR,
             };
-            if let Some(state) = state {
-                let slot = state.slot(set, cookie as u64);
-                slot.begin_count += 1;
-                slot.last_begin_ts = ts;
-                if slot.open {
-                    // Unnestable: a second `S` on an open slot adds nothing.
-                    return;
-                }
-                slot.open = true;
-            }
             let track = sink.track(TrackKey::AsyncCookie {
                 set,
                 cookie: cookie as u64,
@@ -447,7 +363,12 @@ fn handle(
             let mut builder = ArgsBuilder::default();
             builder.add(key, key, ArgValue::Int(cookie));
             let args = sink.args(&mut builder);
-            sink.push(ts, clock, EventData::Begin(slice(track, name_id, args)));
+            // Unnestable: the model drops an `S` while its slot has an open slice.
+            sink.push(
+                ts,
+                clock,
+                EventData::BeginUnnestable(slice(track, name_id, args)),
+            );
         }
         Marker::AsyncEnd { tgid, name, cookie } => {
             let name_id = sink.intern(name);
@@ -458,25 +379,11 @@ fn handle(
                 name: name_id,
                 scope: NULL_STR,
             };
-            let mut args = NO_ARGS;
-            if let Some(state) = state {
-                let slot = state.slot(set, cookie as u64);
-                if slot.open && slot.begin_count > 0 {
-                    let (count, last) = (slot.begin_count, slot.last_begin_ts);
-                    let mut builder = ArgsBuilder::default();
-                    let k = sink.intern("legacy_unnestable_begin_count");
-                    builder.add(k, k, ArgValue::Int(count));
-                    let k = sink.intern("legacy_unnestable_last_begin_ts");
-                    builder.add(k, k, ArgValue::Int(last));
-                    args = sink.args(&mut builder);
-                }
-                slot.open = false;
-            }
             let track = sink.track(TrackKey::AsyncCookie {
                 set,
                 cookie: cookie as u64,
             });
-            sink.push(ts, clock, EventData::End(slice(track, NULL_STR, args)));
+            sink.push(ts, clock, EventData::End(slice(track, NULL_STR, NO_ARGS)));
         }
         Marker::Instant { tgid, name } => {
             let track = sink.thread_track(machine, tid, tgid_opt(tgid));
@@ -619,16 +526,11 @@ mod tests {
     use super::*;
     use crate::ir::clocks;
 
-    fn run(payloads: &[(i64, i64, &[u8])], stateful: bool) -> Sink {
+    fn run(payloads: &[(i64, i64, &[u8])]) -> Sink {
         let mut sink = Sink::new();
         let clock = sink.builtin_clock(0, clocks::MONOTONIC);
-        let mut state = AtraceState::new();
         for &(ts, tid, p) in payloads {
-            if stateful {
-                state.parse_marker(&mut sink, clock, ts, 0, tid, p);
-            } else {
-                parse_marker(&mut sink, clock, ts, 0, tid, p);
-            }
+            parse_marker(&mut sink, clock, ts, 0, tid, p);
         }
         sink
     }
@@ -744,16 +646,13 @@ mod tests {
 
     #[test]
     fn begin_end_counter_events() {
-        let sink = run(
-            &[
-                (10, 501, b"B|500|upload\n"),
-                (11, 501, b"C|500|pending|4\0"),
-                (12, 501, b"E|500"),
-                (13, 501, b"B|500|"),
-                (14, 501, b"E"),
-            ],
-            false,
-        );
+        let sink = run(&[
+            (10, 501, b"B|500|upload\n"),
+            (11, 501, b"C|500|pending|4\0"),
+            (12, 501, b"E|500"),
+            (13, 501, b"B|500|"),
+            (14, 501, b"E"),
+        ]);
         assert_eq!(sink.decoded().len(), 5);
         let EventData::Begin(b) = sink.decoded()[0].data else {
             panic!("not a begin")
@@ -809,22 +708,19 @@ mod tests {
 
     #[test]
     fn failures_and_ignored() {
-        let sink = run(
-            &[
-                (1, 1, b"another random print message"),
-                (2, 1, b"C|1|x|1.5"),
-                (3, 1, b"trace_event_clock_sync: realtime_ts=1"),
-                (4, 1, b""),
-            ],
-            false,
-        );
+        let sink = run(&[
+            (1, 1, b"another random print message"),
+            (2, 1, b"C|1|x|1.5"),
+            (3, 1, b"trace_event_clock_sync: realtime_ts=1"),
+            (4, 1, b""),
+        ]);
         assert!(sink.decoded().is_empty());
         assert_eq!(failures(&sink), 3);
     }
 
     #[test]
     fn invalid_utf8_is_dropped() {
-        let sink = run(&[(1, 1, b"B|1|a\xffb\xc3")], false);
+        let sink = run(&[(1, 1, b"B|1|a\xffb\xc3")]);
         let EventData::Begin(b) = sink.decoded()[0].data else {
             panic!("not a begin")
         };
@@ -847,14 +743,22 @@ mod tests {
             (1050, 4293, b"F|1204|multistart|0\n"),
             (1060, 4009, b"F|1204|multistart|10\n"),
         ];
-        let sink = run(evs, true);
+        // Markers arrive out of time order (as from per-cpu ftrace bundles); ties keep
+        // their file order.
+        let order = [0, 2, 4, 6, 1, 3, 5, 7];
+        let shuffled: Vec<_> = order.iter().map(|&i| evs[i]).collect();
+        let mut sink = run(&shuffled);
         let kinds: Vec<(i64, char, u64)> = sink
             .decoded()
             .iter()
             .map(|e| {
                 let (c, s) = match e.data {
-                    EventData::Begin(s) => ('B', s),
-                    EventData::End(s) => ('E', s),
+                    EventData::BeginUnnestable(s) => ('S', s),
+                    EventData::End(s) => {
+                        // The model adds the unnestable args, not the parser.
+                        assert_eq!(s.args, NO_ARGS);
+                        ('F', s)
+                    }
                     _ => panic!("unexpected event"),
                 };
                 let TrackKey::AsyncCookie { cookie, set } = *sink.tracks.get(s.track) else {
@@ -865,45 +769,62 @@ mod tests {
                 (e.ts, c, cookie)
             })
             .collect();
-        assert_eq!(
-            kinds,
-            vec![
-                (1000, 'B', 0),
-                (1015, 'B', 10),
-                (1030, 'E', 0),
-                (1030, 'B', 0),
-                (1050, 'E', 0),
-                (1060, 'E', 10)
-            ]
-        );
-        // First F closes a slot that saw 3 S markers, the last at 1020.
-        let EventData::End(f) = sink.decoded()[2].data else {
-            panic!("not an end")
-        };
-        let args = sink.args.get(f.args);
-        assert_eq!(args.len(), 2);
-        assert_eq!(args[0].value, ArgValue::Int(3));
-        assert_eq!(args[1].value, ArgValue::Int(1020));
+        assert_eq!(kinds.len(), 8);
+        assert_eq!(kinds[1], (1015, 'S', 10));
         // S carries its cookie.
-        let EventData::Begin(s) = sink.decoded()[1].data else {
+        let EventData::BeginUnnestable(s) = sink.decoded()[1].data else {
             panic!("not a begin")
         };
         let args = sink.args.get(s.args);
         assert_eq!(name(&sink, args[0].key), Some("cookie"));
         assert_eq!(args[0].value, ArgValue::Int(10));
+
+        // After sorting, the model keeps one slice per open slot.
+        sink.events.sort_by_key(|e| (e.ts, e.ord));
+        let mut rows = crate::model::CollectRows::default();
+        crate::model::build(&mut sink, &[0], &[], &mut rows);
+        let mut slices: Vec<_> = rows.slices.iter().map(|(_, r)| r.clone()).collect();
+        slices.sort_by_key(|r| r.ts);
+        let spans: Vec<(i64, i64)> = slices.iter().map(|r| (r.ts, r.dur)).collect();
+        assert_eq!(spans, vec![(1000, 30), (1015, 45), (1030, 20)]);
+        // Cookie 0's track saw 3 S markers before the first F, the last at 1020; the counts
+        // are cumulative per track.
+        let unnestable_args = |r: &crate::model::SliceRow| -> Vec<(String, ArgValue)> {
+            sink.args
+                .get(r.args)
+                .iter()
+                .map(|a| (name(&sink, a.key).unwrap_or("").to_string(), a.value))
+                .collect()
+        };
+        let int = |k: &str, v: i64| (k.to_string(), ArgValue::Int(v));
+        assert_eq!(
+            unnestable_args(&slices[0]),
+            vec![
+                int("cookie", 0),
+                int("legacy_unnestable_begin_count", 3),
+                int("legacy_unnestable_last_begin_ts", 1020)
+            ]
+        );
+        assert_eq!(
+            unnestable_args(&slices[2]),
+            vec![
+                int("cookie", 0),
+                int("legacy_unnestable_begin_count", 4),
+                int("legacy_unnestable_last_begin_ts", 1030)
+            ]
+        );
+        assert_eq!(slices[0].track, slices[2].track);
+        assert_ne!(slices[0].track, slices[1].track);
     }
 
     #[test]
     fn track_markers() {
-        let sink = run(
-            &[
-                (50, 1, b"G|1|track|ev|1024\n"),
-                (51, 2, b"N|2|track_p2|ev1\n"),
-                (75, 1, b"H|1|track|ev|1024\n"),
-                (76, 3, b"I|3|inst"),
-            ],
-            false,
-        );
+        let sink = run(&[
+            (50, 1, b"G|1|track|ev|1024\n"),
+            (51, 2, b"N|2|track_p2|ev1\n"),
+            (75, 1, b"H|1|track|ev|1024\n"),
+            (76, 3, b"I|3|inst"),
+        ]);
         let slices: Vec<(TrackKey, &'static str)> = sink
             .decoded()
             .iter()
@@ -938,7 +859,7 @@ mod tests {
 
     #[test]
     fn lmk_begin_adds_counter_and_instant() {
-        let sink = run(&[(5, 10, b"B|10|lmk,123,min_watermark,900,extra")], false);
+        let sink = run(&[(5, 10, b"B|10|lmk,123,min_watermark,900,extra")]);
         assert_eq!(sink.decoded().len(), 3);
         assert!(
             matches!(sink.decoded()[1].data, EventData::Counter { value, .. } if value.0 == 900.0)

@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 use crate::ir::{
     self, ArgValue, ArgsBuilder, ArgsRef, AsyncSet, EventData, FlowOp, FlowV1Event, FlowV1Phase,
     FlowsRef, MachineId, MetaValue, NamePriority, ProcessInfo, ProcessRef, Real, Sink, SliceEvent,
-    StrId, ThreadRef, TrackKey, NO_ARGS, NO_FLOWS, NO_TS, NULL_STR,
+    StrId, ThreadRef, ThreadStateEvent, TrackKey, NO_ARGS, NO_FLOWS, NO_TS, NULL_STR,
 };
 use crate::parse::{FileContext, ParseError};
 
@@ -1049,6 +1049,8 @@ impl Importer {
             raw_name
         };
         let thread_track = || TrackKey::ThreadSlices(thread);
+        // `X` partially overlapping its parent spills to overflow lanes (§1.6).
+        let overlap_track = || TrackKey::ThreadOverlap(thread);
 
         match ph {
             b'B' => {
@@ -1079,7 +1081,7 @@ impl Importer {
                     self.stat(sink, "json_parser_failure");
                 } else {
                     let slice = SliceEvent {
-                        track: sink.track(thread_track()),
+                        track: sink.track(overlap_track()),
                         category,
                         name: name_or_default,
                         args: self.build_args(sink, &ev.args),
@@ -1175,7 +1177,16 @@ impl Importer {
                 };
                 self.push(ts, ph, 0, EventData::FlowV1(flow));
             }
-            // `T` (thread state), `P` (samples) and every other phase only make the thread.
+            b'T' => {
+                if dur == NO_TS {
+                    self.push(ts, ph, 0, EventData::Thread(thread));
+                    self.stat(sink, "json_parser_failure");
+                } else {
+                    let data = thread_state(sink, &ev, thread, dur, raw_name);
+                    self.push(ts, ph, 0, EventData::ThreadState(Box::new(data)));
+                }
+            }
+            // `P` (samples) and every other phase only make the thread.
             _ => self.push(ts, ph, 0, EventData::Thread(thread)),
         }
         Next::Continue
@@ -1457,6 +1468,41 @@ impl Importer {
             };
             sink.push(item.ts, clock, data);
         }
+    }
+}
+
+/// `T`: the state is the event's name; `args.io_wait` / `args.blocked_function` describe it,
+/// and `Running` with an integer `args.cpu` is also a `sched` row.
+fn thread_state(
+    sink: &mut Sink,
+    ev: &RawEvent,
+    thread: ThreadRef,
+    dur: i64,
+    state: StrId,
+) -> ThreadStateEvent {
+    let arg = |key: &str| ev.args.as_ref().and_then(|a| a.get(key));
+    let io_wait = match arg("io_wait") {
+        Some(JVal::Bool(b)) => Some(*b),
+        Some(JVal::Int(i)) => Some(*i != 0),
+        Some(JVal::UInt(u)) => Some(*u != 0),
+        _ => None,
+    };
+    let blocked_function = arg("blocked_function")
+        .and_then(JVal::as_str)
+        .map_or(NULL_STR, |f| sink.strings.intern_nonempty(f));
+    let cpu = match arg("cpu") {
+        Some(JVal::Int(i)) => u32::try_from(*i).ok(),
+        Some(JVal::UInt(u)) => u32::try_from(*u).ok(),
+        _ => None,
+    };
+    let running = sink.strings.get(state) == Some("Running");
+    ThreadStateEvent {
+        thread,
+        dur,
+        state,
+        io_wait,
+        blocked_function,
+        running_cpu: cpu.filter(|_| running),
     }
 }
 
@@ -1779,7 +1825,7 @@ mod tests {
         let evs = slice_events(&sink);
         assert_eq!(
             *sink.tracks.get(evs[0].1.track),
-            TrackKey::ThreadSlices(ThreadRef {
+            TrackKey::ThreadOverlap(ThreadRef {
                 machine: 0,
                 tid: bar,
                 pid: Some(foo)
@@ -1788,7 +1834,7 @@ mod tests {
         // No tid → tid = pid.
         assert_eq!(
             *sink.tracks.get(evs[1].1.track),
-            TrackKey::ThreadSlices(ThreadRef {
+            TrackKey::ThreadOverlap(ThreadRef {
                 machine: 0,
                 tid: foo,
                 pid: Some(foo)
@@ -1807,7 +1853,8 @@ mod tests {
         let refs: Vec<_> = slice_events(&sink)
             .iter()
             .map(|(_, e)| match sink.tracks.get(e.track) {
-                TrackKey::ThreadSlices(t) => (t.tid, t.pid),
+                // X goes on the thread's track, spilling to overlap lanes if it must.
+                TrackKey::ThreadOverlap(t) => (t.tid, t.pid),
                 k => panic!("{k:?}"),
             })
             .collect();
@@ -2211,11 +2258,48 @@ mod tests {
             .iter()
             .filter_map(|e| match e.data {
                 EventData::Thread(t) => Some(t.tid),
+                EventData::ThreadState(ref st) => Some(st.thread.tid),
                 _ => None,
             })
             .collect();
         // X names its thread through its track instead.
         assert_eq!(threads, vec![8, 9]);
+    }
+
+    #[test]
+    fn thread_state_events() {
+        let sink = ok(r#"[
+            {"ph":"T","pid":1,"tid":2,"ts":1,"dur":5,"name":"Running","args":{"cpu":3}},
+            {"ph":"T","pid":1,"tid":2,"ts":6,"dur":2,"name":"D",
+             "args":{"io_wait":1,"blocked_function":"f","cpu":1}},
+            {"ph":"T","pid":1,"tid":2,"ts":8,"dur":1,"name":"Running","args":{"cpu":1.5}},
+            {"ph":"T","pid":1,"tid":2,"ts":9,"name":"S"}
+        ]"#);
+        let states: Vec<_> = sink
+            .decoded()
+            .iter()
+            .filter_map(|e| match e.data {
+                EventData::ThreadState(ref st) => Some((
+                    e.ts,
+                    st.dur,
+                    s(&sink, st.state),
+                    st.io_wait,
+                    s(&sink, st.blocked_function),
+                    st.running_cpu,
+                )),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            states,
+            vec![
+                (1000, 5000, "Running".into(), None, "NULL".into(), Some(3)),
+                (6000, 2000, "D".into(), Some(true), "f".into(), None),
+                (8000, 1000, "Running".into(), None, "NULL".into(), None),
+            ]
+        );
+        // No dur: a parser failure (the thread is still made).
+        assert_eq!(stat(&sink, "json_parser_failure"), 1);
     }
 
     #[test]

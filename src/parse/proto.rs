@@ -35,6 +35,8 @@ struct Sequence {
     counter_values: HashMap<u64, f64>,
     /// The thread this sequence writes for (ThreadDescriptor or a thread TrackDescriptor).
     thread: Option<ThreadRef>,
+    /// Some packet of the sequence had `first_packet_on_sequence`.
+    first_packet_seen: bool,
     /// Base for `timestamp_delta_us` / `thread_time_delta_us` (µs).
     ref_ts_us: Option<i64>,
     ref_thread_time_us: Option<i64>,
@@ -44,9 +46,11 @@ impl Sequence {
     /// SEQ_INCREMENTAL_STATE_CLEARED: forget interned data, defaults and counters.
     fn clear(&mut self) {
         let thread = self.thread;
+        let first_packet_seen = self.first_packet_seen;
         *self = Sequence {
             valid: true,
             thread,
+            first_packet_seen,
             ..Default::default()
         };
     }
@@ -182,6 +186,9 @@ impl Parser<'_> {
         let flags = pkt.sequence_flags.unwrap_or(0);
         {
             let seq = self.sequences.entry((machine, seq_id)).or_default();
+            if pkt.first_packet_on_sequence() {
+                seq.first_packet_seen = true;
+            }
             if pkt.previous_packet_dropped.unwrap_or(0) != 0 && !pkt.first_packet_on_sequence() {
                 seq.valid = false;
                 seq.counter_values.clear();
@@ -334,7 +341,7 @@ impl Parser<'_> {
             ));
         }
         let mut strs = Vec::new();
-        for s in &d.function_names {
+        for s in &d.debug_annotation_string_values {
             let text = s.str.as_deref().map(String::from_utf8_lossy);
             strs.push((s.iid.unwrap_or(0), self.sink.intern_opt(text.as_deref())));
         }
@@ -404,22 +411,59 @@ impl Parser<'_> {
             }
             None => NULL_STR,
         };
+        let has_first_packet_on_sequence = self
+            .sequences
+            .get(&(machine, seq_id))
+            .is_some_and(|s| s.first_packet_seen);
+        if uuid == 0 {
+            self.sink.explicit_process_ordering |= d.process_ordering.unwrap_or(0) == 1;
+            self.sink.explicit_thread_ordering |= d.thread_ordering.unwrap_or(0) == 1;
+        }
+        if let Some(existing) = self.sink.descriptors.get_mut(&(machine, uuid)) {
+            // A re-description renames only tracks that do not merge by name (the latest
+            // name wins); merged tracks keep their first non-NULL name.
+            let merge_none = d.sibling_merge_behavior.unwrap_or(0) == 2;
+            if name != NULL_STR && (merge_none || existing.name == NULL_STR) {
+                existing.name = name;
+            }
+            return;
+        }
         let mut desc = Descriptor {
             uuid,
             parent_uuid: d.parent_uuid,
             name,
             disallow_merging_with_system_tracks: d.disallow_merging_with_system_tracks(),
             description: self.sink.intern_opt(d.description.as_deref()),
+            child_ordering: d.child_ordering.unwrap_or(0),
+            sibling_order_rank: d.sibling_order_rank,
+            has_first_packet_on_sequence,
             ..Default::default()
         };
         if let Some(pd) = &d.process {
             let mut info = self.process_descriptor(machine, pd);
-            desc.process = Some(info.process);
+            let process = info.process;
+            desc.process = Some(process);
             if info.name == NULL_STR {
                 info.name = name;
             }
             self.sink
+                .push(ts, clock, EventData::ClaimProcess { process, uuid });
+            self.sink
                 .push(ts, clock, EventData::Process(Box::new(info)));
+            if let (Some(rank), true) = (d.sibling_order_rank, self.sink.explicit_process_ordering)
+            {
+                let key = self.sink.intern("process_sort_index_hint");
+                let value = i64::from(rank);
+                self.sink.push(
+                    ts,
+                    clock,
+                    EventData::ProcessArg {
+                        process,
+                        key,
+                        value,
+                    },
+                );
+            }
         }
         if let Some(td) = &d.thread {
             let thread = ThreadRef {
@@ -432,6 +476,8 @@ impl Parser<'_> {
             if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
                 seq.thread = Some(thread);
             }
+            self.sink
+                .push(ts, clock, EventData::ClaimThread { thread, uuid });
             let tname = td
                 .thread_name
                 .as_deref()
@@ -445,6 +491,12 @@ impl Parser<'_> {
                     priority: NamePriority::TrackDescriptor,
                 },
             );
+            if let (Some(rank), true) = (d.sibling_order_rank, self.sink.explicit_thread_ordering) {
+                let key = self.sink.intern("thread_sort_index_hint");
+                let value = i64::from(rank);
+                self.sink
+                    .push(ts, clock, EventData::ThreadArg { thread, key, value });
+            }
         }
         if let Some(c) = &d.counter {
             desc.counter = Some(CounterInfo {
@@ -455,11 +507,13 @@ impl Parser<'_> {
                 is_incremental: c.is_incremental(),
             });
         }
-        // The first description of a uuid wins (re-descriptions re-emit the same facts).
-        self.sink.descriptors.entry((machine, uuid)).or_insert(desc);
+        self.sink.descriptors.insert((machine, uuid), desc);
     }
 
     fn clock_snapshot(&mut self, machine: MachineId, seq_id: u32, cs: &protos::ClockSnapshot) {
+        if let Some(primary) = cs.primary_trace_clock {
+            self.sink.primary_trace_clock.get_or_insert(primary as u32);
+        }
         let mut readings = Vec::with_capacity(cs.clocks.len());
         for c in &cs.clocks {
             let Some(id) = c.clock_id else { continue };
@@ -716,18 +770,32 @@ impl Parser<'_> {
         // Timestamp: delta or absolute µs on MONOTONIC, else the packet's.
         let (ts, clock) = match ev.timestamp {
             Some(track_event::Timestamp::TimestampDeltaUs(d)) => match seq.ref_ts_us {
-                Some(base) => {
-                    let v = base.saturating_add(d);
-                    seq.ref_ts_us = Some(v);
-                    (v.saturating_mul(1000), None)
-                }
+                Some(base) => match base
+                    .checked_add(d)
+                    .and_then(|v| Some((v, v.checked_mul(1000)?)))
+                {
+                    Some((v, ns)) => {
+                        seq.ref_ts_us = Some(v);
+                        (ns, None)
+                    }
+                    None => {
+                        self.sink.stat("track_event_invalid_timestamp", machine, 1);
+                        return;
+                    }
+                },
                 None => {
                     self.sink.stat("track_event_tokenizer_errors", machine, 1);
                     return;
                 }
             },
             Some(track_event::Timestamp::TimestampAbsoluteUs(v)) if v != 0 => {
-                (v.saturating_mul(1000), None)
+                match v.checked_mul(1000) {
+                    Some(ns) => (ns, None),
+                    None => {
+                        self.sink.stat("track_event_invalid_timestamp", machine, 1);
+                        return;
+                    }
+                }
             }
             _ => match packet_ts {
                 Some(t) => (t, Some(packet_clock)),
@@ -810,7 +878,21 @@ impl Parser<'_> {
             return;
         };
         let uuid = ev.track_uuid.or(seq.default_track).unwrap_or(0);
-        let seq_thread = seq.thread;
+        // uuid 0 means the sequence's thread unless the event names track 0 explicitly and
+        // has a type; legacy pid/tid overrides force a thread.
+        let overrides = ev
+            .legacy_event
+            .as_ref()
+            .and_then(|l| Some((l.pid_override?, l.tid_override?)));
+        let seq_thread = match overrides {
+            Some((pid, tid)) => Some(ThreadRef {
+                machine,
+                tid: i64::from(tid),
+                pid: Some(i64::from(pid)),
+            }),
+            None if ev.track_uuid.is_none() || ev.r#type.is_none() => seq.thread,
+            None => None,
+        };
         let ev_type = ev.r#type.unwrap_or(0);
 
         // Extra counter values share the event's timestamp.
@@ -854,10 +936,53 @@ impl Parser<'_> {
             return;
         }
 
+        // Thread time and instruction counts on the event also feed per-thread counters.
+        let instructions = match ev.thread_instruction_count {
+            Some(track_event::ThreadInstructionCount::ThreadInstructionCountAbsolute(v)) => Some(v),
+            _ => None,
+        };
+        if thread_ts != NO_TS || instructions.is_some() {
+            let thread = seq_thread.or_else(|| {
+                self.sink
+                    .descriptors
+                    .get(&(machine, uuid))
+                    .and_then(|d| d.thread)
+            });
+            if let Some(thread) = thread {
+                let counter = |sink: &mut Sink, name: &str, kind: &'static str, v: i64| {
+                    let name = sink.intern(name);
+                    let track = sink.track(TrackKey::ThreadCounter { thread, name, kind });
+                    sink.push(
+                        ts,
+                        clock,
+                        EventData::Counter {
+                            track,
+                            value: Real(v as f64),
+                            args: NO_ARGS,
+                        },
+                    );
+                };
+                if thread_ts != NO_TS {
+                    counter(self.sink, "thread_time", "thread_time", thread_ts);
+                }
+                if let Some(v) = instructions {
+                    counter(
+                        self.sink,
+                        "thread_instruction_count",
+                        "thread_instructions",
+                        v,
+                    );
+                }
+            }
+        }
         let track = self.sink.track(TrackKey::Descriptor {
             machine,
             uuid,
-            seq_thread: if uuid == 0 { seq_thread } else { None },
+            seq_thread: if uuid == 0 || overrides.is_some() {
+                seq_thread
+            } else {
+                None
+            },
         });
         let args = self.debug_annotations(machine, seq_id, &ev);
         let mut flow_ops: Vec<FlowOp> = Vec::new();
@@ -931,6 +1056,25 @@ impl Parser<'_> {
                     .thread_duration_us
                     .map_or(NO_TS, |d| d.saturating_mul(1000)),
             }),
+            b's' | b't' | b'f' => {
+                let Some(track_event::legacy_event::Id::UnscopedId(id)) = legacy.id else {
+                    self.sink.stat("flow_invalid_id", self.ctx.machine, 1);
+                    return None;
+                };
+                let phase = match phase {
+                    b's' => FlowV1Phase::Start,
+                    b't' => FlowV1Phase::Step,
+                    _ => FlowV1Phase::End,
+                };
+                Some(EventData::FlowV1(FlowV1Event {
+                    track: slice.track,
+                    id,
+                    category: slice.category,
+                    name: slice.name,
+                    phase,
+                    bind_enclosing: legacy.bind_to_enclosing(),
+                }))
+            }
             b'i' | b'I' | b'R' => {
                 if let (Some(scope), Some(t)) = (legacy.instant_event_scope, seq_thread) {
                     match scope {

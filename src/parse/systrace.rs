@@ -21,7 +21,7 @@
 use std::borrow::Cow;
 use std::io::Read;
 
-use super::atrace::{clean_utf8, AtraceState};
+use super::atrace::{self, clean_utf8};
 use super::{FileContext, ParseError};
 use crate::ir::{
     clocks, ClockRef, EventData, MachineId, NamePriority, ProcessInfo, ProcessRef, Real,
@@ -468,11 +468,10 @@ fn format_prev_state(s: &[u8]) -> Option<Cow<'static, str>> {
     Some(Cow::Owned(out))
 }
 
-/// Turns tokenized lines into events; one per file (it holds the atrace state).
+/// Turns tokenized lines into events; one per file.
 struct LineParser {
     machine: MachineId,
     clock: ClockRef,
-    atrace: AtraceState,
     workqueue: StrId,
     cpufreq: StrId,
     cpuidle: StrId,
@@ -483,7 +482,6 @@ impl LineParser {
         Self {
             machine,
             clock,
-            atrace: AtraceState::new(),
             workqueue: sink.intern("workqueue"),
             cpufreq: sink.intern("cpufreq"),
             cpuidle: sink.intern("cpuidle"),
@@ -584,8 +582,7 @@ impl LineParser {
                 );
             }
             b"tracing_mark_write" | b"print" | b"0" => {
-                self.atrace
-                    .parse_marker(sink, self.clock, l.ts, machine, l.pid, l.args);
+                atrace::parse_marker(sink, self.clock, l.ts, machine, l.pid, l.args);
             }
             b"cpu_frequency" | b"cpu_idle" => {
                 let cpu: u32 = parse_uint(arg(a, b"cpu_id")?)?;
