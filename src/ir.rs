@@ -130,6 +130,9 @@ pub enum ArgValue {
     /// Raw JSON text.
     Json(StrId),
     Null,
+    /// The utid of an interned [`ThreadRef`] (see [`Sink::thread_refs`]); the model replaces
+    /// it with an `Int` once it knows the thread's row.
+    ThreadUtid(u32),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -508,6 +511,12 @@ pub enum EventData {
         process: ProcessRef,
         uuid: u64,
     },
+    /// A string arg on a process (e.g. `chrome.host_app_package_name`).
+    ProcessStrArg {
+        process: ProcessRef,
+        key: StrId,
+        value: StrId,
+    },
     Process(Box<ProcessInfo>),
     ThreadStart(Box<ThreadStart>),
     /// A thread ends (sched_process_free).
@@ -691,6 +700,8 @@ pub struct Sink {
     /// turns `sibling_order_rank` into sort-index hints.
     pub explicit_process_ordering: bool,
     pub explicit_thread_ordering: bool,
+    /// Threads named by [`ArgValue::ThreadUtid`] args.
+    pub thread_refs: Interner<ThreadRef>,
     /// A ClockSnapshot's `primary_trace_clock`: the clock trace time should be on.
     pub primary_trace_clock: Option<u32>,
     /// Keys of track dimension args, interned up front so the writer needs no `&mut`.

@@ -236,6 +236,7 @@ impl<'c> TableWriter<'c> {
                     ArgValue::Pointer(v) => (5, v),
                     ArgValue::Json(v) => (6, v as u64),
                     ArgValue::Null => (7, 0),
+                    ArgValue::ThreadUtid(v) => (8, u64::from(v)),
                 };
                 (a.flat_key, a.key, tag, bits)
             })
@@ -273,6 +274,8 @@ impl<'c> TableWriter<'c> {
                     (None, Some(s), None, "json", s.to_string())
                 }
                 ArgValue::Null => (None, None, None, "null", "[NULL]".to_string()),
+                // Resolved by the model; an unresolved one has no utid to show.
+                ArgValue::ThreadUtid(_) => (None, None, None, "int", "[NULL]".to_string()),
             };
             self.arg_stmt.execute(params![
                 self.next_arg_row,
@@ -291,13 +294,17 @@ impl<'c> TableWriter<'c> {
         Ok(Some(set_id))
     }
 
-    fn int_args(&mut self, extra: &[(StrId, i64)], sink: &Sink) -> Result<Option<i64>, DbError> {
+    fn extra_args(
+        &mut self,
+        extra: &[(StrId, ArgValue)],
+        sink: &Sink,
+    ) -> Result<Option<i64>, DbError> {
         let set: Vec<Arg> = extra
             .iter()
-            .map(|&(k, v)| Arg {
-                flat_key: k,
-                key: k,
-                value: ArgValue::Int(v),
+            .map(|&(key, value)| Arg {
+                flat_key: key,
+                key,
+                value,
             })
             .collect();
         self.write_set(&set, sink)
@@ -365,7 +372,7 @@ impl<'c> TableWriter<'c> {
              VALUES (?1,?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
         )?;
         for (id, p) in t.processes.iter().enumerate() {
-            let args = self.int_args(&p.extra_args, sink)?;
+            let args = self.extra_args(&p.extra_args, sink)?;
             stmt.execute(params![
                 id as i64,
                 p.pid,
@@ -390,7 +397,7 @@ impl<'c> TableWriter<'c> {
              is_idle, machine_id, arg_set_id) VALUES (?1,?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
         )?;
         for (id, th) in t.threads.iter().enumerate() {
-            let args = self.int_args(&th.extra_args, sink)?;
+            let args = self.extra_args(&th.extra_args, sink)?;
             stmt.execute(params![
                 id as i64,
                 th.tid,

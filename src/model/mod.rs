@@ -1264,10 +1264,33 @@ impl<'s> Builder<'s> {
 
     // ----- driver ----------------------------------------------------------------------
 
+    /// Replaces [`ArgValue::ThreadUtid`] args by the thread's utid.
+    fn resolve_thread_args(&mut self, args: ArgsRef) -> ArgsRef {
+        if args == NO_ARGS
+            || !self
+                .sink
+                .args
+                .get(args)
+                .iter()
+                .any(|a| matches!(a.value, ArgValue::ThreadUtid(_)))
+        {
+            return args;
+        }
+        let mut resolved: Vec<Arg> = self.sink.args.get(args).to_vec();
+        for a in &mut resolved {
+            if let ArgValue::ThreadUtid(r) = a.value {
+                let t = *self.sink.thread_refs.get(r);
+                a.value = ArgValue::Int(i64::from(self.thread(t)));
+            }
+        }
+        self.sink.args.push(&resolved)
+    }
+
     /// Applies one event (already in trace time, in sorted order).
     pub fn apply(&mut self, ts: i64, data: &EventData) {
         match *data {
-            EventData::Begin(s) => {
+            EventData::Begin(mut s) => {
+                s.args = self.resolve_thread_args(s.args);
                 let key = *self.sink.tracks.get(s.track);
                 let track = match key {
                     TrackKey::AsyncCookie { .. } => self.async_track(key, ts, AsyncPhase::Begin),
@@ -1285,7 +1308,8 @@ impl<'s> Builder<'s> {
                 self.note_ts(ts);
                 self.begin_unnestable(track, ts, &s);
             }
-            EventData::End(s) => {
+            EventData::End(mut s) => {
+                s.args = self.resolve_thread_args(s.args);
                 let key = *self.sink.tracks.get(s.track);
                 let track = match key {
                     TrackKey::AsyncCookie { .. } => self.async_track(key, ts, AsyncPhase::End),
@@ -1295,10 +1319,11 @@ impl<'s> Builder<'s> {
                 self.end(track, ts, &s);
             }
             EventData::Complete {
-                slice,
+                mut slice,
                 dur,
                 thread_dur,
             } => {
+                slice.args = self.resolve_thread_args(slice.args);
                 let key = *self.sink.tracks.get(slice.track);
                 let overlap = if matches!(key, TrackKey::ThreadOverlap(_)) {
                     Overlap::Spill
@@ -1363,6 +1388,16 @@ impl<'s> Builder<'s> {
                 self.thread(t);
             }
             EventData::ClaimThread { thread, uuid } => self.claim_thread(thread, uuid),
+            EventData::ProcessStrArg {
+                process,
+                key,
+                value,
+            } => {
+                let upid = self.process(process);
+                self.tables.processes[upid as usize]
+                    .extra_args
+                    .push((key, ArgValue::Str(value)));
+            }
             EventData::ClaimProcess { process, uuid } => self.claim_process(process, uuid),
             EventData::Process(ref info) => self.process_info(info),
             EventData::ThreadStart(ref t) => {
@@ -1383,7 +1418,7 @@ impl<'s> Builder<'s> {
                 let utid = self.thread(thread);
                 self.tables.threads[utid as usize]
                     .extra_args
-                    .push((key, value));
+                    .push((key, ArgValue::Int(value)));
             }
             EventData::ProcessArg {
                 process,
@@ -1393,7 +1428,7 @@ impl<'s> Builder<'s> {
                 let upid = self.process(process);
                 self.tables.processes[upid as usize]
                     .extra_args
-                    .push((key, value));
+                    .push((key, ArgValue::Int(value)));
             }
             EventData::ThreadState(ref st) => self.thread_state_event(ts, st),
         }

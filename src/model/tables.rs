@@ -1,6 +1,6 @@
 //! In-memory rows of the Trace Processor tables, before they are written to SQLite.
 
-use crate::ir::{ArgsRef, MachineInfo, NamePriority, Sink, StrId, NO_ARGS, NULL_STR};
+use crate::ir::{ArgValue, ArgsRef, MachineInfo, NamePriority, Sink, StrId, NO_ARGS, NULL_STR};
 
 /// Where finished rows of the big tables go as the model produces them (the database
 /// writer), so the model never holds a whole trace's slices, counters or sched rows.
@@ -82,7 +82,7 @@ pub struct ProcessRow {
     pub uid: Option<i64>,
     pub cmdline: StrId,
     pub machine: u32,
-    pub extra_args: Vec<(StrId, i64)>,
+    pub extra_args: Vec<(StrId, ArgValue)>,
 }
 
 impl ProcessRow {
@@ -113,7 +113,7 @@ pub struct ThreadRow {
     pub is_main_thread: Option<bool>,
     pub is_idle: bool,
     pub machine: u32,
-    pub extra_args: Vec<(StrId, i64)>,
+    pub extra_args: Vec<(StrId, ArgValue)>,
 }
 
 impl ThreadRow {

@@ -419,6 +419,17 @@ impl Parser<'_> {
             self.sink.explicit_process_ordering |= d.process_ordering.unwrap_or(0) == 1;
             self.sink.explicit_thread_ordering |= d.thread_ordering.unwrap_or(0) == 1;
         }
+        if let Some(td) = &d.thread {
+            // Whichever descriptor a sequence emits, it writes for that thread.
+            let thread = ThreadRef {
+                machine,
+                tid: td.tid.unwrap_or(0),
+                pid: td.pid.map(i64::from),
+            };
+            if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
+                seq.thread = Some(thread);
+            }
+        }
         if let Some(existing) = self.sink.descriptors.get_mut(&(machine, uuid)) {
             // A re-description renames only tracks that do not merge by name (the latest
             // name wins); merged tracks keep their first non-NULL name.
@@ -448,6 +459,23 @@ impl Parser<'_> {
             }
             self.sink
                 .push(ts, clock, EventData::ClaimProcess { process, uuid });
+            let host_app = d
+                .chrome_process
+                .as_ref()
+                .and_then(|c| c.host_app_package_name.as_deref());
+            if let Some(app) = host_app {
+                let key = self.sink.intern("chrome.host_app_package_name");
+                let value = self.sink.intern(app);
+                self.sink.push(
+                    ts,
+                    clock,
+                    EventData::ProcessStrArg {
+                        process,
+                        key,
+                        value,
+                    },
+                );
+            }
             self.sink
                 .push(ts, clock, EventData::Process(Box::new(info)));
             if let (Some(rank), true) = (d.sibling_order_rank, self.sink.explicit_process_ordering)
@@ -1075,6 +1103,9 @@ impl Parser<'_> {
                     bind_enclosing: legacy.bind_to_enclosing(),
                 }))
             }
+            b'b' | b'e' | b'n' | b'S' | b'T' | b'p' | b'F' => {
+                self.legacy_async(phase, slice, legacy, seq_thread)
+            }
             b'i' | b'I' | b'R' => {
                 if let (Some(scope), Some(t)) = (legacy.instant_event_scope, seq_thread) {
                     match scope {
@@ -1108,6 +1139,101 @@ impl Parser<'_> {
             }
             _ => None,
         }
+    }
+
+    /// Legacy async events (`b/e/n`, `S/T/p/F`): slices on async tracks keyed by the event's
+    /// id, global unless the id is `local_id` (scoped to the writing process).
+    fn legacy_async(
+        &mut self,
+        phase: u8,
+        mut slice: SliceEvent,
+        legacy: &track_event::LegacyEvent,
+        seq_thread: Option<ThreadRef>,
+    ) -> Option<EventData> {
+        use track_event::legacy_event::Id;
+        let machine = seq_thread.map_or(self.ctx.machine, |t| t.machine);
+        let (cookie, process) = match legacy.id {
+            Some(Id::UnscopedId(id)) | Some(Id::GlobalId(id)) => (id, None),
+            Some(Id::LocalId(id)) => {
+                let pid = seq_thread.and_then(|t| t.pid);
+                match pid {
+                    Some(pid) => (id, Some(ProcessRef { machine, pid })),
+                    None => {
+                        self.sink.stat("track_event_parser_errors", machine, 1);
+                        return None;
+                    }
+                }
+            }
+            None => {
+                self.sink.stat("track_event_parser_errors", machine, 1);
+                return None;
+            }
+        };
+        let scope = match (phase, legacy.id_scope.as_deref()) {
+            (_, Some(id_scope)) => {
+                let cat = self
+                    .sink
+                    .strings
+                    .get(slice.category)
+                    .unwrap_or("")
+                    .to_string();
+                self.sink.intern(&format!("{cat}:{id_scope}"))
+            }
+            (b'b' | b'e' | b'n', None) => slice.category,
+            _ => slice.name,
+        };
+        let set = AsyncSet {
+            kind: if process.is_some() {
+                "legacy_async_process_slice"
+            } else {
+                "legacy_async_global_slice"
+            },
+            machine,
+            process,
+            name: slice.name,
+            scope,
+        };
+        slice.track = self.sink.track(TrackKey::AsyncCookie { set, cookie });
+        if matches!(phase, b'e' | b'F') {
+            // An end only merges its annotations into the slice it closes.
+            return Some(EventData::End(slice));
+        }
+        // Args in Trace Processor's order: source id, annotations, thread, phase.
+        let mut args: Vec<Arg> = Vec::new();
+        let source_id = self.sink.intern("legacy_trace_source_id");
+        args.push(Arg {
+            flat_key: source_id,
+            key: source_id,
+            value: ArgValue::Int(cookie as i64),
+        });
+        args.extend_from_slice(self.sink.args.get(slice.args));
+        if let Some(t) = seq_thread {
+            let key = self.sink.intern("legacy_event.passthrough_utid");
+            let thread = self.sink.thread_refs.intern(t);
+            args.push(Arg {
+                flat_key: key,
+                key,
+                value: ArgValue::ThreadUtid(thread),
+            });
+        }
+        if matches!(phase, b'S' | b'T' | b'p') {
+            let key = self.sink.intern("legacy_event.phase");
+            let value = self.sink.intern(&(phase as char).to_string());
+            args.push(Arg {
+                flat_key: key,
+                key,
+                value: ArgValue::Str(value),
+            });
+        }
+        slice.args = self.sink.args.push(&args);
+        Some(match phase {
+            b'b' | b'S' => EventData::Begin(slice),
+            _ => EventData::Complete {
+                slice,
+                dur: 0,
+                thread_dur: NO_TS,
+            },
+        })
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1288,13 +1414,65 @@ impl Parser<'_> {
             }
             Some(debug_annotation::Value::PointerValue(v)) => ArgValue::Pointer(*v),
             Some(debug_annotation::Value::LegacyJsonValue(s)) => {
-                ArgValue::Json(self.sink.intern(s))
+                match serde_json::from_str::<serde_json::Value>(s) {
+                    Ok(v) => {
+                        self.json_value(args, flat, key, &v, depth);
+                        return;
+                    }
+                    Err(_) => ArgValue::Json(self.sink.intern(s)),
+                }
             }
             Some(debug_annotation::Value::NestedValue(n)) => {
                 self.nested_value(args, flat, key, n, depth);
                 return;
             }
             None => return,
+        };
+        let (f, k) = (self.sink.intern(flat), self.sink.intern(key));
+        args.add(f, k, value);
+    }
+
+    /// Expands a legacy JSON annotation like Chrome JSON args: dicts join keys with `.`,
+    /// arrays index the key; null and empty containers give nothing.
+    fn json_value(
+        &mut self,
+        args: &mut ArgsBuilder,
+        flat: &str,
+        key: &str,
+        v: &serde_json::Value,
+        depth: usize,
+    ) {
+        use serde_json::Value as J;
+        if depth > 32 {
+            return;
+        }
+        let value = match v {
+            J::Object(map) => {
+                for (k, v) in map {
+                    self.json_value(
+                        args,
+                        &format!("{flat}.{k}"),
+                        &format!("{key}.{k}"),
+                        v,
+                        depth + 1,
+                    );
+                }
+                return;
+            }
+            J::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    self.json_value(args, flat, &format!("{key}[{i}]"), v, depth + 1);
+                }
+                return;
+            }
+            J::Null => return,
+            J::Bool(b) => ArgValue::Bool(*b),
+            J::Number(n) => match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => ArgValue::Int(i),
+                (None, Some(u)) => ArgValue::Uint(u),
+                _ => ArgValue::Real(n.as_f64().unwrap_or(0.0)),
+            },
+            J::String(s) => ArgValue::Str(self.sink.intern(s)),
         };
         let (f, k) = (self.sink.intern(flat), self.sink.intern(key));
         args.add(f, k, value);
