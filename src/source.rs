@@ -48,11 +48,9 @@ impl Kind {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
-    #[error("cannot read {path}: {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
+    // The io error is part of the message, not a `source`, so it is printed once.
+    #[error("cannot read {path}: {error}")]
+    Read { path: String, error: std::io::Error },
     #[error("{name}: {problem}")]
     Corrupt { name: String, problem: String },
     #[error("{name}: an archive inside an archive is not supported (recursive synchronization is not supported)")]
@@ -154,9 +152,9 @@ fn gunzip(name: &str, bytes: &[u8]) -> Result<Vec<u8>, SourceError> {
 
 /// Reads a path and unpacks it into the ordered list of files to process.
 pub fn open(path: &Path) -> Result<Vec<TraceFile>, SourceError> {
-    let bytes = std::fs::read(path).map_err(|source| SourceError::Read {
+    let bytes = std::fs::read(path).map_err(|error| SourceError::Read {
         path: path.display().to_string(),
-        source,
+        error,
     })?;
     open_bytes(&path.display().to_string(), bytes)
 }
@@ -267,7 +265,7 @@ fn zip_members(input: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, Sour
         }
         let mut data = Vec::with_capacity(f.size().min(1 << 30) as usize);
         f.read_to_end(&mut data).map_err(|e| SourceError::Corrupt {
-            name: name.clone(),
+            name: format!("{input}: {name}"),
             problem: format!("cannot decompress member: {e}"),
         })?;
         out.push((name, data));

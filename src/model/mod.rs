@@ -1286,35 +1286,32 @@ impl<'s> Builder<'s> {
         self.sink.args.push(&resolved)
     }
 
+    /// The track a begin or end lands on: async cookies pick (and count) their slot.
+    fn slice_track(&mut self, track: TrackRef, ts: i64, phase: AsyncPhase) -> u32 {
+        let key = *self.sink.tracks.get(track);
+        match key {
+            TrackKey::AsyncCookie { .. } => self.async_track(key, ts, phase),
+            _ => self.resolve_track(track),
+        }
+    }
+
     /// Applies one event (already in trace time, in sorted order).
     pub fn apply(&mut self, ts: i64, data: &EventData) {
         match *data {
             EventData::Begin(mut s) => {
                 s.args = self.resolve_thread_args(s.args);
-                let key = *self.sink.tracks.get(s.track);
-                let track = match key {
-                    TrackKey::AsyncCookie { .. } => self.async_track(key, ts, AsyncPhase::Begin),
-                    _ => self.resolve_track(s.track),
-                };
+                let track = self.slice_track(s.track, ts, AsyncPhase::Begin);
                 self.note_ts(ts);
                 self.begin(track, ts, &s);
             }
             EventData::BeginUnnestable(s) => {
-                let key = *self.sink.tracks.get(s.track);
-                let track = match key {
-                    TrackKey::AsyncCookie { .. } => self.async_track(key, ts, AsyncPhase::Begin),
-                    _ => self.resolve_track(s.track),
-                };
+                let track = self.slice_track(s.track, ts, AsyncPhase::Begin);
                 self.note_ts(ts);
                 self.begin_unnestable(track, ts, &s);
             }
             EventData::End(mut s) => {
                 s.args = self.resolve_thread_args(s.args);
-                let key = *self.sink.tracks.get(s.track);
-                let track = match key {
-                    TrackKey::AsyncCookie { .. } => self.async_track(key, ts, AsyncPhase::End),
-                    _ => self.resolve_track(s.track),
-                };
+                let track = self.slice_track(s.track, ts, AsyncPhase::End);
                 self.note_ts(ts);
                 self.end(track, ts, &s);
             }

@@ -1,0 +1,810 @@
+//! Bad inputs: every broken file either fails with a clear error that names the file and
+//! the problem, or (when mostly readable) imports what it can and counts the loss in
+//! `stats`. Nothing may panic.
+
+use std::io::Write;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rusqlite::Connection;
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------
+
+/// A file in the temp directory with a unique name; removed (with SQLite side files) on drop.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    /// A fresh unique path; nothing is written.
+    fn path_only(tag: &str) -> TempFile {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let path = std::env::temp_dir().join(format!(
+            "sextant-bad-input-{}-{nanos}-{n}-{tag}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&path);
+        TempFile(path)
+    }
+
+    /// A unique file holding `bytes`.
+    fn with_bytes(tag: &str, bytes: &[u8]) -> TempFile {
+        let f = TempFile::path_only(tag);
+        std::fs::write(&f.0, bytes).expect("writing a temp file");
+        f
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn name(&self) -> String {
+        self.0.display().to_string()
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+        for suffix in ["-journal", "-wal", "-shm"] {
+            let mut side = self.0.clone().into_os_string();
+            side.push(suffix);
+            let _ = std::fs::remove_file(side);
+        }
+    }
+}
+
+/// A successful import: the read-only connection plus the files to clean up.
+struct Imported {
+    conn: Connection,
+    _input: TempFile,
+    _db: TempFile,
+}
+
+impl Imported {
+    /// Sum of a stat's values (0 when absent).
+    fn stat(&self, name: &str) -> i64 {
+        self.conn
+            .query_row(
+                "select coalesce(sum(value), 0) from stats where name = ?1",
+                [name],
+                |r| r.get(0),
+            )
+            .expect("stats query")
+    }
+
+    /// The severity of a stat's row, if it has one with a value above 0.
+    fn stat_severity(&self, name: &str) -> Option<String> {
+        self.conn
+            .query_row(
+                "select severity from stats where name = ?1 and value > 0 limit 1",
+                [name],
+                |r| r.get(0),
+            )
+            .ok()
+    }
+
+    fn count(&self, sql: &str) -> i64 {
+        self.conn
+            .query_row(sql, [], |r| r.get(0))
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+    }
+
+    /// (name, ts, dur) of every slice, by ts then name.
+    fn slices(&self) -> Vec<(String, i64, i64)> {
+        let mut stmt = self
+            .conn
+            .prepare("select name, ts, dur from slice order by ts, name")
+            .expect("slice query");
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .expect("slice query");
+        rows.map(|r| r.expect("slice row")).collect()
+    }
+}
+
+/// What importing some bytes gave: the database, or the input's path and the error text.
+enum Outcome {
+    Ok(Imported),
+    Err { file: String, message: String },
+}
+
+/// Writes `bytes` to a temp file named after `tag` and imports it. A panic anywhere in the
+/// import fails the test with the tag, so loops over many inputs say which one broke.
+fn import(tag: &str, bytes: &[u8]) -> Outcome {
+    let input = TempFile::with_bytes(tag, bytes);
+    let db = TempFile::path_only(&format!("{tag}.sqlite"));
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        sextant::import::import_path(input.path(), db.path())
+    }));
+    match result {
+        Err(_) => panic!("importing {tag} ({} bytes) panicked", bytes.len()),
+        Ok(Err(e)) => Outcome::Err {
+            file: input.name(),
+            message: e.to_string(),
+        },
+        Ok(Ok(_)) => {
+            let conn = sextant::db::open_read_only(db.path()).unwrap_or_else(|e| {
+                panic!("{tag}: import succeeded but the db is unreadable: {e}")
+            });
+            Outcome::Ok(Imported {
+                conn,
+                _input: input,
+                _db: db,
+            })
+        }
+    }
+}
+
+/// Imports `bytes` and expects success.
+fn expect_ok(tag: &str, bytes: &[u8]) -> Imported {
+    match import(tag, bytes) {
+        Outcome::Ok(i) => i,
+        Outcome::Err { message, .. } => panic!("{tag}: expected an import, got error: {message}"),
+    }
+}
+
+/// Imports `bytes` and expects an error naming the input file and containing one of
+/// `phrases` (case-insensitive). Returns the message.
+fn expect_err(tag: &str, bytes: &[u8], phrases: &[&str]) -> String {
+    match import(tag, bytes) {
+        Outcome::Ok(_) => panic!("{tag}: expected an error, but the import succeeded"),
+        Outcome::Err { file, message } => {
+            assert_names_file(tag, &file, &message);
+            let lower = message.to_lowercase();
+            assert!(
+                phrases.iter().any(|p| lower.contains(&p.to_lowercase())),
+                "{tag}: error should mention one of {phrases:?}: {message}"
+            );
+            message
+        }
+    }
+}
+
+fn assert_names_file(tag: &str, file: &str, message: &str) {
+    assert!(
+        message.contains(file),
+        "{tag}: error should name the file {file}: {message}"
+    );
+}
+
+/// Either outcome is fine, but an error must name the file and not be empty.
+fn expect_no_panic(tag: &str, bytes: &[u8]) -> Option<Imported> {
+    match import(tag, bytes) {
+        Outcome::Ok(i) => Some(i),
+        Outcome::Err { file, message } => {
+            assert_names_file(tag, &file, &message);
+            assert!(
+                message.len() > file.len() + 4,
+                "{tag}: error says nothing beyond the file name: {message}"
+            );
+            None
+        }
+    }
+}
+
+fn data(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
+}
+
+/// Deterministic pseudo-random bytes (xorshift64*).
+fn garbage(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 56) as u8
+        })
+        .collect()
+}
+
+fn read_varint(b: &[u8], mut pos: usize) -> (u64, usize) {
+    let mut v = 0u64;
+    let mut shift = 0;
+    loop {
+        let c = b[pos];
+        pos += 1;
+        v |= u64::from(c & 0x7f) << shift;
+        shift += 7;
+        if c & 0x80 == 0 {
+            return (v, pos);
+        }
+    }
+}
+
+/// The top-level packets of a well-formed proto trace: (start, body start, end).
+fn packets(b: &[u8]) -> Vec<(usize, usize, usize)> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos < b.len() {
+        let (tag, p) = read_varint(b, pos);
+        assert_eq!(tag, 0x0a, "golden trace has a non-packet field");
+        let (len, p) = read_varint(b, p);
+        out.push((pos, p, p + len as usize));
+        pos = p + len as usize;
+    }
+    out
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(bytes).unwrap();
+    enc.finish().unwrap()
+}
+
+const SYSTRACE_HEADER: &str = "# tracer: nop\n#\n#           TASK-PID    TGID   CPU#  ||||    TIMESTAMP  FUNCTION\n#              | |        |      |   ||||       |         |\n";
+
+// ---------------------------------------------------------------------------------------
+// Empty, garbage, wrong kind
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn empty_file_is_a_clear_error() {
+    expect_err("empty.pftrace", b"", &["empty", "unknown trace type"]);
+}
+
+#[test]
+fn whitespace_only_file_is_an_error_or_an_empty_trace() {
+    // A leading space is a systrace hint (as in Trace Processor), so this may import as an
+    // empty systrace; it must not invent anything.
+    if let Some(db) = expect_no_panic("blank.txt", b"   \n\n \t ") {
+        assert_eq!(db.count("select count(*) from slice"), 0);
+        assert_eq!(db.count("select count(*) from sched"), 0);
+    }
+}
+
+#[test]
+fn random_garbage_never_panics() {
+    // Plain garbage, and garbage behind each format's magic so every parser sees it.
+    let prefixes: [(&str, &[u8]); 6] = [
+        ("raw", b""),
+        ("proto", b"\x0a"),
+        ("json_obj", b"{\"traceEvents\": [{\"ph\": "),
+        ("json_arr", b"[{"),
+        ("systrace", SYSTRACE_HEADER.as_bytes()),
+        ("gzip", b"\x1f\x8b\x08\x00"),
+    ];
+    for seed in [1u64, 2, 3] {
+        for size in [1usize, 7, 64, 513, 4096, 65536] {
+            for (label, prefix) in prefixes {
+                let mut bytes = prefix.to_vec();
+                bytes.extend(garbage(seed * 1000 + size as u64, size));
+                let tag = format!("garbage-{label}-{seed}-{size}");
+                expect_no_panic(&tag, &bytes);
+            }
+        }
+    }
+}
+
+#[test]
+fn garbage_lines_in_systrace_body_never_panic() {
+    // Printable garbage split into lines, so the line tokenizer sees many odd shapes.
+    for seed in 10u64..16 {
+        let mut text = SYSTRACE_HEADER.to_string();
+        for (i, b) in garbage(seed, 4000).into_iter().enumerate() {
+            let c = b" -|()[]:.=>0123456789abcdefBEC"[b as usize % 30] as char;
+            text.push(c);
+            if i % 61 == 60 {
+                text.push('\n');
+            }
+        }
+        expect_no_panic(&format!("garbage-lines-{seed}.txt"), text.as_bytes());
+    }
+}
+
+#[test]
+fn png_is_unknown_trace_type() {
+    let mut png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR".to_vec();
+    png.extend(garbage(7, 200));
+    expect_err("image.png", &png, &["Unknown trace type"]);
+}
+
+#[test]
+fn plain_text_is_unknown_trace_type() {
+    expect_err(
+        "README.txt",
+        b"Hello! This is a README, not a trace.\nNothing to see here.\n",
+        &["Unknown trace type"],
+    );
+}
+
+#[test]
+fn deeply_nested_bare_array_is_an_error_not_a_crash() {
+    let bytes = "[".repeat(100_000);
+    expect_no_panic("nested-bare.json", bytes.as_bytes());
+}
+
+// ---------------------------------------------------------------------------------------
+// Protobuf
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn proto_truncated_at_many_offsets() {
+    let full = data("a_track_events.pftrace");
+    let pk = packets(&full);
+    let boundaries: Vec<usize> = pk.iter().map(|p| p.2).collect();
+    let first_end = boundaries[0];
+    let full_slices = expect_ok("full.pftrace", &full).slices().len();
+    assert_eq!(full_slices, 8);
+
+    let mut cuts: Vec<usize> = (0..full.len()).step_by(2).collect();
+    // Around the first packet's end, and cuts inside a header and right after it.
+    cuts.extend([1, 2, first_end - 1, first_end, first_end + 1, first_end + 2]);
+    cuts.extend(boundaries.iter().map(|b| b - 1));
+    cuts.extend(pk.iter().map(|p| p.1));
+    cuts.push(full.len() - 1);
+    cuts.sort_unstable();
+    cuts.dedup();
+
+    for cut in cuts {
+        let tag = format!("cut-{cut}.pftrace");
+        let bytes = &full[..cut];
+        if cut == 0 {
+            expect_err(&tag, bytes, &["empty", "unknown trace type"]);
+        } else if cut < first_end {
+            expect_err(&tag, bytes, &["ends in the middle", "truncated"]);
+        } else if boundaries.contains(&cut) {
+            // A cut between packets is a shorter, valid trace.
+            let db = expect_ok(&tag, bytes);
+            assert_eq!(db.stat("proto_truncated"), 0, "{tag}");
+            assert!(db.slices().len() <= full_slices, "{tag}");
+        } else {
+            let db = expect_ok(&tag, bytes);
+            assert_eq!(db.stat("proto_truncated"), 1, "{tag}");
+            assert_eq!(
+                db.stat_severity("proto_truncated").as_deref(),
+                Some("data_loss"),
+                "{tag}"
+            );
+            assert!(db.slices().len() <= full_slices, "{tag}");
+        }
+    }
+}
+
+#[test]
+fn proto_truncated_keeps_packets_before_the_cut() {
+    // Cut in the middle of the last packet: everything before it is still there.
+    let full = data("a_track_events.pftrace");
+    let last = *packets(&full).last().unwrap();
+    let db = expect_ok("cut-last.pftrace", &full[..last.1 + 3]);
+    assert_eq!(db.stat("proto_truncated"), 1);
+    let names: Vec<String> = db.slices().into_iter().map(|s| s.0).collect();
+    for name in ["frame", "draw", "vsync", "onTap", "inputLatency", "job_a"] {
+        assert!(names.iter().any(|n| n == name), "{name} missing: {names:?}");
+    }
+}
+
+#[test]
+fn proto_corrupt_packet_body_in_the_middle() {
+    let mut bytes = data("a_track_events.pftrace");
+    let pk = packets(&bytes);
+    // Overwrite the body of a packet in the middle with bytes that cannot decode (an
+    // endless varint); the framing stays intact.
+    let (_, body, end) = pk[pk.len() / 2];
+    bytes[body..end].fill(0xff);
+    let db = expect_ok("corrupt-body.pftrace", &bytes);
+    assert_eq!(db.stat("proto_packet_decode_failure"), 1);
+    assert_eq!(
+        db.stat_severity("proto_packet_decode_failure").as_deref(),
+        Some("data_loss")
+    );
+    let n = db.slices().len();
+    assert!((1..=8).contains(&n), "{n} slices");
+    assert_eq!(db.stat("proto_truncated"), 0);
+}
+
+#[test]
+fn proto_corrupt_packet_length_in_the_middle() {
+    let full = data("a_track_events.pftrace");
+    let pk = packets(&full);
+    let (start, _, _) = pk[pk.len() / 2];
+    // The packet's length says 2^28: it runs past the end of the file.
+    let mut bytes = full[..start + 1].to_vec();
+    bytes.extend([0x80, 0x80, 0x80, 0x80, 0x01]);
+    bytes.extend(&full[pk[pk.len() / 2].1..]);
+    let db = expect_ok("corrupt-len.pftrace", &bytes);
+    assert!(
+        db.stat("proto_truncated") + db.stat("proto_packet_decode_failure") >= 1,
+        "the loss is not counted"
+    );
+    assert!(!db.slices().is_empty());
+}
+
+#[test]
+fn proto_invalid_wire_type_in_the_middle() {
+    let full = data("a_track_events.pftrace");
+    let pk = packets(&full);
+    let (start, _, _) = pk[pk.len() / 2];
+    let mut bytes = full[..start].to_vec();
+    bytes.push(0x0f); // field 1, wire type 7 (does not exist)
+    bytes.extend(&full[start..]);
+    let db = expect_ok("bad-wire.pftrace", &bytes);
+    assert!(db.stat("proto_packet_decode_failure") >= 1);
+    assert!(!db.slices().is_empty());
+}
+
+#[test]
+fn proto_unreadable_first_packet_is_an_error() {
+    // A packet tag, then a length that runs past the end: nothing is readable.
+    expect_err(
+        "bad-start.pftrace",
+        b"\x0a\xff\xff\xff\xff\x0f",
+        &["protobuf", "ends in the middle"],
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// JSON
+// ---------------------------------------------------------------------------------------
+
+const X1: &str = r#"{"ph":"X","pid":1,"tid":1,"ts":1,"dur":2,"name":"first"}"#;
+const X2: &str = r#"{"ph":"X","pid":1,"tid":1,"ts":5,"dur":2,"name":"second"}"#;
+
+#[test]
+fn json_truncated_object_is_an_error() {
+    let text = format!(r#"{{"traceEvents": [{X1}, {X2}"#);
+    expect_err("trunc.json", text.as_bytes(), &["ends in the middle"]);
+    let text = format!(r#"{{"traceEvents": [{X1}, {X2}], "metadata": {{"a": "#);
+    expect_err("trunc-meta.json", text.as_bytes(), &["ends in the middle"]);
+}
+
+#[test]
+fn json_truncated_at_many_offsets_never_panics() {
+    let full = data("g_chrome.json");
+    for cut in (1..full.len()).step_by(11) {
+        expect_no_panic(&format!("chrome-cut-{cut}.json"), &full[..cut]);
+    }
+}
+
+#[test]
+fn json_bare_array_without_closing_bracket_is_accepted() {
+    let db = expect_ok("open-array.json", format!("[{X1},\n{X2},\n").as_bytes());
+    let names: Vec<String> = db.slices().into_iter().map(|s| s.0).collect();
+    assert_eq!(names, ["first", "second"]);
+
+    // A trailing partial event is dropped.
+    let text = format!("[{X1},\n{X2},\n{{\"ph\":\"X\",\"na");
+    let db = expect_ok("open-array-partial.json", text.as_bytes());
+    assert_eq!(db.slices().len(), 2);
+}
+
+#[test]
+fn json_invalid_utf8_is_a_clear_error() {
+    let mut bytes =
+        br#"{"traceEvents": [{"ph":"X","pid":1,"tid":1,"ts":1,"dur":2,"name":"a"#.to_vec();
+    bytes.extend([0xff, 0xfe, 0xc3]);
+    bytes.extend(br#""}]}"#);
+    expect_err("bad-utf8.json", &bytes, &["UTF-8"]);
+}
+
+#[test]
+fn json_string_timestamp_drops_the_event_and_counts_it() {
+    let bad = r#"{"ph":"X","pid":1,"tid":1,"ts":"abc","dur":2,"name":"bad"}"#;
+    let text = format!(r#"{{"traceEvents": [{X1}, {bad}, {X2}]}}"#);
+    let db = expect_ok("ts-abc.json", text.as_bytes());
+    let names: Vec<String> = db.slices().into_iter().map(|s| s.0).collect();
+    assert_eq!(names, ["first", "second"]);
+    assert_eq!(
+        db.stat("json_tokenizer_failure") + db.stat("json_parser_failure"),
+        1
+    );
+}
+
+#[test]
+fn json_string_duration_is_counted_or_a_clear_error() {
+    let bad = r#"{"ph":"X","pid":1,"tid":1,"ts":3,"dur":"abc","name":"bad"}"#;
+    let text = format!(r#"{{"traceEvents": [{X1}, {bad}, {X2}]}}"#);
+    match import("dur-abc.json", text.as_bytes()) {
+        Outcome::Ok(db) => {
+            assert!(db.stat("json_tokenizer_failure") >= 1);
+            assert!(db.slices().iter().all(|s| s.0 != "bad"));
+        }
+        Outcome::Err { file, message } => {
+            assert_names_file("dur-abc.json", &file, &message);
+            assert!(message.contains("'dur'"), "{message}");
+        }
+    }
+}
+
+#[test]
+fn json_trace_events_not_an_array_is_an_error() {
+    expect_err(
+        "events-5.json",
+        br#"{"traceEvents": 5}"#,
+        &["traceEvents must be an array"],
+    );
+}
+
+#[test]
+fn json_deeply_nested_arrays_do_not_overflow_the_stack() {
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    // In an event's args.
+    let ev = format!(
+        r#"{{"ph":"X","pid":1,"tid":1,"ts":9,"dur":1,"name":"deep","args":{{"a":{deep}}}}}"#
+    );
+    let text = format!(r#"{{"traceEvents": [{X1}, {ev}, {X2}]}}"#);
+    deep_ok_or_error("deep-args.json", &text);
+    // In an unknown top-level key that is skipped.
+    let text = format!(r#"{{"traceEvents": [{X1}], "other": {deep}}}"#);
+    deep_ok_or_error("deep-key.json", &text);
+    // In metadata.
+    let text = format!(r#"{{"traceEvents": [{X1}], "metadata": {{"m": {deep}}}}}"#);
+    deep_ok_or_error("deep-meta.json", &text);
+    // Never closed.
+    let open = "[".repeat(100_000);
+    let text = format!(r#"{{"traceEvents": [{X1}], "other": {open}"#);
+    deep_ok_or_error("deep-open.json", &text);
+    let text = format!("[{X1}, {{\"args\": {open}");
+    deep_ok_or_error("deep-open-array.json", &text);
+}
+
+/// Deep nesting may be refused (saying so) or read past; "first" must survive an import.
+fn deep_ok_or_error(tag: &str, text: &str) {
+    match import(tag, text.as_bytes()) {
+        Outcome::Ok(db) => {
+            let names: Vec<String> = db.slices().into_iter().map(|s| s.0).collect();
+            assert!(names.contains(&"first".to_string()), "{tag}: {names:?}");
+        }
+        Outcome::Err { file, message } => {
+            assert_names_file(tag, &file, &message);
+            let lower = message.to_lowercase();
+            assert!(
+                lower.contains("nest") || lower.contains("deep"),
+                "{tag}: the error should say the nesting is too deep: {message}"
+            );
+        }
+    }
+}
+
+#[test]
+fn json_huge_numbers_never_panic() {
+    for (i, num) in [
+        "1e400",
+        "-1e400",
+        "1e300",
+        "99999999999999999999999999999999",
+        "-99999999999999999999999999999999",
+        "18446744073709551615",
+        "9223372036854775807",
+        "-9223372036854775808",
+        &"9".repeat(5000),
+    ]
+    .iter()
+    .enumerate()
+    {
+        for field in ["ts", "dur", "pid", "tid"] {
+            let mut ev = serde_json::json!({
+                "ph": "X", "pid": 1, "tid": 1, "ts": 3, "dur": 1, "name": "huge"
+            });
+            ev[field] = serde_json::Value::Null;
+            let ev = ev.to_string().replace("null", num);
+            let text = format!(r#"{{"traceEvents": [{X1}, {ev}, {X2}]}}"#);
+            let tag = format!("huge-{i}-{field}.json");
+            match import(&tag, text.as_bytes()) {
+                Outcome::Ok(db) => {
+                    let names: Vec<String> = db.slices().into_iter().map(|s| s.0).collect();
+                    assert!(names.contains(&"first".to_string()), "{tag}: {names:?}");
+                }
+                Outcome::Err { file, message } => {
+                    assert_names_file(&tag, &file, &message);
+                    assert!(
+                        message.contains(&format!("'{field}'")),
+                        "{tag}: the error should name the field: {message}"
+                    );
+                }
+            }
+        }
+        // As a counter value.
+        let ev = format!(r#"{{"ph":"C","pid":1,"tid":1,"ts":4,"name":"c","args":{{"v":{num}}}}}"#);
+        let text = format!(r#"{{"traceEvents": [{X1}, {ev}]}}"#);
+        expect_no_panic(&format!("huge-{i}-counter.json"), text.as_bytes());
+    }
+}
+
+#[test]
+fn json_unbalanced_begin_end() {
+    let text = r#"{"traceEvents": [
+        {"ph":"B","pid":1,"tid":1,"ts":1,"name":"open"},
+        {"ph":"B","pid":1,"tid":1,"ts":2,"name":"inner"},
+        {"ph":"E","pid":1,"tid":1,"ts":3},
+        {"ph":"E","pid":1,"tid":2,"ts":4},
+        {"ph":"B","pid":1,"tid":3,"ts":5,"name":"never_closed"}
+    ]}"#;
+    let db = expect_ok("unbalanced.json", text.as_bytes());
+    assert_eq!(
+        db.slices(),
+        [
+            ("open".to_string(), 1000, -1),
+            ("inner".to_string(), 2000, 1000),
+            ("never_closed".to_string(), 5000, -1),
+        ]
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Systrace
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn systrace_garbage_lines_are_counted() {
+    let original = String::from_utf8(data("h_systrace.txt")).unwrap();
+    let clean = expect_ok("clean.txt", original.as_bytes());
+    let clean_slices = clean.slices();
+    let clean_failures = clean.stat("systrace_parse_failure");
+
+    let garbage_lines = [
+        "this line is not ftrace at all",
+        "          ui-500   (  500) [000] ...1  not_a_timestamp: tracing_mark_write: B|500|x",
+        "@@@@ ### !!!",
+    ];
+    let mut text = String::new();
+    for (i, line) in original.lines().enumerate() {
+        text.push_str(line);
+        text.push('\n');
+        if i == 6 || i == 10 {
+            for g in garbage_lines {
+                text.push_str(g);
+                text.push('\n');
+            }
+        }
+    }
+    let db = expect_ok("garbage-lines.txt", text.as_bytes());
+    assert_eq!(
+        db.stat("systrace_parse_failure") - clean_failures,
+        2 * garbage_lines.len() as i64
+    );
+    assert_eq!(db.slices(), clean_slices);
+}
+
+#[test]
+fn systrace_unbalanced_begin_end() {
+    let text = format!(
+        "{SYSTRACE_HEADER}\
+          ui-500   (  500) [000] ...1  100.001000: tracing_mark_write: B|500|outer
+          ui-500   (  500) [000] ...1  100.002000: tracing_mark_write: B|500|inner
+          ui-500   (  500) [000] ...1  100.003000: tracing_mark_write: E|500
+          bg-501   (  500) [000] ...1  100.004000: tracing_mark_write: E|500
+"
+    );
+    let db = expect_ok("unbalanced.txt", text.as_bytes());
+    assert_eq!(
+        db.slices(),
+        [
+            ("outer".to_string(), 100_001_000_000, -1),
+            ("inner".to_string(), 100_002_000_000, 1_000_000),
+        ]
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Archives
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn gzip_with_corrupt_data_is_an_error() {
+    let mut gz = gzip(&data("a_track_events.pftrace"));
+    let mid = gz.len() / 2;
+    for b in &mut gz[mid..mid + 16] {
+        *b ^= 0x5a;
+    }
+    expect_err("corrupt.pftrace.gz", &gz, &["gzip", "corrupt"]);
+}
+
+#[test]
+fn gzip_truncated_never_panics() {
+    let gz = gzip(&data("a_track_events.pftrace"));
+    for cut in (2..gz.len()).step_by(9) {
+        expect_no_panic(&format!("cut-{cut}.pftrace.gz"), &gz[..cut]);
+    }
+}
+
+fn zip_of(members: &[(&str, &[u8], zip::CompressionMethod)]) -> Vec<u8> {
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, bytes, method) in members {
+        let opts = zip::write::SimpleFileOptions::default().compression_method(*method);
+        w.start_file(*name, opts).unwrap();
+        w.write_all(bytes).unwrap();
+    }
+    w.finish().unwrap().into_inner()
+}
+
+/// Flips bytes in the middle of a member's stored data.
+fn corrupt_member(zip_bytes: &mut [u8], index: usize) {
+    let (start, len) = {
+        let mut a = zip::ZipArchive::new(std::io::Cursor::new(&*zip_bytes)).unwrap();
+        let f = a.by_index_raw(index).unwrap();
+        (f.data_start() as usize, f.compressed_size() as usize)
+    };
+    let mid = start + len / 2;
+    for b in &mut zip_bytes[mid..mid + 8.min(len / 2)] {
+        *b ^= 0xa5;
+    }
+}
+
+#[test]
+fn zip_with_corrupt_member_is_an_error() {
+    for method in [
+        zip::CompressionMethod::Stored,
+        zip::CompressionMethod::Deflated,
+    ] {
+        let chrome = data("g_chrome.json");
+        let proto = data("a_track_events.pftrace");
+        let mut z = zip_of(&[
+            ("good.json", &chrome, method),
+            ("broken.pftrace", &proto, method),
+        ]);
+        corrupt_member(&mut z, 1);
+        let tag = format!("corrupt-member-{method:?}.zip");
+        match import(&tag, &z) {
+            Outcome::Ok(_) => panic!("{tag}: a corrupt member was imported silently"),
+            Outcome::Err { message, .. } => {
+                assert!(
+                    message.contains("broken.pftrace"),
+                    "{tag}: the error should name the member: {message}"
+                );
+                let lower = message.to_lowercase();
+                assert!(
+                    ["corrupt", "decompress", "checksum", "invalid"]
+                        .iter()
+                        .any(|p| lower.contains(p)),
+                    "{tag}: the error should say what is wrong: {message}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn zip_with_corrupt_directory_is_an_error() {
+    let chrome = data("g_chrome.json");
+    let mut z = zip_of(&[("good.json", &chrome, zip::CompressionMethod::Deflated)]);
+    // Break the end-of-central-directory record's offset field.
+    let eocd = z.len() - 22;
+    assert_eq!(&z[eocd..eocd + 4], b"PK\x05\x06");
+    z[eocd + 16..eocd + 20].copy_from_slice(&[0xff, 0xff, 0xff, 0x0f]);
+    expect_err("bad-directory.zip", &z, &["zip"]);
+}
+
+#[test]
+fn zip_truncated_never_panics() {
+    let chrome = data("g_chrome.json");
+    let proto = data("a_track_events.pftrace");
+    let z = zip_of(&[
+        ("good.json", &chrome, zip::CompressionMethod::Deflated),
+        ("b.pftrace", &proto, zip::CompressionMethod::Deflated),
+    ]);
+    for cut in (4..z.len()).step_by(23) {
+        expect_no_panic(&format!("cut-{cut}.zip"), &z[..cut]);
+    }
+}
+
+#[test]
+fn zip_with_a_garbage_member_is_an_error_naming_the_member() {
+    let proto = data("a_track_events.pftrace");
+    let z = zip_of(&[
+        ("trace.pftrace", &proto, zip::CompressionMethod::Deflated),
+        (
+            "notes.txt",
+            b"just some notes\n",
+            zip::CompressionMethod::Deflated,
+        ),
+    ]);
+    match import("garbage-member.zip", &z) {
+        // Importing the readable trace and skipping the unknown file is fine too.
+        Outcome::Ok(db) => assert_eq!(db.slices().len(), 8),
+        Outcome::Err { message, .. } => {
+            assert!(message.contains("notes.txt"), "{message}");
+            assert!(message.contains("Unknown trace type"), "{message}");
+        }
+    }
+}

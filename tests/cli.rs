@@ -1,0 +1,499 @@
+//! The `sextant` binary: `query` output in trace_processor_shell's CSV format, `-q` files,
+//! errors, `import -o`, and the spec's sample queries on c_sched.pftrace.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A unique path in the temp directory; the file (and SQLite side files) is removed on drop.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(tag: &str) -> TempFile {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let path = std::env::temp_dir().join(format!(
+            "sextant-cli-{}-{nanos}-{n}-{tag}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&path);
+        TempFile(path)
+    }
+
+    fn with_text(tag: &str, text: &str) -> TempFile {
+        let f = TempFile::new(tag);
+        std::fs::write(&f.0, text).expect("writing a temp file");
+        f
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+        for suffix in ["-journal", "-wal", "-shm"] {
+            let mut side = self.0.clone().into_os_string();
+            side.push(suffix);
+            let _ = std::fs::remove_file(side);
+        }
+    }
+}
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+fn sextant<I, S>(args: I) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    Command::new(env!("CARGO_BIN_EXE_sextant"))
+        .args(args)
+        .output()
+        .expect("running sextant")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Runs `sextant query TRACE SQL`, expects success, returns stdout.
+fn query(trace: &Path, sql: &str) -> String {
+    let out = sextant([
+        "query".as_ref(),
+        trace.as_os_str(),
+        std::ffi::OsStr::new(sql),
+    ]);
+    assert!(
+        out.status.success(),
+        "sextant query {} {sql:?} failed: {}",
+        trace.display(),
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+/// Runs a failing command and returns stderr.
+fn failing<I, S>(args: I) -> String
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let out = sextant(args);
+    assert!(
+        !out.status.success(),
+        "expected a failure, got success with stdout: {}",
+        text(&out.stdout)
+    );
+    text(&out.stderr)
+}
+
+/// The data rows of a single-result-set CSV output (header checked, then dropped).
+fn rows(csv: &str, header: &str) -> Vec<String> {
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some(header), "{csv}");
+    lines.map(str::to_string).collect()
+}
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v
+}
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// query: output format, scripts, errors
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn query_prints_trace_processor_csv() {
+    let out = query(
+        &data("a_track_events.pftrace"),
+        "select 1 as i, 'two' as s, null as n, 1.5 as d, -3 as neg, 0.1 + 0.2 as r;
+         select name, ts, dur from slice where depth = 2",
+    );
+    assert_eq!(
+        out,
+        "\"i\",\"s\",\"n\",\"d\",\"neg\",\"r\"\n\
+         1,\"two\",\"[NULL]\",1.500000,-3,0.300000\n\
+         \n\
+         \"name\",\"ts\",\"dur\"\n\
+         \"vsync\",1150000000,0\n"
+    );
+}
+
+#[test]
+fn query_empty_result_prints_only_the_header() {
+    let out = query(
+        &data("a_track_events.pftrace"),
+        "select name from slice where name = 'nope'",
+    );
+    assert_eq!(out, "\"name\"\n");
+}
+
+#[test]
+fn query_file_with_two_statements() {
+    let sql = TempFile::with_text(
+        "two.sql",
+        "-- slices per thread\n\
+         select count(*) as n from slice;\n\
+         /* and the names */\n\
+         select name from slice where depth = 0 order by ts;\n",
+    );
+    let out = sextant([
+        "query".as_ref(),
+        data("a_track_events.pftrace").as_os_str(),
+        "-q".as_ref(),
+        sql.0.as_os_str(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "\"n\"\n8\n\n\"name\"\n\"frame\"\n\"onTap\"\n\"job_a\"\n\"recovered_marker\"\n\"job_b\"\n"
+    );
+}
+
+#[test]
+fn query_error_exits_non_zero_with_message_on_stderr() {
+    let err = failing([
+        "query".as_ref(),
+        data("a_track_events.pftrace").as_os_str(),
+        "select * from no_such_table".as_ref(),
+    ]);
+    assert!(err.contains("no such table: no_such_table"), "{err}");
+}
+
+#[test]
+fn empty_sql_file_is_an_error() {
+    let sql = TempFile::with_text("empty.sql", "  \n-- only a comment\n");
+    let err = failing([
+        "query".as_ref(),
+        data("a_track_events.pftrace").as_os_str(),
+        "-q".as_ref(),
+        sql.0.as_os_str(),
+    ]);
+    assert!(err.contains("No valid SQL to run"), "{err}");
+}
+
+#[test]
+fn missing_query_file_is_an_error_naming_it() {
+    let sql = TempFile::new("missing.sql");
+    let err = failing([
+        "query".as_ref(),
+        data("a_track_events.pftrace").as_os_str(),
+        "-q".as_ref(),
+        sql.0.as_os_str(),
+    ]);
+    assert!(err.contains(&sql.0.display().to_string()), "{err}");
+}
+
+#[test]
+fn include_perfetto_module_is_accepted() {
+    let out = query(
+        &data("a_track_events.pftrace"),
+        "INCLUDE PERFETTO MODULE slices.with_context;\nselect count(*) as n from slice",
+    );
+    assert_eq!(out, "\"n\"\n8\n");
+}
+
+#[test]
+fn unknown_module_is_a_clear_error() {
+    let err = failing([
+        "query".as_ref(),
+        data("a_track_events.pftrace").as_os_str(),
+        "INCLUDE PERFETTO MODULE android.no_such_thing; select 1".as_ref(),
+    ]);
+    assert!(err.contains("android.no_such_thing"), "{err}");
+    assert!(err.to_lowercase().contains("module"), "{err}");
+}
+
+#[test]
+fn extract_arg_reads_debug_annotations() {
+    let out = query(
+        &data("a_track_events.pftrace"),
+        "select name, extract_arg(arg_set_id, 'debug.frame_id') as frame_id,
+                extract_arg(arg_set_id, 'debug.button') as button,
+                extract_arg(arg_set_id, 'debug.ratio') as ratio
+         from slice where name in ('frame', 'onTap', 'draw') order by ts",
+    );
+    assert_eq!(
+        out,
+        "\"name\",\"frame_id\",\"button\",\"ratio\"\n\
+         \"frame\",42,\"[NULL]\",\"[NULL]\"\n\
+         \"draw\",\"[NULL]\",\"[NULL]\",\"[NULL]\"\n\
+         \"onTap\",\"[NULL]\",\"ok\",0.500000\n"
+    );
+}
+
+#[test]
+fn query_on_a_missing_trace_names_the_path() {
+    let missing = TempFile::new("missing.pftrace");
+    let err = failing(["query".as_ref(), missing.0.as_os_str(), "select 1".as_ref()]);
+    assert!(err.contains(&missing.0.display().to_string()), "{err}");
+}
+
+#[test]
+fn bare_trace_argument_prints_a_summary() {
+    let out = sextant([data("a_track_events.pftrace")]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("a_track_events.pftrace"), "{stdout}");
+}
+
+// ---------------------------------------------------------------------------------------
+// import -o
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn import_writes_a_database_that_sqlite_and_sextant_open() {
+    let db = TempFile::new("out.sqlite");
+    let out = sextant([
+        "import".as_ref(),
+        data("a_track_events.pftrace").as_os_str(),
+        "-o".as_ref(),
+        db.0.as_os_str(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+
+    let conn = rusqlite::Connection::open(&db.0).expect("opening the written database");
+    let n: i64 = conn
+        .query_row("select count(*) from slice", [], |r| r.get(0))
+        .expect("counting slices");
+    assert_eq!(n, 8);
+    drop(conn);
+
+    let direct = query(&db.0, "select count(*) from slice");
+    assert_eq!(direct, format!("\"count(*)\"\n{n}\n"));
+    // Same answer as querying the trace itself.
+    assert_eq!(
+        query(
+            &data("a_track_events.pftrace"),
+            "select count(*) from slice"
+        ),
+        direct
+    );
+    // Opening the database must not modify or delete it.
+    assert!(db.0.exists());
+}
+
+#[test]
+fn import_of_a_missing_file_fails_naming_the_path() {
+    let missing = TempFile::new("does-not-exist.pftrace");
+    let db = TempFile::new("never.sqlite");
+    let err = failing([
+        "import".as_ref(),
+        missing.0.as_os_str(),
+        "-o".as_ref(),
+        db.0.as_os_str(),
+    ]);
+    assert!(err.contains(&missing.0.display().to_string()), "{err}");
+    assert!(err.to_lowercase().contains("no such file"), "{err}");
+}
+
+#[test]
+fn missing_file_error_states_the_cause_once() {
+    let missing = TempFile::new("does-not-exist-2.pftrace");
+    let err = failing(["query".as_ref(), missing.0.as_os_str(), "select 1".as_ref()]);
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+}
+
+// ---------------------------------------------------------------------------------------
+// The spec's sample queries on c_sched.pftrace
+// ---------------------------------------------------------------------------------------
+//
+// sched facts (c_sched.expect.md), ns:
+//   cpu 0: GameThread 10M, sf-render 15M, swapper 15M, GameThread 10M, AudioThread 10M,
+//          swapper open (dur -1)
+//   cpu 1: AudioThread 25M, sf-render 15M, swapper 10M, GameThread open (dur -1)
+// The open slices' dur of -1 is summed along: cpu 0 = 60M - 1, cpu 1 = 50M - 1; swapper
+// 25M - 1; GameThread 20M - 1; AudioThread 35M; sf-render 30M. With %f these print
+// rounded to 6 decimals.
+
+const SCHED: &str = "c_sched.pftrace";
+
+#[test]
+fn sample_trace_duration() {
+    let out = query(
+        &data(SCHED),
+        "select ((select max(ts) from sched) - (select min(ts) from sched)) / 1e9 as duration_sec",
+    );
+    // max ts 1_060_000_000 (cpu 0's last switch), min ts 1_000_000_000.
+    assert_eq!(out, "\"duration_sec\"\n0.060000\n");
+}
+
+#[test]
+fn sample_total_cpu_usage() {
+    let out = query(
+        &data(SCHED),
+        "select cpu, sum(dur)/1e9 as cpu_time_sec from sched group by cpu order by cpu",
+    );
+    assert_eq!(out, "\"cpu\",\"cpu_time_sec\"\n0,0.060000\n1,0.050000\n");
+    // Exactly: the open slice of each cpu adds its dur of -1.
+    let exact = query(
+        &data(SCHED),
+        "select cpu, sum(dur) as ns, sum(iif(dur >= 0, dur, 0)) as closed_ns
+         from sched group by cpu order by cpu",
+    );
+    assert_eq!(
+        exact,
+        "\"cpu\",\"ns\",\"closed_ns\"\n0,59999999,60000000\n1,49999999,50000000\n"
+    );
+}
+
+#[test]
+fn sample_list_processes() {
+    let out = query(
+        &data(SCHED),
+        "select process.name, pid from process limit 100",
+    );
+    let got = rows(&out, "\"name\",\"pid\"");
+    for expected in [
+        "\"/system/bin/init\",1",
+        "\"com.example.game\",100",
+        "\"/system/bin/surfaceflinger\",200",
+    ] {
+        assert!(
+            got.iter().any(|r| r == expected),
+            "{expected} missing: {out}"
+        );
+    }
+    // Any other row is a placeholder (pid 0, the idle process).
+    for r in &got {
+        assert!(
+            r.ends_with(",1") || r.ends_with(",100") || r.ends_with(",200") || r.ends_with(",0"),
+            "unexpected process {r}"
+        );
+    }
+}
+
+#[test]
+fn sample_list_processes_and_threads() {
+    let out = query(
+        &data(SCHED),
+        "select process.name as proc_name, pid, thread.name as thread_name, tid from thread left join process using(upid) limit 100",
+    );
+    let got = rows(&out, "\"proc_name\",\"pid\",\"thread_name\",\"tid\"");
+    for expected in [
+        "\"com.example.game\",100,\"GameThread\",101",
+        "\"com.example.game\",100,\"AudioThread\",102",
+        "\"com.example.game\",100,\"AssetLoader\",103",
+        "\"/system/bin/surfaceflinger\",200,\"sf-render\",201",
+    ] {
+        assert!(
+            got.iter().any(|r| r == expected),
+            "{expected} missing: {out}"
+        );
+    }
+    let swapper = got
+        .iter()
+        .find(|r| r.ends_with(",0") && r.contains("\"swapper\""));
+    assert!(swapper.is_some(), "no swapper (tid 0) thread: {out}");
+}
+
+#[test]
+fn sample_cpu_time_top_threads() {
+    // `order by dur` on a grouped query orders by an arbitrary row's dur, so the row order
+    // is not defined; compare as sets.
+    let out = query(
+        &data(SCHED),
+        "select thread.name as thread_name, tid, cpu_sec from (select utid, sum(dur)/1e9 as cpu_sec from sched group by utid order by dur desc limit 100) inner join thread using(utid)",
+    );
+    assert_eq!(
+        sorted(rows(&out, "\"thread_name\",\"tid\",\"cpu_sec\"")),
+        strings(&[
+            "\"AudioThread\",102,0.035000",
+            "\"GameThread\",101,0.020000",
+            "\"sf-render\",201,0.030000",
+            "\"swapper\",0,0.025000",
+        ])
+    );
+}
+
+#[test]
+fn sample_cpu_time_top_threads_with_process_names() {
+    let out = query(
+        &data(SCHED),
+        "select thread.name as thread_name, process.name as proc_name, tid, pid, cpu_sec from (select utid, sum(dur)/1e9 as cpu_sec from sched group by utid order by dur desc limit 100) left outer join thread using(utid) left outer join process using(upid)",
+    );
+    assert_eq!(
+        sorted(rows(
+            &out,
+            "\"thread_name\",\"proc_name\",\"tid\",\"pid\",\"cpu_sec\""
+        )),
+        strings(&[
+            "\"AudioThread\",\"com.example.game\",102,100,0.035000",
+            "\"GameThread\",\"com.example.game\",101,100,0.020000",
+            "\"sf-render\",\"/system/bin/surfaceflinger\",201,200,0.030000",
+            "\"swapper\",\"[NULL]\",0,0,0.025000",
+        ])
+    );
+}
+
+#[test]
+fn sample_cpu_time_top_processes() {
+    let out = query(
+        &data(SCHED),
+        "select process.name, tot_proc/1e9 as cpu_sec from (select upid, sum(tot_thd) as
+tot_proc from (select utid, sum(dur) as tot_thd from sched group by utid) join
+thread using(utid) group by upid) join process using(upid) order by cpu_sec desc
+limit 100;",
+    );
+    // com.example.game = GameThread (20M - 1) + AudioThread 35M; the idle process (pid 0,
+    // no name) = swapper 25M - 1.
+    assert_eq!(
+        out,
+        "\"name\",\"cpu_sec\"\n\
+         \"com.example.game\",0.055000\n\
+         \"/system/bin/surfaceflinger\",0.030000\n\
+         \"[NULL]\",0.025000\n"
+    );
+}
+
+#[test]
+fn sample_cpu_time_top_processes_by_cpu() {
+    // The inner query groups by utid only, so `cpu` is the cpu of an arbitrary row of each
+    // thread (every thread that ran did so on both cpus); check names, times and that the
+    // cpu is a real one.
+    let out = query(
+        &data(SCHED),
+        "select proc_name, cpu, cpu_sec from (select process.name as proc_name, upid, cpu, cpu_sec from (select cpu, utid, sum(dur)/1e9 as cpu_sec from sched group by utid) left join thread using(utid) left join process using(upid)) group by upid, cpu order by cpu_sec desc limit 100",
+    );
+    let got = rows(&out, "\"proc_name\",\"cpu\",\"cpu_sec\"");
+    assert_eq!(got.len(), 4, "{out}");
+    let mut without_cpu: Vec<String> = got
+        .iter()
+        .map(|r| {
+            let f: Vec<&str> = r.split(',').collect();
+            assert!(f[1] == "0" || f[1] == "1", "bad cpu in {r}");
+            format!("{},{}", f[0], f[2])
+        })
+        .collect();
+    without_cpu.sort();
+    let mut expected = strings(&[
+        "\"com.example.game\",0.035000",
+        "\"com.example.game\",0.020000",
+        "\"/system/bin/surfaceflinger\",0.030000",
+        "\"[NULL]\",0.025000",
+    ]);
+    expected.sort();
+    assert_eq!(without_cpu, expected);
+    // Ordered by cpu_sec descending.
+    let secs: Vec<&str> = got.iter().map(|r| r.rsplit(',').next().unwrap()).collect();
+    assert_eq!(secs, ["0.035000", "0.030000", "0.025000", "0.020000"]);
+    // The game's two rows are on different cpus, or the outer group by would have merged
+    // them.
+    let game_cpus: Vec<&str> = got
+        .iter()
+        .filter(|r| r.starts_with("\"com.example.game\""))
+        .map(|r| r.split(',').nth(1).unwrap())
+        .collect();
+    assert_ne!(game_cpus[0], game_cpus[1], "{out}");
+}
