@@ -1148,6 +1148,10 @@ impl<'s> Builder<'s> {
 
     fn flow_v1(&mut self, ts: i64, f: &FlowV1Event) {
         let track = self.resolve_track(f.track);
+        // Async keys pick their track per slice; a flow event cannot name one.
+        if track == u32::MAX {
+            return;
+        }
         self.clean_stack(track, ts, 0);
         let top = self.stacks[track as usize].last().map(|e| e.slice);
         let key = (f.id, f.category, f.name);
