@@ -1290,6 +1290,13 @@ impl<'s> Builder<'s> {
         self.sink.args.push(&resolved)
     }
 
+    fn process_arg(&mut self, process: ProcessRef, key: StrId, value: ArgValue) {
+        let upid = self.process(process);
+        self.tables.processes[upid as usize]
+            .extra_args
+            .push((key, value));
+    }
+
     /// The track a begin or end lands on: async cookies pick (and count) their slot.
     fn slice_track(&mut self, track: TrackRef, ts: i64, phase: AsyncPhase) -> u32 {
         let key = *self.sink.tracks.get(track);
@@ -1393,12 +1400,7 @@ impl<'s> Builder<'s> {
                 process,
                 key,
                 value,
-            } => {
-                let upid = self.process(process);
-                self.tables.processes[upid as usize]
-                    .extra_args
-                    .push((key, ArgValue::Str(value)));
-            }
+            } => self.process_arg(process, key, ArgValue::Str(value)),
             EventData::ClaimProcess { process, uuid } => self.claim_process(process, uuid),
             EventData::Process(ref info) => self.process_info(info),
             EventData::ThreadStart(ref t) => {
@@ -1425,12 +1427,7 @@ impl<'s> Builder<'s> {
                 process,
                 key,
                 value,
-            } => {
-                let upid = self.process(process);
-                self.tables.processes[upid as usize]
-                    .extra_args
-                    .push((key, ArgValue::Int(value)));
-            }
+            } => self.process_arg(process, key, ArgValue::Int(value)),
             EventData::ThreadState(ref st) => self.thread_state_event(ts, st),
         }
     }
