@@ -2,62 +2,19 @@
 //! the problem, or (when mostly readable) imports what it can and counts the loss in
 //! `stats`. Nothing may panic.
 
+mod common;
+
+use common::TempFile;
+
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
 
 use rusqlite::Connection;
 
 // ---------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------
-
-/// A file in the temp directory with a unique name; removed (with SQLite side files) on drop.
-struct TempFile(PathBuf);
-
-impl TempFile {
-    /// A fresh unique path; nothing is written.
-    fn path_only(tag: &str) -> TempFile {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let path = std::env::temp_dir().join(format!(
-            "sextant-bad-input-{}-{nanos}-{n}-{tag}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_file(&path);
-        TempFile(path)
-    }
-
-    /// A unique file holding `bytes`.
-    fn with_bytes(tag: &str, bytes: &[u8]) -> TempFile {
-        let f = TempFile::path_only(tag);
-        std::fs::write(&f.0, bytes).expect("writing a temp file");
-        f
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn name(&self) -> String {
-        self.0.display().to_string()
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-        for suffix in ["-journal", "-wal", "-shm"] {
-            let mut side = self.0.clone().into_os_string();
-            side.push(suffix);
-            let _ = std::fs::remove_file(side);
-        }
-    }
-}
 
 /// A successful import: the read-only connection plus the files to clean up.
 struct Imported {
@@ -118,7 +75,7 @@ enum Outcome {
 /// import fails the test with the tag, so loops over many inputs say which one broke.
 fn import(tag: &str, bytes: &[u8]) -> Outcome {
     let input = TempFile::with_bytes(tag, bytes);
-    let db = TempFile::path_only(&format!("{tag}.sqlite"));
+    let db = TempFile::new(&format!("{tag}.sqlite"));
     let result = catch_unwind(AssertUnwindSafe(|| {
         sextant::import::import_path(input.path(), db.path())
     }));

@@ -1,45 +1,16 @@
 //! The `sextant` binary: `query` output in trace_processor_shell's CSV format, `-q` files,
 //! errors, `import -o`, and the spec's sample queries on c_sched.pftrace.
 
+mod common;
+
+use common::TempFile;
+
+fn text_file(tag: &str, text: &str) -> TempFile {
+    TempFile::with_bytes(tag, text.as_bytes())
+}
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// A unique path in the temp directory; the file (and SQLite side files) is removed on drop.
-struct TempFile(PathBuf);
-
-impl TempFile {
-    fn new(tag: &str) -> TempFile {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let path = std::env::temp_dir().join(format!(
-            "sextant-cli-{}-{nanos}-{n}-{tag}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_file(&path);
-        TempFile(path)
-    }
-
-    fn with_text(tag: &str, text: &str) -> TempFile {
-        let f = TempFile::new(tag);
-        std::fs::write(&f.0, text).expect("writing a temp file");
-        f
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-        for suffix in ["-journal", "-wal", "-shm"] {
-            let mut side = self.0.clone().into_os_string();
-            side.push(suffix);
-            let _ = std::fs::remove_file(side);
-        }
-    }
-}
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -141,7 +112,7 @@ fn query_empty_result_prints_only_the_header() {
 
 #[test]
 fn query_file_with_two_statements() {
-    let sql = TempFile::with_text(
+    let sql = text_file(
         "two.sql",
         "-- slices per thread\n\
          select count(*) as n from slice;\n\
@@ -173,7 +144,7 @@ fn query_error_exits_non_zero_with_message_on_stderr() {
 
 #[test]
 fn empty_sql_file_is_an_error() {
-    let sql = TempFile::with_text("empty.sql", "  \n-- only a comment\n");
+    let sql = text_file("empty.sql", "  \n-- only a comment\n");
     let err = failing([
         "query".as_ref(),
         data("a_track_events.pftrace").as_os_str(),

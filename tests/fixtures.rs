@@ -4,33 +4,23 @@
 //! Threads and processes are identified by tid/pid and names, never by row ids. Facts an
 //! expect file lists under "Not asserted / unsure" are not asserted here.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
-/// Deletes the temporary database (and any SQLite side files) when dropped.
-struct TempDb(PathBuf);
+mod common;
 
-impl Drop for TempDb {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-        for suffix in ["-journal", "-wal", "-shm"] {
-            let mut side = self.0.clone().into_os_string();
-            side.push(suffix);
-            let _ = std::fs::remove_file(side);
-        }
-    }
-}
+use common::TempFile;
 
 /// Imports `tests/data/<name>` into a fresh temporary database and opens it read-only.
-fn import(name: &str) -> (Connection, TempDb) {
+fn import(name: &str) -> (Connection, TempFile) {
     let trace = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")
         .join(name);
     let db =
         std::env::temp_dir().join(format!("sextant-test-{}-{name}.sqlite", std::process::id()));
-    let guard = TempDb(db.clone());
+    let guard = TempFile(db.clone());
     let _ = std::fs::remove_file(&db);
     sextant::import::import_path(&trace, &db)
         .unwrap_or_else(|e| panic!("importing {name} failed: {e}"));
