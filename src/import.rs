@@ -1,13 +1,22 @@
-//! The import pipeline: source → parse → clock → sort → model → db.
+//! The import pipeline: source → manifest → parse → clock → sort → model → db.
+//!
+//! Parsing keeps every event's raw timestamp and the clock it was read on. A [`Session`]
+//! keeps those parsed events, so the same files can be re-placed on another trace_time clock
+//! (the TUI's chooser) without parsing them again: only clock → sort → model → db run again.
 
-use std::collections::BTreeSet;
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use crate::clock::{self, ClockConverter, Placement};
-use crate::db::{self, ImportFacts, SnapshotRow, TraceFileRow};
-use crate::ir::{clocks, ClockDomain, MetaValue, Sink, HOST_MACHINE};
-use crate::parse::{self, FileContext, ParseError};
+use crate::clock::report::{self, Report};
+use crate::clock::{self, Context, Format, ManifestClocks, ManifestEdge, Placement, Plan};
+use crate::db::{self, ImportFacts, TraceFileRow};
+use crate::ir::{
+    clocks, ClockDomain, Event, MachineId, MetaValue, Sink, StatKey, NO_FILE, NO_MACHINE,
+};
+use crate::manifest::{self, Manifest, ManifestError};
+use crate::parse::{self, FileContext, MachineScope, ParseError};
 use crate::source::{self, Kind, SourceError, TraceFile};
 
 #[derive(Debug, thiserror::Error)]
@@ -16,8 +25,14 @@ pub enum ImportError {
     Source(#[from] SourceError),
     #[error("{file}: {error}")]
     Parse { file: String, error: ParseError },
+    #[error("{file}: {error}")]
+    Manifest { file: String, error: ManifestError },
     #[error("{file}: Unknown trace type provided (not a Perfetto protobuf, Chrome JSON or systrace file, nor a ZIP/TAR/gzip archive)")]
     UnknownType { file: String },
+    #[error("the import was cancelled")]
+    Cancelled,
+    #[error("there is no clock node {0} to put trace time on")]
+    NoSuchClock(u32),
     #[error(transparent)]
     Db(#[from] db::DbError),
 }
@@ -36,232 +51,525 @@ pub struct ImportSummary {
     pub total_secs: f64,
 }
 
+/// Where an import is, for progress bars.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Reading,
+    Parsing { file: String },
+    Placing,
+    Writing,
+    Done,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub stage: Stage,
+    pub files_done: usize,
+    pub files_total: usize,
+    pub bytes_done: u64,
+    pub bytes_total: u64,
+    /// Events parsed so far (while parsing), or rows written (while writing).
+    pub events: u64,
+}
+
+/// A candidate clock for trace time, with what choosing it would cost.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceTimeCandidate {
+    /// The `__sextant_clock_node` id.
+    pub node: u32,
+    pub label: String,
+    pub current: bool,
+    /// Events that would be dropped: unrelatable to it, or placed before its zero.
+    pub dropped_events: u64,
+}
+
+/// An imported set of files, kept parsed so trace time can be switched without re-parsing.
+pub struct Session {
+    sink: Sink,
+    /// Stats and metadata as parsing left them (each write adds its own on top).
+    parse_stats: HashMap<StatKey, i64>,
+    parse_metadata: Vec<(String, MachineId, u32, MetaValue)>,
+    files: Vec<TraceFileRow>,
+    file_names: Vec<String>,
+    contexts: Vec<Context>,
+    manifest_clocks: ManifestClocks,
+    first_machine: MachineId,
+    /// Clock nodes of the database written last, by `__sextant_clock_node` id.
+    nodes: Vec<ClockDomain>,
+    summary: ImportSummary,
+    candidates: Vec<TraceTimeCandidate>,
+    started: Instant,
+}
+
 /// Imports the trace at `input` into a new SQLite database at `db_path`.
 pub fn import_path(input: &Path, db_path: &Path) -> Result<ImportSummary, ImportError> {
     let files = source::open(input)?;
     import_files(&input.display().to_string(), files, db_path)
 }
 
-/// Imports already-opened files (see [`source::open_bytes`]).
+/// Imports already-opened files (see [`source::open_bytes`]) once, without keeping them
+/// for re-placement.
 pub fn import_files(
     input_name: &str,
-    mut files: Vec<TraceFile>,
+    files: Vec<TraceFile>,
     db_path: &Path,
 ) -> Result<ImportSummary, ImportError> {
-    let started = Instant::now();
-    let mut sink = Sink::new();
-    let mut facts = ImportFacts::default();
-    let mut summary = ImportSummary {
-        files: files.len(),
-        bytes: files.first().map_or(0, |f| f.size),
-        ..Default::default()
-    };
-    let traces: Vec<usize> = (0..files.len())
-        .filter(|&i| !files[i].kind.is_container())
-        .collect();
-    if traces.is_empty() || traces.iter().all(|&i| files[i].kind == Kind::Unknown) {
-        return Err(ImportError::UnknownType {
-            file: input_name.to_string(),
-        });
-    }
-    // The first file to claim a clock sets trace time.
-    let mut claimed: Option<ClockDomain> = None;
-    for (order, file) in files.iter_mut().enumerate() {
-        facts.files.push(TraceFileRow {
-            parent_id: file.parent.map(|p| p as u32),
-            name: file.name.clone(),
-            size: file.size,
-            trace_type: file.kind.trace_type(),
-            processing_order: Some(order as u32),
-            is_container: file.kind.is_container(),
-        });
-        if file.kind.is_container() || file.kind == Kind::Manifest {
-            continue;
-        }
-        let index = order as u32;
-        sink.current_file = index;
-        let ctx = FileContext {
-            file: index,
-            machine: HOST_MACHINE,
-        };
-        let bytes = std::mem::take(&mut file.bytes);
-        let name = file.display_name(input_name).to_string();
-        let wrap = |error| ImportError::Parse {
-            file: name.clone(),
-            error,
-        };
-        let snapshots_before = sink.snapshots.len();
-        match file.kind {
-            Kind::Proto => {
-                parse::proto::parse(&bytes, &mut sink, &ctx).map_err(wrap)?;
-                sink.name_swapper(HOST_MACHINE);
-                if claimed.is_none() && sink.snapshots.len() > snapshots_before {
-                    claimed = Some(clock::builtin(HOST_MACHINE, clocks::BOOTTIME));
-                }
-            }
-            Kind::Json => {
-                parse::json::parse(&bytes, &mut sink, &ctx).map_err(wrap)?;
-                claimed.get_or_insert(ClockDomain {
-                    machine: HOST_MACHINE,
-                    clock_id: clocks::TRACE_FILE,
-                    sequence: 0,
-                    file: index,
-                });
-            }
-            Kind::Systrace => {
-                parse::systrace::parse(&bytes, &mut sink, &ctx).map_err(wrap)?;
-                sink.name_swapper(HOST_MACHINE);
-                claimed.get_or_insert(clock::builtin(HOST_MACHINE, clocks::MONOTONIC));
-            }
-            Kind::Unknown => {
-                return Err(ImportError::UnknownType { file: name });
-            }
-            _ => {}
-        }
-    }
-    summary.parse_secs = started.elapsed().as_secs_f64();
-    sink.events.shrink_to_fit();
-    // A snapshot's primary_trace_clock names the clock trace time is on.
-    if let (Some(primary), Some(c)) = (sink.primary_trace_clock, claimed.as_mut()) {
-        if c.clock_id == clocks::BOOTTIME {
-            *c = clock::builtin(HOST_MACHINE, primary);
-        }
-    }
-    let trace_clock = claimed.unwrap_or(clock::builtin(HOST_MACHINE, clocks::BOOTTIME));
-    facts.trace_time_clock = claimed.map(|c| c.clock_id);
-
-    let phase = |name: &str, since: Instant| {
-        if std::env::var_os("SEXTANT_TIMING").is_some() {
-            let hwm = std::fs::read_to_string("/proc/self/status")
-                .ok()
-                .and_then(|s| {
-                    s.lines()
-                        .find(|l| l.starts_with("VmHWM"))
-                        .map(str::to_string)
-                })
-                .unwrap_or_default();
-            eprintln!("{name}: {:.2}s {hwm}", since.elapsed().as_secs_f64());
-        }
-    };
-    phase("parse", started);
-    let t = Instant::now();
-    to_trace_time(&mut sink, trace_clock, &mut facts);
-    sort_and_drop_negative(&mut sink);
-    summary.events = sink.events.len();
-
-    let mut machines: BTreeSet<u32> = sink.machines.keys().copied().collect();
-    machines.insert(HOST_MACHINE);
-    for c in 0..sink.clocks.len() {
-        machines.insert(sink.clocks.get(c as u32).machine);
-    }
-    let machines: Vec<u32> = machines.into_iter().collect();
-    let swapper = sink.swapper_machines.clone();
-    if let Some(top) = files.first() {
-        let kind = files
-            .iter()
-            .find(|f| !f.kind.is_container())
-            .map_or(top.kind, |f| f.kind);
-        sink.current_file = 0;
-        sink.metadata(
-            "trace_type",
-            HOST_MACHINE,
-            MetaValue::Str(kind.trace_type().into()),
-        );
-        sink.metadata(
-            "trace_size_bytes",
-            HOST_MACHINE,
-            MetaValue::Int(top.size as i64),
-        );
-    }
-    phase("clock+sort", t);
-    let t = Instant::now();
-    let conn = db::create(db_path)?;
-    let mut writer = db::begin(&conn)?;
-    let tables = crate::model::build(&mut sink, &machines, &swapper, &mut writer);
-    phase("model+rows", t);
-    let t = Instant::now();
-    for (row, m) in tables.machines.iter().enumerate() {
-        facts.machine_rows.insert(m.raw_id as u32, row as u32);
-    }
-    for s in &mut facts.snapshots {
-        s.machine = facts.machine_rows.get(&s.machine).copied().unwrap_or(0);
-    }
-    summary.slices = tables.slice_count as usize;
-    summary.counters = tables.counter_count as usize;
-    summary.sched = tables.sched_count as usize;
-    summary.dropped_events = sink
-        .stats
-        .iter()
-        .filter(|(k, _)| {
-            matches!(
-                k.name,
-                "clock_sync_unrelatable_clock_domains" | "trace_sorter_negative_timestamp_dropped"
-            )
-        })
-        .map(|(_, v)| *v as u64)
-        .sum();
-
-    writer.finish(&tables, &sink, &facts)?;
-    db::commit(&conn)?;
-    phase("db", t);
-    summary.total_secs = started.elapsed().as_secs_f64();
-    Ok(summary)
+    let never = AtomicBool::new(false);
+    let mut session = Session::parse(input_name, files, &mut |_| {}, &never)?;
+    session.write(db_path, None, false, &mut |_| {}, &never)?;
+    Ok(session.summary)
 }
 
-/// Converts every event's raw timestamp to trace time; events whose clock cannot reach
-/// trace time are dropped and counted.
-fn to_trace_time(sink: &mut Sink, trace_clock: ClockDomain, facts: &mut ImportFacts) {
-    let mut conv = ClockConverter::new(trace_clock, &sink.snapshots);
-    let placements: Vec<Placement> = (0..sink.clocks.len())
-        .map(|c| conv.placement(*sink.clocks.get(c as u32)))
-        .collect();
-    // Snapshot rows, placed at the snapshot's time on the trace clock.
-    for (id, snap) in sink.snapshots.iter().enumerate() {
-        let Some(ts) = snap.readings.iter().find_map(|&(d, v)| conv.convert(d, v)) else {
-            continue;
+impl Session {
+    /// Parses every file and writes the database at `db_path`.
+    pub fn import(
+        input_name: &str,
+        files: Vec<TraceFile>,
+        db_path: &Path,
+        progress: &mut dyn FnMut(&Progress),
+        cancel: &AtomicBool,
+    ) -> Result<Session, ImportError> {
+        let mut session = Session::parse(input_name, files, progress, cancel)?;
+        session.write(db_path, None, true, progress, cancel)?;
+        Ok(session)
+    }
+
+    pub fn summary(&self) -> &ImportSummary {
+        &self.summary
+    }
+
+    /// Every clock trace time could be put on, as in `__sextant_trace_time_candidate`.
+    pub fn candidates(&self) -> Vec<TraceTimeCandidate> {
+        self.candidates.clone()
+    }
+
+    /// Re-places every event with trace time on clock node `node` (an id of the last
+    /// database's `__sextant_clock_node`) and writes a complete new database at `db_path`.
+    pub fn replace(
+        &mut self,
+        node: u32,
+        db_path: &Path,
+        progress: &mut dyn FnMut(&Progress),
+        cancel: &AtomicBool,
+    ) -> Result<ImportSummary, ImportError> {
+        let clock = *self
+            .nodes
+            .get(node as usize)
+            .ok_or(ImportError::NoSuchClock(node))?;
+        self.started = Instant::now();
+        self.write(db_path, Some(clock), true, progress, cancel)?;
+        Ok(self.summary.clone())
+    }
+
+    fn parse(
+        input_name: &str,
+        mut files: Vec<TraceFile>,
+        progress: &mut dyn FnMut(&Progress),
+        cancel: &AtomicBool,
+    ) -> Result<Session, ImportError> {
+        let started = Instant::now();
+        let mut sink = Sink::new();
+        let bytes_total: u64 = files
+            .iter()
+            .filter(|f| !f.kind.is_container())
+            .map(|f| f.size)
+            .sum();
+        let mut state = Progress {
+            stage: Stage::Reading,
+            files_done: 0,
+            files_total: files.len(),
+            bytes_done: 0,
+            bytes_total,
+            events: 0,
         };
-        for &(d, v) in &snap.readings {
-            facts.snapshots.push(SnapshotRow {
-                ts,
-                clock_id: d.clock_id,
-                clock_value: v,
-                snapshot_id: id as u32,
-                machine: snap.machine,
+        progress(&state);
+        let traces: Vec<usize> = (0..files.len())
+            .filter(|&i| !files[i].kind.is_container())
+            .collect();
+        if traces.is_empty() || traces.iter().all(|&i| files[i].kind == Kind::Unknown) {
+            return Err(ImportError::UnknownType {
+                file: input_name.to_string(),
             });
         }
+        let file_names: Vec<String> = files
+            .iter()
+            .map(|f| f.display_name(input_name).to_string())
+            .collect();
+        let setup = ManifestSetup::read(&files, &file_names, &mut sink)?;
+
+        let mut rows = Vec::with_capacity(files.len());
+        let mut formats: Vec<Option<Format>> = vec![None; files.len()];
+        for (order, file) in files.iter_mut().enumerate() {
+            rows.push(TraceFileRow {
+                parent_id: file.parent.map(|p| p as u32),
+                name: file.name.clone(),
+                size: file.size,
+                trace_type: file.kind.trace_type(),
+                processing_order: Some(order as u32),
+                is_container: file.kind.is_container(),
+            });
+            if cancel.load(Ordering::Relaxed) {
+                return Err(ImportError::Cancelled);
+            }
+            if file.kind.is_container() || file.kind == Kind::Manifest {
+                state.files_done += 1;
+                continue;
+            }
+            let index = order as u32;
+            let name = file_names[order].clone();
+            state.stage = Stage::Parsing { file: name.clone() };
+            progress(&state);
+            sink.current_file = index;
+            let ctx = setup.context(index, file.name.as_deref(), &mut sink);
+            let bytes = std::mem::take(&mut file.bytes);
+            let wrap = |error| match error {
+                ParseError::Cancelled => ImportError::Cancelled,
+                error => ImportError::Parse {
+                    file: name.clone(),
+                    error,
+                },
+            };
+            match file.kind {
+                Kind::Proto => {
+                    let base = state.clone();
+                    let mut tick = |pos: usize, events: usize| {
+                        let mut s = base.clone();
+                        s.bytes_done += pos as u64;
+                        s.events = events as u64;
+                        progress(&s);
+                        !cancel.load(Ordering::Relaxed)
+                    };
+                    parse::proto::parse_with_progress(&bytes, &mut sink, &ctx, &mut tick)
+                        .map_err(wrap)?;
+                    sink.name_swapper(ctx.machine);
+                    formats[order] = Some(Format::Proto);
+                    if setup.is_pinned(file.name.as_deref())
+                        && sink.snapshots.iter().any(|s| s.file == index)
+                    {
+                        return Err(ImportError::Manifest {
+                            file: name,
+                            error: ManifestError::PinWithSnapshots,
+                        });
+                    }
+                }
+                Kind::Json => {
+                    parse::json::parse(&bytes, &mut sink, &ctx).map_err(wrap)?;
+                    formats[order] = Some(Format::Json);
+                }
+                Kind::Systrace => {
+                    parse::systrace::parse(&bytes, &mut sink, &ctx).map_err(wrap)?;
+                    sink.name_swapper(ctx.machine);
+                    formats[order] = Some(Format::Systrace);
+                }
+                Kind::Unknown => return Err(ImportError::UnknownType { file: name }),
+                _ => {}
+            }
+            state.files_done += 1;
+            state.bytes_done += file.size;
+            state.events = sink.events.len() as u64;
+            progress(&state);
+        }
+        sink.events.shrink_to_fit();
+        if let Some(top) = files.first() {
+            let kind = files
+                .iter()
+                .find(|f| !f.kind.is_container())
+                .map_or(top.kind, |f| f.kind);
+            sink.current_file = 0;
+            let machine = sink.machine_registry.host();
+            sink.metadata(
+                "trace_type",
+                machine,
+                MetaValue::Str(kind.trace_type().into()),
+            );
+            sink.metadata("trace_size_bytes", machine, MetaValue::Int(top.size as i64));
+        }
+        let contexts = contexts(&sink, &formats);
+        let first_machine = if sink.machine_registry.is_empty() {
+            sink.machine_registry.host()
+        } else {
+            0
+        };
+        let summary = ImportSummary {
+            files: files.len(),
+            bytes: files.first().map_or(0, |f| f.size),
+            parse_secs: started.elapsed().as_secs_f64(),
+            ..Default::default()
+        };
+        Ok(Session {
+            parse_stats: sink.stats.clone(),
+            parse_metadata: sink.metadata.clone(),
+            sink,
+            files: rows,
+            file_names,
+            contexts,
+            manifest_clocks: setup.clocks,
+            first_machine,
+            nodes: Vec::new(),
+            summary,
+            candidates: Vec::new(),
+            started,
+        })
     }
-    if placements.iter().all(|p| *p == Placement::Identity) {
-        return;
+
+    /// Places, sorts, builds and writes the database; keeps the raw events when `keep`.
+    fn write(
+        &mut self,
+        db_path: &Path,
+        forced: Option<ClockDomain>,
+        keep: bool,
+        progress: &mut dyn FnMut(&Progress),
+        cancel: &AtomicBool,
+    ) -> Result<(), ImportError> {
+        let t = Instant::now();
+        let mut state = Progress {
+            stage: Stage::Placing,
+            files_done: self.files.len(),
+            files_total: self.files.len(),
+            bytes_done: self.summary.bytes,
+            bytes_total: self.summary.bytes,
+            events: self.sink.events.len() as u64,
+        };
+        progress(&state);
+        let sink = &mut self.sink;
+        sink.stats = self.parse_stats.clone();
+        sink.metadata = self.parse_metadata.clone();
+        let placement = clock::place(&clock::PlacementInput {
+            contexts: &self.contexts,
+            snapshots: &sink.snapshots,
+            manifest: &self.manifest_clocks,
+            forced_trace_time: forced,
+            first_machine: self.first_machine,
+        });
+        let mut facts = ImportFacts {
+            files: self.files.clone(),
+            trace_time_clock: placement.claimed.then_some(placement.trace_time.clock_id),
+            ..Default::default()
+        };
+        let machine_names: Vec<String> = sink
+            .machine_registry
+            .records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                sink.machines
+                    .get(&(i as MachineId))
+                    .and_then(|m| m.name.clone())
+                    .or_else(|| r.name.clone())
+                    .unwrap_or_else(|| format!("machine {}", r.raw_id))
+            })
+            .collect();
+        // The report reads raw timestamps: it runs before conversion.
+        let per_clock = report::events_per_clock(sink);
+        let report = Report::new(
+            &placement,
+            sink,
+            &machine_names,
+            &self.file_names,
+            &per_clock,
+        );
+        self.nodes = report.nodes.iter().map(|n| n.clock).collect();
+        let candidates = if keep {
+            report.candidates(
+                &placement,
+                sink,
+                &self.contexts,
+                &self.manifest_clocks,
+                self.first_machine,
+                &per_clock,
+            )
+        } else {
+            Vec::new()
+        };
+        self.candidates = candidates
+            .iter()
+            .map(|c| TraceTimeCandidate {
+                node: c.node,
+                label: c.label.clone(),
+                current: c.current,
+                dropped_events: c.dropped_events,
+            })
+            .collect();
+        facts.snapshots = Report::snapshot_rows(&placement);
+        facts.candidates = candidates;
+        facts.report = report;
+
+        let converted = convert_events(sink, &placement, keep);
+        let raw = converted.map(|events| std::mem::replace(&mut sink.events, events));
+        sort_and_drop_negative(sink);
+        phase("clock+sort", t);
+        if cancel.load(Ordering::Relaxed) {
+            if let Some(raw) = raw {
+                sink.events = raw;
+            }
+            return Err(ImportError::Cancelled);
+        }
+        self.summary.events = sink.events.len();
+
+        let t = Instant::now();
+        state.stage = Stage::Writing;
+        state.events = 0;
+        progress(&state);
+        let machines: Vec<MachineId> = (0..sink.machine_registry.len() as MachineId).collect();
+        let swapper = sink.swapper_machines.clone();
+        let conn = db::create(db_path)?;
+        let mut tick = |rows: u64| {
+            let mut s = state.clone();
+            s.events = rows;
+            progress(&s);
+            !cancel.load(Ordering::Relaxed)
+        };
+        let mut writer = db::begin(&conn, &mut tick)?;
+        let tables = crate::model::build(sink, &machines, &swapper, &mut writer);
+        phase("model+rows", t);
+        if let Some(raw) = raw {
+            sink.events = raw;
+        }
+        let t = Instant::now();
+        self.summary.slices = tables.slice_count as usize;
+        self.summary.counters = tables.counter_count as usize;
+        self.summary.sched = tables.sched_count as usize;
+        self.summary.dropped_events = sink
+            .stats
+            .iter()
+            .filter(|(k, _)| {
+                k.name.starts_with("clock_sync_failure_")
+                    && k.name != "clock_sync_failure_undeferrable_packet_loss"
+                    || k.name == "trace_sorter_negative_timestamp_dropped"
+            })
+            .map(|(_, v)| *v as u64)
+            .sum();
+        writer.finish(&tables, sink, &facts)?;
+        db::commit(&conn)?;
+        phase("db", t);
+        self.summary.total_secs = self.started.elapsed().as_secs_f64();
+        progress(&Progress {
+            stage: Stage::Done,
+            ..state
+        });
+        Ok(())
     }
+}
+
+fn phase(name: &str, since: Instant) {
+    if std::env::var_os("SEXTANT_TIMING").is_some() {
+        let hwm = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("VmHWM"))
+                    .map(str::to_string)
+            })
+            .unwrap_or_default();
+        eprintln!("{name}: {:.2}s {hwm}", since.elapsed().as_secs_f64());
+    }
+}
+
+/// Every (file, machine) pair with events or snapshots, in processing order (machines in
+/// the order the file first used them).
+fn contexts(sink: &Sink, formats: &[Option<Format>]) -> Vec<Context> {
+    let mut out: Vec<Context> = Vec::new();
+    let mut seen: HashMap<(u32, MachineId), usize> = HashMap::new();
+    let mut note = |file: u32, machine: MachineId, converts: bool| {
+        let Some(Some(format)) = formats.get(file as usize) else {
+            return;
+        };
+        match seen.get(&(file, machine)) {
+            Some(&i) => out[i].converts |= converts,
+            None => {
+                seen.insert((file, machine), out.len());
+                out.push(Context {
+                    file,
+                    machine,
+                    format: *format,
+                    converts,
+                });
+            }
+        }
+    };
+    for c in 0..sink.clocks.len() {
+        let d = sink.clocks.get(c as u32);
+        note(d.file, d.machine, d.clock_id != clocks::PACKET_DEFAULT);
+    }
+    for s in &sink.snapshots {
+        note(s.file, s.machine, false);
+    }
+    // Packets that name no clock convert through the file's default clock once it has one.
+    let with_snapshots: std::collections::HashSet<u32> =
+        sink.snapshots.iter().map(|s| s.file).collect();
+    for c in 0..sink.clocks.len() {
+        let d = sink.clocks.get(c as u32);
+        if d.clock_id == clocks::PACKET_DEFAULT && with_snapshots.contains(&d.file) {
+            if let Some(&i) = seen.get(&(d.file, d.machine)) {
+                out[i].converts = true;
+            }
+        }
+    }
+    out.sort_by_key(|c| (c.file, seen[&(c.file, c.machine)]));
+    out
+}
+
+/// Converts every event to trace time. Events whose clock cannot reach it are dropped and
+/// counted per (machine, file). With `keep`, the raw events stay in the sink and the
+/// converted ones are returned.
+fn convert_events(sink: &mut Sink, placement: &Placement, keep: bool) -> Option<Vec<Event>> {
     let domains: Vec<ClockDomain> = (0..sink.clocks.len())
         .map(|c| *sink.clocks.get(c as u32))
         .collect();
-    let mut dropped: std::collections::HashMap<(u32, u32), i64> = Default::default();
-    let sink_payloads = &sink.payloads;
-    sink.events.retain_mut(|ev| {
-        let c = sink_payloads[ev.payload as usize].0 as usize;
-        match placements.get(c) {
-            Some(Placement::Identity | Placement::SameDomain(_)) => true,
-            _ => match conv.convert(domains[c], ev.ts) {
-                Some(ts) => {
-                    ev.ts = ts;
-                    true
-                }
-                None => {
-                    *dropped
-                        .entry((domains[c].machine, domains[c].file))
-                        .or_default() += 1;
-                    false
-                }
-            },
-        }
-    });
-    for ((machine, file), n) in dropped {
+    let plans: Vec<Plan> = domains.iter().map(|d| placement.plan(*d)).collect();
+    for u in &placement.unrelatable {
         let prev = sink.current_file;
-        sink.current_file = file;
-        sink.stat("clock_sync_unrelatable_clock_domains", machine, n);
+        sink.current_file = u.file;
+        sink.stat("clock_sync_unrelatable_clock_domains", u.machine, 1);
         sink.current_file = prev;
     }
+    let all_identity = plans.iter().all(|p| *p == Plan::Identity);
+    if all_identity {
+        return keep.then(|| sink.events.clone());
+    }
+    let mut dropped: HashMap<usize, i64> = HashMap::new();
+    let payloads = &sink.payloads;
+    let mut apply = |ev: &mut Event| -> bool {
+        let c = payloads[ev.payload as usize].0 as usize;
+        match &plans[c] {
+            Plan::Identity => true,
+            Plan::Path(path) => {
+                ev.ts = placement.graph.convert_along(path, ev.ts);
+                true
+            }
+            Plan::Drop(_) => {
+                *dropped.entry(c).or_default() += 1;
+                false
+            }
+        }
+    };
+    let out = if keep {
+        let mut out = Vec::with_capacity(sink.events.len());
+        for ev in &sink.events {
+            let mut ev = *ev;
+            if apply(&mut ev) {
+                out.push(ev);
+            }
+        }
+        Some(out)
+    } else {
+        sink.events.retain_mut(|ev| apply(ev));
+        None
+    };
+    let mut dropped: Vec<_> = dropped.into_iter().collect();
+    dropped.sort_unstable();
+    for (c, n) in dropped {
+        let Plan::Drop(failure) = plans[c] else {
+            continue;
+        };
+        let d = domains[c];
+        let prev = sink.current_file;
+        sink.current_file = d.file;
+        sink.stat(failure.stat(), d.machine, n);
+        sink.stat("clock_sync_failure_undeferrable_packet_loss", d.machine, n);
+        sink.current_file = prev;
+    }
+    out
 }
 
 fn sort_and_drop_negative(sink: &mut Sink) {
@@ -275,11 +583,187 @@ fn sort_and_drop_negative(sink: &mut Sink) {
     let negative = sink.events.partition_point(|e| e.ts < 0);
     if negative > 0 {
         sink.events.drain(..negative);
-        sink.current_file = 0;
+        let prev = sink.current_file;
+        sink.current_file = NO_FILE;
         sink.stat(
             "trace_sorter_negative_timestamp_dropped",
-            HOST_MACHINE,
+            NO_MACHINE,
             negative as i64,
         );
+        sink.current_file = prev;
+    }
+}
+
+/// The manifest of an input (if any), checked and resolved against the files.
+struct ManifestSetup {
+    manifest: Option<Manifest>,
+    clocks: ManifestClocks,
+}
+
+impl ManifestSetup {
+    fn read(
+        files: &[TraceFile],
+        names: &[String],
+        sink: &mut Sink,
+    ) -> Result<ManifestSetup, ImportError> {
+        let manifests: Vec<usize> = (0..files.len())
+            .filter(|&i| files[i].kind == Kind::Manifest)
+            .collect();
+        let none = ManifestSetup {
+            manifest: None,
+            clocks: ManifestClocks::default(),
+        };
+        let Some(&at) = manifests.first() else {
+            return Ok(none);
+        };
+        let fail = |error| ImportError::Manifest {
+            file: names[at].clone(),
+            error,
+        };
+        let is_trace = |f: &TraceFile| !f.kind.is_container() && f.kind != Kind::Manifest;
+        if files[..at].iter().any(is_trace) {
+            return Err(fail(ManifestError::NotFirst));
+        }
+        let m = manifest::parse(&files[at].bytes).map_err(fail)?;
+        m.check_references().map_err(fail)?;
+        // An override naming a member that is itself an archive or a manifest is refused
+        // (even a second manifest: Trace Processor meets the override first).
+        for entry in &m.files {
+            let has_override = entry.clocks.is_some() || entry.base_machine().is_some();
+            let is_container = files.iter().any(|f| {
+                f.name.as_deref() == Some(entry.path.as_str())
+                    && (f.kind.is_container() || f.kind == Kind::Manifest)
+            });
+            if has_override && is_container {
+                return Err(fail(ManifestError::OverrideOnContainer {
+                    path: entry.path.clone(),
+                }));
+            }
+        }
+        if manifests.len() > 1 {
+            return Err(fail(ManifestError::MultipleManifests));
+        }
+        for (key, value) in &m.attributes {
+            let value = match value {
+                manifest::AttrValue::Int(v) => MetaValue::Int(*v),
+                manifest::AttrValue::Str(s) => MetaValue::Str(s.clone()),
+            };
+            sink.current_file = NO_FILE;
+            sink.metadata(format!("manifest_attribute.{key}"), NO_MACHINE, value);
+        }
+        for name in m.machine_names() {
+            sink.machine_registry.named(name);
+        }
+        let file_index = |path: &str| {
+            files
+                .iter()
+                .position(|f| f.name.as_deref() == Some(path) && !f.kind.is_container())
+                .map(|i| i as u32)
+        };
+        let registry = &mut sink.machine_registry;
+        // The machine a manifest reference means: a named machine of the file, its base
+        // machine, or the host.
+        let mut machine_of = |file: Option<&str>, machine: Option<&str>| -> MachineId {
+            if let Some(name) = machine {
+                return registry.named(name);
+            }
+            let base = file.and_then(|f| m.entry(f)).and_then(|e| e.base_machine());
+            match base {
+                Some(name) => registry.named(name),
+                None if file.is_none() && !registry.is_empty() => 0,
+                None => registry.host(),
+            }
+        };
+        let mut clocks = ManifestClocks::default();
+        if let Some(tt) = &m.trace_time {
+            let machine = machine_of(tt.file.as_deref(), tt.machine.as_deref());
+            clocks.trace_time = Some(clock::builtin(machine, tt.clock));
+        }
+        for entry in &m.files {
+            let Some(over) = &entry.clocks else { continue };
+            let index = file_index(&entry.path);
+            let from = match over.clock {
+                Some(c) => {
+                    clock::builtin(machine_of(Some(&entry.path), over.machine.as_deref()), c)
+                }
+                None => {
+                    let Some(index) = index else {
+                        return Err(fail(ManifestError::CouldNotResolveFile {
+                            file: entry.path.clone(),
+                        }));
+                    };
+                    clock::file_timeline(index, machine_of(Some(&entry.path), None))
+                }
+            };
+            let target = &over.sync_to;
+            let to = match target.clock {
+                Some(c) => {
+                    clock::builtin(machine_of(Some(&target.file), target.machine.as_deref()), c)
+                }
+                None => {
+                    let Some(ti) = file_index(&target.file) else {
+                        return Err(fail(ManifestError::CouldNotResolveFile {
+                            file: target.file.clone(),
+                        }));
+                    };
+                    clock::file_timeline(ti, machine_of(Some(&target.file), None))
+                }
+            };
+            clocks.edges.push(ManifestEdge {
+                from,
+                to,
+                offset_ns: over.offset_ns,
+                file: index.unwrap_or(u32::MAX),
+            });
+        }
+        Ok(ManifestSetup {
+            manifest: Some(m),
+            clocks,
+        })
+    }
+
+    /// The manifest pins this file's private timeline (a `clocks` override without `clock`).
+    fn is_pinned(&self, name: Option<&str>) -> bool {
+        self.manifest
+            .as_ref()
+            .zip(name)
+            .and_then(|(m, n)| m.entry(n))
+            .and_then(|e| e.clocks.as_ref())
+            .is_some_and(|c| c.clock.is_none())
+    }
+
+    /// The parser context of a file: its base machine and what its packets may say.
+    fn context(&self, index: u32, name: Option<&str>, sink: &mut Sink) -> FileContext {
+        let entry = self
+            .manifest
+            .as_ref()
+            .zip(name)
+            .and_then(|(m, n)| m.entry(n));
+        let registry = &mut sink.machine_registry;
+        let Some(entry) = entry else {
+            return FileContext::new(index, registry.host());
+        };
+        let machine = match entry.base_machine() {
+            Some(name) => registry.named(name),
+            None => registry.host(),
+        };
+        let machines = if let Some(list) = &entry.machines {
+            MachineScope::Remap(
+                list.iter()
+                    .map(|m| (m.id, registry.named(&m.name)))
+                    .collect(),
+            )
+        } else if entry.machine.is_some() {
+            MachineScope::Single
+        } else if entry.clocks.as_ref().is_some_and(|c| c.clock.is_none()) {
+            MachineScope::Pinned
+        } else {
+            MachineScope::Free
+        };
+        FileContext {
+            file: index,
+            machine,
+            machines,
+        }
     }
 }

@@ -213,10 +213,111 @@ impl ArgsBuilder {
     }
 }
 
-/// Machine as the parsers see it: the raw id from the file (`0` = the host), plus the file's
-/// index so manifest remapping can be applied later.
+/// A machine of the import: an index into [`MachineRegistry`], which is also the `machine`
+/// row id. Raw ids (embedded in packets, or 2^32 + n for manifest names) live in the registry.
 pub type MachineId = u32;
+/// The host when the import creates it first (every import without manifest machine names).
 pub const HOST_MACHINE: MachineId = 0;
+/// No machine: stats and metadata about the whole import (`machine_id` NULL).
+pub const NO_MACHINE: MachineId = MachineId::MAX;
+/// No file: stats and metadata about the whole import (`trace_id` NULL).
+pub const NO_FILE: u32 = u32::MAX;
+
+/// First `raw_id` of machines named by a manifest: outside the 32-bit space of packet ids.
+pub const FIRST_MANIFEST_RAW_ID: i64 = 1 << 32;
+
+/// One machine of the import.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MachineRecord {
+    pub raw_id: i64,
+    /// The manifest's name (a SystemInfo `machine_name` overrides it).
+    pub name: Option<String>,
+}
+
+/// The machines of an import, in row order. Rows are created lazily, as Trace Processor does:
+/// manifest names first, then the host at its first use, then embedded ids as packets name them.
+#[derive(Clone, Debug, Default)]
+pub struct MachineRegistry {
+    pub records: Vec<MachineRecord>,
+    by_raw: HashMap<i64, MachineId>,
+    by_name: HashMap<String, MachineId>,
+    host: Option<MachineId>,
+}
+
+impl MachineRegistry {
+    fn add(&mut self, raw_id: i64, name: Option<String>) -> MachineId {
+        let id = self.records.len() as MachineId;
+        self.records.push(MachineRecord { raw_id, name });
+        self.by_raw.insert(raw_id, id);
+        id
+    }
+
+    /// The machine a manifest names (one row per distinct name).
+    pub fn named(&mut self, name: &str) -> MachineId {
+        if let Some(&id) = self.by_name.get(name) {
+            return id;
+        }
+        let raw = FIRST_MANIFEST_RAW_ID + self.by_name.len() as i64;
+        let id = self.add(raw, Some(name.to_string()));
+        self.by_name.insert(name.to_string(), id);
+        id
+    }
+
+    /// The host machine (raw id 0 unless a remote id was adopted onto it).
+    pub fn host(&mut self) -> MachineId {
+        if let Some(h) = self.host {
+            return h;
+        }
+        let id = self.add(0, None);
+        self.host = Some(id);
+        id
+    }
+
+    pub fn host_if_created(&self) -> Option<MachineId> {
+        self.host
+    }
+
+    /// The machine of an id embedded in packets.
+    pub fn embedded(&mut self, raw: u32) -> MachineId {
+        if raw == 0 {
+            return self.host();
+        }
+        match self.by_raw.get(&i64::from(raw)) {
+            Some(&id) => id,
+            None => self.add(i64::from(raw), None),
+        }
+    }
+
+    pub fn has_raw(&self, raw: u32) -> bool {
+        self.by_raw.contains_key(&i64::from(raw))
+    }
+
+    /// A single-remote-machine trace is adopted onto the host row: the host takes raw id
+    /// `raw`. Only while the host row still has raw id 0 and `raw` has no row of its own.
+    pub fn adopt_onto_host(&mut self, raw: u32) -> Option<MachineId> {
+        let host = self.host();
+        let record = &mut self.records[host as usize];
+        if record.raw_id != 0 || self.by_raw.contains_key(&i64::from(raw)) {
+            return None;
+        }
+        record.raw_id = i64::from(raw);
+        self.by_raw.remove(&0);
+        self.by_raw.insert(i64::from(raw), host);
+        Some(host)
+    }
+
+    pub fn raw_id(&self, id: MachineId) -> i64 {
+        self.records.get(id as usize).map_or(0, |r| r.raw_id)
+    }
+
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+}
 
 /// A thread as named in a trace: tid, and pid when the source says it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -541,19 +642,27 @@ pub enum EventData {
 
 /// A clock an event's raw timestamp was read on: a builtin or sequence-scoped clock of a
 /// machine, or a file's private timeline.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ClockDomain {
     pub machine: MachineId,
     /// Builtin clock id (1 REALTIME ... 6 BOOTTIME, 11 TRACE_FILE) or a custom id (≥ 64,
     /// scoped by `sequence`).
     pub clock_id: u32,
-    /// Sequence id for custom clocks (0 for builtin).
+    /// Sequence id for custom clocks; 0 for builtin clocks, or [`KEEP_RAW_ON_FAILURE`].
     pub sequence: u32,
-    /// The trace file this clock belongs to (only meaningful for TRACE_FILE clocks).
+    /// The trace file the clock was read in.
     pub file: u32,
 }
 
+/// In a builtin clock's `sequence`: an event whose timestamp cannot be converted keeps its raw
+/// value instead of being dropped (TrackEvent µs timestamps on MONOTONIC, as Trace
+/// Processor treats Chrome's events).
+pub const KEEP_RAW_ON_FAILURE: u32 = u32::MAX;
+
 pub mod clocks {
+    /// A proto packet that names no clock: it is on the file's default clock (set by the
+    /// file's first ClockSnapshot), or taken as trace time when the file has none.
+    pub const PACKET_DEFAULT: u32 = 0;
     pub const REALTIME: u32 = 1;
     pub const REALTIME_COARSE: u32 = 2;
     pub const MONOTONIC: u32 = 3;
@@ -610,6 +719,8 @@ pub struct DecodedEvent {
 pub struct ClockSnapshot {
     pub machine: MachineId,
     pub file: u32,
+    /// The snapshot's `primary_trace_clock`, when it names one.
+    pub primary_trace_clock: Option<u32>,
     /// (clock, value in ns). Clock values are already scaled to ns.
     pub readings: Vec<(ClockDomain, i64)>,
 }
@@ -694,6 +805,8 @@ pub struct Sink {
     /// (name, machine, file, value); a later value for the same key replaces the earlier.
     pub metadata: Vec<(String, MachineId, u32, MetaValue)>,
     pub machines: HashMap<MachineId, MachineInfo>,
+    /// Row order and raw ids of the machines above.
+    pub machine_registry: MachineRegistry,
     /// The file being parsed now (index into the import's file list).
     pub current_file: u32,
     /// The root descriptor (uuid 0) asks for explicit process / thread ordering, which
@@ -702,8 +815,6 @@ pub struct Sink {
     pub explicit_thread_ordering: bool,
     /// Threads named by [`ArgValue::ThreadUtid`] args.
     pub thread_refs: Interner<ThreadRef>,
-    /// A ClockSnapshot's `primary_trace_clock`: the clock trace time should be on.
-    pub primary_trace_clock: Option<u32>,
     /// Keys of track dimension args, interned up front so the writer needs no `&mut`.
     pub dimension_keys: HashMap<&'static str, StrId>,
     /// Machines whose idle thread (tid 0) is `swapper` (proto and systrace sources).
@@ -744,11 +855,7 @@ impl Sink {
             machine,
             clock_id,
             sequence: 0,
-            file: if clock_id == clocks::TRACE_FILE {
-                self.current_file
-            } else {
-                0
-            },
+            file: self.current_file,
         })
     }
 

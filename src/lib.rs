@@ -9,6 +9,7 @@ pub mod database;
 pub mod db;
 pub mod import;
 pub mod ir;
+pub mod manifest;
 pub mod model;
 pub mod parse;
 pub mod protos;

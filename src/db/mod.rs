@@ -13,7 +13,11 @@ use std::path::Path;
 
 use rusqlite::{params, Connection, OpenFlags, Statement};
 
-use crate::ir::{clocks, Arg, ArgValue, ArgsRef, MetaValue, Sink, StrId, NO_ARGS, NO_TS};
+use crate::clock::report::{CandidateRow, Report, SnapshotRow};
+use crate::ir::{
+    clocks, Arg, ArgValue, ArgsRef, MachineId, MetaValue, Sink, StrId, NO_ARGS, NO_FILE,
+    NO_MACHINE, NO_TS,
+};
 use crate::model::{CounterRow, RowSink, SchedRow, SliceRow, Tables, ThreadStateRow};
 use crate::stats;
 
@@ -21,6 +25,8 @@ use crate::stats;
 pub enum DbError {
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    #[error("the import was cancelled")]
+    Cancelled,
     #[error("{path} is not a Sextant database: {reason}")]
     NotSextant { path: String, reason: String },
 }
@@ -36,39 +42,41 @@ pub struct TraceFileRow {
     pub is_container: bool,
 }
 
-/// A row of `clock_snapshot`.
-#[derive(Clone, Debug)]
-pub struct SnapshotRow {
-    pub ts: i64,
-    pub clock_id: u32,
-    pub clock_value: i64,
-    pub snapshot_id: u32,
-    pub machine: u32,
-}
-
 /// What the import knows beyond the model's tables.
 #[derive(Default, Debug)]
 pub struct ImportFacts {
     pub files: Vec<TraceFileRow>,
     pub snapshots: Vec<SnapshotRow>,
-    /// The clock trace time is on, when a file claimed one.
+    /// The clock trace time is on, when a file or the manifest claimed one.
     pub trace_time_clock: Option<u32>,
-    /// Machine row ids by raw machine id (to scope stats and metadata).
-    pub machine_rows: HashMap<u32, u32>,
+    /// How the clock graph placed each file.
+    pub report: Report,
+    pub candidates: Vec<CandidateRow>,
 }
+
+/// Rows written between two commits, so read-only connections see data land.
+const COMMIT_EVERY_ROWS: u64 = 250_000;
 
 /// Opens a fresh database file for writing, tuned for one bulk load.
 pub fn create(path: &Path) -> Result<Connection, DbError> {
     if path.exists() {
         let _ = std::fs::remove_file(path);
     }
+    for suffix in ["-wal", "-shm"] {
+        let mut side = path.as_os_str().to_owned();
+        side.push(suffix);
+        let _ = std::fs::remove_file(side);
+    }
     let conn = Connection::open(path)?;
+    // WAL lets read-only connections (the TUI) see each committed batch while the import
+    // writes; nothing needs to survive a crash, so no syncing.
     conn.execute_batch(
-        "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -32768;
-         PRAGMA temp_store = MEMORY; PRAGMA page_size = 8192;
-         PRAGMA locking_mode = EXCLUSIVE;",
+        "PRAGMA page_size = 8192; PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF;
+         PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY;
+         PRAGMA wal_autocheckpoint = 10000;",
     )?;
     conn.execute_batch(schema::TABLES)?;
+    conn.execute_batch(schema::VIEWS)?;
     Ok(conn)
 }
 
@@ -102,17 +110,30 @@ pub fn open_read_only(path: &Path) -> Result<Connection, DbError> {
     Ok(conn)
 }
 
-/// Starts the bulk load: one transaction until [`TableWriter::finish`].
-pub fn begin(conn: &Connection) -> Result<TableWriter<'_>, DbError> {
+/// Starts the bulk load, committed every [`COMMIT_EVERY_ROWS`] rows. `tick` hears the rows
+/// written so far at each commit; returning false cancels the import.
+pub fn begin<'c>(
+    conn: &'c Connection,
+    tick: &'c mut dyn FnMut(u64) -> bool,
+) -> Result<TableWriter<'c>, DbError> {
     conn.execute_batch("BEGIN")?;
-    TableWriter::new(conn)
+    TableWriter::new(conn, tick)
 }
 
-/// Commits the bulk load, then builds indexes and views.
+/// Commits the bulk load, then builds indexes and folds the WAL into the database file.
 pub fn commit(conn: &Connection) -> Result<(), DbError> {
     conn.execute_batch("COMMIT")?;
-    conn.execute_batch(schema::INDEXES_AND_VIEWS)?;
+    conn.execute_batch(schema::INDEXES)?;
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")?;
     Ok(())
+}
+
+fn nullable_machine(m: MachineId) -> Option<i64> {
+    (m != NO_MACHINE).then_some(i64::from(m))
+}
+
+fn nullable_file(f: u32) -> Option<i64> {
+    (f != NO_FILE).then_some(i64::from(f))
 }
 
 fn opt_u32(v: Option<u32>) -> Option<i64> {
@@ -129,7 +150,9 @@ pub struct TableWriter<'c> {
     sched_stmt: Statement<'c>,
     thread_state_stmt: Statement<'c>,
     /// The first error while streaming (the model cannot take errors mid-event).
-    error: Option<rusqlite::Error>,
+    error: Option<DbError>,
+    rows: u64,
+    tick: &'c mut dyn FnMut(u64) -> bool,
     next_arg_row: i64,
     /// Identical arg sets share one id.
     sets_by_content: HashMap<Vec<(StrId, StrId, u8, u64)>, i64>,
@@ -163,7 +186,7 @@ fn bind_str(stmt: &mut Statement<'_>, i: usize, v: Option<&str>) -> rusqlite::Re
 }
 
 impl<'c> TableWriter<'c> {
-    fn new(conn: &'c Connection) -> Result<Self, DbError> {
+    fn new(conn: &'c Connection, tick: &'c mut dyn FnMut(u64) -> bool) -> Result<Self, DbError> {
         let arg_stmt = conn.prepare(
             "INSERT INTO args (id, arg_set_id, flat_key, key, int_value, string_value,
              real_value, value_type, display_value) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
@@ -192,6 +215,8 @@ impl<'c> TableWriter<'c> {
             sched_stmt,
             thread_state_stmt,
             error: None,
+            rows: 0,
+            tick,
             next_arg_row: 0,
             sets_by_content: HashMap::new(),
             sets_by_ref: HashMap::new(),
@@ -199,8 +224,17 @@ impl<'c> TableWriter<'c> {
     }
 
     fn keep_error(&mut self, r: Result<(), DbError>) {
-        if let Err(DbError::Sqlite(e)) = r {
+        if let Err(e) = r {
             self.error.get_or_insert(e);
+            return;
+        }
+        self.rows += 1;
+        if self.rows % COMMIT_EVERY_ROWS == 0 && self.error.is_none() {
+            if let Err(e) = self.conn.execute_batch("COMMIT; BEGIN") {
+                self.error = Some(e.into());
+            } else if !(self.tick)(self.rows) {
+                self.error = Some(DbError::Cancelled);
+            }
         }
     }
 
@@ -318,7 +352,7 @@ impl<'c> TableWriter<'c> {
         facts: &ImportFacts,
     ) -> Result<(), DbError> {
         if let Some(e) = self.error.take() {
-            return Err(e.into());
+            return Err(e);
         }
         self.machines(tables)?;
         self.processes(tables, sink)?;
@@ -327,7 +361,7 @@ impl<'c> TableWriter<'c> {
         self.flows(tables, sink)?;
         self.cpus(tables)?;
         self.import_logs(tables, sink)?;
-        self.stats(facts, sink)?;
+        self.stats(sink)?;
         self.metadata(facts, sink)?;
         self.files_and_snapshots(facts)?;
         let (start, end) = tables.trace_bounds();
@@ -344,8 +378,16 @@ impl<'c> TableWriter<'c> {
              android_build_fingerprint, android_sdk_version, system_ram_bytes, system_ram_gb,
              label_index) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
         )?;
+        // label_index: 0 for the host, else the rank among the other machines.
+        let mut next_label = 0i64;
         for (id, m) in t.machines.iter().enumerate() {
             let i = &m.info;
+            let label_index = if m.raw_id == 0 {
+                0
+            } else {
+                next_label += 1;
+                next_label
+            };
             stmt.execute(params![
                 id as i64,
                 m.raw_id,
@@ -359,7 +401,7 @@ impl<'c> TableWriter<'c> {
                 i.android_sdk_version,
                 i.system_ram_bytes,
                 i.system_ram_bytes.map(|b| (b + (1 << 29)) >> 30),
-                id as i64
+                label_index
             ])?;
         }
         Ok(())
@@ -585,7 +627,7 @@ impl<'c> TableWriter<'c> {
         Ok(())
     }
 
-    fn stats(&mut self, facts: &ImportFacts, sink: &Sink) -> Result<(), DbError> {
+    fn stats(&mut self, sink: &Sink) -> Result<(), DbError> {
         let mut stmt = self.conn.prepare(
             "INSERT INTO stats (name, idx, severity, source, value, description, machine_id,
              trace_id) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
@@ -596,7 +638,6 @@ impl<'c> TableWriter<'c> {
         for (key, value) in rows {
             seen.insert(key.name);
             let def = stats::lookup(key.name);
-            let machine = facts.machine_rows.get(&key.machine).copied().unwrap_or(0);
             stmt.execute(params![
                 key.name,
                 key.idx,
@@ -604,8 +645,8 @@ impl<'c> TableWriter<'c> {
                 def.map_or("analysis", |d| d.source.as_str()),
                 value,
                 def.map(|d| d.description),
-                machine,
-                key.file
+                nullable_machine(key.machine),
+                nullable_file(key.file)
             ])?;
         }
         // Single stats nobody incremented still exist, at 0, as in Trace Processor.
@@ -641,13 +682,16 @@ impl<'c> TableWriter<'c> {
             let machine_scoped = name.starts_with("system_")
                 || name.starts_with("android_")
                 || name.starts_with("timezone");
-            let machine_row = facts.machine_rows.get(machine).copied().unwrap_or(0);
             stmt.execute(params![
                 name,
                 int,
                 string,
-                machine_row,
-                (!machine_scoped).then_some(*file)
+                nullable_machine(*machine),
+                if machine_scoped {
+                    None
+                } else {
+                    nullable_file(*file)
+                }
             ])?;
         }
         if let Some(clock) = facts.trace_time_clock {
@@ -686,11 +730,69 @@ impl<'c> TableWriter<'c> {
             stmt.execute(params![
                 s.ts,
                 s.clock_id,
-                clocks::name(s.clock_id),
+                clocks::name(s.clock_id).filter(|_| (1..=6).contains(&s.clock_id)),
                 s.clock_value,
                 s.snapshot_id,
-                s.machine
+                nullable_machine(s.machine)
             ])?;
+        }
+        self.clock_report(facts)
+    }
+
+    fn clock_report(&mut self, facts: &ImportFacts) -> Result<(), DbError> {
+        let report = &facts.report;
+        let mut stmt = self.conn.prepare(
+            "INSERT INTO __sextant_clock_node (id, machine_id, clock_id, clock_name, file_id,
+             sequence_id, label, is_trace_time) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
+        )?;
+        for (id, n) in report.nodes.iter().enumerate() {
+            let c = n.clock;
+            stmt.execute(params![
+                id as i64,
+                nullable_machine(c.machine),
+                c.clock_id,
+                clocks::name(c.clock_id),
+                (c.file != 0 || c.clock_id == clocks::TRACE_FILE).then_some(c.file),
+                (c.sequence != 0).then_some(c.sequence),
+                n.label,
+                n.is_trace_time
+            ])?;
+        }
+        let mut stmt = self.conn.prepare(
+            "INSERT INTO __sextant_clock_edge (src_node_id, dst_node_id, source, offset_ns,
+             readings, file_id) VALUES (?1,?2,?3,?4,?5,?6)",
+        )?;
+        for e in &report.edges {
+            stmt.execute(params![
+                e.src,
+                e.dst,
+                e.source,
+                e.offset_ns,
+                e.readings,
+                e.file.and_then(nullable_file)
+            ])?;
+        }
+        let mut stmt = self.conn.prepare(
+            "INSERT INTO __sextant_file_placement (file_id, machine_id, node_id, status, path,
+             events, dropped) VALUES (?1,?2,?3,?4,?5,?6,?7)",
+        )?;
+        for f in &report.files {
+            stmt.execute(params![
+                f.file,
+                nullable_machine(f.machine),
+                f.node,
+                f.status,
+                f.path,
+                f.events as i64,
+                f.dropped as i64
+            ])?;
+        }
+        let mut stmt = self.conn.prepare(
+            "INSERT INTO __sextant_trace_time_candidate (node_id, label, is_current,
+             dropped_events) VALUES (?1,?2,?3,?4)",
+        )?;
+        for c in &facts.candidates {
+            stmt.execute(params![c.node, c.label, c.current, c.dropped_events as i64])?;
         }
         Ok(())
     }

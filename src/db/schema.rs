@@ -59,20 +59,34 @@ CREATE TABLE __intrinsic_trace_file (
   id INTEGER PRIMARY KEY, parent_id INTEGER, name TEXT, size INTEGER, trace_type TEXT,
   processing_order INTEGER, is_container INTEGER);
 CREATE TABLE trace_bounds (start_ts INTEGER, end_ts INTEGER);
+CREATE TABLE __sextant_clock_node (
+  id INTEGER PRIMARY KEY, machine_id INTEGER, clock_id INTEGER, clock_name TEXT,
+  file_id INTEGER, sequence_id INTEGER, label TEXT, is_trace_time INTEGER);
+CREATE TABLE __sextant_clock_edge (
+  id INTEGER PRIMARY KEY, src_node_id INTEGER, dst_node_id INTEGER, source TEXT,
+  offset_ns INTEGER, readings INTEGER, file_id INTEGER);
+CREATE TABLE __sextant_file_placement (
+  file_id INTEGER, machine_id INTEGER, node_id INTEGER, status TEXT, path TEXT,
+  events INTEGER, dropped INTEGER);
+CREATE TABLE __sextant_trace_time_candidate (
+  node_id INTEGER, label TEXT, is_current INTEGER, dropped_events INTEGER);
 CREATE TABLE _trace_import_logs (
   id INTEGER PRIMARY KEY, trace_id INTEGER, ts INTEGER, byte_offset INTEGER, severity TEXT,
   name TEXT, arg_set_id INTEGER);
 "#;
 
-/// Indexes and views, created after the bulk load. No index leads with a column other
-/// than the id on `slice` or `counter`: SQLite would scan through it, and rows that tie in
-/// an `ORDER BY` would leave id order, which Perfetto queries rely on.
-pub const INDEXES_AND_VIEWS: &str = r#"
+/// Indexes, created after the bulk load. No index leads with a column other than the id on
+/// `slice` or `counter`: SQLite would scan through it, and rows that tie in an `ORDER BY`
+/// would leave id order, which Perfetto queries rely on.
+pub const INDEXES: &str = r#"
 CREATE INDEX args_set ON args(arg_set_id);
 CREATE INDEX sched_cpu_ts ON sched_slice(cpu, ts);
 CREATE INDEX flow_out ON flow(slice_out);
 CREATE INDEX flow_in ON flow(slice_in);
+"#;
 
+/// Views, created with the tables so readers can use them while the import runs.
+pub const VIEWS: &str = r#"
 CREATE VIEW sched AS SELECT * FROM sched_slice;
 CREATE VIEW slices AS SELECT * FROM slice;
 CREATE VIEW instant AS SELECT ts, track_id, name, arg_set_id FROM slice WHERE dur = 0;

@@ -140,9 +140,14 @@ impl<'s> Builder<'s> {
             return row;
         }
         let row = self.tables.machines.len() as u32;
-        let info = self.sink.machines.get(&raw).cloned().unwrap_or_default();
+        let mut info = self.sink.machines.get(&raw).cloned().unwrap_or_default();
+        let record = self.sink.machine_registry.records.get(raw as usize);
+        // A SystemInfo machine_name wins over the manifest's name.
+        if info.name.is_none() {
+            info.name = record.and_then(|r| r.name.clone());
+        }
         self.tables.machines.push(MachineRow {
-            raw_id: raw as i64,
+            raw_id: record.map_or(i64::from(raw), |r| r.raw_id),
             info,
         });
         self.machine_rows.insert(raw, row);
@@ -825,7 +830,7 @@ impl<'s> Builder<'s> {
     }
 
     fn stat(&mut self, name: &'static str, machine_row: u32) {
-        let raw = self.tables.machines[machine_row as usize].raw_id as MachineId;
+        let raw = machine_row as MachineId;
         let file = self.sink.current_file;
         *self
             .sink

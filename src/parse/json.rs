@@ -1552,10 +1552,7 @@ mod tests {
     use crate::ir::{ClockDomain, DecodedEvent};
 
     fn ctx() -> FileContext {
-        FileContext {
-            file: 0,
-            machine: 0,
-        }
+        FileContext::new(0, 0)
     }
 
     fn run(json: &str) -> (Sink, Result<(), ParseError>) {

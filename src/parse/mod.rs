@@ -6,6 +6,8 @@ pub mod json;
 pub mod proto;
 pub mod systrace;
 
+use std::collections::HashMap;
+
 use crate::ir::MachineId;
 
 /// What a parser knows about the file it reads.
@@ -15,6 +17,33 @@ pub struct FileContext {
     pub file: u32,
     /// Machine the file's events belong to unless the file itself says otherwise.
     pub machine: MachineId,
+    /// What the manifest allows for machine ids embedded in the file's packets.
+    pub machines: MachineScope,
+}
+
+impl FileContext {
+    /// A file with no manifest entry.
+    pub fn new(file: u32, machine: MachineId) -> Self {
+        Self {
+            file,
+            machine,
+            machines: MachineScope::Free,
+        }
+    }
+}
+
+/// How embedded machine ids (`TracePacket.machine_id`) are treated.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum MachineScope {
+    /// Each id is its own machine (a single remote machine is adopted onto the host).
+    #[default]
+    Free,
+    /// The manifest attributes the file to one machine: another id is an error.
+    Single,
+    /// The manifest pins the file's timeline: it must be single-machine.
+    Pinned,
+    /// The manifest's `machines` block: every id must be declared.
+    Remap(HashMap<u32, MachineId>),
 }
 
 /// Why a file could not be imported (the import layer adds the file name).
@@ -24,6 +53,8 @@ pub enum ParseError {
     Invalid(String),
     #[error("the file ends in the middle of {0}")]
     Truncated(String),
+    #[error("the import was cancelled")]
+    Cancelled,
 }
 
 impl ParseError {

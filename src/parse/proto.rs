@@ -6,8 +6,9 @@ use std::collections::HashMap;
 
 use prost::Message;
 
-use super::{atrace, FileContext, ParseError};
+use super::{atrace, FileContext, MachineScope, ParseError};
 use crate::ir::{clocks, *};
+use crate::manifest::ManifestError;
 use crate::protos::{self, debug_annotation, ftrace_event, trace_packet, track_event, TracePacket};
 
 const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
@@ -70,6 +71,10 @@ struct Parser<'a> {
     compact: HashMap<(MachineId, u32), CompactCpu>,
     args: ArgsBuilder,
     packets: u64,
+    /// An error that ends the import (a manifest rule the file breaks).
+    fatal: Option<ParseError>,
+    /// Some packet came from the file's own (base) machine.
+    sent_base_packet: bool,
 }
 
 /// Reads a varint; `None` if the buffer ends inside it.
@@ -87,6 +92,20 @@ fn read_varint(buf: &[u8]) -> Option<(u64, usize)> {
 /// Imports a protobuf trace. A file cut off in the middle keeps every whole packet before
 /// the cut and counts the rest in `proto_truncated`.
 pub fn parse(bytes: &[u8], sink: &mut Sink, ctx: &FileContext) -> Result<(), ParseError> {
+    parse_with_progress(bytes, sink, ctx, &mut |_, _| true)
+}
+
+/// Packets between two calls of the progress callback.
+const PACKETS_PER_TICK: u64 = 1 << 16;
+
+/// Like [`parse`]; `tick(bytes read, events so far)` is called every few thousand packets,
+/// and the parse stops with [`ParseError::Cancelled`] when it returns false.
+pub fn parse_with_progress(
+    bytes: &[u8],
+    sink: &mut Sink,
+    ctx: &FileContext,
+    tick: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<(), ParseError> {
     let mut p = Parser {
         sink,
         ctx,
@@ -94,6 +113,8 @@ pub fn parse(bytes: &[u8], sink: &mut Sink, ctx: &FileContext) -> Result<(), Par
         compact: HashMap::new(),
         args: ArgsBuilder::default(),
         packets: 0,
+        fatal: None,
+        sent_base_packet: false,
     };
     // Track events take about 16 bytes or more on the wire; reserving up front avoids the
     // doubling spike (old and new buffers alive at once) on large traces.
@@ -121,6 +142,14 @@ pub fn parse(bytes: &[u8], sink: &mut Sink, ctx: &FileContext) -> Result<(), Par
                         Some(end) => {
                             if field == 1 {
                                 p.packet(&bytes[start..end]);
+                                if let Some(e) = p.fatal.take() {
+                                    return Err(e);
+                                }
+                                if p.packets % PACKETS_PER_TICK == 0
+                                    && !tick(end, p.sink.events.len())
+                                {
+                                    return Err(ParseError::Cancelled);
+                                }
                             }
                             Some(end - pos)
                         }
@@ -169,6 +198,41 @@ impl Parser<'_> {
         self.sink.stat(name, machine, 1);
     }
 
+    /// The machine of a packet: the file's own for no id (or 0), else the embedded id,
+    /// through the manifest's `machines` remap when there is one.
+    fn packet_machine(&mut self, id: Option<u32>) -> Result<MachineId, ParseError> {
+        let n = match id {
+            None | Some(0) => {
+                self.sent_base_packet = true;
+                return Ok(self.ctx.machine);
+            }
+            Some(n) => n,
+        };
+        match &self.ctx.machines {
+            MachineScope::Remap(map) => map.get(&n).copied().ok_or_else(|| {
+                ParseError::Invalid(ManifestError::UndeclaredMachine { id: n }.to_string())
+            }),
+            MachineScope::Single => Err(ParseError::Invalid(
+                ManifestError::MachineOnMultiMachineFile.to_string(),
+            )),
+            MachineScope::Pinned => Err(ParseError::Invalid(
+                ManifestError::PinOnMultiMachineFile.to_string(),
+            )),
+            MachineScope::Free => {
+                let registry = &mut self.sink.machine_registry;
+                if !self.sent_base_packet
+                    && registry.host_if_created() == Some(self.ctx.machine)
+                    && !registry.has_raw(n)
+                {
+                    if let Some(host) = registry.adopt_onto_host(n) {
+                        return Ok(host);
+                    }
+                }
+                Ok(registry.embedded(n))
+            }
+        }
+    }
+
     fn packet(&mut self, bytes: &[u8]) {
         let pkt = match TracePacket::decode(bytes) {
             Ok(p) => p,
@@ -178,7 +242,13 @@ impl Parser<'_> {
             }
         };
         self.packets += 1;
-        let machine = pkt.machine_id.unwrap_or(self.ctx.machine);
+        let machine = match self.packet_machine(pkt.machine_id) {
+            Ok(m) => m,
+            Err(e) => {
+                self.fatal.get_or_insert(e);
+                return;
+            }
+        };
         let seq_id = match pkt.optional_trusted_packet_sequence_id {
             Some(trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(s)) => s,
             None => 0,
@@ -236,8 +306,9 @@ impl Parser<'_> {
             .and_then(|s| s.clock_id);
         let clock_id = pkt
             .timestamp_clock_id
+            .filter(|&c| c != 0)
             .or(seq_clock)
-            .unwrap_or(clocks::BOOTTIME);
+            .unwrap_or(clocks::PACKET_DEFAULT);
         let clock = self.clock(machine, seq_id, clock_id);
         let ts = pkt.timestamp.map(|t| t as i64);
         let Some(data) = pkt.data else {
@@ -312,7 +383,7 @@ impl Parser<'_> {
             } else {
                 0
             },
-            file: 0,
+            file: self.ctx.file,
         })
     }
 
@@ -539,9 +610,6 @@ impl Parser<'_> {
     }
 
     fn clock_snapshot(&mut self, machine: MachineId, seq_id: u32, cs: &protos::ClockSnapshot) {
-        if let Some(primary) = cs.primary_trace_clock {
-            self.sink.primary_trace_clock.get_or_insert(primary as u32);
-        }
         let mut readings = Vec::with_capacity(cs.clocks.len());
         for c in &cs.clocks {
             let Some(id) = c.clock_id else { continue };
@@ -555,7 +623,7 @@ impl Parser<'_> {
                 } else {
                     0
                 },
-                file: 0,
+                file: self.ctx.file,
             };
             readings.push((domain, v));
         }
@@ -563,6 +631,7 @@ impl Parser<'_> {
             self.sink.snapshots.push(ClockSnapshot {
                 machine,
                 file: self.ctx.file,
+                primary_trace_clock: cs.primary_trace_clock.map(|c| c as u32),
                 readings,
             });
         }
@@ -835,7 +904,12 @@ impl Parser<'_> {
         };
         let clock = match clock {
             Some(c) => c,
-            None => self.clock(machine, seq_id, clocks::MONOTONIC),
+            None => self.sink.clock(ClockDomain {
+                machine,
+                clock_id: clocks::MONOTONIC,
+                sequence: KEEP_RAW_ON_FAILURE,
+                file: self.ctx.file,
+            }),
         };
         if ts < 0 {
             self.sink.stat("track_event_invalid_timestamp", machine, 1);
@@ -1819,10 +1893,7 @@ mod tests {
     #[test]
     fn garbage_is_a_clear_error_not_a_panic() {
         let mut sink = Sink::new();
-        let ctx = FileContext {
-            file: 0,
-            machine: 0,
-        };
+        let ctx = FileContext::new(0, 0);
         assert!(parse(&[0x0f, 0xff, 0xff], &mut sink, &ctx).is_err());
         assert!(parse(&[0x0a, 0x80], &mut sink, &ctx).is_err());
     }
@@ -1839,10 +1910,7 @@ mod tests {
         let mut bytes = trace.encode_to_vec();
         bytes.truncate(bytes.len() - 1);
         let mut sink = Sink::new();
-        let ctx = FileContext {
-            file: 0,
-            machine: 0,
-        };
+        let ctx = FileContext::new(0, 0);
         parse(&bytes, &mut sink, &ctx).unwrap();
         assert_eq!(sink.stats.values().sum::<i64>(), 1);
     }

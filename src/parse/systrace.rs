@@ -744,10 +744,7 @@ mod tests {
     use crate::ir::DecodedEvent;
 
     fn ctx() -> FileContext {
-        FileContext {
-            file: 0,
-            machine: 0,
-        }
+        FileContext::new(0, 0)
     }
 
     fn import(text: &str) -> Sink {

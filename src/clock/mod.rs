@@ -1,0 +1,614 @@
+//! Places every file's timestamps on one timeline (trace time).
+//!
+//! The clock graph ([`graph`]) holds every clock and every known relation between two clocks.
+//! [`place`] builds it the way Trace Processor does, file by file in processing order: the
+//! manifest's overrides first, then each (file, machine) context's ClockSnapshots and its
+//! trace-time claim, then — once per context — the fall-backs that bridge its clock to trace
+//! time when no path exists: REALTIME rendezvous, the same-domain assumption, or nothing (its
+//! events are dropped and counted). The result converts any raw clock of the import and says
+//! which relations placed each file.
+
+pub mod graph;
+pub mod report;
+
+use std::collections::HashMap;
+
+pub use graph::{ClockGraph, EdgeSource, Relation};
+use petgraph::graph::EdgeIndex;
+
+use crate::ir::{clocks, ClockDomain, ClockSnapshot, MachineId, KEEP_RAW_ON_FAILURE};
+
+/// The first clock id of sequence-scoped custom clocks, and the first after them.
+const SEQUENCE_CLOCKS: std::ops::Range<u32> = 64..128;
+
+/// The importer (format) a file was read by; it decides the file's clock and its claim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Proto,
+    Json,
+    Systrace,
+}
+
+/// A (file, machine) pair that has events or snapshots, in processing order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Context {
+    pub file: u32,
+    pub machine: MachineId,
+    pub format: Format,
+    /// Some event of the context is on a clock that needs converting.
+    pub converts: bool,
+}
+
+/// A manifest `clocks` override: `from` reads T when `to` reads T + `offset_ns`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ManifestEdge {
+    pub from: ClockDomain,
+    pub to: ClockDomain,
+    pub offset_ns: i64,
+    pub file: u32,
+}
+
+/// What the manifest says about clocks, resolved to clock nodes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ManifestClocks {
+    pub trace_time: Option<ClockDomain>,
+    pub edges: Vec<ManifestEdge>,
+}
+
+/// A clock with an explicit trace-time choice (the manifest's, or the user's in the TUI).
+pub fn builtin(machine: MachineId, clock_id: u32) -> ClockDomain {
+    ClockDomain {
+        machine,
+        clock_id,
+        sequence: 0,
+        file: 0,
+    }
+}
+
+/// A file's private timeline (TRACE_FILE).
+pub fn file_timeline(file: u32, machine: MachineId) -> ClockDomain {
+    ClockDomain {
+        machine,
+        clock_id: clocks::TRACE_FILE,
+        sequence: 0,
+        file,
+    }
+}
+
+/// Why a timestamp could not be converted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    UnknownSourceClock,
+    UnknownTargetClock,
+    NoPath,
+}
+
+impl Failure {
+    pub fn stat(self) -> &'static str {
+        match self {
+            Failure::UnknownSourceClock => "clock_sync_failure_unknown_source_clock",
+            Failure::UnknownTargetClock => "clock_sync_failure_unknown_target_clock",
+            Failure::NoPath => "clock_sync_failure_no_path",
+        }
+    }
+}
+
+/// How the events of one raw clock reach trace time.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Plan {
+    /// Already on trace time (or a packet with no clock in a file without snapshots).
+    Identity,
+    Path(Vec<EdgeIndex>),
+    Drop(Failure),
+}
+
+/// A relation added to the graph, in insertion order: the rows of `clock_snapshot`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InsertedSnapshot {
+    /// (raw clock id, node, value)
+    pub readings: Vec<(u32, ClockDomain, i64)>,
+    pub machine: MachineId,
+    pub source: EdgeSource,
+}
+
+/// A context whose clock could not be related to trace time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unrelatable {
+    pub file: u32,
+    pub machine: MachineId,
+    pub clock: ClockDomain,
+    pub trace_time: ClockDomain,
+}
+
+/// The placement of every clock of an import on trace time.
+#[derive(Clone, Debug, Default)]
+pub struct Placement {
+    pub graph: ClockGraph,
+    pub trace_time: ClockDomain,
+    /// Some file or the manifest claimed trace time (else it is the initial private
+    /// timeline, and `metadata` gets no `trace_time_clock_id`).
+    pub claimed: bool,
+    pub unrelatable: Vec<Unrelatable>,
+    /// Each context's clock: the one its fall-backs were decided for.
+    pub context_clocks: Vec<(Context, ClockDomain)>,
+    pub inserted: Vec<InsertedSnapshot>,
+    /// File tag of each (file, machine) context's builtin clocks: 0 shares the machine's
+    /// clocks; a file id isolates a second file on a machine that has snapshots of its own.
+    tags: HashMap<(u32, MachineId), u32>,
+    /// Each proto file's default clock (from its first ClockSnapshot).
+    default_clocks: HashMap<u32, u32>,
+}
+
+/// The inputs of [`place`].
+pub struct PlacementInput<'a> {
+    pub contexts: &'a [Context],
+    pub snapshots: &'a [ClockSnapshot],
+    pub manifest: &'a ManifestClocks,
+    /// Trace time chosen by the user (overrides the manifest and every claim).
+    pub forced_trace_time: Option<ClockDomain>,
+    /// Machine row 0: the owner of the initial private timeline.
+    pub first_machine: MachineId,
+}
+
+/// The clock a snapshot asks trace time (and its file's unlabelled packets) to be on:
+/// `primary_trace_clock`, else BOOTTIME when it has BOOTTIME and no TRACE_FILE clock.
+fn default_clock(snap: &ClockSnapshot) -> Option<u32> {
+    if let Some(p) = snap.primary_trace_clock {
+        return Some(p);
+    }
+    let has = |id| snap.readings.iter().any(|(d, _)| d.clock_id == id);
+    (has(clocks::BOOTTIME) && !has(clocks::TRACE_FILE)).then_some(clocks::BOOTTIME)
+}
+
+impl Placement {
+    /// The graph node of a raw clock (as the parsers tagged it), or `None` for a packet that
+    /// names no clock in a file that has none.
+    pub fn node_of(&self, raw: ClockDomain) -> Option<ClockDomain> {
+        let mut raw = raw;
+        if raw.clock_id == clocks::PACKET_DEFAULT {
+            raw.clock_id = *self.default_clocks.get(&raw.file)?;
+        }
+        Some(self.node_in_context(raw))
+    }
+
+    fn node_in_context(&self, raw: ClockDomain) -> ClockDomain {
+        if raw.clock_id == clocks::TRACE_FILE {
+            return ClockDomain { sequence: 0, ..raw };
+        }
+        if SEQUENCE_CLOCKS.contains(&raw.clock_id) {
+            return raw;
+        }
+        let tag = self
+            .tags
+            .get(&(raw.file, raw.machine))
+            .copied()
+            .unwrap_or(0);
+        ClockDomain {
+            sequence: 0,
+            file: tag,
+            ..raw
+        }
+    }
+
+    /// How events on a raw clock reach trace time.
+    pub fn plan(&self, raw: ClockDomain) -> Plan {
+        let plan = self.strict_plan(raw);
+        let lenient =
+            raw.sequence == KEEP_RAW_ON_FAILURE && !SEQUENCE_CLOCKS.contains(&raw.clock_id);
+        match plan {
+            Plan::Drop(_) if lenient => Plan::Identity,
+            plan => plan,
+        }
+    }
+
+    fn strict_plan(&self, raw: ClockDomain) -> Plan {
+        let Some(node) = self.node_of(raw) else {
+            return Plan::Identity;
+        };
+        if node == self.trace_time {
+            return Plan::Identity;
+        }
+        if self.graph.find(&node).is_none() {
+            return Plan::Drop(Failure::UnknownSourceClock);
+        }
+        if self.graph.find(&self.trace_time).is_none() {
+            return Plan::Drop(Failure::UnknownTargetClock);
+        }
+        match self.graph.path(&node, &self.trace_time) {
+            Some(path) if path.is_empty() => Plan::Identity,
+            Some(path) => Plan::Path(path),
+            None => Plan::Drop(Failure::NoPath),
+        }
+    }
+
+    /// Converts one reading; `None` when its clock cannot reach trace time.
+    pub fn convert(&self, raw: ClockDomain, v: i64) -> Option<i64> {
+        match self.plan(raw) {
+            Plan::Identity => Some(v),
+            Plan::Path(p) => Some(self.graph.convert_along(&p, v)),
+            Plan::Drop(_) => None,
+        }
+    }
+
+    /// Converts a reading of a graph node (not a raw clock).
+    pub fn convert_node(&self, node: &ClockDomain, v: i64) -> Option<i64> {
+        self.graph.convert(node, &self.trace_time, v)
+    }
+
+    fn relate(
+        &mut self,
+        a: (ClockDomain, i64),
+        b: (ClockDomain, i64),
+        source: EdgeSource,
+        file: Option<u32>,
+        machine: MachineId,
+    ) {
+        self.graph.relate(a, b, source, file);
+        self.inserted.push(InsertedSnapshot {
+            readings: vec![(a.0.clock_id, a.0, a.1), (b.0.clock_id, b.0, b.1)],
+            machine,
+            source,
+        });
+    }
+
+    fn add_snapshot(&mut self, snap: &ClockSnapshot, trace_time: Option<ClockDomain>) {
+        let mut readings: Vec<(u32, ClockDomain, i64)> = Vec::with_capacity(snap.readings.len());
+        for &(raw, v) in &snap.readings {
+            let node = self.node_in_context(raw);
+            if readings.iter().any(|r| r.1 == node) {
+                continue;
+            }
+            readings.push((raw.clock_id, node, v));
+            // An isolated file on another machine than trace time still meets the rest of the
+            // world through its machine's wall clock.
+            let realtime = matches!(raw.clock_id, clocks::REALTIME | clocks::REALTIME_COARSE);
+            if realtime && node.file != 0 && trace_time.is_none_or(|t| t.machine != node.machine) {
+                let twin = ClockDomain { file: 0, ..node };
+                if !readings.iter().any(|r| r.1 == twin) {
+                    readings.push((raw.clock_id, twin, v));
+                }
+            }
+        }
+        for (i, a) in readings.iter().enumerate() {
+            for b in &readings[i + 1..] {
+                self.graph.relate(
+                    (a.1, a.2),
+                    (b.1, b.2),
+                    EdgeSource::Snapshot,
+                    Some(snap.file),
+                );
+            }
+        }
+        for r in &readings {
+            self.graph.node(r.1);
+        }
+        self.inserted.push(InsertedSnapshot {
+            readings,
+            machine: snap.machine,
+            source: EdgeSource::Snapshot,
+        });
+    }
+
+    /// The fall-backs for a context whose clock `clock` has no path to trace time.
+    fn bridge(&mut self, ctx: &Context, clock: ClockDomain, trace_time: ClockDomain) {
+        // A second file on a machine rejoins the machine's own clock.
+        if clock.file != 0 && clock.clock_id != clocks::TRACE_FILE {
+            let canonical = ClockDomain { file: 0, ..clock };
+            if !self.graph.reachable(&clock, &canonical) {
+                self.relate(
+                    (clock, 0),
+                    (canonical, 0),
+                    EdgeSource::Reconnect,
+                    Some(ctx.file),
+                    ctx.machine,
+                );
+            }
+        }
+        let c = if clock.clock_id == clocks::TRACE_FILE {
+            clock
+        } else {
+            ClockDomain { file: 0, ..clock }
+        };
+        let g = trace_time;
+        if c == g || self.graph.reachable(&c, &g) {
+            return;
+        }
+        let r = builtin(c.machine, clocks::REALTIME);
+        let rg = builtin(g.machine, clocks::REALTIME);
+        if r != rg && self.graph.reachable(&c, &r) && self.graph.reachable(&rg, &g) {
+            self.relate(
+                (r, 0),
+                (rg, 0),
+                EdgeSource::RealtimeRendezvous,
+                Some(ctx.file),
+                ctx.machine,
+            );
+            return;
+        }
+        if c.clock_id == clocks::TRACE_FILE
+            || g.clock_id == clocks::TRACE_FILE
+            || c.clock_id == g.clock_id
+        {
+            self.relate(
+                (c, 0),
+                (g, 0),
+                EdgeSource::SameDomain,
+                Some(ctx.file),
+                ctx.machine,
+            );
+            return;
+        }
+        self.unrelatable.push(Unrelatable {
+            file: ctx.file,
+            machine: ctx.machine,
+            clock: c,
+            trace_time: g,
+        });
+    }
+}
+
+/// Builds the clock graph and decides trace time.
+pub fn place(input: &PlacementInput) -> Placement {
+    let mut p = Placement::default();
+    // Which files have snapshots, and each machine's first context.
+    let mut primary: HashMap<MachineId, u32> = HashMap::new();
+    for ctx in input.contexts {
+        primary.entry(ctx.machine).or_insert(ctx.file);
+    }
+    for snap in input.snapshots {
+        if primary.get(&snap.machine) != Some(&snap.file) {
+            p.tags.insert((snap.file, snap.machine), snap.file);
+        }
+        if let Some(c) = default_clock(snap) {
+            p.default_clocks.entry(snap.file).or_insert(c);
+        }
+    }
+
+    let mut trace_time = input.forced_trace_time.or(input.manifest.trace_time);
+    p.claimed = trace_time.is_some();
+    for e in &input.manifest.edges {
+        let from = (e.from, e.offset_ns.checked_neg().unwrap_or(i64::MAX).max(0));
+        let to = (e.to, e.offset_ns.max(0));
+        p.relate(from, to, EdgeSource::Manifest, Some(e.file), e.to.machine);
+    }
+
+    let mut by_context: HashMap<(u32, MachineId), Vec<&ClockSnapshot>> = HashMap::new();
+    for snap in input.snapshots {
+        by_context
+            .entry((snap.file, snap.machine))
+            .or_default()
+            .push(snap);
+    }
+    for ctx in input.contexts {
+        for snap in by_context
+            .remove(&(ctx.file, ctx.machine))
+            .unwrap_or_default()
+        {
+            p.add_snapshot(snap, trace_time);
+            if trace_time.is_none() && ctx.format == Format::Proto {
+                if let Some(c) = default_clock(snap) {
+                    trace_time = Some(builtin(ctx.machine, c));
+                }
+            }
+        }
+        let format_clock = match ctx.format {
+            Format::Json => file_timeline(ctx.file, ctx.machine),
+            Format::Systrace => ClockDomain {
+                machine: ctx.machine,
+                clock_id: clocks::MONOTONIC,
+                sequence: 0,
+                file: ctx.file,
+            },
+            Format::Proto => ClockDomain {
+                machine: ctx.machine,
+                clock_id: p
+                    .default_clocks
+                    .get(&ctx.file)
+                    .copied()
+                    .unwrap_or(clocks::BOOTTIME),
+                sequence: 0,
+                file: ctx.file,
+            },
+        };
+        if trace_time.is_none() {
+            match ctx.format {
+                Format::Json => trace_time = Some(format_clock),
+                Format::Systrace => trace_time = Some(builtin(ctx.machine, clocks::MONOTONIC)),
+                Format::Proto => {}
+            }
+        }
+        let clock = p.node_in_context(format_clock);
+        if ctx.converts {
+            let g = trace_time.unwrap_or_else(|| file_timeline(0, input.first_machine));
+            p.bridge(ctx, clock, g);
+        }
+        p.context_clocks.push((ctx.clone(), clock));
+    }
+    // Snapshots of files that have no events still relate clocks.
+    let mut rest: Vec<_> = by_context.into_values().flatten().collect();
+    rest.sort_by_key(|s| (s.file, s.machine));
+    for snap in rest {
+        p.add_snapshot(snap, trace_time);
+    }
+    p.claimed |= trace_time.is_some();
+    p.trace_time = trace_time.unwrap_or_else(|| file_timeline(0, input.first_machine));
+    p
+}
+
+/// A readable name of a clock node, e.g. `phone BOOTTIME` or `app.json timeline`.
+pub fn label(
+    node: &ClockDomain,
+    machine_name: &dyn Fn(MachineId) -> String,
+    file_name: &dyn Fn(u32) -> String,
+) -> String {
+    let machine = machine_name(node.machine);
+    if node.clock_id == clocks::TRACE_FILE {
+        return format!("{} timeline ({machine})", file_name(node.file));
+    }
+    let clock = match clocks::name(node.clock_id) {
+        Some(n) => n.to_string(),
+        None if SEQUENCE_CLOCKS.contains(&node.clock_id) => {
+            format!("clock {} (sequence {})", node.clock_id, node.sequence)
+        }
+        None => format!("clock {}", node.clock_id),
+    };
+    if node.file != 0 {
+        format!("{machine} {clock} [{}]", file_name(node.file))
+    } else {
+        format!("{machine} {clock}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snap(file: u32, machine: MachineId, readings: &[(u32, i64)]) -> ClockSnapshot {
+        ClockSnapshot {
+            machine,
+            file,
+            primary_trace_clock: None,
+            readings: readings
+                .iter()
+                .map(|&(c, v)| {
+                    (
+                        ClockDomain {
+                            machine,
+                            clock_id: c,
+                            sequence: 0,
+                            file,
+                        },
+                        v,
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    fn proto(file: u32, machine: MachineId) -> Context {
+        Context {
+            file,
+            machine,
+            format: Format::Proto,
+            converts: true,
+        }
+    }
+
+    fn raw(file: u32, machine: MachineId, clock_id: u32) -> ClockDomain {
+        ClockDomain {
+            machine,
+            clock_id,
+            sequence: 0,
+            file,
+        }
+    }
+
+    const BOOT: u32 = clocks::BOOTTIME;
+    const REAL: u32 = clocks::REALTIME;
+
+    #[test]
+    fn realtime_rendezvous_places_a_second_machine() {
+        let snaps = [
+            snap(1, 0, &[(BOOT, 1_000), (REAL, 1_700_000)]),
+            snap(2, 1, &[(BOOT, 5_000), (REAL, 1_700_000)]),
+        ];
+        let p = place(&PlacementInput {
+            contexts: &[proto(1, 0), proto(2, 1)],
+            snapshots: &snaps,
+            manifest: &ManifestClocks::default(),
+            forced_trace_time: None,
+            first_machine: 0,
+        });
+        assert_eq!(p.trace_time, builtin(0, BOOT));
+        assert_eq!(
+            p.convert(raw(2, 1, clocks::PACKET_DEFAULT), 5_100),
+            Some(1_100)
+        );
+        assert!(p
+            .inserted
+            .iter()
+            .any(|s| s.source == EdgeSource::RealtimeRendezvous));
+    }
+
+    #[test]
+    fn same_domain_when_the_peer_has_no_realtime() {
+        let snaps = [
+            snap(1, 0, &[(BOOT, 1_000), (REAL, 1_700_000)]),
+            snap(2, 1, &[(BOOT, 1_000)]),
+        ];
+        let p = place(&PlacementInput {
+            contexts: &[proto(1, 0), proto(2, 1)],
+            snapshots: &snaps,
+            manifest: &ManifestClocks::default(),
+            forced_trace_time: None,
+            first_machine: 0,
+        });
+        assert_eq!(p.convert(raw(2, 1, BOOT), 3_000), Some(3_000));
+    }
+
+    #[test]
+    fn different_domains_are_never_equated() {
+        let snaps = [
+            snap(1, 0, &[(BOOT, 1_000), (REAL, 1_700_000)]),
+            snap(2, 1, &[(BOOT, 1_000)]),
+        ];
+        let manifest = ManifestClocks {
+            trace_time: Some(builtin(0, REAL)),
+            edges: vec![],
+        };
+        let p = place(&PlacementInput {
+            contexts: &[proto(1, 0), proto(2, 1)],
+            snapshots: &snaps,
+            manifest: &manifest,
+            forced_trace_time: None,
+            first_machine: 0,
+        });
+        assert_eq!(p.convert(raw(1, 0, BOOT), 1_100), Some(1_700_100));
+        assert_eq!(p.plan(raw(2, 1, BOOT)), Plan::Drop(Failure::NoPath));
+        assert_eq!(p.unrelatable.len(), 1);
+    }
+
+    #[test]
+    fn a_pinned_timeline_follows_its_offset() {
+        let snaps = [snap(1, 0, &[(BOOT, 1_000)])];
+        let manifest = ManifestClocks {
+            trace_time: None,
+            edges: vec![ManifestEdge {
+                from: file_timeline(2, 1),
+                to: builtin(0, BOOT),
+                offset_ns: 500,
+                file: 2,
+            }],
+        };
+        let json = Context {
+            file: 2,
+            machine: 1,
+            format: Format::Json,
+            converts: true,
+        };
+        let p = place(&PlacementInput {
+            contexts: &[proto(1, 0), json],
+            snapshots: &snaps,
+            manifest: &manifest,
+            forced_trace_time: None,
+            first_machine: 0,
+        });
+        assert_eq!(
+            p.convert(raw(2, 1, clocks::TRACE_FILE), 2_000_000),
+            Some(2_000_500)
+        );
+    }
+
+    #[test]
+    fn a_proto_without_snapshots_is_taken_as_it_is() {
+        let p = place(&PlacementInput {
+            contexts: &[proto(1, 0)],
+            snapshots: &[],
+            manifest: &ManifestClocks::default(),
+            forced_trace_time: None,
+            first_machine: 0,
+        });
+        assert!(!p.claimed);
+        assert_eq!(p.convert(raw(1, 0, clocks::PACKET_DEFAULT), 42), Some(42));
+    }
+}

@@ -1,0 +1,2168 @@
+//! `perfetto_manifest`: parse and validate the JSON document that configures how the
+//! files of an archive merge (machines, clock overrides, trace time, attributes).
+//!
+//! [`parse`] runs steps 2–7 of the reference validation order (JSON syntax, top level,
+//! version, `trace_time`, `files` entries, `attributes`); [`Manifest::check_references`]
+//! runs the step-9 reference checks that need no trace data. The remaining errors are
+//! raised by the importer, which finds their variants here too so that every message is
+//! spelled exactly as the reference implementation prints it.
+//!
+//! This module knows nothing of clocks at run time or of SQLite.
+
+use serde_json::{Map, Value};
+
+/// Clock names accepted wherever the manifest expects a clock, with their builtin ids.
+pub const CLOCK_NAMES: [(&str, u32); 6] = [
+    ("REALTIME", 1),
+    ("REALTIME_COARSE", 2),
+    ("MONOTONIC", 3),
+    ("MONOTONIC_COARSE", 4),
+    ("MONOTONIC_RAW", 5),
+    ("BOOTTIME", 6),
+];
+
+/// The builtin clock id of a manifest clock name (case-sensitive).
+pub fn clock_id(name: &str) -> Option<u32> {
+    CLOCK_NAMES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, id)| id)
+}
+
+/// The manifest clock name of a builtin clock id.
+pub fn clock_name(id: u32) -> Option<&'static str> {
+    CLOCK_NAMES.iter().find(|&&(_, i)| i == id).map(|&(n, _)| n)
+}
+
+const MANIFEST_KEY: &str = "perfetto_manifest";
+
+/// How many leading bytes [`is_manifest`] looks at.
+const SNIFF_LEN: usize = 128;
+
+/// True when the bytes are a manifest: the first 128 bytes with ALL whitespace removed
+/// start with `{"perfetto_manifest"` (that key must come first).
+pub fn is_manifest(bytes: &[u8]) -> bool {
+    let prefix = format!("{{\"{MANIFEST_KEY}\"");
+    let squeezed: Vec<u8> = bytes
+        .iter()
+        .take(SNIFF_LEN)
+        .copied()
+        .filter(|b| !is_space(*b))
+        .collect();
+    squeezed.starts_with(prefix.as_bytes())
+}
+
+/// C `isspace`: space, \t, \n, \v, \f, \r.
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+/// A parsed, shape-validated manifest.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Manifest {
+    pub trace_time: Option<TraceTime>,
+    pub files: Vec<FileEntry>,
+    /// `attributes`, sorted by key (bytewise).
+    pub attributes: Vec<(String, AttrValue)>,
+}
+
+/// `trace_time`: the clock of the merged timeline, optionally pinned to a file's machine.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceTime {
+    pub clock: u32,
+    pub file: Option<String>,
+    pub machine: Option<String>,
+}
+
+/// One entry of `files`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileEntry {
+    pub path: String,
+    /// `machine.name`: the whole file belongs to this named machine.
+    pub machine: Option<String>,
+    /// `machines`: remaps the embedded machine ids of a multi-machine trace.
+    pub machines: Option<Vec<MachineEntry>>,
+    pub clocks: Option<ClockOverride>,
+}
+
+/// One entry of a file's `machines` block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MachineEntry {
+    pub id: u32,
+    pub name: String,
+}
+
+/// A file's `clocks` block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClockOverride {
+    /// The file's own clock being related; `None` = PIN (the file is clockless).
+    pub clock: Option<u32>,
+    /// Which of this (multi-machine) file's machines owns the source clock.
+    pub machine: Option<String>,
+    pub sync_to: SyncTo,
+    /// At a common instant the source clock reads T when the reference reads T + offset_ns.
+    pub offset_ns: i64,
+}
+
+/// The reference clock of a `clocks` block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SyncTo {
+    pub file: String,
+    pub machine: Option<String>,
+    /// `None`: the reference file's private per-file timeline.
+    pub clock: Option<u32>,
+}
+
+/// An `attributes` value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AttrValue {
+    Int(i64),
+    Str(String),
+}
+
+impl FileEntry {
+    /// True when the entry has a `machines` block (never inferred from trace data).
+    pub fn is_multi_machine(&self) -> bool {
+        self.machines.is_some()
+    }
+
+    /// The machine the file's id-0 (host) data goes to: `machine`, or the `machines`
+    /// entry with id 0.
+    pub fn base_machine(&self) -> Option<&str> {
+        if let Some(name) = &self.machine {
+            return Some(name);
+        }
+        self.machines
+            .as_ref()?
+            .iter()
+            .find(|m| m.id == 0)
+            .map(|m| m.name.as_str())
+    }
+
+    /// True when `name` is one of the names in this entry's `machines` block.
+    fn declares(&self, name: &str) -> bool {
+        self.machines
+            .as_ref()
+            .is_some_and(|ms| ms.iter().any(|m| m.name == name))
+    }
+}
+
+impl ClockOverride {
+    /// PIN: no source clock, the file is placed via its private per-file timeline.
+    pub fn is_pin(&self) -> bool {
+        self.clock.is_none()
+    }
+}
+
+impl Manifest {
+    /// Machine names in order of first appearance (each entry's `machine`, then its
+    /// `machines`), deduplicated: manifest machines get raw_id 2^32 + index in this list.
+    pub fn machine_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for entry in &self.files {
+            let own = entry.machine.as_deref().into_iter();
+            let remapped = entry.machines.iter().flatten().map(|m| m.name.as_str());
+            for name in own.chain(remapped) {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        names
+    }
+
+    /// The first `files` entry whose path is exactly `path`.
+    pub fn entry(&self, path: &str) -> Option<&FileEntry> {
+        self.files.iter().find(|e| e.path == path)
+    }
+
+    /// Step 9 reference checks (trace_time file/machine, then each clocks entry in files
+    /// order), with the exact texts of behaviour-merging.md §8 step 9, EXCEPT the "could
+    /// not resolve file" one which the importer raises.
+    ///
+    /// A machine name given for a file without a `machines` block is not checked: such a
+    /// file has a single machine, so the name selects nothing.
+    pub fn check_references(&self) -> Result<(), ManifestError> {
+        if let Some(tt) = &self.trace_time {
+            self.check_reference(
+                RefSite::TraceTime,
+                tt.file.as_deref(),
+                tt.machine.as_deref(),
+            )?;
+        }
+        for entry in &self.files {
+            let Some(clocks) = &entry.clocks else {
+                continue;
+            };
+            if entry.is_multi_machine() {
+                match &clocks.machine {
+                    None => {
+                        return Err(ManifestError::SourceNeedsMachine {
+                            file: entry.path.clone(),
+                        })
+                    }
+                    Some(m) if !entry.declares(m) => {
+                        return Err(ManifestError::SourceMachineNotDeclared {
+                            machine: m.clone(),
+                            file: entry.path.clone(),
+                        })
+                    }
+                    Some(_) => {}
+                }
+            }
+            self.check_reference(
+                RefSite::SyncTo,
+                Some(&clocks.sync_to.file),
+                clocks.sync_to.machine.as_deref(),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn check_reference(
+        &self,
+        site: RefSite,
+        file: Option<&str>,
+        machine: Option<&str>,
+    ) -> Result<(), ManifestError> {
+        let Some(file) = file else {
+            return match machine {
+                Some(m) => Err(ManifestError::MachineWithoutFile {
+                    site,
+                    machine: m.to_string(),
+                }),
+                None => Ok(()),
+            };
+        };
+        let Some(entry) = self.entry(file) else {
+            return Err(ManifestError::UnknownFile {
+                site,
+                file: file.to_string(),
+            });
+        };
+        if entry.is_multi_machine() {
+            match machine {
+                None => {
+                    return Err(ManifestError::ReferenceNeedsMachine {
+                        site,
+                        file: file.to_string(),
+                    })
+                }
+                Some(m) if !entry.declares(m) => {
+                    return Err(ManifestError::MachineNotDeclared {
+                        site,
+                        machine: m.to_string(),
+                        file: file.to_string(),
+                    })
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where a (file, machine) reference sits: names the keys in step-9 error texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefSite {
+    /// `trace_time: file` / `trace_time: machine`.
+    TraceTime,
+    /// `clocks: sync_to.file` / `clocks: sync_to.machine`.
+    SyncTo,
+}
+
+impl RefSite {
+    /// The label of the file key (L in behaviour-merging.md §8 step 9).
+    pub fn file_key(self) -> &'static str {
+        match self {
+            RefSite::TraceTime => "trace_time: file",
+            RefSite::SyncTo => "clocks: sync_to.file",
+        }
+    }
+
+    /// The label of the machine key (M in behaviour-merging.md §8 step 9).
+    pub fn machine_key(self) -> &'static str {
+        match self {
+            RefSite::TraceTime => "trace_time: machine",
+            RefSite::SyncTo => "clocks: sync_to.machine",
+        }
+    }
+}
+
+/// Every manifest error; `Display` is the full message as the reference prints it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ManifestError {
+    // ---- raised by the importer, outside the manifest document ----
+    #[error("multiple perfetto_manifest files in archive")]
+    MultipleManifests,
+    #[error("perfetto_manifest file must be the first trace file in the input")]
+    NotFirst,
+    #[error(
+        "perfetto_manifest: overrides are not supported for trace files which are themselves \
+         archives or perfetto_manifest files: {path}"
+    )]
+    OverrideOnContainer { path: String },
+    #[error("perfetto_manifest: clock overrides require the trace to use a single clock")]
+    PinWithSnapshots,
+    #[error(
+        "perfetto_manifest: a `machine` override attributes the file to one machine, but the \
+         file contains packets from multiple machines. Replace `machine` with a `machines` \
+         block that maps each embedded machine_id to a named machine, e.g. \"machines\": \
+         [{{\"id\": 0, \"name\": \"phone\"}}, {{\"id\": 7, \"name\": \"vm\"}}]."
+    )]
+    MachineOnMultiMachineFile,
+    #[error(
+        "perfetto_manifest: a `clocks` override applies only to a single-machine file, but the \
+         file contains packets from multiple machines. Remove the `clocks` override and let the \
+         trace's own remote clock snapshots align the machines; if you need to anchor a \
+         specific embedded machine, split it into its own file and override that."
+    )]
+    PinOnMultiMachineFile,
+    #[error("perfetto_manifest: machines: trace has a packet from undeclared machine id {id}")]
+    UndeclaredMachine { id: u32 },
+    #[error(
+        "perfetto_manifest: clocks: could not resolve file '{file}'. It must match the `path` \
+         of an entry in the `files` array."
+    )]
+    CouldNotResolveFile { file: String },
+
+    // ---- step 2: JSON syntax ----
+    #[error("perfetto_manifest: Empty JSON input")]
+    EmptyInput,
+    #[error("perfetto_manifest: Failed to parse object: {0}")]
+    Json(String),
+
+    // ---- step 3: top level ----
+    #[error("perfetto_manifest: expected a JSON object with a top-level perfetto_manifest key")]
+    NotAManifestObject,
+
+    // ---- step 4: version ----
+    #[error("perfetto_manifest: missing required field: version")]
+    MissingVersion,
+    #[error("perfetto_manifest: version must be an integer")]
+    VersionNotInteger,
+    #[error(
+        "perfetto_manifest: unsupported version: {0}. Only version 1 is supported; set \
+         \"version\": 1."
+    )]
+    UnsupportedVersion(i64),
+
+    // ---- step 5: trace_time (clock name errors also for clocks / sync_to) ----
+    #[error("perfetto_manifest: trace_time must be an object")]
+    TraceTimeNotObject,
+    #[error("perfetto_manifest: trace_time needs a clock")]
+    TraceTimeNeedsClock,
+    #[error("perfetto_manifest: clock name must be a string")]
+    ClockNameNotString,
+    #[error(
+        "perfetto_manifest: unknown clock name: {0}. Use one of REALTIME, REALTIME_COARSE, \
+         MONOTONIC, MONOTONIC_COARSE, MONOTONIC_RAW, BOOTTIME."
+    )]
+    UnknownClockName(String),
+    #[error("perfetto_manifest: trace_time: file must be a string")]
+    TraceTimeFileNotString,
+    #[error("perfetto_manifest: trace_time: machine must be a string")]
+    TraceTimeMachineNotString,
+
+    // ---- step 6: files ----
+    #[error("perfetto_manifest: files must be an array")]
+    FilesNotArray,
+    #[error("perfetto_manifest: files entries must be objects with a string path")]
+    FileEntryInvalid,
+    #[error("perfetto_manifest: clocks must be an object")]
+    ClocksNotObject,
+    #[error("perfetto_manifest: clocks: machine must be a string")]
+    ClocksMachineNotString,
+    #[error(
+        "perfetto_manifest: clocks: a sync_to block is required. Manual clock handling relates \
+         this file to a clock in another trace, e.g. \"sync_to\": {{\"file\": \"other.pb\"}}."
+    )]
+    SyncToRequired,
+    #[error("perfetto_manifest: clocks: sync_to must be an object")]
+    SyncToNotObject,
+    #[error("perfetto_manifest: clocks: sync_to.file is required and must be a string")]
+    SyncToFileRequired,
+    #[error("perfetto_manifest: clocks: sync_to.machine must be a string")]
+    SyncToMachineNotString,
+    #[error("perfetto_manifest: clocks: offset_ns must be an integer")]
+    OffsetNotInteger,
+    #[error("perfetto_manifest: clocks: offset_ns is out of range")]
+    OffsetOutOfRange,
+    #[error(
+        "perfetto_manifest: machine and machines are mutually exclusive. Use `machine` for a \
+         single-machine file, or `machines` to remap a multi-machine proto's embedded ids; not \
+         both."
+    )]
+    MachineAndMachines,
+    #[error(
+        "perfetto_manifest: machine must be an object with a string name, e.g. \"machine\": \
+         {{\"name\": \"phone\"}}."
+    )]
+    MachineInvalid,
+    #[error("perfetto_manifest: machine: name must be non-empty")]
+    MachineNameEmpty,
+    #[error("perfetto_manifest: machines must be an array")]
+    MachinesNotArray,
+    #[error(
+        "perfetto_manifest: machines entries need an integer id and a string name, e.g. \
+         \"machines\": [{{\"id\": 0, \"name\": \"phone\"}}]."
+    )]
+    MachinesEntryInvalid,
+    #[error("perfetto_manifest: machines: id must be in [0, 4294967295]")]
+    MachinesIdOutOfRange,
+    #[error("perfetto_manifest: machines: name must be non-empty")]
+    MachinesNameEmpty,
+
+    // ---- step 7: attributes ----
+    #[error(
+        "perfetto_manifest: attributes must be an object of string or integer values, e.g. \
+         \"attributes\": {{\"benchmark\": \"startup\"}}."
+    )]
+    AttributesNotObject,
+    #[error("perfetto_manifest: attributes: keys must be non-empty")]
+    AttributeKeyEmpty,
+    #[error("perfetto_manifest: attributes: '{key}' must be a string or an integer")]
+    AttributeValueInvalid { key: String },
+
+    // ---- step 9: references ----
+    #[error(
+        "perfetto_manifest: {} '{machine}' needs {} too: a machine name alone is ambiguous \
+         because embedded machine ids are scoped to their trace.",
+        .site.machine_key(),
+        .site.file_key()
+    )]
+    MachineWithoutFile { site: RefSite, machine: String },
+    #[error(
+        "perfetto_manifest: {} names unknown file '{file}'. It must match the `path` of an \
+         entry in the `files` array.",
+        .site.file_key()
+    )]
+    UnknownFile { site: RefSite, file: String },
+    #[error(
+        "perfetto_manifest: {} '{file}' is a multi-machine trace; also name the machine with {}.",
+        .site.file_key(),
+        .site.machine_key()
+    )]
+    ReferenceNeedsMachine { site: RefSite, file: String },
+    #[error(
+        "perfetto_manifest: {} '{machine}' is not a machine declared by file '{file}'.",
+        .site.machine_key()
+    )]
+    MachineNotDeclared {
+        site: RefSite,
+        machine: String,
+        file: String,
+    },
+    #[error(
+        "perfetto_manifest: clocks: file '{file}' is a multi-machine trace; name which machine \
+         the clock is on with clocks: machine."
+    )]
+    SourceNeedsMachine { file: String },
+    #[error(
+        "perfetto_manifest: clocks: machine '{machine}' is not a machine declared by file \
+         '{file}'."
+    )]
+    SourceMachineNotDeclared { machine: String, file: String },
+}
+
+/// Parses and validates a manifest: steps 2–7 of the reference validation order. The
+/// first error aborts. Unknown keys are ignored; duplicate keys keep the last value.
+pub fn parse(bytes: &[u8]) -> Result<Manifest, ManifestError> {
+    // Step 2: JSON syntax.
+    if bytes.iter().all(|b| is_space(*b)) {
+        return Err(ManifestError::EmptyInput);
+    }
+    let root: Value =
+        serde_json::from_slice(bytes).map_err(|e| ManifestError::Json(e.to_string()))?;
+
+    // Step 3: top level.
+    let body = root
+        .as_object()
+        .and_then(|o| o.get(MANIFEST_KEY))
+        .and_then(Value::as_object)
+        .ok_or(ManifestError::NotAManifestObject)?;
+
+    // Step 4: version.
+    match body.get("version") {
+        None => return Err(ManifestError::MissingVersion),
+        Some(v) => match v.as_i64() {
+            None => return Err(ManifestError::VersionNotInteger),
+            Some(1) => {}
+            Some(n) => return Err(ManifestError::UnsupportedVersion(n)),
+        },
+    }
+
+    // Step 5: trace_time.
+    let trace_time = body.get("trace_time").map(parse_trace_time).transpose()?;
+
+    // Step 6: files.
+    let files = match body.get("files") {
+        None => Vec::new(),
+        Some(v) => {
+            let list = v.as_array().ok_or(ManifestError::FilesNotArray)?;
+            list.iter()
+                .map(parse_file_entry)
+                .collect::<Result<Vec<_>, _>>()?
+        }
+    };
+
+    // Step 7: attributes.
+    let attributes = match body.get("attributes") {
+        None => Vec::new(),
+        Some(v) => parse_attributes(v)?,
+    };
+
+    Ok(Manifest {
+        trace_time,
+        files,
+        attributes,
+    })
+}
+
+/// A clock name value: must be a string naming one of [`CLOCK_NAMES`].
+fn parse_clock(v: &Value) -> Result<u32, ManifestError> {
+    let name = v.as_str().ok_or(ManifestError::ClockNameNotString)?;
+    clock_id(name).ok_or_else(|| ManifestError::UnknownClockName(name.to_string()))
+}
+
+/// An optional string field: absent → `None`; present but not a string → `err`.
+fn opt_string(
+    obj: &Map<String, Value>,
+    key: &str,
+    err: ManifestError,
+) -> Result<Option<String>, ManifestError> {
+    match obj.get(key) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(err),
+    }
+}
+
+fn parse_trace_time(v: &Value) -> Result<TraceTime, ManifestError> {
+    let obj = v.as_object().ok_or(ManifestError::TraceTimeNotObject)?;
+    let clock = parse_clock(obj.get("clock").ok_or(ManifestError::TraceTimeNeedsClock)?)?;
+    let file = opt_string(obj, "file", ManifestError::TraceTimeFileNotString)?;
+    let machine = opt_string(obj, "machine", ManifestError::TraceTimeMachineNotString)?;
+    Ok(TraceTime {
+        clock,
+        file,
+        machine,
+    })
+}
+
+fn parse_file_entry(v: &Value) -> Result<FileEntry, ManifestError> {
+    let obj = v.as_object().ok_or(ManifestError::FileEntryInvalid)?;
+    let path = obj
+        .get("path")
+        .and_then(Value::as_str)
+        .ok_or(ManifestError::FileEntryInvalid)?
+        .to_string();
+
+    let clocks = obj.get("clocks").map(parse_clocks).transpose()?;
+
+    let (machine, machines) = match (obj.get("machine"), obj.get("machines")) {
+        (Some(_), Some(_)) => return Err(ManifestError::MachineAndMachines),
+        (Some(m), None) => (Some(parse_machine(m)?), None),
+        (None, Some(ms)) => (None, Some(parse_machines(ms)?)),
+        (None, None) => (None, None),
+    };
+
+    Ok(FileEntry {
+        path,
+        machine,
+        machines,
+        clocks,
+    })
+}
+
+fn parse_clocks(v: &Value) -> Result<ClockOverride, ManifestError> {
+    let obj = v.as_object().ok_or(ManifestError::ClocksNotObject)?;
+    let machine = opt_string(obj, "machine", ManifestError::ClocksMachineNotString)?;
+    let clock = obj.get("clock").map(parse_clock).transpose()?;
+
+    let sync_to = obj
+        .get("sync_to")
+        .ok_or(ManifestError::SyncToRequired)?
+        .as_object()
+        .ok_or(ManifestError::SyncToNotObject)?;
+    let file = sync_to
+        .get("file")
+        .and_then(Value::as_str)
+        .ok_or(ManifestError::SyncToFileRequired)?
+        .to_string();
+    let sync_machine = opt_string(sync_to, "machine", ManifestError::SyncToMachineNotString)?;
+    let sync_clock = sync_to.get("clock").map(parse_clock).transpose()?;
+
+    let offset_ns = match obj.get("offset_ns") {
+        None => 0,
+        Some(v) => match v.as_i64() {
+            None => return Err(ManifestError::OffsetNotInteger),
+            Some(i64::MIN) => return Err(ManifestError::OffsetOutOfRange),
+            Some(n) => n,
+        },
+    };
+
+    Ok(ClockOverride {
+        clock,
+        machine,
+        sync_to: SyncTo {
+            file,
+            machine: sync_machine,
+            clock: sync_clock,
+        },
+        offset_ns,
+    })
+}
+
+fn parse_machine(v: &Value) -> Result<String, ManifestError> {
+    let name = v
+        .as_object()
+        .and_then(|o| o.get("name"))
+        .and_then(Value::as_str)
+        .ok_or(ManifestError::MachineInvalid)?;
+    if name.is_empty() {
+        return Err(ManifestError::MachineNameEmpty);
+    }
+    Ok(name.to_string())
+}
+
+fn parse_machines(v: &Value) -> Result<Vec<MachineEntry>, ManifestError> {
+    let list = v.as_array().ok_or(ManifestError::MachinesNotArray)?;
+    list.iter().map(parse_machines_entry).collect()
+}
+
+fn parse_machines_entry(v: &Value) -> Result<MachineEntry, ManifestError> {
+    let obj = v.as_object().ok_or(ManifestError::MachinesEntryInvalid)?;
+    let (Some(Value::Number(id)), Some(Value::String(name))) = (obj.get("id"), obj.get("name"))
+    else {
+        return Err(ManifestError::MachinesEntryInvalid);
+    };
+    let id = machine_id(id).ok_or(ManifestError::MachinesIdOutOfRange)?;
+    if name.is_empty() {
+        return Err(ManifestError::MachinesNameEmpty);
+    }
+    Ok(MachineEntry {
+        id,
+        name: name.clone(),
+    })
+}
+
+/// Any JSON number: fractions are truncated, then it must lie in [0, 2^32 - 1].
+fn machine_id(n: &serde_json::Number) -> Option<u32> {
+    if let Some(i) = n.as_i64() {
+        return u32::try_from(i).ok();
+    }
+    if n.is_u64() {
+        // Above i64::MAX: certainly out of range.
+        return None;
+    }
+    let t = n.as_f64()?.trunc();
+    if (0.0..=f64::from(u32::MAX)).contains(&t) {
+        // In range and integral after trunc: the conversion is exact.
+        Some(t as u32)
+    } else {
+        None
+    }
+}
+
+fn parse_attributes(v: &Value) -> Result<Vec<(String, AttrValue)>, ManifestError> {
+    let obj = v.as_object().ok_or(ManifestError::AttributesNotObject)?;
+    let mut keys: Vec<&String> = obj.keys().collect();
+    keys.sort();
+    let mut out = Vec::with_capacity(keys.len());
+    for key in keys {
+        if key.is_empty() {
+            return Err(ManifestError::AttributeKeyEmpty);
+        }
+        let value = match obj.get(key) {
+            Some(Value::String(s)) => Some(AttrValue::Str(s.clone())),
+            Some(v) => v.as_i64().map(AttrValue::Int),
+            None => None,
+        }
+        .ok_or_else(|| ManifestError::AttributeValueInvalid { key: key.clone() })?;
+        out.push((key.clone(), value));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The error message of parsing `json`.
+    fn err(json: &str) -> String {
+        match parse(json.as_bytes()) {
+            Ok(m) => panic!("expected an error for {json}, got {m:?}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// Parses a manifest body (the object under `perfetto_manifest`).
+    fn body(inner: &str) -> Result<Manifest, ManifestError> {
+        parse(format!("{{\"perfetto_manifest\": {inner}}}").as_bytes())
+    }
+
+    /// The error message of a manifest body.
+    fn body_err(inner: &str) -> String {
+        match body(inner) {
+            Ok(m) => panic!("expected an error for {inner}, got {m:?}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// The error message of a version-1 manifest with `files` = `files`.
+    fn files_err(files: &str) -> String {
+        body_err(&format!("{{\"version\": 1, \"files\": {files}}}"))
+    }
+
+    /// The error message of the step-9 checks on a manifest body that parses.
+    fn ref_err(inner: &str) -> String {
+        let m = match body(inner) {
+            Ok(m) => m,
+            Err(e) => panic!("{inner} should parse: {e}"),
+        };
+        match m.check_references() {
+            Ok(()) => panic!("expected a reference error for {inner}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    fn ok(inner: &str) -> Manifest {
+        match body(inner) {
+            Ok(m) => m,
+            Err(e) => panic!("{inner} should parse: {e}"),
+        }
+    }
+
+    const UNKNOWN_CLOCK_TAIL: &str =
+        ". Use one of REALTIME, REALTIME_COARSE, MONOTONIC, MONOTONIC_COARSE, MONOTONIC_RAW, \
+         BOOTTIME.";
+
+    // ---------------------------------------------------------------- is_manifest
+
+    #[test]
+    fn is_manifest_plain() {
+        assert!(is_manifest(b"{\"perfetto_manifest\": {\"version\": 1}}"));
+    }
+
+    #[test]
+    fn is_manifest_leading_whitespace() {
+        assert!(is_manifest(b"\n\t  \r\n{\"perfetto_manifest\": {}}"));
+    }
+
+    #[test]
+    fn is_manifest_whitespace_inside_is_removed() {
+        assert!(is_manifest(b"{ \"perfetto_manifest\" : {}}"));
+        assert!(is_manifest(b"{\n  \"perfetto_manifest\"\n: {}}"));
+        assert!(is_manifest(b"\x0b\x0c{\x0b\"perfetto_manifest\"}"));
+    }
+
+    #[test]
+    fn is_manifest_key_must_come_first() {
+        assert!(!is_manifest(
+            b"{\"traceEvents\": [], \"perfetto_manifest\": {\"version\": 1}}"
+        ));
+    }
+
+    #[test]
+    fn is_manifest_rejects_other_content() {
+        assert!(!is_manifest(b""));
+        assert!(!is_manifest(b"   "));
+        assert!(!is_manifest(b"[{\"perfetto_manifest\": 1}]"));
+        assert!(!is_manifest(b"{\"perfetto_manifes\": 1}"));
+        assert!(!is_manifest(b"{'perfetto_manifest': 1}"));
+        assert!(!is_manifest(b"{\"PERFETTO_MANIFEST\": 1}"));
+        assert!(!is_manifest(b"PK\x03\x04{\"perfetto_manifest\""));
+        assert!(!is_manifest(&[0xff, 0x00, 0x7b]));
+    }
+
+    #[test]
+    fn is_manifest_only_looks_at_first_128_bytes() {
+        // 108 spaces + 20-byte prefix = 128: still inside the window.
+        let mut inside = vec![b' '; 108];
+        inside.extend_from_slice(b"{\"perfetto_manifest\": {}}");
+        assert!(is_manifest(&inside));
+        // One more space pushes the closing quote out of the window.
+        let mut outside = vec![b' '; 109];
+        outside.extend_from_slice(b"{\"perfetto_manifest\": {}}");
+        assert!(!is_manifest(&outside));
+    }
+
+    #[test]
+    fn is_manifest_on_a_truncated_prefix_is_false() {
+        assert!(!is_manifest(b"{\"perfetto_manif"));
+    }
+
+    // ---------------------------------------------------------------- step 2: JSON
+
+    #[test]
+    fn empty_input() {
+        assert_eq!(err(""), "perfetto_manifest: Empty JSON input");
+        assert_eq!(err(" \n\t\r "), "perfetto_manifest: Empty JSON input");
+    }
+
+    #[test]
+    fn json_syntax_error() {
+        let msg = err("{\"perfetto_manifest\": {\"version\": 1,}");
+        assert!(
+            msg.starts_with("perfetto_manifest: Failed to parse object: "),
+            "{msg}"
+        );
+        let msg = err("{\"perfetto_manifest\": ");
+        assert!(
+            msg.starts_with("perfetto_manifest: Failed to parse object: "),
+            "{msg}"
+        );
+        let msg = err("{\"perfetto_manifest\": {\"version\": 1}} trailing");
+        assert!(
+            msg.starts_with("perfetto_manifest: Failed to parse object: "),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_is_a_json_error() {
+        let e = parse(b"{\"perfetto_manifest\": {\"version\": 1, \"x\": \"\xff\"}}");
+        assert!(matches!(e, Err(ManifestError::Json(_))), "{e:?}");
+    }
+
+    #[test]
+    fn json_error_before_top_level_error() {
+        let msg = err("[1, 2");
+        assert!(msg.starts_with("perfetto_manifest: Failed to parse object: "));
+    }
+
+    #[test]
+    fn duplicate_keys_keep_last_value() {
+        let m = ok("{\"version\": 7, \"version\": 1}");
+        assert_eq!(m, Manifest::default());
+        assert_eq!(
+            body_err("{\"version\": 1, \"version\": 2}"),
+            "perfetto_manifest: unsupported version: 2. Only version 1 is supported; set \
+             \"version\": 1."
+        );
+        let m = ok(
+            "{\"version\": 1, \"trace_time\": {\"clock\": \"BOOTIME\", \"clock\": \
+                    \"REALTIME\"}}",
+        );
+        assert_eq!(m.trace_time.map(|t| t.clock), Some(1));
+    }
+
+    // ---------------------------------------------------------------- step 3: top level
+
+    #[test]
+    fn top_level_must_be_object_with_manifest_key() {
+        let want =
+            "perfetto_manifest: expected a JSON object with a top-level perfetto_manifest key";
+        assert_eq!(err("[]"), want);
+        assert_eq!(err("1"), want);
+        assert_eq!(err("\"perfetto_manifest\""), want);
+        assert_eq!(err("null"), want);
+        assert_eq!(err("{}"), want);
+        assert_eq!(err("{\"version\": 1}"), want);
+        assert_eq!(err("{\"perfetto_manifest\": 1}"), want);
+        assert_eq!(err("{\"perfetto_manifest\": [{\"version\": 1}]}"), want);
+        assert_eq!(err("{\"perfetto_manifest\": null}"), want);
+    }
+
+    #[test]
+    fn manifest_key_need_not_be_first_for_parse() {
+        // Detection needs it first; parsing does not care.
+        let m = parse(b"{\"other\": 1, \"perfetto_manifest\": {\"version\": 1}}");
+        assert_eq!(m, Ok(Manifest::default()));
+    }
+
+    // ---------------------------------------------------------------- step 4: version
+
+    #[test]
+    fn missing_version() {
+        assert_eq!(
+            body_err("{}"),
+            "perfetto_manifest: missing required field: version"
+        );
+        assert_eq!(
+            body_err("{\"files\": []}"),
+            "perfetto_manifest: missing required field: version"
+        );
+    }
+
+    #[test]
+    fn version_must_be_integer() {
+        let want = "perfetto_manifest: version must be an integer";
+        assert_eq!(body_err("{\"version\": 1.0}"), want);
+        assert_eq!(body_err("{\"version\": 1.5}"), want);
+        assert_eq!(body_err("{\"version\": 1e0}"), want);
+        assert_eq!(body_err("{\"version\": \"1\"}"), want);
+        assert_eq!(body_err("{\"version\": true}"), want);
+        assert_eq!(body_err("{\"version\": null}"), want);
+        assert_eq!(body_err("{\"version\": [1]}"), want);
+        assert_eq!(body_err("{\"version\": 18446744073709551615}"), want);
+    }
+
+    #[test]
+    fn unsupported_version() {
+        assert_eq!(
+            body_err("{\"version\": 99}"),
+            "perfetto_manifest: unsupported version: 99. Only version 1 is supported; set \
+             \"version\": 1."
+        );
+        assert_eq!(
+            body_err("{\"version\": 0}"),
+            "perfetto_manifest: unsupported version: 0. Only version 1 is supported; set \
+             \"version\": 1."
+        );
+        assert_eq!(
+            body_err("{\"version\": -1}"),
+            "perfetto_manifest: unsupported version: -1. Only version 1 is supported; set \
+             \"version\": 1."
+        );
+    }
+
+    #[test]
+    fn minimal_manifest() {
+        assert_eq!(ok("{\"version\": 1}"), Manifest::default());
+    }
+
+    // ---------------------------------------------------------------- step 5: trace_time
+
+    #[test]
+    fn trace_time_must_be_object() {
+        let want = "perfetto_manifest: trace_time must be an object";
+        assert_eq!(
+            body_err("{\"version\": 1, \"trace_time\": \"BOOTTIME\"}"),
+            want
+        );
+        assert_eq!(body_err("{\"version\": 1, \"trace_time\": null}"), want);
+        assert_eq!(body_err("{\"version\": 1, \"trace_time\": []}"), want);
+    }
+
+    #[test]
+    fn trace_time_needs_clock() {
+        assert_eq!(
+            body_err("{\"version\": 1, \"trace_time\": {\"file\": \"a.pb\"}}"),
+            "perfetto_manifest: trace_time needs a clock"
+        );
+    }
+
+    #[test]
+    fn trace_time_clock_name_must_be_string() {
+        assert_eq!(
+            body_err("{\"version\": 1, \"trace_time\": {\"clock\": 6}}"),
+            "perfetto_manifest: clock name must be a string"
+        );
+    }
+
+    #[test]
+    fn trace_time_unknown_clock_name() {
+        assert_eq!(
+            body_err("{\"version\": 1, \"trace_time\": {\"clock\": \"BOOTIME\"}}"),
+            format!("perfetto_manifest: unknown clock name: BOOTIME{UNKNOWN_CLOCK_TAIL}")
+        );
+    }
+
+    #[test]
+    fn clock_names_are_case_sensitive() {
+        assert_eq!(
+            body_err("{\"version\": 1, \"trace_time\": {\"clock\": \"boottime\"}}"),
+            format!("perfetto_manifest: unknown clock name: boottime{UNKNOWN_CLOCK_TAIL}")
+        );
+        assert_eq!(
+            body_err("{\"version\": 1, \"trace_time\": {\"clock\": \"\"}}"),
+            format!("perfetto_manifest: unknown clock name: {UNKNOWN_CLOCK_TAIL}")
+        );
+    }
+
+    #[test]
+    fn every_clock_name_parses() {
+        for (name, id) in CLOCK_NAMES {
+            let m = ok(&format!(
+                "{{\"version\": 1, \"trace_time\": {{\"clock\": \"{name}\"}}}}"
+            ));
+            assert_eq!(m.trace_time.map(|t| t.clock), Some(id), "{name}");
+            assert_eq!(clock_id(name), Some(id));
+            assert_eq!(clock_name(id), Some(name));
+        }
+        assert_eq!(clock_id("TSC"), None);
+        assert_eq!(clock_name(0), None);
+    }
+
+    #[test]
+    fn trace_time_file_must_be_string() {
+        assert_eq!(
+            body_err("{\"version\": 1, \"trace_time\": {\"clock\": \"BOOTTIME\", \"file\": 1}}"),
+            "perfetto_manifest: trace_time: file must be a string"
+        );
+    }
+
+    #[test]
+    fn trace_time_machine_must_be_string() {
+        assert_eq!(
+            body_err(
+                "{\"version\": 1, \"trace_time\": {\"clock\": \"BOOTTIME\", \"machine\": \
+                 {\"name\": \"vm\"}}}"
+            ),
+            "perfetto_manifest: trace_time: machine must be a string"
+        );
+    }
+
+    #[test]
+    fn trace_time_fields() {
+        let m = ok(
+            "{\"version\": 1, \"trace_time\": {\"clock\": \"REALTIME\", \"file\": \
+                    \"a.pb\", \"machine\": \"vm\", \"extra\": true}}",
+        );
+        assert_eq!(
+            m.trace_time,
+            Some(TraceTime {
+                clock: 1,
+                file: Some("a.pb".into()),
+                machine: Some("vm".into()),
+            })
+        );
+    }
+
+    // ---------------------------------------------------------------- step 6: files
+
+    #[test]
+    fn files_must_be_array() {
+        let want = "perfetto_manifest: files must be an array";
+        assert_eq!(files_err("{}"), want);
+        assert_eq!(files_err("\"a.pb\""), want);
+        assert_eq!(files_err("null"), want);
+    }
+
+    #[test]
+    fn files_entries_must_be_objects_with_string_path() {
+        let want = "perfetto_manifest: files entries must be objects with a string path";
+        assert_eq!(files_err("[\"a.pb\"]"), want);
+        assert_eq!(files_err("[{}]"), want);
+        assert_eq!(files_err("[{\"path\": 1}]"), want);
+        assert_eq!(files_err("[{\"path\": null}]"), want);
+        assert_eq!(files_err("[{\"path\": \"a.pb\"}, 3]"), want);
+    }
+
+    #[test]
+    fn clocks_must_be_object() {
+        assert_eq!(
+            files_err("[{\"path\": \"a.pb\", \"clocks\": []}]"),
+            "perfetto_manifest: clocks must be an object"
+        );
+    }
+
+    #[test]
+    fn clocks_machine_must_be_string() {
+        assert_eq!(
+            files_err("[{\"path\": \"a.pb\", \"clocks\": {\"machine\": 7}}]"),
+            "perfetto_manifest: clocks: machine must be a string"
+        );
+    }
+
+    #[test]
+    fn clocks_source_clock_name_errors() {
+        assert_eq!(
+            files_err(
+                "[{\"path\": \"a.pb\", \"clocks\": {\"clock\": 6, \"sync_to\": {\"file\": \
+                 \"b.pb\"}}}]"
+            ),
+            "perfetto_manifest: clock name must be a string"
+        );
+        assert_eq!(
+            files_err(
+                "[{\"path\": \"a.pb\", \"clocks\": {\"clock\": \"TSC\", \"sync_to\": {\"file\": \
+                 \"b.pb\"}}}]"
+            ),
+            format!("perfetto_manifest: unknown clock name: TSC{UNKNOWN_CLOCK_TAIL}")
+        );
+    }
+
+    #[test]
+    fn clocks_sync_to_required() {
+        assert_eq!(
+            files_err("[{\"path\": \"a.pb\", \"clocks\": {\"offset_ns\": 5}}]"),
+            "perfetto_manifest: clocks: a sync_to block is required. Manual clock handling \
+             relates this file to a clock in another trace, e.g. \"sync_to\": {\"file\": \
+             \"other.pb\"}."
+        );
+    }
+
+    #[test]
+    fn clocks_sync_to_must_be_object() {
+        assert_eq!(
+            files_err("[{\"path\": \"a.pb\", \"clocks\": {\"sync_to\": \"b.pb\"}}]"),
+            "perfetto_manifest: clocks: sync_to must be an object"
+        );
+    }
+
+    #[test]
+    fn clocks_sync_to_file_required() {
+        let want = "perfetto_manifest: clocks: sync_to.file is required and must be a string";
+        // The conformance case error_sync_to_without_file.
+        assert_eq!(
+            files_err(
+                "[{\"path\": \"a.pb\", \"machine\": {\"name\": \"phone\"}, \"clocks\": \
+                 {\"clock\": \"BOOTTIME\", \"offset_ns\": 1, \"sync_to\": {\"machine\": \
+                 \"phone\", \"clock\": \"BOOTTIME\"}}}]"
+            ),
+            want
+        );
+        assert_eq!(
+            files_err("[{\"path\": \"a.pb\", \"clocks\": {\"sync_to\": {\"file\": 3}}}]"),
+            want
+        );
+    }
+
+    #[test]
+    fn clocks_sync_to_machine_must_be_string() {
+        assert_eq!(
+            files_err(
+                "[{\"path\": \"a.pb\", \"clocks\": {\"sync_to\": {\"file\": \"b.pb\", \
+                 \"machine\": 0}}}]"
+            ),
+            "perfetto_manifest: clocks: sync_to.machine must be a string"
+        );
+    }
+
+    #[test]
+    fn clocks_reference_clock_name_errors() {
+        assert_eq!(
+            files_err(
+                "[{\"path\": \"a.pb\", \"clocks\": {\"sync_to\": {\"file\": \"b.pb\", \
+                 \"clock\": null}}}]"
+            ),
+            "perfetto_manifest: clock name must be a string"
+        );
+        assert_eq!(
+            files_err(
+                "[{\"path\": \"a.pb\", \"clocks\": {\"sync_to\": {\"file\": \"b.pb\", \
+                 \"clock\": \"Boottime\"}}}]"
+            ),
+            format!("perfetto_manifest: unknown clock name: Boottime{UNKNOWN_CLOCK_TAIL}")
+        );
+    }
+
+    fn offset_err(offset: &str) -> String {
+        files_err(&format!(
+            "[{{\"path\": \"a.pb\", \"clocks\": {{\"sync_to\": {{\"file\": \"b.pb\"}}, \
+             \"offset_ns\": {offset}}}}}]"
+        ))
+    }
+
+    fn offset_ok(offset: &str) -> i64 {
+        let m = ok(&format!(
+            "{{\"version\": 1, \"files\": [{{\"path\": \"a.pb\", \"clocks\": {{\"sync_to\": \
+             {{\"file\": \"b.pb\"}}, \"offset_ns\": {offset}}}}}]}}"
+        ));
+        match m.files[0].clocks.as_ref() {
+            Some(c) => c.offset_ns,
+            None => panic!("no clocks"),
+        }
+    }
+
+    #[test]
+    fn clocks_offset_must_be_integer() {
+        let want = "perfetto_manifest: clocks: offset_ns must be an integer";
+        assert_eq!(offset_err("1.5"), want);
+        assert_eq!(offset_err("1.0"), want);
+        assert_eq!(offset_err("1e3"), want);
+        assert_eq!(offset_err("\"5\""), want);
+        assert_eq!(offset_err("null"), want);
+        assert_eq!(offset_err("true"), want);
+        // Above i64::MAX: not representable as an integer.
+        assert_eq!(offset_err("9223372036854775808"), want);
+    }
+
+    #[test]
+    fn clocks_offset_out_of_range_is_only_int64_min() {
+        assert_eq!(
+            offset_err("-9223372036854775808"),
+            "perfetto_manifest: clocks: offset_ns is out of range"
+        );
+        assert_eq!(offset_ok("-9223372036854775807"), i64::MIN + 1);
+        assert_eq!(offset_ok("9223372036854775807"), i64::MAX);
+        assert_eq!(offset_ok("-250"), -250);
+        assert_eq!(offset_ok("0"), 0);
+    }
+
+    #[test]
+    fn clocks_offset_defaults_to_zero() {
+        let m = ok(
+            "{\"version\": 1, \"files\": [{\"path\": \"a.json\", \"clocks\": \
+                    {\"sync_to\": {\"file\": \"b.pb\"}}}]}",
+        );
+        assert_eq!(
+            m.files[0].clocks,
+            Some(ClockOverride {
+                clock: None,
+                machine: None,
+                sync_to: SyncTo {
+                    file: "b.pb".into(),
+                    machine: None,
+                    clock: None,
+                },
+                offset_ns: 0,
+            })
+        );
+        assert!(m.files[0]
+            .clocks
+            .as_ref()
+            .is_some_and(ClockOverride::is_pin));
+    }
+
+    #[test]
+    fn machine_and_machines_mutually_exclusive() {
+        // The conformance case error_machine_and_machines_exclusive.
+        assert_eq!(
+            files_err(
+                "[{\"path\": \"app.json\", \"machine\": {\"name\": \"a\"}, \"machines\": \
+                 [{\"id\": 0, \"name\": \"b\"}]}]"
+            ),
+            "perfetto_manifest: machine and machines are mutually exclusive. Use `machine` for \
+             a single-machine file, or `machines` to remap a multi-machine proto's embedded \
+             ids; not both."
+        );
+        // Presence is enough, whatever the values.
+        assert_eq!(
+            files_err("[{\"path\": \"a\", \"machine\": 1, \"machines\": 2}]"),
+            "perfetto_manifest: machine and machines are mutually exclusive. Use `machine` for \
+             a single-machine file, or `machines` to remap a multi-machine proto's embedded \
+             ids; not both."
+        );
+    }
+
+    #[test]
+    fn machine_must_be_object_with_string_name() {
+        let want = "perfetto_manifest: machine must be an object with a string name, e.g. \
+                    \"machine\": {\"name\": \"phone\"}.";
+        assert_eq!(
+            files_err("[{\"path\": \"a\", \"machine\": \"phone\"}]"),
+            want
+        );
+        assert_eq!(files_err("[{\"path\": \"a\", \"machine\": {}}]"), want);
+        assert_eq!(
+            files_err("[{\"path\": \"a\", \"machine\": {\"name\": 3}}]"),
+            want
+        );
+        assert_eq!(files_err("[{\"path\": \"a\", \"machine\": null}]"), want);
+    }
+
+    #[test]
+    fn machine_name_must_be_non_empty() {
+        assert_eq!(
+            files_err("[{\"path\": \"app.json\", \"machine\": {\"name\": \"\"}}]"),
+            "perfetto_manifest: machine: name must be non-empty"
+        );
+    }
+
+    #[test]
+    fn machines_must_be_array() {
+        assert_eq!(
+            files_err("[{\"path\": \"a\", \"machines\": {\"id\": 0, \"name\": \"x\"}}]"),
+            "perfetto_manifest: machines must be an array"
+        );
+    }
+
+    #[test]
+    fn machines_entries_need_id_and_name() {
+        let want = "perfetto_manifest: machines entries need an integer id and a string name, \
+                    e.g. \"machines\": [{\"id\": 0, \"name\": \"phone\"}].";
+        assert_eq!(files_err("[{\"path\": \"a\", \"machines\": [7]}]"), want);
+        assert_eq!(
+            files_err("[{\"path\": \"a\", \"machines\": [{\"name\": \"x\"}]}]"),
+            want
+        );
+        assert_eq!(
+            files_err("[{\"path\": \"a\", \"machines\": [{\"id\": 0}]}]"),
+            want
+        );
+        assert_eq!(
+            files_err("[{\"path\": \"a\", \"machines\": [{\"id\": \"0\", \"name\": \"x\"}]}]"),
+            want
+        );
+        assert_eq!(
+            files_err("[{\"path\": \"a\", \"machines\": [{\"id\": 0, \"name\": 1}]}]"),
+            want
+        );
+        // Shape is checked before the range.
+        assert_eq!(
+            files_err("[{\"path\": \"a\", \"machines\": [{\"id\": -1, \"name\": 1}]}]"),
+            want
+        );
+    }
+
+    fn machine_ids(machines: &str) -> Result<Vec<u32>, ManifestError> {
+        let m = body(&format!(
+            "{{\"version\": 1, \"files\": [{{\"path\": \"a\", \"machines\": {machines}}}]}}"
+        ))?;
+        Ok(m.files[0].machines.iter().flatten().map(|e| e.id).collect())
+    }
+
+    #[test]
+    fn machines_id_out_of_range() {
+        let out = Err(ManifestError::MachinesIdOutOfRange);
+        assert_eq!(
+            ManifestError::MachinesIdOutOfRange.to_string(),
+            "perfetto_manifest: machines: id must be in [0, 4294967295]"
+        );
+        // The conformance case error_machines_id_out_of_range.
+        assert_eq!(machine_ids("[{\"id\": 4294967296, \"name\": \"vm\"}]"), out);
+        assert_eq!(machine_ids("[{\"id\": -1, \"name\": \"vm\"}]"), out);
+        assert_eq!(machine_ids("[{\"id\": -1.5, \"name\": \"vm\"}]"), out);
+        assert_eq!(
+            machine_ids("[{\"id\": 4294967296.5, \"name\": \"vm\"}]"),
+            out
+        );
+        assert_eq!(
+            machine_ids("[{\"id\": 18446744073709551615, \"name\": \"vm\"}]"),
+            out
+        );
+        assert_eq!(machine_ids("[{\"id\": 1e300, \"name\": \"vm\"}]"), out);
+        assert_eq!(machine_ids("[{\"id\": -1e300, \"name\": \"vm\"}]"), out);
+        assert_eq!(
+            files_err("[{\"path\": \"a\", \"machines\": [{\"id\": -1, \"name\": \"vm\"}]}]"),
+            "perfetto_manifest: machines: id must be in [0, 4294967295]"
+        );
+    }
+
+    #[test]
+    fn machines_id_any_number_truncated() {
+        assert_eq!(
+            machine_ids(
+                "[{\"id\": 0, \"name\": \"a\"}, {\"id\": 7.9, \"name\": \"b\"}, {\"id\": \
+                 4294967295, \"name\": \"c\"}, {\"id\": 4294967295.7, \"name\": \"d\"}, {\"id\": \
+                 -0.5, \"name\": \"e\"}, {\"id\": 1e3, \"name\": \"f\"}]"
+            ),
+            Ok(vec![0, 7, u32::MAX, u32::MAX, 0, 1000])
+        );
+    }
+
+    #[test]
+    fn machines_name_must_be_non_empty() {
+        assert_eq!(
+            files_err("[{\"path\": \"a\", \"machines\": [{\"id\": 0, \"name\": \"\"}]}]"),
+            "perfetto_manifest: machines: name must be non-empty"
+        );
+        // Range before name.
+        assert_eq!(
+            files_err("[{\"path\": \"a\", \"machines\": [{\"id\": -1, \"name\": \"\"}]}]"),
+            "perfetto_manifest: machines: id must be in [0, 4294967295]"
+        );
+    }
+
+    #[test]
+    fn empty_machines_block_is_multi_machine() {
+        let m = ok("{\"version\": 1, \"files\": [{\"path\": \"a\", \"machines\": []}]}");
+        assert!(m.files[0].is_multi_machine());
+        assert_eq!(m.files[0].base_machine(), None);
+    }
+
+    // ---------------------------------------------------------------- step 7: attributes
+
+    #[test]
+    fn attributes_must_be_object() {
+        let want = "perfetto_manifest: attributes must be an object of string or integer \
+                    values, e.g. \"attributes\": {\"benchmark\": \"startup\"}.";
+        assert_eq!(body_err("{\"version\": 1, \"attributes\": []}"), want);
+        assert_eq!(body_err("{\"version\": 1, \"attributes\": \"x\"}"), want);
+        assert_eq!(body_err("{\"version\": 1, \"attributes\": null}"), want);
+    }
+
+    #[test]
+    fn attributes_keys_must_be_non_empty() {
+        assert_eq!(
+            body_err("{\"version\": 1, \"attributes\": {\"\": 1}}"),
+            "perfetto_manifest: attributes: keys must be non-empty"
+        );
+    }
+
+    #[test]
+    fn attributes_values_must_be_string_or_integer() {
+        // The conformance case error_attributes_bad_value.
+        assert_eq!(
+            body_err("{\"version\": 1, \"attributes\": {\"flags\": [\"a\", \"b\"]}}"),
+            "perfetto_manifest: attributes: 'flags' must be a string or an integer"
+        );
+        for bad in [
+            "true",
+            "false",
+            "1.5",
+            "1.0",
+            "null",
+            "{}",
+            "[]",
+            "18446744073709551615",
+        ] {
+            assert_eq!(
+                body_err(&format!(
+                    "{{\"version\": 1, \"attributes\": {{\"k\": {bad}}}}}"
+                )),
+                "perfetto_manifest: attributes: 'k' must be a string or an integer",
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn attributes_checked_in_sorted_key_order() {
+        // "b" has a bad value and comes first in the document, but "a" sorts first.
+        assert_eq!(
+            body_err("{\"version\": 1, \"attributes\": {\"b\": true, \"a\": null}}"),
+            "perfetto_manifest: attributes: 'a' must be a string or an integer"
+        );
+        // The empty key sorts before everything.
+        assert_eq!(
+            body_err("{\"version\": 1, \"attributes\": {\"a\": null, \"\": 1}}"),
+            "perfetto_manifest: attributes: keys must be non-empty"
+        );
+    }
+
+    #[test]
+    fn attributes_sorted_bytewise() {
+        let m = ok(
+            "{\"version\": 1, \"attributes\": {\"zeta\": \"z\", \"Beta\": -3, \"alpha\": \
+                    9223372036854775807, \"a\": \"\", \"_x\": 0}}",
+        );
+        assert_eq!(
+            m.attributes,
+            vec![
+                ("Beta".to_string(), AttrValue::Int(-3)),
+                ("_x".to_string(), AttrValue::Int(0)),
+                ("a".to_string(), AttrValue::Str(String::new())),
+                ("alpha".to_string(), AttrValue::Int(i64::MAX)),
+                ("zeta".to_string(), AttrValue::Str("z".into())),
+            ]
+        );
+    }
+
+    #[test]
+    fn attributes_duplicate_key_keeps_last() {
+        let m = ok("{\"version\": 1, \"attributes\": {\"k\": true, \"k\": 5}}");
+        assert_eq!(m.attributes, vec![("k".to_string(), AttrValue::Int(5))]);
+    }
+
+    // ---------------------------------------------------------------- validation order
+
+    #[test]
+    fn order_version_before_everything_else() {
+        assert_eq!(
+            body_err("{\"trace_time\": 1, \"files\": 1, \"attributes\": 1}"),
+            "perfetto_manifest: missing required field: version"
+        );
+        assert_eq!(
+            body_err("{\"version\": 2, \"trace_time\": 1, \"files\": 1}"),
+            "perfetto_manifest: unsupported version: 2. Only version 1 is supported; set \
+             \"version\": 1."
+        );
+    }
+
+    #[test]
+    fn order_trace_time_before_files_before_attributes() {
+        assert_eq!(
+            body_err("{\"attributes\": 1, \"files\": 1, \"trace_time\": 1, \"version\": 1}"),
+            "perfetto_manifest: trace_time must be an object"
+        );
+        assert_eq!(
+            body_err("{\"attributes\": 1, \"files\": 1, \"version\": 1}"),
+            "perfetto_manifest: files must be an array"
+        );
+    }
+
+    #[test]
+    fn order_trace_time_fields() {
+        // clock before file before machine.
+        assert_eq!(
+            body_err("{\"version\": 1, \"trace_time\": {\"machine\": 1, \"file\": 1}}"),
+            "perfetto_manifest: trace_time needs a clock"
+        );
+        assert_eq!(
+            body_err(
+                "{\"version\": 1, \"trace_time\": {\"machine\": 1, \"file\": 1, \"clock\": \"X\"}}"
+            ),
+            format!("perfetto_manifest: unknown clock name: X{UNKNOWN_CLOCK_TAIL}")
+        );
+        assert_eq!(
+            body_err(
+                "{\"version\": 1, \"trace_time\": {\"machine\": 1, \"file\": 1, \"clock\": \
+                 \"BOOTTIME\"}}"
+            ),
+            "perfetto_manifest: trace_time: file must be a string"
+        );
+    }
+
+    #[test]
+    fn order_files_entries_in_order() {
+        assert_eq!(
+            files_err(
+                "[{\"path\": \"a\", \"machine\": {\"name\": \"\"}}, {\"path\": \"b\", \
+                 \"machines\": 1}]"
+            ),
+            "perfetto_manifest: machine: name must be non-empty"
+        );
+        assert_eq!(
+            files_err("[{\"path\": \"a\", \"machines\": 1}, {\"path\": \"b\", \"machine\": 1}]"),
+            "perfetto_manifest: machines must be an array"
+        );
+    }
+
+    #[test]
+    fn order_within_a_files_entry() {
+        // path before clocks.
+        assert_eq!(
+            files_err("[{\"clocks\": 1}]"),
+            "perfetto_manifest: files entries must be objects with a string path"
+        );
+        // clocks before machine / machines.
+        assert_eq!(
+            files_err(
+                "[{\"path\": \"a\", \"machine\": 1, \"machines\": 1, \"clocks\": {\"offset_ns\": \
+                 1.5}}]"
+            ),
+            "perfetto_manifest: clocks: a sync_to block is required. Manual clock handling \
+             relates this file to a clock in another trace, e.g. \"sync_to\": {\"file\": \
+             \"other.pb\"}."
+        );
+        // Within clocks: machine, then source clock, then sync_to, then offset.
+        assert_eq!(
+            files_err("[{\"path\": \"a\", \"clocks\": {\"machine\": 1, \"clock\": 1}}]"),
+            "perfetto_manifest: clocks: machine must be a string"
+        );
+        assert_eq!(
+            files_err("[{\"path\": \"a\", \"clocks\": {\"clock\": \"X\"}}]"),
+            format!("perfetto_manifest: unknown clock name: X{UNKNOWN_CLOCK_TAIL}")
+        );
+        assert_eq!(
+            files_err(
+                "[{\"path\": \"a\", \"clocks\": {\"offset_ns\": 1.5, \"sync_to\": {\"machine\": \
+                 1}}}]"
+            ),
+            "perfetto_manifest: clocks: sync_to.file is required and must be a string"
+        );
+        assert_eq!(
+            files_err(
+                "[{\"path\": \"a\", \"clocks\": {\"offset_ns\": 1.5, \"sync_to\": {\"file\": \
+                 \"b\", \"machine\": 1, \"clock\": \"X\"}}}]"
+            ),
+            "perfetto_manifest: clocks: sync_to.machine must be a string"
+        );
+        assert_eq!(
+            files_err(
+                "[{\"path\": \"a\", \"clocks\": {\"offset_ns\": 1.5, \"sync_to\": {\"file\": \
+                 \"b\", \"clock\": \"X\"}}}]"
+            ),
+            format!("perfetto_manifest: unknown clock name: X{UNKNOWN_CLOCK_TAIL}")
+        );
+        // machine/machines exclusivity before the machine's own shape.
+        assert_eq!(
+            files_err("[{\"path\": \"a\", \"machine\": {\"name\": \"\"}, \"machines\": 1}]"),
+            "perfetto_manifest: machine and machines are mutually exclusive. Use `machine` for \
+             a single-machine file, or `machines` to remap a multi-machine proto's embedded \
+             ids; not both."
+        );
+    }
+
+    #[test]
+    fn order_files_before_attributes() {
+        assert_eq!(
+            body_err(
+                "{\"version\": 1, \"attributes\": {\"\": 1}, \"files\": [{\"path\": \"a\", \
+                 \"machine\": {\"name\": \"\"}}]}"
+            ),
+            "perfetto_manifest: machine: name must be non-empty"
+        );
+    }
+
+    #[test]
+    fn parse_does_not_check_references() {
+        let m = ok(
+            "{\"version\": 1, \"trace_time\": {\"clock\": \"BOOTTIME\", \"file\": \
+                    \"ghost\"}, \"attributes\": {\"k\": 1}}",
+        );
+        assert_eq!(m.attributes.len(), 1);
+        assert!(m.check_references().is_err());
+    }
+
+    // ---------------------------------------------------------------- full example
+
+    const SPEC_EXAMPLE: &str = r#"{
+"perfetto_manifest": {
+"version": 1,
+"trace_time": {"clock": "BOOTTIME"},
+"files": [
+{"path": "phone.pftrace", "machine": {"name": "phone"}},
+{"path": "watch.pftrace", "machine": {"name": "watch"}},
+{
+"path": "app_log.json",
+"clocks": {
+"sync_to": {"file": "phone.pftrace", "clock": "BOOTTIME"},
+"offset_ns": 250000000
+}
+}
+]
+}
+}"#;
+
+    #[test]
+    fn spec_example_round_trip() {
+        assert!(is_manifest(SPEC_EXAMPLE.as_bytes()));
+        let m = match parse(SPEC_EXAMPLE.as_bytes()) {
+            Ok(m) => m,
+            Err(e) => panic!("{e}"),
+        };
+        let want = Manifest {
+            trace_time: Some(TraceTime {
+                clock: 6,
+                file: None,
+                machine: None,
+            }),
+            files: vec![
+                FileEntry {
+                    path: "phone.pftrace".into(),
+                    machine: Some("phone".into()),
+                    machines: None,
+                    clocks: None,
+                },
+                FileEntry {
+                    path: "watch.pftrace".into(),
+                    machine: Some("watch".into()),
+                    machines: None,
+                    clocks: None,
+                },
+                FileEntry {
+                    path: "app_log.json".into(),
+                    machine: None,
+                    machines: None,
+                    clocks: Some(ClockOverride {
+                        clock: None,
+                        machine: None,
+                        sync_to: SyncTo {
+                            file: "phone.pftrace".into(),
+                            machine: None,
+                            clock: Some(6),
+                        },
+                        offset_ns: 250_000_000,
+                    }),
+                },
+            ],
+            attributes: vec![],
+        };
+        assert_eq!(m, want);
+        assert_eq!(m.check_references(), Ok(()));
+        assert_eq!(m.machine_names(), vec!["phone", "watch"]);
+        assert_eq!(
+            m.entry("watch.pftrace").map(|e| e.path.as_str()),
+            Some("watch.pftrace")
+        );
+        assert_eq!(m.entry("phone"), None);
+        assert_eq!(
+            m.entry("phone.pftrace").and_then(FileEntry::base_machine),
+            Some("phone")
+        );
+        assert_eq!(
+            m.entry("app_log.json").and_then(FileEntry::base_machine),
+            None
+        );
+    }
+
+    #[test]
+    fn full_manifest_with_every_field() {
+        let m = ok(r#"{
+            "version": 1,
+            "unknown_key": {"anything": [1, 2]},
+            "trace_time": {"clock": "MONOTONIC", "file": "multi.pb", "machine": "vm"},
+            "files": [
+                {"path": "multi.pb", "machines": [{"id": 0, "name": "phone"}, {"id": 7, "name": "vm"}]},
+                {"path": "server.pb", "machine": {"name": "server", "extra": 1},
+                 "clocks": {"clock": "BOOTTIME", "offset_ns": -500,
+                            "sync_to": {"file": "multi.pb", "machine": "vm", "clock": "BOOTTIME"}}},
+                {"path": "vm.json", "clocks": {"sync_to": {"file": "server.pb"}}},
+                {"path": "multi2.pb", "machines": [{"id": 3, "name": "other"}],
+                 "clocks": {"machine": "other", "clock": "REALTIME_COARSE",
+                            "sync_to": {"file": "vm.json", "clock": "MONOTONIC_RAW"}}}
+            ],
+            "attributes": {"run": 3, "benchmark": "startup"}
+        }"#);
+        assert_eq!(m.check_references(), Ok(()));
+        assert_eq!(
+            m.trace_time,
+            Some(TraceTime {
+                clock: 3,
+                file: Some("multi.pb".into()),
+                machine: Some("vm".into()),
+            })
+        );
+        assert_eq!(m.files.len(), 4);
+        assert_eq!(
+            m.files[0].machines,
+            Some(vec![
+                MachineEntry {
+                    id: 0,
+                    name: "phone".into()
+                },
+                MachineEntry {
+                    id: 7,
+                    name: "vm".into()
+                },
+            ])
+        );
+        assert!(m.files[0].is_multi_machine());
+        assert!(!m.files[1].is_multi_machine());
+        assert_eq!(m.files[0].base_machine(), Some("phone"));
+        assert_eq!(m.files[3].base_machine(), None);
+        assert_eq!(
+            m.files[1].clocks,
+            Some(ClockOverride {
+                clock: Some(6),
+                machine: None,
+                sync_to: SyncTo {
+                    file: "multi.pb".into(),
+                    machine: Some("vm".into()),
+                    clock: Some(6),
+                },
+                offset_ns: -500,
+            })
+        );
+        assert_eq!(
+            m.files[3]
+                .clocks
+                .as_ref()
+                .map(|c| (c.clock, c.machine.clone())),
+            Some((Some(2), Some("other".into())))
+        );
+        assert_eq!(
+            m.files[3].clocks.as_ref().and_then(|c| c.sync_to.clock),
+            Some(5)
+        );
+        assert!(!m.files[1]
+            .clocks
+            .as_ref()
+            .is_some_and(ClockOverride::is_pin));
+        assert!(m.files[2]
+            .clocks
+            .as_ref()
+            .is_some_and(ClockOverride::is_pin));
+        assert_eq!(
+            m.attributes,
+            vec![
+                ("benchmark".to_string(), AttrValue::Str("startup".into())),
+                ("run".to_string(), AttrValue::Int(3)),
+            ]
+        );
+        assert_eq!(m.machine_names(), vec!["phone", "vm", "server", "other"]);
+    }
+
+    // ---------------------------------------------------------------- machine_names
+
+    #[test]
+    fn machine_names_first_appearance_dedup() {
+        let m = ok(r#"{"version": 1, "files": [
+            {"path": "a.json", "machine": {"name": "phone"}},
+            {"path": "b.json", "machine": {"name": "phone"}},
+            {"path": "x.pb"},
+            {"path": "c.json", "machine": {"name": "watch"}},
+            {"path": "p.pb", "machines": [{"id": 7, "name": "shared"}, {"id": 0, "name": "host_p"},
+                                          {"id": 8, "name": "shared"}]},
+            {"path": "q.pb", "machines": [{"id": 0, "name": "host_q"}, {"id": 7, "name": "watch"}]},
+            {"path": "d.json", "machine": {"name": "shared"}},
+            {"path": "e.json", "machine": {"name": "zz"}}
+        ]}"#);
+        assert_eq!(
+            m.machine_names(),
+            vec!["phone", "watch", "shared", "host_p", "host_q", "zz"]
+        );
+    }
+
+    #[test]
+    fn machine_names_empty() {
+        assert!(Manifest::default().machine_names().is_empty());
+        assert!(ok("{\"version\": 1, \"files\": [{\"path\": \"a\"}]}")
+            .machine_names()
+            .is_empty());
+    }
+
+    #[test]
+    fn entry_first_match_and_base_machine() {
+        let m = ok(r#"{"version": 1, "files": [
+            {"path": "a", "machine": {"name": "one"}},
+            {"path": "a", "machine": {"name": "two"}},
+            {"path": "b", "machines": [{"id": 3, "name": "x"}, {"id": 0, "name": "host"}]}
+        ]}"#);
+        assert_eq!(m.entry("a").and_then(FileEntry::base_machine), Some("one"));
+        assert_eq!(m.entry("b").and_then(FileEntry::base_machine), Some("host"));
+        assert_eq!(m.entry("c"), None);
+        assert_eq!(m.entry(""), None);
+    }
+
+    // ---------------------------------------------------------------- step 9: references
+
+    const MULTI: &str = r#"{"path": "multi.pb", "machines": [{"id": 0, "name": "phone"}, {"id": 7, "name": "vm"}]}"#;
+
+    #[test]
+    fn trace_time_machine_without_file() {
+        assert_eq!(
+            ref_err(&format!(
+                "{{\"version\": 1, \"trace_time\": {{\"clock\": \"BOOTTIME\", \"machine\": \
+                 \"vm\"}}, \"files\": [{MULTI}]}}"
+            )),
+            "perfetto_manifest: trace_time: machine 'vm' needs trace_time: file too: a machine \
+             name alone is ambiguous because embedded machine ids are scoped to their trace."
+        );
+    }
+
+    #[test]
+    fn trace_time_unknown_file() {
+        assert_eq!(
+            ref_err(
+                "{\"version\": 1, \"trace_time\": {\"clock\": \"BOOTTIME\", \"file\": \"ghost\"}}"
+            ),
+            "perfetto_manifest: trace_time: file names unknown file 'ghost'. It must match the \
+             `path` of an entry in the `files` array."
+        );
+    }
+
+    #[test]
+    fn trace_time_multi_machine_needs_machine() {
+        assert_eq!(
+            ref_err(&format!(
+                "{{\"version\": 1, \"trace_time\": {{\"clock\": \"BOOTTIME\", \"file\": \
+                 \"multi.pb\"}}, \"files\": [{MULTI}]}}"
+            )),
+            "perfetto_manifest: trace_time: file 'multi.pb' is a multi-machine trace; also name \
+             the machine with trace_time: machine."
+        );
+    }
+
+    #[test]
+    fn trace_time_machine_not_declared() {
+        assert_eq!(
+            ref_err(&format!(
+                "{{\"version\": 1, \"trace_time\": {{\"clock\": \"BOOTTIME\", \"file\": \
+                 \"multi.pb\", \"machine\": \"ghost\"}}, \"files\": [{MULTI}]}}"
+            )),
+            "perfetto_manifest: trace_time: machine 'ghost' is not a machine declared by file \
+             'multi.pb'."
+        );
+    }
+
+    #[test]
+    fn trace_time_references_ok() {
+        for tt in [
+            r#"{"clock": "BOOTTIME"}"#,
+            r#"{"clock": "BOOTTIME", "file": "multi.pb", "machine": "phone"}"#,
+            r#"{"clock": "BOOTTIME", "file": "single.pb"}"#,
+            // A machine name on a single-machine file selects nothing and is not checked.
+            r#"{"clock": "BOOTTIME", "file": "single.pb", "machine": "whatever"}"#,
+            r#"{"clock": "BOOTTIME", "file": "bare.json"}"#,
+        ] {
+            let m = ok(&format!(
+                "{{\"version\": 1, \"trace_time\": {tt}, \"files\": [{MULTI}, {{\"path\": \
+                 \"single.pb\", \"machine\": {{\"name\": \"s\"}}}}, {{\"path\": \"bare.json\"}}]}}"
+            ));
+            assert_eq!(m.check_references(), Ok(()), "{tt}");
+        }
+    }
+
+    #[test]
+    fn sync_to_machine_without_file_text() {
+        // Unreachable from parse (sync_to.file is required), but the text must be right.
+        assert_eq!(
+            ManifestError::MachineWithoutFile {
+                site: RefSite::SyncTo,
+                machine: "phone".into()
+            }
+            .to_string(),
+            "perfetto_manifest: clocks: sync_to.machine 'phone' needs clocks: sync_to.file too: \
+             a machine name alone is ambiguous because embedded machine ids are scoped to their \
+             trace."
+        );
+    }
+
+    #[test]
+    fn sync_to_unknown_file() {
+        // The conformance case error_sync_to_file_unknown.
+        assert_eq!(
+            ref_err(
+                r#"{"version": 1, "files": [{"path": "a.pb", "machine": {"name": "phone"},
+                "clocks": {"clock": "BOOTTIME", "offset_ns": 1,
+                "sync_to": {"file": "ghost.pb", "clock": "BOOTTIME"}}}]}"#
+            ),
+            "perfetto_manifest: clocks: sync_to.file names unknown file 'ghost.pb'. It must \
+             match the `path` of an entry in the `files` array."
+        );
+    }
+
+    #[test]
+    fn sync_to_multi_machine_needs_machine() {
+        // The conformance case error_sync_to_file_multi_machine_needs_machine.
+        assert_eq!(
+            ref_err(&format!(
+                r#"{{"version": 1, "files": [{MULTI}, {{"path": "server.pb",
+                "machine": {{"name": "server"}}, "clocks": {{"clock": "BOOTTIME",
+                "offset_ns": 500, "sync_to": {{"file": "multi.pb", "clock": "BOOTTIME"}}}}}}]}}"#
+            )),
+            "perfetto_manifest: clocks: sync_to.file 'multi.pb' is a multi-machine trace; also \
+             name the machine with clocks: sync_to.machine."
+        );
+    }
+
+    #[test]
+    fn sync_to_machine_not_declared() {
+        // The conformance case error_sync_to_machine_not_in_file.
+        assert_eq!(
+            ref_err(&format!(
+                r#"{{"version": 1, "files": [{MULTI}, {{"path": "server.pb",
+                "machine": {{"name": "server"}}, "clocks": {{"clock": "BOOTTIME",
+                "offset_ns": 500, "sync_to": {{"file": "multi.pb", "machine": "ghost",
+                "clock": "BOOTTIME"}}}}}}]}}"#
+            )),
+            "perfetto_manifest: clocks: sync_to.machine 'ghost' is not a machine declared by \
+             file 'multi.pb'."
+        );
+    }
+
+    #[test]
+    fn clocks_source_multi_machine_needs_machine() {
+        assert_eq!(
+            ref_err(
+                r#"{"version": 1, "files": [
+                {"path": "multi.pb", "machines": [{"id": 0, "name": "phone"}],
+                 "clocks": {"clock": "BOOTTIME", "sync_to": {"file": "b.pb"}}},
+                {"path": "b.pb"}]}"#
+            ),
+            "perfetto_manifest: clocks: file 'multi.pb' is a multi-machine trace; name which \
+             machine the clock is on with clocks: machine."
+        );
+    }
+
+    #[test]
+    fn clocks_source_machine_not_declared() {
+        assert_eq!(
+            ref_err(
+                r#"{"version": 1, "files": [
+                {"path": "multi.pb", "machines": [{"id": 0, "name": "phone"}],
+                 "clocks": {"machine": "vm", "clock": "BOOTTIME", "sync_to": {"file": "b.pb"}}},
+                {"path": "b.pb"}]}"#
+            ),
+            "perfetto_manifest: clocks: machine 'vm' is not a machine declared by file \
+             'multi.pb'."
+        );
+    }
+
+    #[test]
+    fn references_ok_cases() {
+        // The conformance cases sync_to_file_machine_offset and sync_to_machine_offset.
+        let m = ok(&format!(
+            r#"{{"version": 1, "trace_time": {{"file": "multi.pb", "machine": "vm",
+            "clock": "BOOTTIME"}}, "files": [{MULTI}, {{"path": "server.pb",
+            "machine": {{"name": "server"}}, "clocks": {{"clock": "BOOTTIME", "offset_ns": 500,
+            "sync_to": {{"file": "multi.pb", "machine": "vm", "clock": "BOOTTIME"}}}}}}]}}"#
+        ));
+        assert_eq!(m.check_references(), Ok(()));
+        let m = ok(
+            r#"{"version": 1, "files": [{"path": "phone.pb", "machine": {"name": "phone"}},
+            {"path": "server.pb", "machine": {"name": "server"}, "clocks": {"clock": "BOOTTIME",
+            "offset_ns": 500, "sync_to": {"file": "phone.pb", "machine": "phone",
+            "clock": "BOOTTIME"}}}]}"#,
+        );
+        assert_eq!(m.check_references(), Ok(()));
+        // A file may sync to itself as far as references go (the clock graph judges).
+        let m = ok(r#"{"version": 1, "files": [{"path": "a.pb",
+            "clocks": {"clock": "BOOTTIME", "sync_to": {"file": "a.pb", "clock": "REALTIME"}}}]}"#);
+        assert_eq!(m.check_references(), Ok(()));
+    }
+
+    #[test]
+    fn references_order_trace_time_first() {
+        assert_eq!(
+            ref_err(
+                r#"{"version": 1, "trace_time": {"clock": "BOOTTIME", "file": "ghost1"},
+                "files": [{"path": "a", "clocks": {"sync_to": {"file": "ghost2"}}}]}"#
+            ),
+            "perfetto_manifest: trace_time: file names unknown file 'ghost1'. It must match the \
+             `path` of an entry in the `files` array."
+        );
+    }
+
+    #[test]
+    fn references_order_clocks_in_files_order() {
+        assert_eq!(
+            ref_err(
+                r#"{"version": 1, "files": [
+                {"path": "a", "clocks": {"sync_to": {"file": "ghost_a"}}},
+                {"path": "b", "clocks": {"sync_to": {"file": "ghost_b"}}}]}"#
+            ),
+            "perfetto_manifest: clocks: sync_to.file names unknown file 'ghost_a'. It must match \
+             the `path` of an entry in the `files` array."
+        );
+    }
+
+    #[test]
+    fn references_order_source_before_reference() {
+        assert_eq!(
+            ref_err(
+                r#"{"version": 1, "files": [
+                {"path": "m", "machines": [{"id": 0, "name": "h"}],
+                 "clocks": {"sync_to": {"file": "ghost"}}}]}"#
+            ),
+            "perfetto_manifest: clocks: file 'm' is a multi-machine trace; name which machine \
+             the clock is on with clocks: machine."
+        );
+    }
+
+    // ---------------------------------------------------------------- importer errors
+
+    #[test]
+    fn importer_error_texts() {
+        assert_eq!(
+            ManifestError::MultipleManifests.to_string(),
+            "multiple perfetto_manifest files in archive"
+        );
+        assert_eq!(
+            ManifestError::NotFirst.to_string(),
+            "perfetto_manifest file must be the first trace file in the input"
+        );
+        assert_eq!(
+            ManifestError::OverrideOnContainer {
+                path: "meta2.json".into()
+            }
+            .to_string(),
+            "perfetto_manifest: overrides are not supported for trace files which are \
+             themselves archives or perfetto_manifest files: meta2.json"
+        );
+        assert_eq!(
+            ManifestError::PinWithSnapshots.to_string(),
+            "perfetto_manifest: clock overrides require the trace to use a single clock"
+        );
+        assert_eq!(
+            ManifestError::MachineOnMultiMachineFile.to_string(),
+            "perfetto_manifest: a `machine` override attributes the file to one machine, but the \
+             file contains packets from multiple machines. Replace `machine` with a `machines` \
+             block that maps each embedded machine_id to a named machine, e.g. \"machines\": \
+             [{\"id\": 0, \"name\": \"phone\"}, {\"id\": 7, \"name\": \"vm\"}]."
+        );
+        assert_eq!(
+            ManifestError::PinOnMultiMachineFile.to_string(),
+            "perfetto_manifest: a `clocks` override applies only to a single-machine file, but \
+             the file contains packets from multiple machines. Remove the `clocks` override and \
+             let the trace's own remote clock snapshots align the machines; if you need to \
+             anchor a specific embedded machine, split it into its own file and override that."
+        );
+        assert_eq!(
+            ManifestError::UndeclaredMachine { id: 42 }.to_string(),
+            "perfetto_manifest: machines: trace has a packet from undeclared machine id 42"
+        );
+        assert_eq!(
+            ManifestError::CouldNotResolveFile {
+                file: "x.pb".into()
+            }
+            .to_string(),
+            "perfetto_manifest: clocks: could not resolve file 'x.pb'. It must match the `path` \
+             of an entry in the `files` array."
+        );
+    }
+
+    #[test]
+    fn conformance_expected_substrings() {
+        // expected_error.txt of the trace_manifest error_* cases whose error is the manifest's.
+        let cases: &[(&str, &str)] = &[
+            (
+                r#"{"perfetto_manifest": {"version": 1, "attributes": {"flags": ["a", "b"]}}}"#,
+                "perfetto_manifest: attributes: 'flags' must be a string or an integer",
+            ),
+            (
+                r#"{"perfetto_manifest": {"version": 1, "files": [{"path": "app.json", "machine": {"name": "a"}, "machines": [{"id": 0, "name": "b"}]}]}}"#,
+                "perfetto_manifest: machine and machines are mutually exclusive",
+            ),
+            (
+                r#"{"perfetto_manifest": {"version": 1, "files": [{"path": "app.json", "machine": {"name": ""}}]}}"#,
+                "perfetto_manifest: machine: name must be non-empty",
+            ),
+            (
+                r#"{"perfetto_manifest": {"version": 1, "files": [{"path": "app.json", "machines": [{"id": 4294967296, "name": "vm"}]}]}}"#,
+                "perfetto_manifest: machines: id must be in [0, 4294967295]",
+            ),
+            (
+                r#"{"perfetto_manifest": {"version": 1, "files": [{"path": "a.pb", "machine": {"name": "phone"}, "clocks": {"clock": "BOOTTIME", "offset_ns": 1, "sync_to": {"machine": "phone", "clock": "BOOTTIME"}}}]}}"#,
+                "perfetto_manifest: clocks: sync_to.file is required",
+            ),
+            (
+                r#"{"perfetto_manifest": {"version": 1, "trace_time": {"clock": "BOOTIME"}}}"#,
+                "perfetto_manifest: unknown clock name: BOOTIME",
+            ),
+            (
+                r#"{"perfetto_manifest": {"version": 99}}"#,
+                "perfetto_manifest: unsupported version: 99",
+            ),
+            (
+                r#"{"perfetto_manifest": {"version": 1.5}}"#,
+                "perfetto_manifest: version must be an integer",
+            ),
+        ];
+        for (json, want) in cases {
+            assert!(is_manifest(json.as_bytes()), "{json}");
+            let msg = err(json);
+            assert!(msg.contains(want), "{msg} does not contain {want}");
+        }
+        let full = |json: &str| -> String {
+            let m = match parse(json.as_bytes()) {
+                Ok(m) => m,
+                Err(e) => panic!("{e}"),
+            };
+            match m.check_references() {
+                Ok(()) => panic!("no reference error for {json}"),
+                Err(e) => e.to_string(),
+            }
+        };
+        let refs: &[(&str, &str)] = &[
+            (
+                r#"{"perfetto_manifest": {"version": 1, "files": [{"path": "multi.pb", "machines": [{"id": 0, "name": "phone"}, {"id": 7, "name": "vm"}]}, {"path": "server.pb", "machine": {"name": "server"}, "clocks": {"clock": "BOOTTIME", "offset_ns": 500, "sync_to": {"file": "multi.pb", "clock": "BOOTTIME"}}}]}}"#,
+                "perfetto_manifest: clocks: sync_to.file 'multi.pb' is a multi-machine trace; also name the machine with clocks: sync_to.machine",
+            ),
+            (
+                r#"{"perfetto_manifest": {"version": 1, "files": [{"path": "a.pb", "machine": {"name": "phone"}, "clocks": {"clock": "BOOTTIME", "offset_ns": 1, "sync_to": {"file": "ghost.pb", "clock": "BOOTTIME"}}}]}}"#,
+                "perfetto_manifest: clocks: sync_to.file names unknown file 'ghost.pb'",
+            ),
+            (
+                r#"{"perfetto_manifest": {"version": 1, "files": [{"path": "multi.pb", "machines": [{"id": 0, "name": "phone"}, {"id": 7, "name": "vm"}]}, {"path": "server.pb", "machine": {"name": "server"}, "clocks": {"clock": "BOOTTIME", "offset_ns": 500, "sync_to": {"file": "multi.pb", "machine": "ghost", "clock": "BOOTTIME"}}}]}}"#,
+                "perfetto_manifest: clocks: sync_to.machine 'ghost' is not a machine declared by file 'multi.pb'",
+            ),
+        ];
+        for (json, want) in refs {
+            let msg = full(json);
+            assert!(msg.contains(want), "{msg} does not contain {want}");
+        }
+    }
+
+    // ---------------------------------------------------------------- robustness
+
+    #[test]
+    fn never_panics_on_truncations_and_garbage() {
+        let full = SPEC_EXAMPLE.as_bytes();
+        for end in 0..=full.len() {
+            let _ = is_manifest(&full[..end]);
+            if let Ok(m) = parse(&full[..end]) {
+                let _ = m.check_references();
+                let _ = m.machine_names();
+            }
+        }
+        let garbage: &[&[u8]] = &[
+            b"\xff\xfe\x00",
+            b"{\"perfetto_manifest\": {\"version\": 1, \"files\": [[[[[[[[",
+            b"\x00\x00\x00\x00",
+            b"{\"perfetto_manifest\": {\"version\": 1e999}}",
+            b"{\"perfetto_manifest\": {\"version\": 1, \"files\": [{\"path\": \"a\", \"machines\": [{\"id\": 1e999, \"name\": \"x\"}]}]}}",
+        ];
+        for g in garbage {
+            let _ = is_manifest(g);
+            let _ = parse(g);
+        }
+        // Deep nesting hits serde_json's recursion limit, not the stack.
+        let deep = format!(
+            "{{\"perfetto_manifest\": {{\"version\": 1, \"x\": {}{}}}}}",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        assert!(matches!(
+            parse(deep.as_bytes()),
+            Err(ManifestError::Json(_))
+        ));
+    }
+}
