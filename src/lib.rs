@@ -15,3 +15,4 @@ pub mod parse;
 pub mod protos;
 pub mod source;
 pub mod stats;
+pub mod tui;

@@ -1,6 +1,7 @@
-//! The `sextant` command line: import traces, query them, write databases.
+//! The `sextant` command line: explore a trace in the terminal UI, import traces, query
+//! them, write databases.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -8,6 +9,7 @@ use clap::{Parser, Subcommand};
 use color_eyre::eyre::{eyre, Result, WrapErr};
 
 use sextant::database;
+use sextant::tui::importer::Input;
 
 #[derive(Parser)]
 #[command(
@@ -96,9 +98,24 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         None => {
+            // The explorer needs a terminal on both ends; piped or scripted, `sextant TRACE`
+            // prints a summary instead.
+            let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+            if interactive {
+                let input = match cli.trace {
+                    Some(trace) => Input::Path(trace),
+                    None => {
+                        return Err(eyre!(
+                            "give a trace to open: sextant TRACE (see sextant --help)"
+                        ))
+                    }
+                };
+                sextant::tui::run(input)?;
+                return Ok(());
+            }
             let Some(trace) = cli.trace else {
                 return Err(eyre!(
-                    "give a trace to open: sextant TRACE (see sextant --help)"
+                    "sextant without a trace opens the explorer, which needs a terminal; give a trace to print its summary (see sextant --help)"
                 ));
             };
             let (db, summary) = database::open_trace(&trace, None)?;

@@ -1,0 +1,496 @@
+//! App state and what events do to it. Drawing reads this state ([`super::ui`]); key
+//! handling changes it and returns [`Effect`]s — work for the threads — which the event
+//! loop carries out. Nothing here blocks.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::layout::Rect;
+
+use crate::import::{ImportSummary, Progress, Stage};
+
+use super::chooser::{Candidate, ChooserState};
+use super::clocks::ClocksState;
+use super::event::AppEvent;
+use super::importer::{ImportEvent, ImportFailure};
+use super::query::{QueryCommand, QueryState};
+use super::stats::StatsState;
+use super::theme::Theme;
+use super::timeline::details::DetailsRequest;
+use super::timeline::TimelineState;
+use super::worker::{Answer, DbRef, Request};
+use super::{help, ui};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pane {
+    Timeline,
+    Clocks,
+    Stats,
+    Query,
+    TraceTime,
+    Help,
+}
+
+impl Pane {
+    pub const ALL: [Pane; 6] = [
+        Pane::Timeline,
+        Pane::Clocks,
+        Pane::Stats,
+        Pane::Query,
+        Pane::TraceTime,
+        Pane::Help,
+    ];
+
+    pub fn key(self) -> char {
+        match self {
+            Pane::Timeline => '1',
+            Pane::Clocks => '2',
+            Pane::Stats => '3',
+            Pane::Query => '4',
+            Pane::TraceTime => 't',
+            Pane::Help => '?',
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Pane::Timeline => "Timeline",
+            Pane::Clocks => "Clock graph",
+            Pane::Stats => "Stats",
+            Pane::Query => "SQL",
+            Pane::TraceTime => "trace_time",
+            Pane::Help => "Help",
+        }
+    }
+}
+
+/// Work for the threads.
+#[derive(Debug, PartialEq)]
+pub enum Effect {
+    Load(DbRef, Request),
+    RunQuery {
+        db: DbRef,
+        id: u64,
+        sql: String,
+    },
+    InterruptQuery,
+    /// Put trace time on this clock node.
+    Replace(u32),
+}
+
+/// Progress of the import (or of a trace_time switch).
+#[derive(Clone, Debug)]
+pub struct Running {
+    pub progress: Option<Progress>,
+    pub started: Instant,
+    pub elapsed: Duration,
+    /// Events parsed: the total the writing stage works through.
+    pub parsed: u64,
+}
+
+impl Running {
+    fn new(now: Instant) -> Running {
+        Running {
+            progress: None,
+            started: now,
+            elapsed: Duration::ZERO,
+            parsed: 0,
+        }
+    }
+
+    fn update(&mut self, p: Progress, now: Instant) {
+        if matches!(p.stage, Stage::Parsing { .. } | Stage::Placing) {
+            self.parsed = self.parsed.max(p.events);
+        }
+        self.progress = Some(p);
+        self.elapsed = now.saturating_duration_since(self.started);
+    }
+
+    /// Overall progress in [0, 1]: parsing is most of the work, writing the rest.
+    pub fn fraction(&self) -> f64 {
+        let Some(p) = &self.progress else { return 0.0 };
+        let part = |done: f64, total: f64| {
+            if total > 0.0 {
+                (done / total).clamp(0.0, 1.0)
+            } else {
+                0.0
+            }
+        };
+        match p.stage {
+            Stage::Reading => 0.0,
+            Stage::Parsing { .. } => 0.6 * part(p.bytes_done as f64, p.bytes_total as f64),
+            Stage::Placing => 0.6,
+            Stage::Writing => 0.65 + 0.35 * part(p.events as f64, self.parsed as f64),
+            Stage::Done => 1.0,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum ImportStatus {
+    Running(Running),
+    /// Imported (with a summary) or opened as a database (without).
+    Done(Option<ImportSummary>),
+    Failed(ImportFailure),
+}
+
+pub struct App {
+    /// What was opened, as the user named it.
+    pub title: String,
+    pub pane: Pane,
+    pub theme: Theme,
+    /// The terminal's size.
+    pub size: Rect,
+    pub import: ImportStatus,
+    /// A trace_time switch in progress.
+    pub replacing: Option<Running>,
+    pub db: Option<DbRef>,
+    pub timeline: TimelineState,
+    pub stats: StatsState,
+    pub clocks: ClocksState,
+    pub query: QueryState,
+    pub chooser: ChooserState,
+    pub help_scroll: u16,
+    pub quit: bool,
+    timeline_loading: bool,
+    last_reload: Option<Instant>,
+    rows_at_reload: u64,
+    /// Where the import writes, readable once writing starts.
+    pending_db: Option<PathBuf>,
+}
+
+/// How often the timeline reloads while rows land.
+const RELOAD_EVERY: Duration = Duration::from_millis(1000);
+
+impl App {
+    pub fn new(title: String, theme: Theme, size: Rect, query: QueryState, now: Instant) -> App {
+        App {
+            title,
+            pane: Pane::Timeline,
+            theme,
+            size,
+            import: ImportStatus::Running(Running::new(now)),
+            replacing: None,
+            db: None,
+            timeline: TimelineState::default(),
+            stats: StatsState::default(),
+            clocks: ClocksState::default(),
+            query,
+            chooser: ChooserState::default(),
+            help_scroll: 0,
+            quit: false,
+            timeline_loading: false,
+            last_reload: None,
+            rows_at_reload: 0,
+            pending_db: None,
+        }
+    }
+
+    /// The database the importer is writing, readable from its first commit on.
+    pub fn set_pending_db(&mut self, path: PathBuf) {
+        self.pending_db = Some(path);
+    }
+
+    /// Something is running whose elapsed time is on screen.
+    pub fn busy(&self) -> bool {
+        matches!(self.import, ImportStatus::Running(_))
+            || self.replacing.is_some()
+            || self.query.running()
+    }
+
+    pub fn tick(&mut self, now: Instant) {
+        if let ImportStatus::Running(r) = &mut self.import {
+            r.elapsed = now.saturating_duration_since(r.started);
+        }
+        if let Some(r) = &mut self.replacing {
+            r.elapsed = now.saturating_duration_since(r.started);
+        }
+        self.query.tick(now);
+    }
+
+    pub fn handle(&mut self, event: AppEvent, now: Instant) -> Vec<Effect> {
+        match event {
+            AppEvent::Input(Event::Key(key)) if key.kind != KeyEventKind::Release => {
+                // Over SSH an Esc followed quickly by a key arrives as Alt+key: take it as
+                // the two keys the user typed.
+                if let (KeyCode::Char(c), true) =
+                    (key.code, key.modifiers.contains(KeyModifiers::ALT))
+                {
+                    let mut effects =
+                        self.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE), now);
+                    if !self.quit {
+                        let plain =
+                            KeyEvent::new(KeyCode::Char(c), key.modifiers - KeyModifiers::ALT);
+                        effects.extend(self.on_key(plain, now));
+                    }
+                    return effects;
+                }
+                self.on_key(key, now)
+            }
+            AppEvent::Input(Event::Mouse(m)) if self.pane == Pane::Timeline => {
+                let area = ui::body_area(self.size);
+                let request = self.timeline.on_mouse(m, area);
+                self.details_effect(request)
+            }
+            AppEvent::Input(Event::Resize(w, h)) => {
+                self.size = Rect::new(0, 0, w, h);
+                Vec::new()
+            }
+            AppEvent::Input(_) => Vec::new(),
+            AppEvent::Import(e) => self.on_import(e, now),
+            AppEvent::Data { generation, answer } => self.on_answer(generation, answer),
+            AppEvent::Query(e) => {
+                self.query.on_event(e);
+                Vec::new()
+            }
+        }
+    }
+
+    fn details_effect(&self, request: Option<DetailsRequest>) -> Vec<Effect> {
+        match (request, &self.db) {
+            (Some(r), Some(db)) => vec![Effect::Load(db.clone(), Request::Details(r))],
+            _ => Vec::new(),
+        }
+    }
+
+    /// A text field has focus: keys type into it.
+    fn editing(&self) -> bool {
+        match self.pane {
+            Pane::Query => self.query.editing,
+            Pane::Timeline => self.timeline.editing(),
+            _ => false,
+        }
+    }
+
+    fn on_key(&mut self, key: KeyEvent, now: Instant) -> Vec<Effect> {
+        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+            self.quit = true;
+            return Vec::new();
+        }
+        if !self.editing() {
+            let switch_to = match key.code {
+                KeyCode::Char('q') => {
+                    self.quit = true;
+                    return Vec::new();
+                }
+                KeyCode::Tab => Some(Pane::ALL[(self.pane_index() + 1) % Pane::ALL.len()]),
+                KeyCode::BackTab => {
+                    Some(Pane::ALL[(self.pane_index() + Pane::ALL.len() - 1) % Pane::ALL.len()])
+                }
+                KeyCode::Char(c) => Pane::ALL.iter().copied().find(|p| p.key() == c),
+                _ => None,
+            };
+            if let Some(pane) = switch_to {
+                self.pane = pane;
+                if pane == Pane::Query {
+                    self.query.editing = true;
+                }
+                return Vec::new();
+            }
+        } else if key.code == KeyCode::Tab || key.code == KeyCode::BackTab {
+            // Tab still moves between panes from a text field; Esc is not needed first.
+            let step = if key.code == KeyCode::Tab {
+                1
+            } else {
+                Pane::ALL.len() - 1
+            };
+            self.pane = Pane::ALL[(self.pane_index() + step) % Pane::ALL.len()];
+            return Vec::new();
+        }
+        let area = ui::body_area(self.size);
+        let page = area.height.saturating_sub(4).max(1) as usize;
+        match self.pane {
+            Pane::Timeline => {
+                let request = self.timeline.on_key(key, area);
+                self.details_effect(request)
+            }
+            Pane::Clocks => {
+                self.clocks.on_key(key, page);
+                Vec::new()
+            }
+            Pane::Stats => {
+                self.stats.on_key(key, page);
+                Vec::new()
+            }
+            Pane::Query => match self.query.on_key(key, now, page) {
+                Some(QueryCommand::Run { id, sql }) => match &self.db {
+                    Some(db) => vec![Effect::RunQuery {
+                        db: db.clone(),
+                        id,
+                        sql,
+                    }],
+                    None => {
+                        self.query.on_event(super::query::QueryEvent::Done {
+                            id,
+                            result: Err(
+                                "there is no database to query yet: wait for the import".into()
+                            ),
+                            elapsed: Duration::ZERO,
+                        });
+                        Vec::new()
+                    }
+                },
+                Some(QueryCommand::Interrupt) => vec![Effect::InterruptQuery],
+                None => Vec::new(),
+            },
+            Pane::TraceTime => match self.chooser.on_key(key) {
+                Some(node) => {
+                    self.replacing = Some(Running::new(now));
+                    vec![Effect::Replace(node)]
+                }
+                None => Vec::new(),
+            },
+            Pane::Help => {
+                help::on_key(&mut self.help_scroll, key);
+                Vec::new()
+            }
+        }
+    }
+
+    fn pane_index(&self) -> usize {
+        Pane::ALL.iter().position(|p| *p == self.pane).unwrap_or(0)
+    }
+
+    /// Every pane's data, from a new database.
+    fn load_all(&mut self, db: DbRef, candidates: bool) -> Vec<Effect> {
+        self.db = Some(db.clone());
+        self.timeline_loading = true;
+        let mut effects = vec![
+            Effect::Load(db.clone(), Request::Timeline),
+            Effect::Load(db.clone(), Request::Stats),
+            Effect::Load(db.clone(), Request::Clocks),
+        ];
+        if candidates {
+            effects.push(Effect::Load(db, Request::Candidates));
+        }
+        effects
+    }
+
+    fn next_generation(&self) -> u64 {
+        self.db.as_ref().map_or(1, |d| d.generation + 1)
+    }
+
+    fn on_import(&mut self, event: ImportEvent, now: Instant) -> Vec<Effect> {
+        match event {
+            ImportEvent::Progress(p) => {
+                if let Some(r) = &mut self.replacing {
+                    r.update(p, now);
+                    return Vec::new();
+                }
+                let writing_rows = (p.stage == Stage::Writing).then_some(p.events);
+                if let ImportStatus::Running(r) = &mut self.import {
+                    r.update(p, now);
+                }
+                // Rows are landing: reload the timeline now and then, never twice at once.
+                if let (Some(rows), Some(path)) = (writing_rows, &self.pending_db) {
+                    let due = self
+                        .last_reload
+                        .is_none_or(|t| now.duration_since(t) >= RELOAD_EVERY);
+                    if rows > self.rows_at_reload && due && !self.timeline_loading {
+                        self.timeline_loading = true;
+                        self.last_reload = Some(now);
+                        self.rows_at_reload = rows;
+                        let db = DbRef {
+                            path: path.clone(),
+                            generation: 0,
+                        };
+                        self.db = Some(db.clone());
+                        return vec![Effect::Load(db, Request::Timeline)];
+                    }
+                }
+                Vec::new()
+            }
+            ImportEvent::Finished {
+                db,
+                summary,
+                candidates,
+            } => {
+                self.import = ImportStatus::Done(Some(summary));
+                self.chooser.can_switch = true;
+                self.chooser
+                    .set(candidates.iter().map(Candidate::from).collect());
+                let generation = self.next_generation();
+                self.load_all(
+                    DbRef {
+                        path: db,
+                        generation,
+                    },
+                    false,
+                )
+            }
+            ImportEvent::Opened { db } => {
+                self.import = ImportStatus::Done(None);
+                self.chooser.can_switch = false;
+                let generation = self.next_generation();
+                self.load_all(
+                    DbRef {
+                        path: db,
+                        generation,
+                    },
+                    true,
+                )
+            }
+            ImportEvent::Failed(f) => {
+                self.import = ImportStatus::Failed(f);
+                Vec::new()
+            }
+            ImportEvent::Replaced {
+                db,
+                summary,
+                candidates,
+            } => {
+                self.replacing = None;
+                let label = self.chooser.switching.take().unwrap_or_default();
+                self.chooser.message = Some(Ok(format!(
+                    "trace time is now on {label}: {} events placed, {} dropped",
+                    summary.events, summary.dropped_events
+                )));
+                self.chooser
+                    .set(candidates.iter().map(Candidate::from).collect());
+                self.import = ImportStatus::Done(Some(summary));
+                // The old details refer to rows of the old database.
+                self.timeline.selection = None;
+                self.timeline.details = Default::default();
+                let generation = self.next_generation();
+                self.load_all(
+                    DbRef {
+                        path: db,
+                        generation,
+                    },
+                    false,
+                )
+            }
+            ImportEvent::ReplaceFailed(message) => {
+                self.replacing = None;
+                self.chooser.switching = None;
+                self.chooser.message = Some(Err(format!("the switch failed: {message}")));
+                Vec::new()
+            }
+        }
+    }
+
+    fn on_answer(&mut self, generation: u64, answer: Answer) -> Vec<Effect> {
+        let current = self.db.as_ref().map(|d| d.generation);
+        if matches!(answer, Answer::Timeline(_)) {
+            self.timeline_loading = false;
+        }
+        if current != Some(generation) {
+            return Vec::new();
+        }
+        match answer {
+            Answer::Timeline(Ok(data)) => self.timeline.set_data(data),
+            Answer::Timeline(Err(e)) => {
+                // While rows are still landing a read can fail harmlessly; the next one follows.
+                if !matches!(self.import, ImportStatus::Running(_)) {
+                    self.timeline.error = Some(e);
+                }
+            }
+            Answer::Details(request, result) => self.timeline.on_details(request, result),
+            Answer::Stats(r) => self.stats.rows = Some(r),
+            Answer::Clocks(r) => self.clocks.graph = Some(r),
+            Answer::Candidates(r) => self.chooser.candidates = Some(r),
+        }
+        Vec::new()
+    }
+}

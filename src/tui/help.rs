@@ -1,0 +1,98 @@
+//! The help pane: every key, per pane. The README's key table is the same list.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::theme::Theme;
+
+/// (section, [(keys, what they do)]).
+pub const KEYS: &[(&str, &[(&str, &str)])] = &[
+    (
+        "Everywhere",
+        &[
+            ("1 2 3 4", "timeline · clock graph · stats · SQL prompt"),
+            ("t", "trace_time chooser"),
+            ("?", "this help"),
+            ("Tab / Shift-Tab", "next / previous pane"),
+            ("q, Ctrl-C", "quit (q types into a focused text field; Esc leaves it first)"),
+        ],
+    ),
+    (
+        "Timeline (1)",
+        &[
+            ("w s, + -", "zoom in / out (W S: 4x)"),
+            ("a d, h l, ← →", "pan left / right (A D: a whole screen)"),
+            ("j k, ↓ ↑, PgDn PgUp", "move between tracks"),
+            ("g G, Home End", "first / last track"),
+            ("Space, c", "open / close the machine, process or thread under the cursor"),
+            ("C", "close / open every machine"),
+            ("Enter", "select the slice in the middle of the view; with one selected, follow its first flow"),
+            ("[ ], , .", "previous / next slice on the track"),
+            ("f", "fit the selected slice"),
+            ("0", "fit the whole trace"),
+            ("/", "search slice names; n N next / previous match"),
+            ("Esc", "clear the selection"),
+            ("mouse", "click selects a slice or opens a group; wheel zooms at the pointer, Shift-wheel pans"),
+        ],
+    ),
+    (
+        "Clock graph (2)",
+        &[("j k, PgDn PgUp, g", "scroll")],
+    ),
+    (
+        "Stats (3)",
+        &[
+            ("j k, PgDn PgUp, g G", "move; the line below explains the stat and how to avoid it"),
+            ("z", "show every stat, or only non-zero ones"),
+        ],
+    ),
+    (
+        "SQL prompt (4)",
+        &[
+            ("Enter", "run the query (a \\ at the end of the line continues it)"),
+            ("↑ ↓", "history (kept across runs)"),
+            ("← → Home End, Ctrl-A Ctrl-E Ctrl-U Ctrl-K Ctrl-W", "edit the line"),
+            ("Esc", "interrupt a running query, else leave the prompt"),
+            ("PgDn PgUp", "scroll the result"),
+            ("i, Enter", "back to the prompt (after Esc)"),
+            ("j k h l, g G", "scroll rows and columns (after Esc)"),
+        ],
+    ),
+    (
+        "trace_time chooser (t)",
+        &[
+            ("j k, ↓ ↑", "move"),
+            ("Enter", "put trace time on that clock (re-places every event in the background)"),
+        ],
+    ),
+];
+
+pub fn on_key(scroll: &mut u16, key: KeyEvent) {
+    match key.code {
+        KeyCode::Down | KeyCode::Char('j') => *scroll = scroll.saturating_add(1),
+        KeyCode::Up | KeyCode::Char('k') => *scroll = scroll.saturating_sub(1),
+        KeyCode::PageDown => *scroll = scroll.saturating_add(10),
+        KeyCode::PageUp => *scroll = scroll.saturating_sub(10),
+        KeyCode::Home | KeyCode::Char('g') => *scroll = 0,
+        _ => {}
+    }
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, scroll: u16, theme: &Theme) {
+    let key_w = if area.width >= 120 { 34 } else { 22 };
+    let mut lines = Vec::new();
+    for (section, keys) in KEYS {
+        lines.push(Line::styled(format!(" {section}"), theme.title()));
+        for (k, what) in *keys {
+            lines.push(Line::from(vec![
+                Span::styled(format!("   {k:<key_w$} "), theme.key()),
+                Span::raw(*what),
+            ]));
+        }
+        lines.push(Line::raw(""));
+    }
+    frame.render_widget(Paragraph::new(lines).scroll((scroll, 0)), area);
+}

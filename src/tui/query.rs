@@ -1,0 +1,773 @@
+//! The SQL prompt: a line editor with `\` continuation and history kept across runs, a
+//! worker thread that runs the query on its own read-only connection (so `Esc` can
+//! interrupt it through SQLite's interrupt handle), and a scrollable result table.
+
+use std::path::PathBuf;
+use std::sync::mpsc::{self, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::Frame;
+use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
+use rusqlite::types::ValueRef;
+use rusqlite::{Batch, Connection, InterruptHandle};
+
+use super::event::AppEvent;
+use super::input::{InputAction, LineInput};
+use super::sanitize::sanitize_bytes;
+use super::theme::Theme;
+use super::worker::DbRef;
+
+/// Rows kept from one result: enough to read, bounded so a `SELECT *` on a big table
+/// neither stalls nor fills memory.
+pub const MAX_ROWS: usize = 10_000;
+const HISTORY_LIMIT: usize = 1000;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueryResult {
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<Cell>>,
+    /// More rows existed than [`MAX_ROWS`].
+    pub truncated: bool,
+    /// Rows changed by a statement without results (temp tables).
+    pub statements: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    Null,
+    Int(i64),
+    Real(f64),
+    Text(String),
+}
+
+impl Cell {
+    fn text(&self) -> String {
+        match self {
+            Cell::Null => "NULL".into(),
+            Cell::Int(v) => v.to_string(),
+            Cell::Real(v) => format!("{v}"),
+            Cell::Text(s) => s.clone(),
+        }
+    }
+
+    fn numeric(&self) -> bool {
+        matches!(self, Cell::Int(_) | Cell::Real(_))
+    }
+}
+
+#[derive(Debug)]
+pub enum QueryEvent {
+    Done {
+        id: u64,
+        result: Result<QueryResult, String>,
+        elapsed: Duration,
+    },
+}
+
+/// The worker that runs queries; its interrupt handle is shared with the UI.
+pub struct QueryRunner {
+    jobs: Sender<(DbRef, u64, String)>,
+    interrupt: Arc<Mutex<Option<InterruptHandle>>>,
+}
+
+impl QueryRunner {
+    pub fn spawn(events: Sender<AppEvent>) -> std::io::Result<QueryRunner> {
+        let (jobs, rx) = mpsc::channel::<(DbRef, u64, String)>();
+        let interrupt = Arc::new(Mutex::new(None));
+        let shared = interrupt.clone();
+        std::thread::Builder::new()
+            .name("query".into())
+            .spawn(move || {
+                let mut conn: Option<(DbRef, Connection)> = None;
+                while let Ok((db, id, sql)) = rx.recv() {
+                    let started = Instant::now();
+                    if conn.as_ref().is_none_or(|(open, _)| *open != db) {
+                        conn = match open(&db.path) {
+                            Ok(c) => {
+                                if let Ok(mut h) = shared.lock() {
+                                    *h = Some(c.get_interrupt_handle());
+                                }
+                                Some((db.clone(), c))
+                            }
+                            Err(e) => {
+                                let _ = events.send(AppEvent::Query(QueryEvent::Done {
+                                    id,
+                                    result: Err(e),
+                                    elapsed: started.elapsed(),
+                                }));
+                                continue;
+                            }
+                        };
+                    }
+                    let Some((_, c)) = &conn else { continue };
+                    let result = run(c, &sql);
+                    let done = QueryEvent::Done {
+                        id,
+                        result,
+                        elapsed: started.elapsed(),
+                    };
+                    if events.send(AppEvent::Query(done)).is_err() {
+                        return;
+                    }
+                }
+            })?;
+        Ok(QueryRunner { jobs, interrupt })
+    }
+
+    pub fn run(&self, db: &DbRef, id: u64, sql: String) {
+        let _ = self.jobs.send((db.clone(), id, sql));
+    }
+
+    pub fn interrupt(&self) {
+        if let Ok(h) = self.interrupt.lock() {
+            if let Some(h) = h.as_ref() {
+                h.interrupt();
+            }
+        }
+    }
+}
+
+/// A read-only query connection that also refuses ATTACH/DETACH: the prompt reads the
+/// trace and nothing else.
+pub fn open(path: &std::path::Path) -> Result<Connection, String> {
+    let conn = crate::db::open_read_only(path).map_err(|e| e.to_string())?;
+    conn.authorizer(Some(|ctx: AuthContext<'_>| match ctx.action {
+        AuthAction::Attach { .. } | AuthAction::Detach { .. } => Authorization::Deny,
+        _ => Authorization::Allow,
+    }));
+    Ok(conn)
+}
+
+/// Runs every statement; the last one with columns is the result shown.
+pub fn run(conn: &Connection, sql: &str) -> Result<QueryResult, String> {
+    let mut batch = Batch::new(conn, sql);
+    let mut result: Option<QueryResult> = None;
+    let mut statements = 0;
+    loop {
+        let stmt = match batch.next() {
+            Ok(Some(s)) => s,
+            Ok(None) => break,
+            Err(e) => return Err(describe(e)),
+        };
+        let mut stmt = stmt;
+        statements += 1;
+        let columns: Vec<String> = stmt
+            .column_names()
+            .iter()
+            .map(|c| sanitize_bytes(c.as_bytes()))
+            .collect();
+        if columns.is_empty() {
+            stmt.raw_execute().map_err(describe)?;
+            continue;
+        }
+        let width = columns.len();
+        let mut rows = Vec::new();
+        let mut truncated = false;
+        let mut q = stmt.raw_query();
+        while let Some(row) = q.next().map_err(describe)? {
+            if rows.len() == MAX_ROWS {
+                truncated = true;
+                break;
+            }
+            let mut cells = Vec::with_capacity(width);
+            for i in 0..width {
+                cells.push(match row.get_ref(i).map_err(describe)? {
+                    ValueRef::Null => Cell::Null,
+                    ValueRef::Integer(v) => Cell::Int(v),
+                    ValueRef::Real(v) => Cell::Real(v),
+                    ValueRef::Text(t) => Cell::Text(sanitize_bytes(t)),
+                    ValueRef::Blob(b) => Cell::Text(format!("<blob {} bytes>", b.len())),
+                });
+            }
+            rows.push(cells);
+        }
+        result = Some(QueryResult {
+            columns,
+            rows,
+            truncated,
+            statements: 0,
+        });
+    }
+    if statements == 0 {
+        return Err("no SQL to run".into());
+    }
+    Ok(result.unwrap_or(QueryResult {
+        columns: Vec::new(),
+        rows: Vec::new(),
+        truncated: false,
+        statements,
+    }))
+}
+
+fn describe(e: rusqlite::Error) -> String {
+    match &e {
+        rusqlite::Error::SqliteFailure(f, _)
+            if f.code == rusqlite::ErrorCode::OperationInterrupted =>
+        {
+            "interrupted".into()
+        }
+        rusqlite::Error::SqliteFailure(f, Some(msg))
+            if f.code == rusqlite::ErrorCode::AuthorizationForStatementDenied =>
+        {
+            format!("{msg}: the prompt is read-only and cannot attach databases")
+        }
+        rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::ReadOnly => {
+            "the trace database is read-only here (CREATE TEMP TABLE works)".into()
+        }
+        _ => sanitize_bytes(e.to_string().as_bytes()),
+    }
+}
+
+/// Where history lives: `$SEXTANT_HISTORY`, else the user's data dir.
+pub fn history_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("SEXTANT_HISTORY") {
+        return Some(PathBuf::from(p));
+    }
+    let base = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))?;
+    Some(base.join("sextant").join("history"))
+}
+
+/// History entries are one per line, with `\` and newlines escaped.
+fn encode(entry: &str) -> String {
+    entry.replace('\\', "\\\\").replace('\n', "\\n")
+}
+
+fn decode(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some('n') => out.push('\n'),
+                Some(other) => out.push(other),
+                None => {}
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+pub fn load_history(path: Option<&std::path::Path>) -> Vec<String> {
+    let Some(text) = path.and_then(|p| std::fs::read_to_string(p).ok()) else {
+        return Vec::new();
+    };
+    let mut entries: Vec<String> = text.lines().filter(|l| !l.is_empty()).map(decode).collect();
+    let excess = entries.len().saturating_sub(HISTORY_LIMIT);
+    entries.drain(..excess);
+    entries
+}
+
+/// Appends one entry; a history that cannot be written is not worth interrupting for.
+fn save_history(path: Option<&std::path::Path>, entries: &[String]) {
+    let Some(path) = path else { return };
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let start = entries.len().saturating_sub(HISTORY_LIMIT);
+    let text: String = entries[start..].iter().map(|e| encode(e) + "\n").collect();
+    let _ = std::fs::write(path, text);
+}
+
+#[derive(Debug, Default)]
+pub enum Status {
+    #[default]
+    Idle,
+    Running {
+        id: u64,
+        started: Instant,
+        elapsed: Duration,
+    },
+    Done {
+        elapsed: Duration,
+    },
+    Failed {
+        message: String,
+        elapsed: Duration,
+    },
+}
+
+#[derive(Debug)]
+pub struct QueryState {
+    pub input: LineInput,
+    /// Lines entered with a trailing `\`, waiting for the rest of the query.
+    pub pending: Vec<String>,
+    pub editing: bool,
+    pub history: Vec<String>,
+    history_pos: Option<usize>,
+    history_file: Option<PathBuf>,
+    pub status: Status,
+    pub result: Option<QueryResult>,
+    pub last_sql: String,
+    pub row_offset: usize,
+    pub col_offset: usize,
+    next_id: u64,
+}
+
+/// What the pane asks the event loop to do.
+#[derive(Debug, PartialEq)]
+pub enum QueryCommand {
+    Run { id: u64, sql: String },
+    Interrupt,
+}
+
+impl QueryState {
+    pub fn new(history_file: Option<PathBuf>) -> QueryState {
+        QueryState {
+            input: LineInput::default(),
+            pending: Vec::new(),
+            editing: true,
+            history: load_history(history_file.as_deref()),
+            history_pos: None,
+            history_file,
+            status: Status::Idle,
+            result: None,
+            last_sql: String::new(),
+            row_offset: 0,
+            col_offset: 0,
+            next_id: 1,
+        }
+    }
+
+    pub fn running(&self) -> bool {
+        matches!(self.status, Status::Running { .. })
+    }
+
+    pub fn tick(&mut self, now: Instant) {
+        if let Status::Running {
+            started, elapsed, ..
+        } = &mut self.status
+        {
+            *elapsed = now.saturating_duration_since(*started);
+        }
+    }
+
+    pub fn on_event(&mut self, event: QueryEvent) {
+        let QueryEvent::Done {
+            id,
+            result,
+            elapsed,
+        } = event;
+        if !matches!(self.status, Status::Running { id: running, .. } if running == id) {
+            return;
+        }
+        match result {
+            Ok(r) => {
+                self.result = Some(r);
+                self.row_offset = 0;
+                self.col_offset = 0;
+                self.status = Status::Done { elapsed };
+            }
+            Err(message) => {
+                self.status = Status::Failed { message, elapsed };
+            }
+        }
+    }
+
+    /// A key while the SQL pane is shown. Returns what to run, if anything.
+    pub fn on_key(&mut self, key: KeyEvent, now: Instant, page: usize) -> Option<QueryCommand> {
+        if key.code == KeyCode::Esc && self.running() {
+            return Some(QueryCommand::Interrupt);
+        }
+        match key.code {
+            KeyCode::PageDown => {
+                self.scroll_rows(page as isize);
+                return None;
+            }
+            KeyCode::PageUp => {
+                self.scroll_rows(-(page as isize));
+                return None;
+            }
+            _ => {}
+        }
+        if !self.editing {
+            match key.code {
+                KeyCode::Enter | KeyCode::Char('i') | KeyCode::Char('/') => self.editing = true,
+                KeyCode::Down | KeyCode::Char('j') => self.scroll_rows(1),
+                KeyCode::Up | KeyCode::Char('k') => self.scroll_rows(-1),
+                KeyCode::Right | KeyCode::Char('l') => self.col_offset += 1,
+                KeyCode::Left | KeyCode::Char('h') => {
+                    self.col_offset = self.col_offset.saturating_sub(1)
+                }
+                KeyCode::Home | KeyCode::Char('g') => self.row_offset = 0,
+                KeyCode::End | KeyCode::Char('G') => {
+                    self.row_offset = self
+                        .result
+                        .as_ref()
+                        .map_or(0, |r| r.rows.len().saturating_sub(1))
+                }
+                _ => {}
+            }
+            return None;
+        }
+        match self.input.handle(key) {
+            InputAction::Cancel => {
+                self.editing = false;
+                None
+            }
+            InputAction::Submit => self.submit(now),
+            InputAction::HistoryPrevious => {
+                let pos = match self.history_pos {
+                    None => self.history.len().checked_sub(1),
+                    Some(p) => Some(p.saturating_sub(1)),
+                };
+                self.recall(pos);
+                None
+            }
+            InputAction::HistoryNext => {
+                match self.history_pos {
+                    Some(p) if p + 1 < self.history.len() => self.recall(Some(p + 1)),
+                    Some(_) => {
+                        self.history_pos = None;
+                        self.pending.clear();
+                        self.input.clear();
+                    }
+                    None => {}
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
+    fn recall(&mut self, pos: Option<usize>) {
+        let Some(p) = pos else { return };
+        let Some(entry) = self.history.get(p) else {
+            return;
+        };
+        self.history_pos = Some(p);
+        let mut lines: Vec<String> = entry.split('\n').map(str::to_string).collect();
+        let last = lines.pop().unwrap_or_default();
+        self.pending = lines;
+        self.input.set(&last);
+    }
+
+    fn submit(&mut self, now: Instant) -> Option<QueryCommand> {
+        if let Some(line) = self.input.text.strip_suffix('\\') {
+            self.pending.push(line.to_string());
+            self.input.clear();
+            return None;
+        }
+        if self.running() {
+            return None;
+        }
+        let mut lines = std::mem::take(&mut self.pending);
+        lines.push(std::mem::take(&mut self.input.text));
+        self.input.clear();
+        let sql = lines.join("\n");
+        if sql.trim().is_empty() {
+            return None;
+        }
+        if self.history.last() != Some(&sql) {
+            self.history.push(sql.clone());
+            save_history(self.history_file.as_deref(), &self.history);
+        }
+        self.history_pos = None;
+        let id = self.next_id;
+        self.next_id += 1;
+        self.last_sql = sql.clone();
+        self.status = Status::Running {
+            id,
+            started: now,
+            elapsed: Duration::ZERO,
+        };
+        Some(QueryCommand::Run { id, sql })
+    }
+
+    fn scroll_rows(&mut self, by: isize) {
+        let rows = self.result.as_ref().map_or(0, |r| r.rows.len());
+        self.row_offset = self
+            .row_offset
+            .saturating_add_signed(by)
+            .min(rows.saturating_sub(1));
+    }
+}
+
+fn fmt_elapsed(d: Duration) -> String {
+    let ms = d.as_secs_f64() * 1000.0;
+    if ms < 1000.0 {
+        format!("{ms:.0} ms")
+    } else {
+        format!("{:.2} s", ms / 1000.0)
+    }
+}
+
+/// Column widths that fit the content, within bounds.
+fn column_widths(r: &QueryResult) -> Vec<usize> {
+    r.columns
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let widest = r
+                .rows
+                .iter()
+                .take(500)
+                .map(|row| row.get(i).map_or(0, |c| c.text().chars().count()))
+                .max()
+                .unwrap_or(0);
+            widest.max(name.chars().count()).clamp(3, 48)
+        })
+        .collect()
+}
+
+fn fit(s: &str, width: usize, right: bool) -> String {
+    let count = s.chars().count();
+    if count > width {
+        let mut t: String = s.chars().take(width.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    } else if right {
+        format!("{s:>width$}")
+    } else {
+        format!("{s:<width$}")
+    }
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, state: &QueryState, theme: &Theme) {
+    let prompt_lines = state.pending.len() as u16 + 1;
+    let [prompt_area, status_area, table_area] = Layout::vertical([
+        Constraint::Length(prompt_lines.min(area.height.saturating_sub(3)).max(1)),
+        Constraint::Length(1),
+        Constraint::Min(0),
+    ])
+    .areas(area);
+
+    let mut lines: Vec<Line> = state
+        .pending
+        .iter()
+        .map(|l| {
+            Line::from(vec![
+                Span::styled("  ...> ", theme.dim()),
+                Span::raw(l.clone()),
+            ])
+        })
+        .collect();
+    let prefix = if state.pending.is_empty() {
+        "sql> "
+    } else {
+        "...> "
+    };
+    let field_width = (area.width as usize).saturating_sub(prefix.len() + 2);
+    let (shown, cursor_col) = state.input.view(field_width);
+    let prompt_style = if state.editing {
+        theme.key()
+    } else {
+        theme.dim()
+    };
+    lines.push(Line::from(vec![
+        Span::styled(format!("  {prefix}"), prompt_style),
+        Span::raw(shown),
+    ]));
+    frame.render_widget(Paragraph::new(lines), prompt_area);
+    if state.editing {
+        let y = prompt_area.y + prompt_area.height.saturating_sub(1);
+        let x = prompt_area.x + (prefix.len() + 2 + cursor_col) as u16;
+        frame.set_cursor_position((x.min(area.right().saturating_sub(1)), y));
+    }
+
+    let status = match &state.status {
+        Status::Idle if state.editing => Line::from(Span::styled(
+            "  Enter runs · a trailing \\ continues the line · ↑/↓ history · Esc leaves the prompt",
+            theme.dim(),
+        )),
+        Status::Idle => Line::from(Span::styled(
+            "  Enter or i edits the query · j/k/PgUp/PgDn scroll · h/l columns",
+            theme.dim(),
+        )),
+        Status::Running { elapsed, .. } => Line::from(vec![
+            Span::styled(
+                format!("  running… {}", fmt_elapsed(*elapsed)),
+                theme.warning(),
+            ),
+            Span::styled("  Esc interrupts", theme.dim()),
+        ]),
+        Status::Done { elapsed } => {
+            let r = state.result.as_ref();
+            let rows = r.map_or(0, |r| r.rows.len());
+            let what = match r {
+                Some(r) if r.columns.is_empty() => format!("{} statement(s) run", r.statements),
+                Some(r) if r.truncated => format!("first {rows} rows (more not fetched)"),
+                _ => format!("{rows} row{}", if rows == 1 { "" } else { "s" }),
+            };
+            Line::from(vec![
+                Span::styled(format!("  {what} in {}", fmt_elapsed(*elapsed)), theme.ok()),
+                Span::styled(
+                    if state.editing {
+                        "  · Esc, then j/k/h/l scroll"
+                    } else {
+                        "  · j/k/h/l scroll"
+                    },
+                    theme.dim(),
+                ),
+            ])
+        }
+        Status::Failed { elapsed, .. } => Line::from(Span::styled(
+            format!("  error after {}", fmt_elapsed(*elapsed)),
+            theme.error(),
+        )),
+    };
+    frame.render_widget(Paragraph::new(status), status_area);
+
+    if let Status::Failed { message, .. } = &state.status {
+        frame.render_widget(
+            Paragraph::new(
+                message
+                    .lines()
+                    .map(|l| Line::styled(format!("  {l}"), theme.error()))
+                    .collect::<Vec<_>>(),
+            )
+            .wrap(Wrap { trim: false }),
+            table_area,
+        );
+        return;
+    }
+    let Some(result) = &state.result else { return };
+    if result.columns.is_empty() || table_area.height == 0 {
+        return;
+    }
+    let widths = column_widths(result);
+    let first_col = state.col_offset.min(result.columns.len().saturating_sub(1));
+    let numeric: Vec<bool> = (0..result.columns.len())
+        .map(|i| {
+            let mut values = result
+                .rows
+                .iter()
+                .take(200)
+                .filter_map(|r| r.get(i))
+                .filter(|c| **c != Cell::Null);
+            let first = values.next();
+            first.is_some_and(Cell::numeric) && values.all(Cell::numeric)
+        })
+        .collect();
+    let render_row = |cells: Vec<(String, bool)>| -> String {
+        let mut line = String::from("  ");
+        for (i, (text, right)) in cells.into_iter().enumerate().skip(first_col) {
+            if line.chars().count() >= area.width as usize {
+                break;
+            }
+            line.push_str(&fit(&text, widths[i], right));
+            line.push_str(" │ ");
+        }
+        line
+    };
+    let header = render_row(
+        result
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.clone(), numeric[i]))
+            .collect(),
+    );
+    let mut lines = vec![Line::styled(header, theme.title())];
+    let body_rows = table_area.height.saturating_sub(1) as usize;
+    for row in result.rows.iter().skip(state.row_offset).take(body_rows) {
+        let cells = row
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.text(), numeric[i] && c.numeric()))
+            .collect();
+        lines.push(Line::raw(render_row(cells)));
+    }
+    frame.render_widget(Paragraph::new(lines), table_area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::crossterm::event::KeyModifiers;
+
+    fn key(c: KeyCode) -> KeyEvent {
+        KeyEvent::new(c, KeyModifiers::NONE)
+    }
+
+    fn type_str(q: &mut QueryState, s: &str) -> Option<QueryCommand> {
+        let mut last = None;
+        for c in s.chars() {
+            q.on_key(key(KeyCode::Char(c)), Instant::now(), 10);
+        }
+        last.get_or_insert(q.on_key(key(KeyCode::Enter), Instant::now(), 10));
+        last.flatten()
+    }
+
+    #[test]
+    fn runs_only_reads_and_refuses_attach() {
+        let conn = Connection::open_in_memory().unwrap();
+        let r = run(&conn, "select 6*7 as answer, 'x' as s, null as n, 1.5 as f").unwrap();
+        assert_eq!(r.columns, vec!["answer", "s", "n", "f"]);
+        assert_eq!(
+            r.rows,
+            vec![vec![
+                Cell::Int(42),
+                Cell::Text("x".into()),
+                Cell::Null,
+                Cell::Real(1.5)
+            ]]
+        );
+        conn.authorizer(Some(|ctx: AuthContext<'_>| match ctx.action {
+            AuthAction::Attach { .. } => Authorization::Deny,
+            _ => Authorization::Allow,
+        }));
+        let e = run(&conn, "attach '/tmp/x.db' as x").unwrap_err();
+        assert!(e.contains("not authorized"), "{e}");
+        assert!(run(&conn, "selec 1").unwrap_err().contains("syntax error"));
+    }
+
+    #[test]
+    fn backslash_continues_and_history_keeps_the_whole_query() {
+        let dir = std::env::temp_dir().join(format!("sextant-hist-{}", std::process::id()));
+        let file = dir.join("history");
+        let mut q = QueryState::new(Some(file.clone()));
+        assert_eq!(type_str(&mut q, "select 1\\"), None);
+        assert_eq!(q.pending, vec!["select 1"]);
+        let cmd = type_str(&mut q, "as one");
+        assert_eq!(
+            cmd,
+            Some(QueryCommand::Run {
+                id: 1,
+                sql: "select 1\nas one".into()
+            })
+        );
+        // A second session reads it back; ↑ recalls both lines.
+        let mut again = QueryState::new(Some(file.clone()));
+        assert_eq!(again.history, vec!["select 1\nas one"]);
+        again.on_key(key(KeyCode::Up), Instant::now(), 10);
+        assert_eq!(again.pending, vec!["select 1"]);
+        assert_eq!(again.input.text, "as one");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn history_escaping_round_trips() {
+        for s in ["a\\b", "x\ny", "trailing\\", "\\n literal"] {
+            assert_eq!(decode(&encode(s)), s);
+        }
+    }
+
+    #[test]
+    fn esc_interrupts_a_running_query_and_leaves_the_prompt_otherwise() {
+        let mut q = QueryState::new(None);
+        type_str(&mut q, "select 1");
+        assert!(q.running());
+        assert_eq!(
+            q.on_key(key(KeyCode::Esc), Instant::now(), 10),
+            Some(QueryCommand::Interrupt)
+        );
+        q.on_event(QueryEvent::Done {
+            id: 1,
+            result: Err("interrupted".into()),
+            elapsed: Duration::ZERO,
+        });
+        assert!(q.editing);
+        q.on_key(key(KeyCode::Esc), Instant::now(), 10);
+        assert!(!q.editing);
+    }
+}

@@ -1,0 +1,67 @@
+//! The terminal: raw mode, the alternate screen and mouse reporting, always undone — on a
+//! normal exit, on an error (the guard's `Drop`) and on a panic (a hook that restores
+//! before the panic message is printed, so the message is readable).
+
+use std::io::{self, Stdout};
+
+use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+use ratatui::crossterm::execute;
+use ratatui::crossterm::terminal::{
+    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
+};
+use ratatui::Terminal;
+
+pub type Term = Terminal<CrosstermBackend<Stdout>>;
+
+/// Owns the terminal while the UI runs.
+pub struct TerminalGuard {
+    pub terminal: Term,
+}
+
+impl TerminalGuard {
+    pub fn enter() -> io::Result<TerminalGuard> {
+        install_panic_hook();
+        enable_raw_mode()?;
+        let mut stdout = io::stdout();
+        if let Err(e) = execute!(stdout, EnterAlternateScreen, EnableMouseCapture) {
+            restore();
+            return Err(e);
+        }
+        match Terminal::new(CrosstermBackend::new(stdout)) {
+            Ok(mut terminal) => {
+                let _ = terminal.hide_cursor();
+                Ok(TerminalGuard { terminal })
+            }
+            Err(e) => {
+                restore();
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore();
+        let _ = self.terminal.show_cursor();
+    }
+}
+
+/// Puts the terminal back as the shell expects it; safe to call more than once.
+pub fn restore() {
+    let _ = execute!(io::stdout(), DisableMouseCapture, LeaveAlternateScreen);
+    let _ = disable_raw_mode();
+    let _ = execute!(io::stdout(), ratatui::crossterm::cursor::Show);
+}
+
+fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore();
+            previous(info);
+        }));
+    });
+}

@@ -1,0 +1,231 @@
+//! What the details panel shows for a selected slice or sched slice, read by the lookup
+//! worker with point queries (never on the UI thread).
+
+use rusqlite::{Connection, OptionalExtension};
+
+use crate::tui::sanitize::sanitize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DetailsRequest {
+    Slice(i64),
+    Sched(i64),
+}
+
+/// A flow from or to the selected slice.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlowLink {
+    pub outgoing: bool,
+    pub slice_id: i64,
+    pub name: String,
+    pub ts: i64,
+    pub track_id: i64,
+    pub depth: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Details {
+    pub name: String,
+    pub category: Option<String>,
+    pub ts: i64,
+    pub dur: i64,
+    pub thread: Option<String>,
+    pub process: Option<String>,
+    pub machine: Option<String>,
+    pub files: Vec<String>,
+    /// CPU and end state for a sched slice.
+    pub cpu: Option<i64>,
+    pub end_state: Option<String>,
+    pub args: Vec<(String, String)>,
+    pub flows: Vec<FlowLink>,
+}
+
+fn clean(s: Option<String>) -> Option<String> {
+    s.map(|s| sanitize(&s).into_owned())
+        .filter(|s| !s.is_empty())
+}
+
+fn thread_label(
+    conn: &Connection,
+    utid: Option<i64>,
+) -> rusqlite::Result<(Option<String>, Option<i64>)> {
+    let Some(utid) = utid else {
+        return Ok((None, None));
+    };
+    let row = conn
+        .query_row(
+            "SELECT tid, name, upid FROM thread WHERE utid = ?1",
+            [utid],
+            |r| {
+                Ok((
+                    r.get::<_, Option<i64>>(0)?,
+                    r.get::<_, Option<String>>(1)?,
+                    r.get::<_, Option<i64>>(2)?,
+                ))
+            },
+        )
+        .optional()?;
+    Ok(match row {
+        Some((tid, name, upid)) => (
+            Some(format!(
+                "{} {}",
+                clean(name).unwrap_or_else(|| "thread".into()),
+                tid.unwrap_or(0)
+            )),
+            upid,
+        ),
+        None => (None, None),
+    })
+}
+
+fn process_label(conn: &Connection, upid: Option<i64>) -> rusqlite::Result<Option<String>> {
+    let Some(upid) = upid else { return Ok(None) };
+    Ok(conn
+        .query_row(
+            "SELECT pid, name FROM process WHERE upid = ?1",
+            [upid],
+            |r| Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<String>>(1)?)),
+        )
+        .optional()?
+        .map(|(pid, name)| {
+            format!(
+                "{} {}",
+                clean(name).unwrap_or_else(|| "process".into()),
+                pid.unwrap_or(0)
+            )
+        }))
+}
+
+fn machine_label(conn: &Connection, machine: Option<i64>) -> rusqlite::Result<Option<String>> {
+    let Some(m) = machine else { return Ok(None) };
+    Ok(conn
+        .query_row("SELECT name, raw_id FROM machine WHERE id = ?1", [m], |r| {
+            Ok((r.get::<_, Option<String>>(0)?, r.get::<_, Option<i64>>(1)?))
+        })
+        .optional()?
+        .map(|(name, raw)| clean(name).unwrap_or_else(|| format!("machine {}", raw.unwrap_or(m)))))
+}
+
+/// The trace files whose events were placed on this machine.
+fn files_of(conn: &Connection, machine: Option<i64>) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare(
+        "SELECT DISTINCT f.name FROM __sextant_file_placement p
+         JOIN __intrinsic_trace_file f ON f.id = p.file_id
+         WHERE p.machine_id IS ?1 AND p.events > 0 ORDER BY f.id",
+    )?;
+    let files = stmt
+        .query_map([machine], |r| r.get::<_, Option<String>>(0))?
+        .filter_map(|r| r.ok().and_then(clean))
+        .collect();
+    Ok(files)
+}
+
+pub fn load(conn: &Connection, request: &DetailsRequest) -> rusqlite::Result<Details> {
+    match *request {
+        DetailsRequest::Slice(id) => slice(conn, id),
+        DetailsRequest::Sched(id) => sched(conn, id),
+    }
+}
+
+fn slice(conn: &Connection, id: i64) -> rusqlite::Result<Details> {
+    let (name, category, ts, dur, arg_set, utid, upid, machine) = conn.query_row(
+        "SELECT s.name, s.category, s.ts, s.dur, s.arg_set_id, t.utid, t.upid, t.machine_id
+         FROM slice s LEFT JOIN __intrinsic_track t ON t.id = s.track_id WHERE s.id = ?1",
+        [id],
+        |r| {
+            Ok((
+                r.get::<_, Option<String>>(0)?,
+                r.get::<_, Option<String>>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, Option<i64>>(3)?.unwrap_or(0),
+                r.get::<_, Option<i64>>(4)?,
+                r.get::<_, Option<i64>>(5)?,
+                r.get::<_, Option<i64>>(6)?,
+                r.get::<_, Option<i64>>(7)?,
+            ))
+        },
+    )?;
+    let (thread, thread_upid) = thread_label(conn, utid)?;
+    let process = process_label(conn, upid.or(thread_upid))?;
+    let mut args = Vec::new();
+    if let Some(set) = arg_set {
+        let mut stmt =
+            conn.prepare("SELECT key, display_value FROM args WHERE arg_set_id = ?1 ORDER BY id")?;
+        args = stmt
+            .query_map([set], |r| {
+                Ok((
+                    r.get::<_, Option<String>>(0)?,
+                    r.get::<_, Option<String>>(1)?,
+                ))
+            })?
+            .filter_map(Result::ok)
+            .map(|(k, v)| (clean(k).unwrap_or_default(), clean(v).unwrap_or_default()))
+            .collect();
+    }
+    let mut flows = Vec::new();
+    for (outgoing, sql) in [
+        (true, "SELECT s.id, s.name, s.ts, s.track_id, s.depth FROM flow f JOIN slice s ON s.id = f.slice_in WHERE f.slice_out = ?1 ORDER BY s.ts"),
+        (false, "SELECT s.id, s.name, s.ts, s.track_id, s.depth FROM flow f JOIN slice s ON s.id = f.slice_out WHERE f.slice_in = ?1 ORDER BY s.ts"),
+    ] {
+        let mut stmt = conn.prepare(sql)?;
+        let rows = stmt.query_map([id], |r| {
+            Ok(FlowLink {
+                outgoing,
+                slice_id: r.get(0)?,
+                name: clean(r.get(1)?).unwrap_or_default(),
+                ts: r.get(2)?,
+                track_id: r.get(3)?,
+                depth: r.get::<_, Option<i64>>(4)?.unwrap_or(0),
+            })
+        })?;
+        flows.extend(rows.filter_map(Result::ok));
+    }
+    let machine_name = machine_label(conn, machine)?;
+    Ok(Details {
+        name: clean(name).unwrap_or_default(),
+        category: clean(category),
+        ts,
+        dur,
+        thread,
+        process,
+        machine: machine_name,
+        // Older databases have no placement table: the file is then simply not shown.
+        files: files_of(conn, machine).unwrap_or_default(),
+        cpu: None,
+        end_state: None,
+        args,
+        flows,
+    })
+}
+
+fn sched(conn: &Connection, id: i64) -> rusqlite::Result<Details> {
+    let (ts, dur, cpu, utid, end_state, machine) = conn.query_row(
+        "SELECT s.ts, s.dur, s.cpu, s.utid, s.end_state, c.machine_id
+         FROM sched_slice s LEFT JOIN cpu c ON c.ucpu = s.ucpu WHERE s.id = ?1",
+        [id],
+        |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, Option<i64>>(1)?.unwrap_or(0),
+                r.get::<_, Option<i64>>(2)?,
+                r.get::<_, Option<i64>>(3)?,
+                r.get::<_, Option<String>>(4)?,
+                r.get::<_, Option<i64>>(5)?,
+            ))
+        },
+    )?;
+    let (thread, upid) = thread_label(conn, utid)?;
+    Ok(Details {
+        name: thread.clone().unwrap_or_else(|| "sched slice".into()),
+        category: None,
+        ts,
+        dur,
+        thread,
+        process: process_label(conn, upid)?,
+        machine: machine_label(conn, machine)?,
+        files: files_of(conn, machine).unwrap_or_default(),
+        cpu,
+        end_state: clean(end_state),
+        args: Vec::new(),
+        flows: Vec::new(),
+    })
+}

@@ -1,0 +1,494 @@
+//! Reads the timeline's tracks from the database into the in-memory index: the track tree
+//! (machine → process → thread) and, per track, lanes of slices, a counter series or a
+//! CPU's sched slices. Runs on the loader thread; the UI only ever reads the result.
+
+use std::collections::HashMap;
+
+use rusqlite::types::ValueRef;
+use rusqlite::Connection;
+
+use super::index::{CounterSeries, Lane};
+use crate::tui::sanitize::{sanitize, sanitize_bytes};
+use crate::tui::theme::name_hash;
+
+/// What one track draws.
+#[derive(Debug)]
+pub enum TrackData {
+    /// Slices, one lane per depth.
+    Slices(Vec<Lane>),
+    Counter(CounterSeries),
+    /// One CPU's sched slices; `name` indexes thread labels.
+    Sched(Lane),
+}
+
+#[derive(Debug)]
+pub struct Track {
+    /// `__intrinsic_track.id`, or the `ucpu` of a CPU's sched track.
+    pub db_id: i64,
+    pub label: String,
+    pub data: TrackData,
+}
+
+#[derive(Debug)]
+pub struct ThreadNode {
+    pub utid: i64,
+    pub tracks: Vec<usize>,
+}
+
+#[derive(Debug)]
+pub struct ProcessNode {
+    pub upid: i64,
+    pub label: String,
+    pub tracks: Vec<usize>,
+    pub threads: Vec<ThreadNode>,
+}
+
+#[derive(Debug)]
+pub struct MachineNode {
+    pub id: i64,
+    pub label: String,
+    /// CPU tracks first, then the machine's other tracks.
+    pub tracks: Vec<usize>,
+    pub processes: Vec<ProcessNode>,
+}
+
+/// Everything the timeline draws, indexed for constant-cost frames.
+#[derive(Debug, Default)]
+pub struct TimelineData {
+    pub start: i64,
+    pub end: i64,
+    /// Sanitized slice names and thread labels; lanes refer to them by index.
+    pub names: Vec<Box<str>>,
+    /// Colour hash of each name.
+    pub name_hashes: Vec<u32>,
+    pub machines: Vec<MachineNode>,
+    pub tracks: Vec<Track>,
+    pub slices: u64,
+}
+
+impl TimelineData {
+    pub fn name(&self, id: u32) -> &str {
+        self.names.get(id as usize).map_or("", |s| s)
+    }
+}
+
+#[derive(Default)]
+struct Names {
+    ids: HashMap<Box<str>, u32>,
+    names: Vec<Box<str>>,
+}
+
+impl Names {
+    fn intern(&mut self, raw: &str) -> u32 {
+        if let Some(&id) = self.ids.get(raw) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(sanitize(raw).into());
+        self.ids.insert(raw.into(), id);
+        id
+    }
+}
+
+fn text(v: ValueRef<'_>) -> Option<String> {
+    match v {
+        ValueRef::Text(t) => Some(sanitize_bytes(t)),
+        ValueRef::Integer(i) => Some(i.to_string()),
+        _ => None,
+    }
+}
+
+struct ProcessInfo {
+    machine: i64,
+    pid: i64,
+    label: String,
+}
+
+struct ThreadInfo {
+    machine: i64,
+    upid: Option<i64>,
+    tid: i64,
+    label: String,
+}
+
+/// Where a track sits in the tree.
+enum Owner {
+    Machine(i64),
+    Process(i64),
+    Thread(i64),
+}
+
+/// Loads the whole timeline. Cost is one scan of slice, counter and sched.
+pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
+    let mut names = Names::default();
+    let machines: Vec<(i64, String)> = {
+        let mut stmt = conn.prepare("SELECT id, name, raw_id FROM machine ORDER BY id")?;
+        let rows = stmt.query_map([], |r| {
+            let id: i64 = r.get(0)?;
+            let name = text(r.get_ref(1)?).filter(|s| !s.is_empty());
+            let raw: Option<i64> = r.get(2)?;
+            Ok((
+                id,
+                name.unwrap_or_else(|| format!("machine {}", raw.unwrap_or(id))),
+            ))
+        })?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    let mut processes: HashMap<i64, ProcessInfo> = HashMap::new();
+    {
+        let mut stmt = conn.prepare("SELECT upid, pid, name, machine_id FROM process")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let upid: i64 = r.get(0)?;
+            let pid: i64 = r.get::<_, Option<i64>>(1)?.unwrap_or(0);
+            let name = text(r.get_ref(2)?).filter(|s| !s.is_empty());
+            let label = match name {
+                Some(n) => format!("{n} {pid}"),
+                None => format!("process {pid}"),
+            };
+            let machine = r.get::<_, Option<i64>>(3)?.unwrap_or(0);
+            processes.insert(
+                upid,
+                ProcessInfo {
+                    machine,
+                    pid,
+                    label,
+                },
+            );
+        }
+    }
+    let mut threads: HashMap<i64, ThreadInfo> = HashMap::new();
+    let mut idle_utids = std::collections::HashSet::new();
+    {
+        let mut stmt = conn.prepare("SELECT utid, tid, name, upid, machine_id FROM thread")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let utid: i64 = r.get(0)?;
+            let tid: i64 = r.get::<_, Option<i64>>(1)?.unwrap_or(0);
+            let upid: Option<i64> = r.get(3)?;
+            let process = upid.and_then(|u| processes.get(&u));
+            let name = text(r.get_ref(2)?).filter(|s| !s.is_empty()).or_else(|| {
+                // A main thread without a name goes by its process's name.
+                process
+                    .filter(|p| p.pid == tid)
+                    .and_then(|p| p.label.rsplit_once(' ').map(|(n, _)| n.to_string()))
+                    .filter(|n| n != "process")
+            });
+            if tid == 0 {
+                idle_utids.insert(utid);
+            }
+            threads.insert(
+                utid,
+                ThreadInfo {
+                    machine: r.get::<_, Option<i64>>(4)?.unwrap_or(0),
+                    upid,
+                    tid,
+                    label: format!("{} {tid}", name.as_deref().unwrap_or("thread")),
+                },
+            );
+        }
+    }
+
+    let mut tracks: Vec<Track> = Vec::new();
+    let mut owners: Vec<Owner> = Vec::new();
+    // track id → index in `tracks` (ids are dense row ids).
+    let mut by_id: HashMap<i64, usize> = HashMap::new();
+    {
+        let mut stmt = conn.prepare(
+            "SELECT id, name, type, event_type, utid, upid, cpu, machine_id, unit
+             FROM __intrinsic_track ORDER BY id",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let id: i64 = r.get(0)?;
+            let name = text(r.get_ref(1)?).filter(|s| !s.is_empty());
+            let kind = text(r.get_ref(2)?).unwrap_or_default();
+            let is_counter = text(r.get_ref(3)?).as_deref() == Some("counter");
+            let utid: Option<i64> = r.get(4)?;
+            let upid: Option<i64> = r.get(5)?;
+            let cpu: Option<i64> = r.get(6)?;
+            let machine = r.get::<_, Option<i64>>(7)?.unwrap_or(0);
+            let unit = text(r.get_ref(8)?).filter(|s| !s.is_empty());
+            let mut label = name.unwrap_or_else(|| kind.replace('_', " "));
+            if let Some(cpu) = cpu {
+                label = format!("{label} cpu{cpu}");
+            }
+            if let Some(unit) = unit {
+                label = format!("{label} ({unit})");
+            }
+            let owner = match (utid, upid) {
+                (Some(utid), _) if threads.contains_key(&utid) => Owner::Thread(utid),
+                (_, Some(upid)) if processes.contains_key(&upid) => Owner::Process(upid),
+                _ => Owner::Machine(machine),
+            };
+            by_id.insert(id, tracks.len());
+            tracks.push(Track {
+                db_id: id,
+                label,
+                data: if is_counter {
+                    TrackData::Counter(CounterSeries::default())
+                } else {
+                    TrackData::Slices(Vec::new())
+                },
+            });
+            owners.push(owner);
+        }
+    }
+
+    let mut slices = 0u64;
+    let (bounds_start, bounds_end): (Option<i64>, Option<i64>) = conn
+        .query_row("SELECT start_ts, end_ts FROM trace_bounds", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap_or((None, None));
+    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+    {
+        let mut stmt = conn.prepare("SELECT track_id, depth, ts, dur, id, name FROM slice")?;
+        let mut rows = stmt.query([])?;
+        let open_end = bounds_end.unwrap_or(i64::MAX / 4);
+        while let Some(r) = rows.next()? {
+            let Some(&t) = by_id.get(&r.get::<_, i64>(0)?) else {
+                continue;
+            };
+            let depth = r.get::<_, Option<i64>>(1)?.unwrap_or(0).clamp(0, 4096) as usize;
+            let ts: i64 = r.get(2)?;
+            let dur: i64 = r.get::<_, Option<i64>>(3)?.unwrap_or(0);
+            let Ok(id) = u32::try_from(r.get::<_, i64>(4)?) else {
+                continue;
+            };
+            let name = match r.get_ref(5)? {
+                ValueRef::Text(b) => names.intern(&String::from_utf8_lossy(b)),
+                _ => names.intern(""),
+            };
+            let end = if dur < 0 {
+                open_end.max(ts + 1)
+            } else {
+                ts.saturating_add(dur.max(1))
+            };
+            lo = lo.min(ts);
+            hi = hi.max(end);
+            if let TrackData::Slices(lanes) = &mut tracks[t].data {
+                if lanes.len() <= depth {
+                    lanes.resize_with(depth + 1, Lane::default);
+                }
+                lanes[depth].push(ts, end, id, name);
+                slices += 1;
+            }
+        }
+    }
+    {
+        let mut samples: HashMap<usize, Vec<(i64, f64)>> = HashMap::new();
+        let mut stmt = conn.prepare("SELECT track_id, ts, value FROM counter")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let Some(&t) = by_id.get(&r.get::<_, i64>(0)?) else {
+                continue;
+            };
+            let ts: i64 = r.get(1)?;
+            lo = lo.min(ts);
+            hi = hi.max(ts);
+            samples
+                .entry(t)
+                .or_default()
+                .push((ts, r.get::<_, Option<f64>>(2)?.unwrap_or(0.0)));
+        }
+        for (t, s) in samples {
+            tracks[t].data = TrackData::Counter(CounterSeries::new(s));
+        }
+    }
+    // One sched track per CPU, labelled by the thread that ran.
+    let mut cpu_tracks: HashMap<i64, usize> = HashMap::new();
+    {
+        let mut stmt =
+            conn.prepare("SELECT ucpu, cpu, machine_id FROM cpu ORDER BY machine_id, cpu")?;
+        let mut rows = stmt.query([])?;
+        let mut cpus = Vec::new();
+        while let Some(r) = rows.next()? {
+            let ucpu: i64 = r.get(0)?;
+            let cpu: i64 = r.get::<_, Option<i64>>(1)?.unwrap_or(ucpu);
+            let machine: i64 = r.get::<_, Option<i64>>(2)?.unwrap_or(0);
+            cpus.push((ucpu, cpu, machine));
+        }
+        for (ucpu, cpu, machine) in cpus {
+            cpu_tracks.insert(ucpu, tracks.len());
+            tracks.push(Track {
+                db_id: ucpu,
+                label: format!("CPU {cpu}"),
+                data: TrackData::Sched(Lane::default()),
+            });
+            owners.push(Owner::Machine(machine));
+        }
+        let mut thread_names: HashMap<i64, u32> = HashMap::new();
+        let mut stmt = conn.prepare("SELECT ucpu, ts, dur, id, utid FROM sched_slice")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let ucpu: i64 = r.get::<_, Option<i64>>(0)?.unwrap_or(-1);
+            let utid: i64 = r.get::<_, Option<i64>>(4)?.unwrap_or(-1);
+            if idle_utids.contains(&utid) {
+                continue;
+            }
+            let Some(&t) = cpu_tracks.get(&ucpu) else {
+                continue;
+            };
+            let ts: i64 = r.get(1)?;
+            let dur: i64 = r.get::<_, Option<i64>>(2)?.unwrap_or(0);
+            let Ok(id) = u32::try_from(r.get::<_, i64>(3)?) else {
+                continue;
+            };
+            let name = *thread_names.entry(utid).or_insert_with(|| {
+                names.intern(threads.get(&utid).map_or("?", |t| t.label.as_str()))
+            });
+            let end = if dur < 0 {
+                bounds_end.unwrap_or(ts + 1).max(ts + 1)
+            } else {
+                ts.saturating_add(dur.max(1))
+            };
+            lo = lo.min(ts);
+            hi = hi.max(end);
+            if let TrackData::Sched(lane) = &mut tracks[t].data {
+                lane.push(ts, end, id, name);
+            }
+        }
+    }
+    for track in &mut tracks {
+        match &mut track.data {
+            TrackData::Slices(lanes) => lanes.iter_mut().for_each(Lane::sort),
+            TrackData::Sched(lane) => lane.sort(),
+            TrackData::Counter(_) => {}
+        }
+    }
+
+    // The tree, with empty tracks, threads and processes left out.
+    let is_empty = |t: &Track| match &t.data {
+        TrackData::Slices(lanes) => lanes.iter().all(Lane::is_empty),
+        TrackData::Counter(c) => c.is_empty(),
+        TrackData::Sched(l) => l.is_empty(),
+    };
+    let mut machine_nodes: Vec<MachineNode> = machines
+        .iter()
+        .map(|(id, label)| MachineNode {
+            id: *id,
+            label: label.clone(),
+            tracks: Vec::new(),
+            processes: Vec::new(),
+        })
+        .collect();
+    let machine_index = |nodes: &mut Vec<MachineNode>, id: i64| -> usize {
+        match nodes.iter().position(|m| m.id == id) {
+            Some(i) => i,
+            None => {
+                nodes.push(MachineNode {
+                    id,
+                    label: format!("machine {id}"),
+                    tracks: Vec::new(),
+                    processes: Vec::new(),
+                });
+                nodes.len() - 1
+            }
+        }
+    };
+    let mut process_tracks: HashMap<i64, Vec<usize>> = HashMap::new();
+    let mut thread_tracks: HashMap<i64, Vec<usize>> = HashMap::new();
+    for (t, owner) in owners.iter().enumerate() {
+        if is_empty(&tracks[t]) {
+            continue;
+        }
+        match owner {
+            Owner::Machine(m) => {
+                let i = machine_index(&mut machine_nodes, *m);
+                machine_nodes[i].tracks.push(t);
+            }
+            Owner::Process(upid) => process_tracks.entry(*upid).or_default().push(t),
+            Owner::Thread(utid) => thread_tracks.entry(*utid).or_default().push(t),
+        }
+    }
+    // CPU sched tracks first, in CPU order as loaded.
+    for m in &mut machine_nodes {
+        m.tracks
+            .sort_by_key(|&t| (!matches!(tracks[t].data, TrackData::Sched(_)), t));
+    }
+    let mut upids: Vec<i64> = process_tracks.keys().copied().collect();
+    for utid in thread_tracks.keys() {
+        if let Some(upid) = threads.get(utid).and_then(|t| t.upid) {
+            upids.push(upid);
+        }
+    }
+    upids.sort_by_key(|u| processes.get(u).map_or((i64::MAX, *u), |p| (p.pid, *u)));
+    upids.dedup();
+    for upid in upids {
+        let Some(p) = processes.get(&upid) else {
+            continue;
+        };
+        let mut thread_ids: Vec<i64> = thread_tracks
+            .keys()
+            .copied()
+            .filter(|u| threads.get(u).and_then(|t| t.upid) == Some(upid))
+            .collect();
+        // Main thread first, then by tid.
+        thread_ids.sort_by_key(|u| {
+            threads
+                .get(u)
+                .map_or((true, i64::MAX), |t| (t.tid != p.pid, t.tid))
+        });
+        let node = ProcessNode {
+            upid,
+            label: p.label.clone(),
+            tracks: process_tracks.remove(&upid).unwrap_or_default(),
+            threads: thread_ids
+                .into_iter()
+                .map(|utid| ThreadNode {
+                    utid,
+                    tracks: thread_tracks.remove(&utid).unwrap_or_default(),
+                })
+                .collect(),
+        };
+        let i = machine_index(&mut machine_nodes, p.machine);
+        machine_nodes[i].processes.push(node);
+    }
+    // Threads without a process hang off their machine as tracks of their own.
+    let mut orphans: Vec<(i64, Vec<usize>)> = thread_tracks.into_iter().collect();
+    orphans.sort_by_key(|(utid, _)| *utid);
+    for (utid, ts) in orphans {
+        let machine = threads.get(&utid).map_or(0, |t| t.machine);
+        let i = machine_index(&mut machine_nodes, machine);
+        machine_nodes[i].tracks.extend(ts);
+    }
+    // Thread tracks are labelled by their thread; a thread's extra tracks add their name.
+    for m in &machine_nodes {
+        for p in &m.processes {
+            for th in &p.threads {
+                let label = threads.get(&th.utid).map_or("thread", |t| t.label.as_str());
+                for (k, &t) in th.tracks.iter().enumerate() {
+                    let own = std::mem::take(&mut tracks[t].label);
+                    tracks[t].label = if k == 0 && !matches!(tracks[t].data, TrackData::Counter(_))
+                    {
+                        label.to_string()
+                    } else {
+                        format!("{label} {own}")
+                    };
+                }
+            }
+        }
+    }
+    let has_tracks = |m: &MachineNode| !m.tracks.is_empty() || !m.processes.is_empty();
+    if machine_nodes.iter().any(has_tracks) {
+        machine_nodes.retain(has_tracks);
+    }
+
+    let (start, end) = match (bounds_start, bounds_end) {
+        (Some(s), Some(e)) if e > s => (s, e),
+        _ if hi > lo => (lo, hi),
+        _ if lo != i64::MAX => (lo, lo + 1),
+        _ => (0, 1),
+    };
+    let name_hashes = names.names.iter().map(|n| name_hash(n)).collect();
+    Ok(TimelineData {
+        start,
+        end,
+        names: names.names,
+        name_hashes,
+        machines: machine_nodes,
+        tracks,
+        slices,
+    })
+}

@@ -1,0 +1,1295 @@
+//! The timeline pane: a time ruler, tracks grouped machine → process → thread (groups
+//! collapsible), slices nested by depth with their names where they fit, counters as bar
+//! charts and CPU sched tracks; a details panel for the selected slice with its flows; and
+//! search over slice names. Every frame costs the same at any zoom: see [`index`].
+
+pub mod details;
+pub mod index;
+pub mod load;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{
+    KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::Frame;
+
+use self::details::{Details, DetailsRequest};
+use self::index::{Columns, Lane};
+use self::load::{TimelineData, TrackData};
+use super::format;
+use super::input::{InputAction, LineInput};
+use super::theme::{ColorMode, Theme};
+
+/// A collapsible group of tracks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Group {
+    Machine(i64),
+    Process(i64),
+    /// A collapsed thread shows only the top lane of its tracks.
+    Thread(i64),
+}
+
+/// One line of the track area.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Row {
+    Machine {
+        machine: usize,
+    },
+    Process {
+        machine: usize,
+        process: usize,
+    },
+    Lane {
+        track: usize,
+        depth: usize,
+        indent: u8,
+        /// The thread whose collapse this lane's track follows.
+        thread: Option<i64>,
+    },
+    Counter {
+        track: usize,
+        indent: u8,
+    },
+}
+
+/// The rows shown for the data with these groups collapsed.
+pub fn rows(data: &TimelineData, collapsed: &HashSet<Group>) -> Vec<Row> {
+    let mut out = Vec::new();
+    let push_track = |out: &mut Vec<Row>, t: usize, indent: u8, thread: Option<i64>| match &data
+        .tracks[t]
+        .data
+    {
+        TrackData::Slices(lanes) => {
+            let shown = match thread {
+                Some(utid) if collapsed.contains(&Group::Thread(utid)) => 1,
+                _ => lanes.len(),
+            };
+            for depth in 0..shown.min(lanes.len()).max(1) {
+                out.push(Row::Lane {
+                    track: t,
+                    depth,
+                    indent,
+                    thread,
+                });
+            }
+        }
+        TrackData::Sched(_) => out.push(Row::Lane {
+            track: t,
+            depth: 0,
+            indent,
+            thread: None,
+        }),
+        TrackData::Counter(_) => out.push(Row::Counter { track: t, indent }),
+    };
+    for (mi, m) in data.machines.iter().enumerate() {
+        out.push(Row::Machine { machine: mi });
+        if collapsed.contains(&Group::Machine(m.id)) {
+            continue;
+        }
+        for &t in &m.tracks {
+            push_track(&mut out, t, 1, None);
+        }
+        for (pi, p) in m.processes.iter().enumerate() {
+            out.push(Row::Process {
+                machine: mi,
+                process: pi,
+            });
+            if collapsed.contains(&Group::Process(p.upid)) {
+                continue;
+            }
+            for &t in &p.tracks {
+                push_track(&mut out, t, 2, None);
+            }
+            for th in &p.threads {
+                for &t in &th.tracks {
+                    push_track(&mut out, t, 2, Some(th.utid));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The groups a track sits in, outermost first.
+fn groups_of(data: &TimelineData, track: usize) -> Vec<Group> {
+    for m in &data.machines {
+        if m.tracks.contains(&track) {
+            return vec![Group::Machine(m.id)];
+        }
+        for p in &m.processes {
+            if p.tracks.contains(&track) {
+                return vec![Group::Machine(m.id), Group::Process(p.upid)];
+            }
+            for th in &p.threads {
+                if th.tracks.contains(&track) {
+                    return vec![
+                        Group::Machine(m.id),
+                        Group::Process(p.upid),
+                        Group::Thread(th.utid),
+                    ];
+                }
+            }
+        }
+    }
+    Vec::new()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Selection {
+    pub track: usize,
+    pub depth: usize,
+    pub index: usize,
+    pub id: u32,
+}
+
+#[derive(Debug, Default)]
+pub enum DetailsView {
+    #[default]
+    None,
+    Loading,
+    Ready(Box<Details>),
+    Failed(String),
+}
+
+#[derive(Debug)]
+pub struct Search {
+    pub text: String,
+    /// Which names match, by name index.
+    mask: Vec<bool>,
+    pub matches: u64,
+}
+
+#[derive(Debug, Default)]
+pub struct TimelineState {
+    pub data: Option<Arc<TimelineData>>,
+    pub error: Option<String>,
+    pub view_start: i64,
+    pub view_span: i64,
+    /// The view shows the whole trace and follows it as more data lands.
+    following: bool,
+    pub collapsed: HashSet<Group>,
+    pub cursor: usize,
+    pub scroll: usize,
+    pub selection: Option<Selection>,
+    pub details: DetailsView,
+    pub search_input: Option<LineInput>,
+    pub search: Option<Search>,
+    pub message: Option<String>,
+}
+
+/// Where the parts of the pane are, for drawing and for mouse clicks.
+#[derive(Clone, Copy, Debug)]
+pub struct Geometry {
+    pub ruler: Rect,
+    pub labels: Rect,
+    pub lanes: Rect,
+    pub details: Option<Rect>,
+    pub footer: Rect,
+}
+
+pub fn geometry(area: Rect, state: &TimelineState) -> Geometry {
+    let label_w = (area.width / 4)
+        .clamp(12, 32)
+        .min(area.width.saturating_sub(10));
+    let details_h = if state.selection.is_some() && area.height >= 14 {
+        (area.height / 3).clamp(6, 10)
+    } else {
+        0
+    };
+    let ruler = Rect::new(area.x, area.y, area.width, 2.min(area.height));
+    let footer_y = area.bottom().saturating_sub(1);
+    let tracks_y = ruler.bottom();
+    let tracks_h = area.height.saturating_sub(ruler.height + details_h + 1);
+    let lanes_x = area.x + label_w + 1;
+    Geometry {
+        ruler,
+        labels: Rect::new(area.x, tracks_y, label_w, tracks_h),
+        lanes: Rect::new(
+            lanes_x,
+            tracks_y,
+            area.right().saturating_sub(lanes_x),
+            tracks_h,
+        ),
+        details: (details_h > 0)
+            .then(|| Rect::new(area.x, tracks_y + tracks_h, area.width, details_h)),
+        footer: Rect::new(area.x, footer_y, area.width, 1.min(area.height)),
+    }
+}
+
+const MIN_SPAN: i64 = 20;
+
+impl TimelineState {
+    pub fn columns(&self, width: u16) -> Columns {
+        Columns::new(self.view_start, self.view_span, width)
+    }
+
+    /// New data from the loader: keep the view, selection and collapsed groups when they
+    /// still make sense.
+    pub fn set_data(&mut self, data: Arc<TimelineData>) {
+        let first = self.data.is_none();
+        if first || self.following {
+            self.fit_all_of(&data);
+            self.following = true;
+        }
+        if let (Some(sel), Some(old)) = (self.selection, &self.data) {
+            let old_lane = lane(old, sel.track, sel.depth);
+            let ts = old_lane.map(|l| l.ts[sel.index]);
+            self.selection = ts.and_then(|ts| {
+                let track = data
+                    .tracks
+                    .iter()
+                    .position(|t| t.db_id == old.tracks[sel.track].db_id)?;
+                let l = lane(&data, track, sel.depth)?;
+                let index = find(l, ts, sel.id)?;
+                Some(Selection {
+                    track,
+                    depth: sel.depth,
+                    index,
+                    id: sel.id,
+                })
+            });
+            if self.selection.is_none() {
+                self.details = DetailsView::None;
+            }
+        }
+        if let Some(s) = &mut self.search {
+            s.mask = mask(&data, &s.text);
+            s.matches = count_matches(&data, &s.mask);
+        }
+        self.data = Some(data);
+        self.error = None;
+    }
+
+    fn fit_all_of(&mut self, data: &TimelineData) {
+        let span = (data.end - data.start).max(MIN_SPAN);
+        let pad = span / 50;
+        self.view_start = data.start - pad;
+        self.view_span = span + 2 * pad;
+    }
+
+    fn clamp_view(&mut self) {
+        let Some(d) = &self.data else { return };
+        let total = (d.end - d.start).max(MIN_SPAN);
+        self.view_span = self.view_span.clamp(MIN_SPAN, total.saturating_mul(4));
+        let lo = d.start - self.view_span / 2;
+        let hi = d.end - self.view_span / 2;
+        self.view_start = self.view_start.clamp(lo, hi.max(lo));
+    }
+
+    /// Zooms by `factor` (< 1 zooms in) keeping time `anchor` at the same column.
+    fn zoom(&mut self, factor: f64, anchor: Option<i64>) {
+        let anchor = anchor.unwrap_or(self.view_start + self.view_span / 2);
+        let new_span = ((self.view_span as f64) * factor)
+            .round()
+            .max(MIN_SPAN as f64) as i64;
+        let rel = (anchor - self.view_start) as f64 / self.view_span as f64;
+        self.view_start = anchor - (rel * new_span as f64).round() as i64;
+        self.view_span = new_span;
+        self.following = false;
+        self.clamp_view();
+    }
+
+    fn pan(&mut self, fraction: f64) {
+        self.view_start += (self.view_span as f64 * fraction).round() as i64;
+        self.following = false;
+        self.clamp_view();
+    }
+
+    fn fit(&mut self, start: i64, end: i64) {
+        let span = (end - start).max(MIN_SPAN);
+        let pad = (span / 10).max(1);
+        self.view_start = start - pad;
+        self.view_span = span + 2 * pad;
+        self.following = false;
+        self.clamp_view();
+    }
+
+    fn visible_rows(&self) -> Vec<Row> {
+        self.data
+            .as_ref()
+            .map_or_else(Vec::new, |d| rows(d, &self.collapsed))
+    }
+
+    fn keep_cursor_visible(&mut self, page: usize, total: usize) {
+        self.cursor = self.cursor.min(total.saturating_sub(1));
+        let page = page.max(1);
+        if self.cursor < self.scroll {
+            self.scroll = self.cursor;
+        } else if self.cursor >= self.scroll + page {
+            self.scroll = self.cursor + 1 - page;
+        }
+        self.scroll = self.scroll.min(total.saturating_sub(1));
+    }
+
+    fn toggle(&mut self, group: Group) {
+        if !self.collapsed.remove(&group) {
+            self.collapsed.insert(group);
+        }
+    }
+
+    fn select(&mut self, sel: Option<Selection>) -> Option<DetailsRequest> {
+        self.selection = sel;
+        let sel = sel?;
+        let data = self.data.as_ref()?;
+        self.details = DetailsView::Loading;
+        Some(match data.tracks[sel.track].data {
+            TrackData::Sched(_) => DetailsRequest::Sched(i64::from(sel.id)),
+            _ => DetailsRequest::Slice(i64::from(sel.id)),
+        })
+    }
+
+    /// Selects and shows a slice: opens its groups, moves the cursor to its lane, scrolls
+    /// the view to it if it is off screen.
+    fn reveal(&mut self, sel: Selection, page: usize) -> Option<DetailsRequest> {
+        let data = self.data.clone()?;
+        for g in groups_of(&data, sel.track) {
+            if !matches!(g, Group::Thread(_)) || sel.depth > 0 {
+                self.collapsed.remove(&g);
+            }
+        }
+        let all = rows(&data, &self.collapsed);
+        if let Some(pos) = all.iter().position(
+            |r| matches!(r, Row::Lane { track, depth, .. } if *track == sel.track && *depth == sel.depth),
+        ) {
+            self.cursor = pos;
+            self.keep_cursor_visible(page, all.len());
+        }
+        if let Some(l) = lane(&data, sel.track, sel.depth) {
+            let (ts, end) = (l.ts[sel.index], l.end[sel.index]);
+            if end < self.view_start || ts > self.view_start + self.view_span {
+                self.view_start = ts - self.view_span / 2;
+                self.following = false;
+                self.clamp_view();
+            }
+        }
+        self.select(Some(sel))
+    }
+
+    pub fn on_details(&mut self, request: DetailsRequest, result: Result<Details, String>) {
+        let Some(sel) = self.selection else { return };
+        let current = match request {
+            DetailsRequest::Slice(id) | DetailsRequest::Sched(id) => id == i64::from(sel.id),
+        };
+        if current {
+            self.details = match result {
+                Ok(d) => DetailsView::Ready(Box::new(d)),
+                Err(e) => DetailsView::Failed(e),
+            };
+        }
+    }
+
+    /// A key for the timeline; `area` is the pane's area. Returns a details lookup to run.
+    pub fn on_key(&mut self, key: KeyEvent, area: Rect) -> Option<DetailsRequest> {
+        let geo = geometry(area, self);
+        let page = geo.lanes.height as usize;
+        self.message = None;
+        if let Some(input) = &mut self.search_input {
+            match input.handle(key) {
+                InputAction::Cancel => self.search_input = None,
+                InputAction::Submit => {
+                    let text = input.text.trim().to_string();
+                    self.search_input = None;
+                    if text.is_empty() {
+                        self.search = None;
+                        return None;
+                    }
+                    let data = self.data.clone()?;
+                    let mask = mask(&data, &text);
+                    let matches = count_matches(&data, &mask);
+                    self.search = Some(Search {
+                        text,
+                        mask,
+                        matches,
+                    });
+                    return self.search_step(true, page);
+                }
+                _ => {}
+            }
+            return None;
+        }
+        let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+        match key.code {
+            KeyCode::Char('w') | KeyCode::Char('+') | KeyCode::Char('=') => {
+                self.zoom(1.0 / 1.5, None)
+            }
+            KeyCode::Char('W') => self.zoom(1.0 / 4.0, None),
+            KeyCode::Char('s') | KeyCode::Char('-') => self.zoom(1.5, None),
+            KeyCode::Char('S') => self.zoom(4.0, None),
+            KeyCode::Char('a') | KeyCode::Char('h') | KeyCode::Left => {
+                self.pan(if shift { -0.8 } else { -0.2 })
+            }
+            KeyCode::Char('A') | KeyCode::Char('H') => self.pan(-0.8),
+            KeyCode::Char('d') | KeyCode::Char('l') | KeyCode::Right => {
+                self.pan(if shift { 0.8 } else { 0.2 })
+            }
+            KeyCode::Char('D') | KeyCode::Char('L') => self.pan(0.8),
+            KeyCode::Char('j') | KeyCode::Down => self.move_cursor(1, page),
+            KeyCode::Char('k') | KeyCode::Up => self.move_cursor(-1, page),
+            KeyCode::PageDown => self.move_cursor(page as isize, page),
+            KeyCode::PageUp => self.move_cursor(-(page as isize), page),
+            KeyCode::Home | KeyCode::Char('g') => self.move_cursor(isize::MIN / 2, page),
+            KeyCode::End | KeyCode::Char('G') => self.move_cursor(isize::MAX / 2, page),
+            KeyCode::Char('0') => {
+                if let Some(d) = self.data.clone() {
+                    self.fit_all_of(&d);
+                    self.following = true;
+                }
+            }
+            KeyCode::Char('f') => {
+                let (data, sel) = (self.data.as_ref()?, self.selection?);
+                let l = lane(data, sel.track, sel.depth)?;
+                let (ts, end) = (l.ts[sel.index], l.end[sel.index]);
+                self.fit(ts, end);
+            }
+            KeyCode::Char('/') => self.search_input = Some(LineInput::default()),
+            KeyCode::Char('n') => return self.search_step(true, page),
+            KeyCode::Char('N') => return self.search_step(false, page),
+            KeyCode::Char(']') | KeyCode::Char('.') => {
+                return self.step_in_lane(true, geo.lanes.width)
+            }
+            KeyCode::Char('[') | KeyCode::Char(',') => {
+                return self.step_in_lane(false, geo.lanes.width)
+            }
+            KeyCode::Char('c') | KeyCode::Char(' ') => self.toggle_at_cursor(page),
+            KeyCode::Char('C') => self.collapse_all(),
+            KeyCode::Enter => return self.enter(page, geo.lanes.width),
+            KeyCode::Esc => {
+                self.selection = None;
+                self.details = DetailsView::None;
+            }
+            _ => {}
+        }
+        None
+    }
+
+    fn move_cursor(&mut self, by: isize, page: usize) {
+        let total = self.visible_rows().len();
+        self.cursor = self
+            .cursor
+            .saturating_add_signed(by)
+            .min(total.saturating_sub(1));
+        self.keep_cursor_visible(page, total);
+    }
+
+    fn collapse_all(&mut self) {
+        let Some(d) = &self.data else { return };
+        let all_collapsed = d
+            .machines
+            .iter()
+            .all(|m| self.collapsed.contains(&Group::Machine(m.id)));
+        if all_collapsed {
+            self.collapsed.clear();
+        } else {
+            for m in &d.machines {
+                self.collapsed.insert(Group::Machine(m.id));
+            }
+        }
+        self.cursor = 0;
+        self.scroll = 0;
+    }
+
+    /// The group the cursor row opens or closes.
+    fn group_at(&self, row: Row) -> Option<Group> {
+        let d = self.data.as_ref()?;
+        match row {
+            Row::Machine { machine } => Some(Group::Machine(d.machines[machine].id)),
+            Row::Process { machine, process } => {
+                Some(Group::Process(d.machines[machine].processes[process].upid))
+            }
+            Row::Lane {
+                thread: Some(utid),
+                track,
+                ..
+            } => match &d.tracks[track].data {
+                TrackData::Slices(lanes) if lanes.len() > 1 => Some(Group::Thread(utid)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn toggle_at_cursor(&mut self, page: usize) {
+        let all = self.visible_rows();
+        let Some(&row) = all.get(self.cursor) else {
+            return;
+        };
+        if let Some(g) = self.group_at(row) {
+            self.toggle(g);
+            if let Group::Thread(_) = g {
+                // Keep the cursor on the thread's top lane.
+                let fresh = self.visible_rows();
+                if let Row::Lane { track, .. } = row {
+                    if let Some(p) = fresh.iter().position(
+                        |r| matches!(r, Row::Lane { track: t, depth: 0, .. } if *t == track),
+                    ) {
+                        self.cursor = p;
+                    }
+                }
+            }
+            let total = self.visible_rows().len();
+            self.keep_cursor_visible(page, total);
+        }
+    }
+
+    fn enter(&mut self, page: usize, width: u16) -> Option<DetailsRequest> {
+        let all = self.visible_rows();
+        let row = *all.get(self.cursor)?;
+        if matches!(row, Row::Machine { .. } | Row::Process { .. }) {
+            self.toggle_at_cursor(page);
+            return None;
+        }
+        // With a slice selected, Enter follows its first flow.
+        if let (Some(_), DetailsView::Ready(d)) = (self.selection, &self.details) {
+            if let Some(flow) = d.flows.first().cloned() {
+                let data = self.data.clone()?;
+                let track = data.tracks.iter().position(|t| {
+                    t.db_id == flow.track_id && matches!(t.data, TrackData::Slices(_))
+                })?;
+                let depth = usize::try_from(flow.depth).ok()?;
+                let l = lane(&data, track, depth)?;
+                let id = u32::try_from(flow.slice_id).ok()?;
+                let index = find(l, flow.ts, id)?;
+                return self.reveal(
+                    Selection {
+                        track,
+                        depth,
+                        index,
+                        id,
+                    },
+                    page,
+                );
+            }
+            self.message = Some("this slice has no flows".into());
+            return None;
+        }
+        // Otherwise it selects the slice under the middle of the view on the cursor lane.
+        let Row::Lane { track, depth, .. } = row else {
+            return None;
+        };
+        let data = self.data.clone()?;
+        let l = lane(&data, track, depth)?;
+        let cols = self.columns(width.max(1));
+        let mid = cols.start + cols.span / 2;
+        let index = l.at(mid).or_else(|| {
+            let after = l.first_ending_after(mid);
+            let before = after.checked_sub(1);
+            match (before, (after < l.len()).then_some(after)) {
+                (Some(b), Some(a)) => Some(if mid - l.end[b] <= l.ts[a] - mid {
+                    b
+                } else {
+                    a
+                }),
+                (b, a) => b.or(a),
+            }
+        })?;
+        let id = l.id[index];
+        self.reveal(
+            Selection {
+                track,
+                depth,
+                index,
+                id,
+            },
+            page,
+        )
+    }
+
+    fn step_in_lane(&mut self, forward: bool, width: u16) -> Option<DetailsRequest> {
+        let all = self.visible_rows();
+        let Row::Lane { track, depth, .. } = *all.get(self.cursor)? else {
+            return None;
+        };
+        let data = self.data.clone()?;
+        let l = lane(&data, track, depth)?;
+        if l.is_empty() {
+            return None;
+        }
+        let index = match self.selection {
+            Some(s) if s.track == track && s.depth == depth => {
+                if forward {
+                    (s.index + 1).min(l.len() - 1)
+                } else {
+                    s.index.saturating_sub(1)
+                }
+            }
+            _ => {
+                let cols = self.columns(width.max(1));
+                let first = l.first_ending_after(cols.start).min(l.len() - 1);
+                if forward {
+                    first
+                } else {
+                    first.saturating_sub(1)
+                }
+            }
+        };
+        let id = l.id[index];
+        let page = usize::MAX / 4;
+        self.reveal(
+            Selection {
+                track,
+                depth,
+                index,
+                id,
+            },
+            page,
+        )
+    }
+
+    fn search_step(&mut self, forward: bool, page: usize) -> Option<DetailsRequest> {
+        let data = self.data.clone()?;
+        let search = self.search.as_ref()?;
+        if search.matches == 0 {
+            self.message = Some(format!("no slice name contains \"{}\"", search.text));
+            return None;
+        }
+        let here = match self.selection {
+            Some(s) => {
+                lane(&data, s.track, s.depth).map(|l| (l.ts[s.index], s.track, s.depth, s.index))
+            }
+            None => None,
+        };
+        let found = next_match(&data, &search.mask, here, forward).or_else(|| {
+            // Wrap around.
+            next_match(&data, &search.mask, None, forward)
+        });
+        let (_, track, depth, index) = found?;
+        let id = lane(&data, track, depth)?.id[index];
+        self.reveal(
+            Selection {
+                track,
+                depth,
+                index,
+                id,
+            },
+            page,
+        )
+    }
+
+    pub fn on_mouse(&mut self, m: MouseEvent, area: Rect) -> Option<DetailsRequest> {
+        let geo = geometry(area, self);
+        let in_lanes = geo.lanes.contains((m.column, m.row).into());
+        let in_labels = geo.labels.contains((m.column, m.row).into());
+        let shift = m.modifiers.contains(KeyModifiers::SHIFT);
+        let page = geo.lanes.height as usize;
+        let cols = self.columns(geo.lanes.width.max(1));
+        let col = m.column.saturating_sub(geo.lanes.x);
+        match m.kind {
+            MouseEventKind::ScrollUp | MouseEventKind::ScrollDown if in_labels => {
+                let by = if m.kind == MouseEventKind::ScrollUp {
+                    -3
+                } else {
+                    3
+                };
+                self.move_cursor(by, page);
+            }
+            MouseEventKind::ScrollUp | MouseEventKind::ScrollDown if in_lanes && shift => {
+                self.pan(if m.kind == MouseEventKind::ScrollUp {
+                    -0.1
+                } else {
+                    0.1
+                });
+            }
+            MouseEventKind::ScrollUp if in_lanes => self.zoom(1.0 / 1.25, Some(cols.time_at(col))),
+            MouseEventKind::ScrollDown if in_lanes => self.zoom(1.25, Some(cols.time_at(col))),
+            MouseEventKind::ScrollLeft if in_lanes => self.pan(-0.1),
+            MouseEventKind::ScrollRight if in_lanes => self.pan(0.1),
+            MouseEventKind::Down(MouseButton::Left) if in_lanes || in_labels => {
+                let all = self.visible_rows();
+                let index = self.scroll + (m.row - geo.lanes.y) as usize;
+                let row = *all.get(index)?;
+                self.cursor = index;
+                if in_labels || matches!(row, Row::Machine { .. } | Row::Process { .. }) {
+                    if let Some(g) = self.group_at(row) {
+                        self.toggle(g);
+                    }
+                    return None;
+                }
+                if let Row::Lane { track, depth, .. } = row {
+                    let data = self.data.clone()?;
+                    let l = lane(&data, track, depth)?;
+                    let i = l.in_column(&cols, col);
+                    return match i {
+                        Some(index) => self.select(Some(Selection {
+                            track,
+                            depth,
+                            index,
+                            id: l.id[index],
+                        })),
+                        None => {
+                            self.selection = None;
+                            self.details = DetailsView::None;
+                            None
+                        }
+                    };
+                }
+            }
+            _ => {}
+        }
+        None
+    }
+
+    /// True while a text field (search) has focus.
+    pub fn editing(&self) -> bool {
+        self.search_input.is_some()
+    }
+}
+
+fn lane(data: &TimelineData, track: usize, depth: usize) -> Option<&Lane> {
+    match &data.tracks.get(track)?.data {
+        TrackData::Slices(lanes) => lanes.get(depth),
+        TrackData::Sched(l) if depth == 0 => Some(l),
+        _ => None,
+    }
+}
+
+/// The index of slice `id` starting at `ts` in a lane.
+fn find(l: &Lane, ts: i64, id: u32) -> Option<usize> {
+    let start = l.ts.partition_point(|&t| t < ts);
+    (start..l.len())
+        .take_while(|&i| l.ts[i] == ts)
+        .find(|&i| l.id[i] == id)
+}
+
+fn mask(data: &TimelineData, text: &str) -> Vec<bool> {
+    let needle = text.to_lowercase();
+    data.names
+        .iter()
+        .map(|n| n.to_lowercase().contains(&needle))
+        .collect()
+}
+
+fn slice_lanes(data: &TimelineData) -> impl Iterator<Item = (usize, usize, &Lane)> {
+    data.tracks
+        .iter()
+        .enumerate()
+        .flat_map(|(t, track)| match &track.data {
+            TrackData::Slices(lanes) => lanes
+                .iter()
+                .enumerate()
+                .map(move |(d, l)| (t, d, l))
+                .collect::<Vec<_>>(),
+            _ => Vec::new(),
+        })
+}
+
+fn count_matches(data: &TimelineData, mask: &[bool]) -> u64 {
+    slice_lanes(data)
+        .map(|(_, _, l)| {
+            l.name
+                .iter()
+                .filter(|&&n| mask.get(n as usize).copied().unwrap_or(false))
+                .count() as u64
+        })
+        .sum()
+}
+
+type Position = (i64, usize, usize, usize);
+
+/// The first matching slice after (or before) `here` in (ts, track, depth) order.
+fn next_match(
+    data: &TimelineData,
+    mask: &[bool],
+    here: Option<Position>,
+    forward: bool,
+) -> Option<Position> {
+    let hit = |l: &Lane, i: usize| mask.get(l.name[i] as usize).copied().unwrap_or(false);
+    let mut best: Option<Position> = None;
+    for (t, d, l) in slice_lanes(data) {
+        let candidate = if forward {
+            let from = here.map_or(0, |h| l.ts.partition_point(|&x| x < h.0));
+            (from..l.len()).find(|&i| here.is_none_or(|h| (l.ts[i], t, d, i) > h) && hit(l, i))
+        } else {
+            let to = here.map_or(l.len(), |h| l.ts.partition_point(|&x| x <= h.0));
+            (0..to)
+                .rev()
+                .find(|&i| here.is_none_or(|h| (l.ts[i], t, d, i) < h) && hit(l, i))
+        };
+        if let Some(i) = candidate {
+            let pos = (l.ts[i], t, d, i);
+            let better = match best {
+                None => true,
+                Some(b) => (forward && pos < b) || (!forward && pos > b),
+            };
+            if better {
+                best = Some(pos);
+            }
+        }
+    }
+    best
+}
+
+/// A tick step of 1, 2 or 5 × 10^k ns, at least `min`.
+fn nice_step(min: i64) -> i64 {
+    let mut p: i64 = 1;
+    loop {
+        for m in [1, 2, 5] {
+            let s = p.saturating_mul(m);
+            if s >= min {
+                return s;
+            }
+        }
+        if p > i64::MAX / 10 {
+            return i64::MAX;
+        }
+        p *= 10;
+    }
+}
+
+fn put(buf: &mut Buffer, x: u16, y: u16, text: &str, max: u16, style: Style) {
+    if max > 0 {
+        buf.set_stringn(x, y, text, max as usize, style);
+    }
+}
+
+fn truncate(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        s.to_string()
+    } else if width <= 1 {
+        s.chars().take(width).collect()
+    } else {
+        let mut t: String = s.chars().take(width - 1).collect();
+        t.push('…');
+        t
+    }
+}
+
+const BARS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+pub fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    state: &TimelineState,
+    theme: &Theme,
+    status: Option<&str>,
+) {
+    let Some(data) = &state.data else {
+        let text = match (&state.error, status) {
+            (Some(e), _) => vec![Line::styled(
+                format!("  cannot read the timeline: {e}"),
+                theme.error(),
+            )],
+            (None, Some(s)) => vec![Line::styled(format!("  {s}"), theme.dim())],
+            (None, None) => vec![Line::styled("  waiting for the first data…", theme.dim())],
+        };
+        frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: false }), area);
+        return;
+    };
+    let geo = geometry(area, state);
+    let cols = state.columns(geo.lanes.width.max(1));
+    let buf = frame.buffer_mut();
+    draw_ruler(buf, &geo, &cols, data, theme);
+    let all = rows(data, &state.collapsed);
+    for (i, row) in all
+        .iter()
+        .enumerate()
+        .skip(state.scroll)
+        .take(geo.lanes.height as usize)
+    {
+        let y = geo.lanes.y + (i - state.scroll) as u16;
+        let label_style = if i == state.cursor {
+            theme.cursor()
+        } else {
+            Style::new()
+        };
+        draw_label(buf, &geo, y, *row, data, state, label_style, theme);
+        match *row {
+            Row::Lane { track, depth, .. } => {
+                if let Some(l) = lane(data, track, depth) {
+                    let selected = state
+                        .selection
+                        .filter(|s| s.track == track && s.depth == depth)
+                        .map(|s| s.index);
+                    draw_lane(buf, &geo, y, &cols, l, data, selected, theme);
+                }
+            }
+            Row::Counter { track, .. } => {
+                if let TrackData::Counter(c) = &data.tracks[track].data {
+                    draw_counter(buf, &geo, y, &cols, c, theme);
+                }
+            }
+            Row::Machine { .. } | Row::Process { .. } => {
+                let rule = "─".repeat(geo.lanes.width as usize);
+                put(buf, geo.lanes.x, y, &rule, geo.lanes.width, theme.dim());
+            }
+        }
+    }
+    if let Some(rect) = geo.details {
+        draw_details(frame, rect, state, theme);
+    }
+    draw_footer(frame, geo.footer, state, data, all.len(), theme);
+}
+
+fn draw_ruler(
+    buf: &mut Buffer,
+    geo: &Geometry,
+    cols: &Columns,
+    data: &TimelineData,
+    theme: &Theme,
+) {
+    if geo.ruler.height < 2 {
+        return;
+    }
+    let (x, y, w) = (geo.lanes.x, geo.ruler.y, geo.lanes.width);
+    put(
+        buf,
+        geo.ruler.x,
+        y,
+        " trace time",
+        geo.labels.width,
+        theme.dim(),
+    );
+    put(
+        buf,
+        geo.ruler.x,
+        y + 1,
+        " since start",
+        geo.labels.width,
+        theme.dim(),
+    );
+    let left = format::timestamp(cols.start);
+    let right = format::timestamp(cols.end());
+    let middle = format!("◂ {} ▸", format::duration(cols.span));
+    put(buf, x, y, &left, w, theme.title());
+    let mid_x = x + (w / 2).saturating_sub(middle.chars().count() as u16 / 2);
+    if mid_x > x + left.chars().count() as u16 {
+        put(
+            buf,
+            mid_x,
+            y,
+            &middle,
+            w.saturating_sub(mid_x - x),
+            theme.key(),
+        );
+    }
+    let right_w = right.chars().count() as u16;
+    if w > right_w + left.chars().count() as u16 + middle.chars().count() as u16 + 2 {
+        put(buf, x + w - right_w, y, &right, right_w, theme.title());
+    }
+    // Ticks at least 12 columns apart, relative to the trace start.
+    let step = nice_step((cols.span as i128 * 12 / i128::from(w.max(1))) as i64 + 1);
+    let rel_start = cols.start - data.start;
+    let mut t = rel_start.div_euclid(step) * step;
+    if t < rel_start {
+        t += step;
+    }
+    let mut next_free: i64 = 0;
+    let largest = rel_start.abs().max((rel_start + cols.span).abs());
+    while t <= rel_start + cols.span {
+        let c = cols.col_of(data.start + t);
+        let label = format!("╵{}", format::tick(t, step, largest));
+        let len = label.chars().count() as i64;
+        if c >= next_free && c + len <= i64::from(w) {
+            put(
+                buf,
+                x + c as u16,
+                y + 1,
+                &label,
+                (i64::from(w) - c) as u16,
+                theme.dim(),
+            );
+            next_free = c + len + 1;
+        }
+        match t.checked_add(step) {
+            Some(n) => t = n,
+            None => break,
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_label(
+    buf: &mut Buffer,
+    geo: &Geometry,
+    y: u16,
+    row: Row,
+    data: &TimelineData,
+    state: &TimelineState,
+    style: Style,
+    theme: &Theme,
+) {
+    let marker = |g: Group| {
+        if state.collapsed.contains(&g) {
+            "▸ "
+        } else {
+            "▾ "
+        }
+    };
+    let (text, base) = match row {
+        Row::Machine { machine } => {
+            let m = &data.machines[machine];
+            (
+                format!("{}{}", marker(Group::Machine(m.id)), m.label),
+                theme.title(),
+            )
+        }
+        Row::Process { machine, process } => {
+            let p = &data.machines[machine].processes[process];
+            (
+                format!(" {}{}", marker(Group::Process(p.upid)), p.label),
+                theme.title(),
+            )
+        }
+        Row::Lane {
+            track,
+            depth,
+            indent,
+            thread,
+        } => {
+            let pad = " ".repeat(indent as usize * 2);
+            if depth > 0 {
+                (String::new(), Style::new())
+            } else {
+                let t = &data.tracks[track];
+                let m = match (&t.data, thread) {
+                    (TrackData::Slices(lanes), Some(utid)) if lanes.len() > 1 => {
+                        marker(Group::Thread(utid))
+                    }
+                    _ => "",
+                };
+                (format!("{pad}{m}{}", t.label), Style::new())
+            }
+        }
+        Row::Counter { track, indent } => {
+            let t = &data.tracks[track];
+            let max = match &t.data {
+                TrackData::Counter(c) => format!(" ≤{}", format::count(c.max)),
+                _ => String::new(),
+            };
+            (
+                format!("{}{}{max}", " ".repeat(indent as usize * 2), t.label),
+                Style::new(),
+            )
+        }
+    };
+    let w = geo.labels.width as usize;
+    let text = format!("{:<w$}", truncate(&text, w));
+    put(
+        buf,
+        geo.labels.x,
+        y,
+        &text,
+        geo.labels.width,
+        base.patch(style),
+    );
+    put(buf, geo.labels.right(), y, "│", 1, theme.dim());
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_lane(
+    buf: &mut Buffer,
+    geo: &Geometry,
+    y: u16,
+    cols: &Columns,
+    l: &Lane,
+    data: &TimelineData,
+    selected: Option<usize>,
+    theme: &Theme,
+) {
+    let mono = theme.mode == ColorMode::None;
+    for span in l.spans(cols) {
+        let name_id = l.name[span.index];
+        let is_selected = selected == Some(span.index);
+        let style = if is_selected {
+            theme.selected_slice()
+        } else {
+            theme.slice(data.name_hashes.get(name_id as usize).copied().unwrap_or(0))
+        };
+        let width = span.col_end - span.col_start;
+        let x = geo.lanes.x + span.col_start;
+        let text = if span.crowded {
+            "┊".to_string()
+        } else {
+            let name = data.name(name_id);
+            let shown = if mono {
+                format!("▏{name}")
+            } else {
+                name.to_string()
+            };
+            format!(
+                "{:<w$}",
+                truncate(&shown, width as usize),
+                w = width as usize
+            )
+        };
+        put(buf, x, y, &text, width, style);
+    }
+}
+
+fn draw_counter(
+    buf: &mut Buffer,
+    geo: &Geometry,
+    y: u16,
+    cols: &Columns,
+    c: &index::CounterSeries,
+    theme: &Theme,
+) {
+    let base = c.min.min(0.0);
+    let range = c.max - base;
+    for col in 0..geo.lanes.width {
+        let (t0, t1) = (cols.time_at(col), cols.time_at(col + 1));
+        let Some((_, hi)) = c.range(t0, t1.max(t0 + 1)) else {
+            continue;
+        };
+        let level = if range > 0.0 {
+            (((hi - base) / range) * 8.0).round().clamp(1.0, 8.0) as usize
+        } else {
+            4
+        };
+        if let Some(cell) = buf.cell_mut((geo.lanes.x + col, y)) {
+            cell.set_char(BARS[level]).set_style(theme.counter());
+        }
+    }
+}
+
+fn draw_details(frame: &mut Frame, rect: Rect, state: &TimelineState, theme: &Theme) {
+    let block = Block::new().borders(Borders::TOP).border_style(theme.dim());
+    let lines: Vec<Line> = match &state.details {
+        DetailsView::None => Vec::new(),
+        DetailsView::Loading => vec![Line::styled(" loading…", theme.dim())],
+        DetailsView::Failed(e) => vec![Line::styled(
+            format!(" cannot read the slice: {e}"),
+            theme.error(),
+        )],
+        DetailsView::Ready(d) => {
+            let start = state.data.as_ref().map_or(0, |d| d.start);
+            let mut lines = vec![Line::from(vec![
+                Span::styled(format!(" {}", d.name), theme.title()),
+                Span::styled(
+                    d.category
+                        .as_ref()
+                        .map_or(String::new(), |c| format!("  category {c}")),
+                    theme.dim(),
+                ),
+            ])];
+            let dur = if d.dur < 0 {
+                "did not end".to_string()
+            } else {
+                format::duration(d.dur)
+            };
+            let mut when = vec![
+                Span::styled(" ts ", theme.dim()),
+                Span::raw(format!(
+                    "{} ({})",
+                    format::offset(d.ts - start),
+                    format::timestamp(d.ts)
+                )),
+                Span::styled("  dur ", theme.dim()),
+                Span::raw(dur),
+            ];
+            if let Some(cpu) = d.cpu {
+                when.push(Span::styled("  cpu ", theme.dim()));
+                when.push(Span::raw(cpu.to_string()));
+            }
+            if let Some(s) = &d.end_state {
+                when.push(Span::styled("  end state ", theme.dim()));
+                when.push(Span::raw(s.clone()));
+            }
+            lines.push(Line::from(when));
+            let mut whom = Vec::new();
+            for (label, value) in [
+                ("thread", &d.thread),
+                ("process", &d.process),
+                ("machine", &d.machine),
+            ] {
+                if let Some(v) = value {
+                    whom.push(Span::styled(format!(" {label} "), theme.dim()));
+                    whom.push(Span::raw(v.clone()));
+                }
+            }
+            if !d.files.is_empty() {
+                whom.push(Span::styled(" file ", theme.dim()));
+                whom.push(Span::raw(d.files.join(", ")));
+            }
+            lines.push(Line::from(whom));
+            if !d.flows.is_empty() {
+                let mut flows = vec![Span::styled(" flows ", theme.dim())];
+                for (i, f) in d.flows.iter().enumerate() {
+                    let arrow = if f.outgoing { "→" } else { "←" };
+                    flows.push(Span::raw(format!(
+                        "{}{arrow} {} ({})",
+                        if i > 0 { " · " } else { "" },
+                        f.name,
+                        format::offset(f.ts - start)
+                    )));
+                }
+                flows.push(Span::styled("  Enter follows the first", theme.key()));
+                lines.push(Line::from(flows));
+            }
+            if !d.args.is_empty() {
+                let mut args = vec![Span::styled(" args ", theme.dim())];
+                for (i, (k, v)) in d.args.iter().enumerate() {
+                    args.push(Span::raw(format!(
+                        "{}{k}={v}",
+                        if i > 0 { " · " } else { "" }
+                    )));
+                }
+                lines.push(Line::from(args));
+            }
+            lines
+        }
+    };
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false }),
+        rect,
+    );
+}
+
+fn draw_footer(
+    frame: &mut Frame,
+    rect: Rect,
+    state: &TimelineState,
+    data: &TimelineData,
+    rows: usize,
+    theme: &Theme,
+) {
+    let line = if let Some(input) = &state.search_input {
+        let (shown, cursor) = input.view((rect.width as usize).saturating_sub(12));
+        frame.set_cursor_position((rect.x + 9 + cursor as u16, rect.y));
+        Line::from(vec![
+            Span::styled(" search: ", theme.key()),
+            Span::raw(shown),
+        ])
+    } else if let Some(m) = &state.message {
+        Line::styled(format!(" {m}"), theme.warning())
+    } else if let Some(s) = &state.search {
+        Line::from(vec![
+            Span::styled(
+                format!(" \"{}\": {} matches", s.text, s.matches),
+                theme.key(),
+            ),
+            Span::styled(" · n next · N previous · / new search", theme.dim()),
+        ])
+    } else {
+        Line::styled(
+            format!(
+                " {} slices · {} rows · w/s zoom · a/d pan · j/k move · Enter select · / search · ? help",
+                format::count(data.slices as f64),
+                rows
+            ),
+            theme.dim(),
+        )
+    };
+    frame.render_widget(Paragraph::new(line), rect);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nice_steps() {
+        assert_eq!(nice_step(1), 1);
+        assert_eq!(nice_step(3), 5);
+        assert_eq!(nice_step(7), 10);
+        assert_eq!(nice_step(1_100), 2_000);
+    }
+}
