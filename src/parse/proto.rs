@@ -145,7 +145,7 @@ pub fn parse_with_progress(
                                 if let Some(e) = p.fatal.take() {
                                     return Err(e);
                                 }
-                                if p.packets % PACKETS_PER_TICK == 0
+                                if p.packets.is_multiple_of(PACKETS_PER_TICK)
                                     && !tick(end, p.sink.events.len())
                                 {
                                     return Err(ParseError::Cancelled);
@@ -309,8 +309,14 @@ impl Parser<'_> {
             .filter(|&c| c != 0)
             .or(seq_clock)
             .unwrap_or(clocks::PACKET_DEFAULT);
-        let clock = self.clock(machine, seq_id, clock_id);
         let ts = pkt.timestamp.map(|t| t as i64);
+        // A packet without a timestamp (descriptors, process trees) describes the trace rather
+        // than a moment of it: it is kept at time 0 of trace time, never converted.
+        let clock = if ts.is_some() {
+            self.clock(machine, seq_id, clock_id)
+        } else {
+            self.clock(machine, 0, clocks::UNTIMED)
+        };
         let Some(data) = pkt.data else {
             return;
         };
