@@ -261,13 +261,13 @@ impl Report {
             else {
                 continue;
             };
-            for &(clock_id, _, v) in &snap.readings {
+            for &(clock_id, node, v) in &snap.readings {
                 rows.push(SnapshotRow {
                     ts,
                     clock_id,
                     clock_value: v,
                     snapshot_id: id as u32,
-                    machine: snap.machine,
+                    machine: node.machine,
                 });
             }
         }
