@@ -27,7 +27,7 @@ pub enum ImportError {
     Parse { file: String, error: ParseError },
     #[error("{file}: {error}")]
     Manifest { file: String, error: ManifestError },
-    #[error("{file}: Unknown trace type provided (not a Perfetto protobuf, Chrome JSON or systrace file, nor a ZIP/TAR/gzip archive)")]
+    #[error("{file}: Unknown trace type provided (ERR:fmt): not a Perfetto protobuf, Chrome JSON or systrace file, nor a ZIP/TAR/gzip archive")]
     UnknownType { file: String },
     #[error("the import was cancelled")]
     Cancelled,
@@ -270,23 +270,19 @@ impl Session {
             progress(&state);
         }
         sink.events.shrink_to_fit();
-        if let Some(top) = files.first() {
-            let kind = files
-                .iter()
-                .find(|f| !f.kind.is_container())
-                .map_or(top.kind, |f| f.kind);
-            sink.current_file = 0;
-            let machine = if sink.machine_registry.is_empty() {
-                sink.machine_registry.host()
-            } else {
-                0
-            };
+        // Each trace file (the manifest too) says what it was and how big, decompressed.
+        for (index, file) in files.iter().enumerate() {
+            if file.kind.is_container() {
+                continue;
+            }
+            sink.current_file = index as u32;
+            let kind = MetaValue::Str(file.kind.trace_type().into());
+            sink.metadata("trace_type", NO_MACHINE, kind);
             sink.metadata(
-                "trace_type",
-                machine,
-                MetaValue::Str(kind.trace_type().into()),
+                "trace_size_bytes",
+                NO_MACHINE,
+                MetaValue::Int(file.size as i64),
             );
-            sink.metadata("trace_size_bytes", machine, MetaValue::Int(top.size as i64));
         }
         let contexts = contexts(&sink, &formats);
         let first_machine = if sink.machine_registry.is_empty() {

@@ -106,10 +106,10 @@ pub fn sniff(bytes: &[u8]) -> Kind {
     if bytes.len() >= 262 && &bytes[257..262] == b"ustar" {
         return Kind::Tar;
     }
-    let text = skip_ws(bytes);
-    if text.starts_with(b"{\"perfetto_manifest\"") {
+    if crate::manifest::is_manifest(bytes) {
         return Kind::Manifest;
     }
+    let text = skip_ws(bytes);
     if let Some(rest) = text.strip_prefix(b"{") {
         if skip_ws(rest).starts_with(b"\"") {
             return Kind::Json;
