@@ -27,7 +27,7 @@ pub enum ImportError {
     Parse { file: String, error: ParseError },
     #[error("{file}: {error}")]
     Manifest { file: String, error: ManifestError },
-    #[error("{file}: Unknown trace type provided (not a Perfetto protobuf, Chrome JSON or systrace file, nor a ZIP/TAR/gzip archive)")]
+    #[error("{file}: Unknown trace type provided (ERR:fmt): not a Perfetto protobuf, Chrome JSON or systrace file, nor a ZIP/TAR/gzip archive")]
     UnknownType { file: String },
     #[error("the import was cancelled")]
     Cancelled,
@@ -270,19 +270,19 @@ impl Session {
             progress(&state);
         }
         sink.events.shrink_to_fit();
-        if let Some(top) = files.first() {
-            let kind = files
-                .iter()
-                .find(|f| !f.kind.is_container())
-                .map_or(top.kind, |f| f.kind);
-            sink.current_file = 0;
-            let machine = sink.machine_registry.host();
+        // Each trace file (the manifest too) says what it was and how big, decompressed.
+        for (index, file) in files.iter().enumerate() {
+            if file.kind.is_container() {
+                continue;
+            }
+            sink.current_file = index as u32;
+            let kind = MetaValue::Str(file.kind.trace_type().into());
+            sink.metadata("trace_type", NO_MACHINE, kind);
             sink.metadata(
-                "trace_type",
-                machine,
-                MetaValue::Str(kind.trace_type().into()),
+                "trace_size_bytes",
+                NO_MACHINE,
+                MetaValue::Int(file.size as i64),
             );
-            sink.metadata("trace_size_bytes", machine, MetaValue::Int(top.size as i64));
         }
         let contexts = contexts(&sink, &formats);
         let first_machine = if sink.machine_registry.is_empty() {
@@ -356,7 +356,10 @@ impl Session {
                     .get(&(i as MachineId))
                     .and_then(|m| m.name.clone())
                     .or_else(|| r.name.clone())
-                    .unwrap_or_else(|| format!("machine {}", r.raw_id))
+                    .unwrap_or_else(|| match r.raw_id {
+                        0 => "host".to_string(),
+                        raw => format!("machine {raw}"),
+                    })
             })
             .collect();
         // The report reads raw timestamps: it runs before conversion.
@@ -489,7 +492,8 @@ fn contexts(sink: &Sink, formats: &[Option<Format>]) -> Vec<Context> {
     };
     for c in 0..sink.clocks.len() {
         let d = sink.clocks.get(c as u32);
-        note(d.file, d.machine, d.clock_id != clocks::PACKET_DEFAULT);
+        let converts = !matches!(d.clock_id, clocks::PACKET_DEFAULT | clocks::UNTIMED);
+        note(d.file, d.machine, converts);
     }
     for s in &sink.snapshots {
         note(s.file, s.machine, false);
@@ -630,8 +634,10 @@ impl ManifestSetup {
         // (even a second manifest: Trace Processor meets the override first).
         for entry in &m.files {
             let has_override = entry.clocks.is_some() || entry.base_machine().is_some();
+            // Decompressed streams have no name and never match an entry.
             let is_container = files.iter().any(|f| {
-                f.name.as_deref() == Some(entry.path.as_str())
+                f.name.as_deref().is_some_and(|n| !n.is_empty())
+                    && f.name.as_deref() == Some(entry.path.as_str())
                     && (f.kind.is_container() || f.kind == Kind::Manifest)
             });
             if has_override && is_container {
@@ -657,7 +663,9 @@ impl ManifestSetup {
         let file_index = |path: &str| {
             files
                 .iter()
-                .position(|f| f.name.as_deref() == Some(path) && !f.kind.is_container())
+                .position(|f| {
+                    !path.is_empty() && f.name.as_deref() == Some(path) && !f.kind.is_container()
+                })
                 .map(|i| i as u32)
         };
         let registry = &mut sink.machine_registry;
@@ -737,7 +745,7 @@ impl ManifestSetup {
         let entry = self
             .manifest
             .as_ref()
-            .zip(name)
+            .zip(name.filter(|n| !n.is_empty()))
             .and_then(|(m, n)| m.entry(n));
         let registry = &mut sink.machine_registry;
         let Some(entry) = entry else {

@@ -663,6 +663,8 @@ pub mod clocks {
     /// A proto packet that names no clock: it is on the file's default clock (set by the
     /// file's first ClockSnapshot), or taken as trace time when the file has none.
     pub const PACKET_DEFAULT: u32 = 0;
+    /// A packet without a timestamp: placed at 0 on trace time, never converted.
+    pub const UNTIMED: u32 = u32::MAX - 1;
     pub const REALTIME: u32 = 1;
     pub const REALTIME_COARSE: u32 = 2;
     pub const MONOTONIC: u32 = 3;

@@ -7,6 +7,7 @@
 pub mod clock;
 pub mod database;
 pub mod db;
+pub mod demo;
 pub mod import;
 pub mod ir;
 pub mod manifest;

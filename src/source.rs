@@ -67,12 +67,19 @@ pub struct TraceFile {
     pub size: u64,
     /// Index of the containing file in the list.
     pub parent: Option<usize>,
+    /// Name for messages when the file has no name of its own (a decompressed stream).
+    pub origin: Option<String>,
 }
 
 impl TraceFile {
-    /// Name for messages: the member path, or the input path for the top-level file.
+    /// Name for messages: the member path, the stream it was decompressed from, or the
+    /// input path for the top-level file.
     pub fn display_name<'a>(&'a self, input: &'a str) -> &'a str {
-        self.name.as_deref().unwrap_or(input)
+        match (&self.name, &self.origin) {
+            (Some(n), _) if !n.is_empty() => n,
+            (_, Some(origin)) => origin,
+            _ => input,
+        }
     }
 }
 
@@ -99,10 +106,10 @@ pub fn sniff(bytes: &[u8]) -> Kind {
     if bytes.len() >= 262 && &bytes[257..262] == b"ustar" {
         return Kind::Tar;
     }
-    let text = skip_ws(bytes);
-    if text.starts_with(b"{\"perfetto_manifest\"") {
+    if crate::manifest::is_manifest(bytes) {
         return Kind::Manifest;
     }
+    let text = skip_ws(bytes);
     if let Some(rest) = text.strip_prefix(b"{") {
         if skip_ws(rest).starts_with(b"\"") {
             return Kind::Json;
@@ -139,15 +146,38 @@ fn is_hidden(path: &str) -> bool {
         .any(|c| c.starts_with('.') && c != "." && c != "..")
 }
 
-fn gunzip(name: &str, bytes: &[u8]) -> Result<Vec<u8>, SourceError> {
-    let mut out = Vec::new();
-    flate2::read::MultiGzDecoder::new(bytes)
-        .read_to_end(&mut out)
-        .map_err(|e| SourceError::Corrupt {
-            name: name.to_string(),
-            problem: format!("gzip data is corrupt: {e}"),
-        })?;
-    Ok(out)
+/// Decompresses a gzip stream member by member (several members may be concatenated). The
+/// members form one file — a trace split across members continues, with its sequence state —
+/// except that a manifest member is a file of its own, so a stream may carry a manifest
+/// followed by the trace it configures.
+fn gunzip(name: &str, bytes: &[u8]) -> Result<Vec<Vec<u8>>, SourceError> {
+    let corrupt = |e: std::io::Error| SourceError::Corrupt {
+        name: name.to_string(),
+        problem: format!("gzip data is corrupt: {e}"),
+    };
+    let mut files: Vec<Vec<u8>> = Vec::new();
+    let mut rest = bytes;
+    let mut last_was_manifest = false;
+    while !rest.is_empty() {
+        let mut decoder = flate2::bufread::GzDecoder::new(rest);
+        let mut member = Vec::new();
+        decoder.read_to_end(&mut member).map_err(corrupt)?;
+        rest = decoder.into_inner();
+        let is_manifest = sniff(&member) == Kind::Manifest;
+        match files.last_mut() {
+            Some(file) if !is_manifest && !last_was_manifest => file.extend_from_slice(&member),
+            _ => files.push(member),
+        }
+        last_was_manifest = is_manifest;
+        // Padding after the last member (some tools write zeros) is not another member.
+        if rest.iter().all(|&b| b == 0) {
+            break;
+        }
+    }
+    if files.is_empty() {
+        files.push(Vec::new());
+    }
+    Ok(files)
 }
 
 /// Reads a path and unpacks it into the ordered list of files to process.
@@ -169,6 +199,7 @@ pub fn open_bytes(input_name: &str, bytes: Vec<u8>) -> Result<Vec<TraceFile>, So
         bytes,
         size,
         parent: None,
+        origin: None,
     }];
     match kind {
         Kind::Zip | Kind::Tar => {
@@ -194,7 +225,6 @@ pub fn open_bytes(input_name: &str, bytes: Vec<u8>) -> Result<Vec<TraceFile>, So
                 }
                 let size = data.len() as u64;
                 if k == Kind::Gzip {
-                    let inner = gunzip(&name, &data)?;
                     let parent = files.len();
                     files.push(TraceFile {
                         name: Some(name.clone()),
@@ -202,18 +232,22 @@ pub fn open_bytes(input_name: &str, bytes: Vec<u8>) -> Result<Vec<TraceFile>, So
                         bytes: Vec::new(),
                         size,
                         parent: Some(0),
+                        origin: None,
                     });
-                    let ik = sniff(&inner);
-                    if matches!(ik, Kind::Zip | Kind::Tar | Kind::Gzip) {
-                        return Err(SourceError::NestedArchive { name });
+                    for inner in gunzip(&name, &data)? {
+                        let ik = sniff(&inner);
+                        if matches!(ik, Kind::Zip | Kind::Tar | Kind::Gzip) {
+                            return Err(SourceError::NestedArchive { name });
+                        }
+                        files.push(TraceFile {
+                            name: Some(String::new()),
+                            kind: ik,
+                            size: inner.len() as u64,
+                            bytes: inner,
+                            parent: Some(parent),
+                            origin: Some(format!("{name} (decompressed)")),
+                        });
                     }
-                    files.push(TraceFile {
-                        name: Some(name),
-                        kind: ik,
-                        size: inner.len() as u64,
-                        bytes: inner,
-                        parent: Some(parent),
-                    });
                 } else {
                     files.push(TraceFile {
                         name: Some(name),
@@ -221,26 +255,30 @@ pub fn open_bytes(input_name: &str, bytes: Vec<u8>) -> Result<Vec<TraceFile>, So
                         bytes: data,
                         size,
                         parent: Some(0),
+                        origin: None,
                     });
                 }
             }
         }
         Kind::Gzip => {
-            let inner = gunzip(input_name, &files[0].bytes)?;
+            let members = gunzip(input_name, &files[0].bytes)?;
             files[0].bytes = Vec::new();
-            let ik = sniff(&inner);
-            if ik.is_container() {
-                return Err(SourceError::NestedArchive {
-                    name: input_name.to_string(),
+            for inner in members {
+                let ik = sniff(&inner);
+                if ik.is_container() {
+                    return Err(SourceError::NestedArchive {
+                        name: input_name.to_string(),
+                    });
+                }
+                files.push(TraceFile {
+                    name: Some(String::new()),
+                    kind: ik,
+                    size: inner.len() as u64,
+                    bytes: inner,
+                    parent: Some(0),
+                    origin: Some(format!("{input_name} (decompressed)")),
                 });
             }
-            files.push(TraceFile {
-                name: None,
-                kind: ik,
-                size: inner.len() as u64,
-                bytes: inner,
-                parent: Some(0),
-            });
         }
         _ => {}
     }

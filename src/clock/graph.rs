@@ -194,10 +194,10 @@ impl ClockGraph {
 
     /// Each relation once (the direction from the lower node index), with its endpoints.
     pub fn relations(&self) -> impl Iterator<Item = (ClockDomain, ClockDomain, &Relation)> + '_ {
-        self.graph.edge_references().filter_map(|e| {
-            (e.source().index() < e.target().index())
-                .then(|| (self.graph[e.source()], self.graph[e.target()], e.weight()))
-        })
+        self.graph
+            .edge_references()
+            .filter(|e| e.source().index() < e.target().index())
+            .map(|e| (self.graph[e.source()], self.graph[e.target()], e.weight()))
     }
 
     pub fn relation(&self, e: EdgeIndex) -> Option<(ClockDomain, ClockDomain, &Relation)> {

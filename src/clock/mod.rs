@@ -202,6 +202,9 @@ impl Placement {
     }
 
     fn strict_plan(&self, raw: ClockDomain) -> Plan {
+        if raw.clock_id == clocks::UNTIMED {
+            return Plan::Identity;
+        }
         let Some(node) = self.node_of(raw) else {
             return Plan::Identity;
         };

@@ -261,13 +261,13 @@ impl Report {
             else {
                 continue;
             };
-            for &(clock_id, _, v) in &snap.readings {
+            for &(clock_id, node, v) in &snap.readings {
                 rows.push(SnapshotRow {
                     ts,
                     clock_id,
                     clock_value: v,
                     snapshot_id: id as u32,
-                    machine: snap.machine,
+                    machine: node.machine,
                 });
             }
         }
@@ -275,7 +275,8 @@ impl Report {
     }
 }
 
-/// Events a placement drops: on clocks it cannot convert, or converted to before zero.
+/// Events a placement drops: on clocks it cannot convert, or converted to before zero. Only
+/// clocks whose earliest event converts to before zero need a pass over the events.
 fn dropped_under(p: &Placement, sink: &Sink, per_clock: &[u64]) -> u64 {
     let plans: Vec<Plan> = (0..sink.clocks.len())
         .map(|c| p.plan(*sink.clocks.get(c as u32)))
@@ -286,12 +287,32 @@ fn dropped_under(p: &Placement, sink: &Sink, per_clock: &[u64]) -> u64 {
         .filter(|(plan, _)| matches!(plan, Plan::Drop(_)))
         .map(|(_, n)| n)
         .sum();
+    let mut earliest = vec![i64::MAX; plans.len()];
     for ev in &sink.events {
         let c = sink.payloads[ev.payload as usize].0 as usize;
+        earliest[c] = earliest[c].min(ev.ts);
+    }
+    let at_risk: Vec<bool> = plans
+        .iter()
+        .zip(&earliest)
+        .map(|(plan, &first)| match plan {
+            _ if first == i64::MAX => false,
+            Plan::Identity => first < 0,
+            Plan::Path(path) => p.graph.convert_along(path, first) < 0,
+            Plan::Drop(_) => false,
+        })
+        .collect();
+    if !at_risk.contains(&true) {
+        return dropped;
+    }
+    for ev in &sink.events {
+        let c = sink.payloads[ev.payload as usize].0 as usize;
+        if !at_risk[c] {
+            continue;
+        }
         let ts = match &plans[c] {
-            Plan::Identity => ev.ts,
             Plan::Path(path) => p.graph.convert_along(path, ev.ts),
-            Plan::Drop(_) => continue,
+            _ => ev.ts,
         };
         dropped += u64::from(ts < 0);
     }

@@ -229,7 +229,7 @@ impl<'c> TableWriter<'c> {
             return;
         }
         self.rows += 1;
-        if self.rows % COMMIT_EVERY_ROWS == 0 && self.error.is_none() {
+        if self.rows.is_multiple_of(COMMIT_EVERY_ROWS) && self.error.is_none() {
             if let Err(e) = self.conn.execute_batch("COMMIT; BEGIN") {
                 self.error = Some(e.into());
             } else if !(self.tick)(self.rows) {

@@ -145,7 +145,7 @@ pub fn parse_with_progress(
                                 if let Some(e) = p.fatal.take() {
                                     return Err(e);
                                 }
-                                if p.packets % PACKETS_PER_TICK == 0
+                                if p.packets.is_multiple_of(PACKETS_PER_TICK)
                                     && !tick(end, p.sink.events.len())
                                 {
                                     return Err(ParseError::Cancelled);
@@ -309,8 +309,14 @@ impl Parser<'_> {
             .filter(|&c| c != 0)
             .or(seq_clock)
             .unwrap_or(clocks::PACKET_DEFAULT);
-        let clock = self.clock(machine, seq_id, clock_id);
         let ts = pkt.timestamp.map(|t| t as i64);
+        // A packet without a timestamp (descriptors, process trees) describes the trace rather
+        // than a moment of it: it is kept at time 0 of trace time, never converted.
+        let clock = if ts.is_some() {
+            self.clock(machine, seq_id, clock_id)
+        } else {
+            self.clock(machine, 0, clocks::UNTIMED)
+        };
         let Some(data) = pkt.data else {
             return;
         };
@@ -352,6 +358,7 @@ impl Parser<'_> {
                     .push(ts.unwrap_or(0), clock, EventData::Process(Box::new(info)));
             }
             trace_packet::Data::ClockSnapshot(cs) => self.clock_snapshot(machine, seq_id, &cs),
+            trace_packet::Data::RemoteClockSync(sync) => self.remote_clock_sync(machine, &sync),
             trace_packet::Data::ProcessTree(tree) => {
                 self.process_tree(machine, ts.unwrap_or(0), clock, &tree)
             }
@@ -633,6 +640,66 @@ impl Parser<'_> {
                 file: self.ctx.file,
                 primary_trace_clock: cs.primary_trace_clock.map(|c| c as u32),
                 readings,
+            });
+        }
+    }
+
+    /// A relayed machine's clock synchronisation with the host (traced_relay): each round
+    /// read the client's and the host's clocks; per clock, the rounds' offsets are averaged
+    /// into one relation between the client's clock and the host's.
+    fn remote_clock_sync(&mut self, client: MachineId, sync: &protos::RemoteClockSync) {
+        let host = self.ctx.machine;
+        let reading = |cs: &Option<protos::ClockSnapshot>, id: u32| -> Option<i64> {
+            let c = cs
+                .as_ref()?
+                .clocks
+                .iter()
+                .find(|c| c.clock_id == Some(id))?;
+            let mult = c.unit_multiplier_ns.unwrap_or(1).max(1) as i64;
+            Some((c.timestamp? as i64).saturating_mul(mult))
+        };
+        let mut ids: Vec<u32> = Vec::new();
+        for round in &sync.synced_clocks {
+            if let Some(cs) = &round.client_clocks {
+                self.clock_snapshot(client, 0, cs);
+                for c in &cs.clocks {
+                    if let Some(id) = c.clock_id.filter(|id| !ids.contains(id)) {
+                        ids.push(id);
+                    }
+                }
+            }
+        }
+        for id in ids {
+            let mut offsets: Vec<i64> = Vec::new();
+            let mut anchor = None;
+            for round in &sync.synced_clocks {
+                let host_value = reading(&round.host_clocks, id);
+                if let (Some(c), Some(h)) = (reading(&round.client_clocks, id), host_value) {
+                    offsets.push(c.wrapping_sub(h));
+                }
+                if let Some(h) = host_value.filter(|&h| h != 0) {
+                    anchor = Some(h);
+                }
+            }
+            let (Some(anchor), false) = (anchor, offsets.is_empty()) else {
+                continue;
+            };
+            let sum: i128 = offsets.iter().map(|&o| i128::from(o)).sum();
+            let offset = (sum / offsets.len() as i128) as i64;
+            let domain = |machine| ClockDomain {
+                machine,
+                clock_id: id,
+                sequence: 0,
+                file: self.ctx.file,
+            };
+            self.sink.snapshots.push(ClockSnapshot {
+                machine: host,
+                file: self.ctx.file,
+                primary_trace_clock: None,
+                readings: vec![
+                    (domain(host), anchor),
+                    (domain(client), anchor.wrapping_add(offset)),
+                ],
             });
         }
     }
