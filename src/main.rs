@@ -21,7 +21,8 @@ use sextant::tui::importer::Input;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Trace file or archive to open (or a database written by `sextant import`).
+    /// Trace file or archive to explore (or a database written by `sextant import`); without
+    /// one, the built-in demo archive opens.
     trace: Option<PathBuf>,
 }
 
@@ -104,11 +105,10 @@ fn run(cli: Cli) -> Result<()> {
             if interactive {
                 let input = match cli.trace {
                     Some(trace) => Input::Path(trace),
-                    None => {
-                        return Err(eyre!(
-                            "give a trace to open: sextant TRACE (see sextant --help)"
-                        ))
-                    }
+                    None => Input::Bytes {
+                        name: sextant::demo::NAME.to_string(),
+                        bytes: sextant::demo::DEMO_ZIP,
+                    },
                 };
                 sextant::tui::run(input)?;
                 return Ok(());

@@ -38,7 +38,7 @@ pub struct ImportFailure {
 }
 
 impl ImportFailure {
-    fn from_error(e: &ImportError) -> ImportFailure {
+    pub fn from_error(e: &ImportError) -> ImportFailure {
         let (message, file) = match e {
             ImportError::Parse { file, error } => (error.to_string(), Some(file.clone())),
             ImportError::Manifest { file, error } => (error.to_string(), Some(file.clone())),

@@ -101,7 +101,8 @@ fn serve(rx: Receiver<(DbRef, Request)>, events: Sender<AppEvent>) {
     }
 }
 
-fn answer(conn: &Connection, request: &Request) -> Answer {
+/// Answers one request on `conn` (the workers' job; tests call it directly).
+pub fn answer(conn: &Connection, request: &Request) -> Answer {
     let msg = |e: rusqlite::Error| e.to_string();
     match request {
         Request::Timeline => Answer::Timeline(load::load(conn).map(Arc::new).map_err(msg)),

@@ -1105,6 +1105,9 @@ fn draw_lane(
         let x = geo.lanes.x + span.col_start;
         let text = if span.crowded {
             "┊".to_string()
+        } else if width < 3 {
+            // Two cells cannot hold a name worth reading: colour only.
+            " ".repeat(width as usize)
         } else {
             let name = data.name(name_id);
             let shown = if mono {
