@@ -121,7 +121,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &ChooserState, theme: &Theme) 
         Paragraph::new(vec![
             Line::styled("  Which clock is trace time?", theme.title()),
             Line::styled(
-                "  Every event is re-placed on the clock you choose; events that cannot reach it are dropped.",
+                "  Every event is re-placed on the chosen clock; what cannot reach it is dropped.",
                 theme.dim(),
             ),
         ])
@@ -145,6 +145,18 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &ChooserState, theme: &Theme) 
                     format!("  cannot read the candidates: {e}"),
                     theme.error(),
                 )),
+                list,
+            );
+            return;
+        }
+        Some(Ok(c)) if c.is_empty() => {
+            let why = if state.can_switch {
+                "  this trace has no clock to choose from"
+            } else {
+                "  no candidates recorded: a database opened as it is cannot be re-placed; open the trace itself"
+            };
+            frame.render_widget(
+                Paragraph::new(Line::styled(why, theme.dim())).wrap(Wrap { trim: false }),
                 list,
             );
             return;

@@ -6,7 +6,7 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use ratatui::Frame;
 use rusqlite::Connection;
 
@@ -277,6 +277,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &ClocksState, theme: &Theme) {
                         .borders(Borders::TOP)
                         .title(" Clocks and relations "),
                 )
+                .wrap(Wrap { trim: false })
                 .scroll((scroll, 0)),
             left,
         );
@@ -287,6 +288,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &ClocksState, theme: &Theme) {
                         .borders(Borders::TOP | Borders::LEFT)
                         .title(" How each file reached trace time "),
                 )
+                .wrap(Wrap { trim: false })
                 .scroll((scroll, 0)),
             right,
         );
@@ -306,6 +308,11 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &ClocksState, theme: &Theme) {
                 l
             })
             .collect();
-        frame.render_widget(Paragraph::new(lines).scroll((scroll, 0)), body);
+        frame.render_widget(
+            Paragraph::new(lines)
+                .wrap(Wrap { trim: false })
+                .scroll((scroll, 0)),
+            body,
+        );
     }
 }

@@ -181,21 +181,20 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &StatsState, theme: &Theme) {
         Some(Ok(rows)) => rows,
     };
     let visible = state.visible();
-    let losses: i64 = rows
+    let losses = rows
         .iter()
-        .filter(|r| severity_rank(&r.severity) <= 1)
-        .map(|r| r.value)
-        .sum();
+        .filter(|r| severity_rank(&r.severity) <= 1 && r.value != 0)
+        .count();
     let [head, table, detail] = Layout::vertical([
         Constraint::Length(2),
         Constraint::Min(3),
-        Constraint::Length(4),
+        Constraint::Length(5),
     ])
     .areas(area);
     let summary = if losses > 0 {
         Span::styled(
             format!(
-                "  {losses} events or records reported lost or dropped (errors and data losses)"
+                "  {losses} stats report errors or lost data: they come first, with what to do"
             ),
             theme.warning(),
         )
@@ -217,19 +216,28 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &StatsState, theme: &Theme) {
     );
 
     let width = area.width as usize;
-    // severity, value and source are fixed; name, machine and file share the rest.
-    let fixed = 2 + 10 + 12 + 9 + 6;
-    let flexible = width.saturating_sub(fixed);
-    let name_w = (flexible * 5 / 10).max(12);
-    let machine_w = (flexible * 2 / 10).max(6);
-    let file_w = flexible.saturating_sub(name_w + machine_w).max(4);
+    // Names matter most; narrow terminals shorten machine and file and leave the source
+    // out (the lines below the table give the full row).
+    let wide = width >= 120;
+    let (value_w, machine_w, file_w) = if wide { (12, 16, 28) } else { (7, 8, 10) };
+    let source_w = if wide { 9 } else { 0 };
+    let name_w = width
+        .saturating_sub(2 + 10 + value_w + 1 + source_w + machine_w + 1 + file_w + 1)
+        .max(12);
+    let source_col = |s: &str| {
+        if wide {
+            format!(" {}", cut(s, 8))
+        } else {
+            String::new()
+        }
+    };
     let mut lines = vec![Line::styled(
         format!(
-            "  {} {} {:>12} {} {} {}",
+            "  {} {} {:>value_w$}{} {} {}",
             cut("severity", 9),
             cut("name", name_w),
             "value",
-            cut("source", 8),
+            source_col("source"),
             cut("machine", machine_w),
             cut("file", file_w)
         ),
@@ -246,10 +254,10 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &StatsState, theme: &Theme) {
             Span::raw("  "),
             Span::styled(cut(&r.severity, 9), severity_style(theme, &r.severity)),
             Span::raw(format!(
-                " {} {:>12} {} {} {}",
+                " {} {:>value_w$}{} {} {}",
                 cut(&name, name_w),
                 r.value,
-                cut(&r.source, 8),
+                source_col(&r.source),
                 cut(r.machine.as_deref().unwrap_or("-"), machine_w),
                 cut(r.file.as_deref().unwrap_or("-"), file_w)
             )),
@@ -268,8 +276,17 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &StatsState, theme: &Theme) {
     frame.render_widget(Paragraph::new(lines), table);
 
     if let Some(r) = visible.get(state.cursor) {
+        let whence: Vec<String> = [
+            Some(format!("{} stat", r.source)),
+            r.machine.as_ref().map(|m| format!("machine {m}")),
+            r.file.as_ref().map(|f| format!("file {f}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         let mut text = vec![Line::from(vec![
-            Span::styled(format!("  {}: ", r.name), theme.title()),
+            Span::styled(format!("  {} ", r.name), theme.title()),
+            Span::styled(format!("({}): ", whence.join(", ")), theme.dim()),
             Span::raw(r.description.clone()),
         ])];
         if r.value != 0 && severity_rank(&r.severity) <= 1 {

@@ -125,7 +125,7 @@ fn draw_failure(frame: &mut Frame, area: Rect, f: &ImportFailure, theme: &Theme)
         area.x + 1,
         area.y + 1,
         area.width.saturating_sub(2),
-        area.height.saturating_sub(2).min(lines.len() as u16 + 2),
+        area.height.saturating_sub(2),
     );
     frame.render_widget(
         Paragraph::new(lines)
@@ -205,20 +205,20 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
             ImportStatus::Done(summary) => {
                 let what = match summary {
                     Some(s) => format!(
-                        " {} files · {} events{} · imported in {:.1} s",
-                        s.files,
+                        " {} events from {} files in {:.1} s{}",
                         format::count(s.events as f64),
+                        s.files,
+                        s.total_secs,
                         if s.dropped_events > 0 {
-                            format!(" · {} dropped (3 shows why)", s.dropped_events)
+                            format!(" · {} dropped, see 3", s.dropped_events)
                         } else {
                             String::new()
                         },
-                        s.total_secs
                     ),
                     None => " opened database".to_string(),
                 };
                 let hint = "q quit · ? help ";
-                let room = (area.width as usize).saturating_sub(hint.len());
+                let room = (area.width as usize).saturating_sub(hint.chars().count());
                 let what: String = what.chars().take(room).collect();
                 Line::from(vec![
                     Span::styled(format!("{what:<room$}"), theme.dim()),

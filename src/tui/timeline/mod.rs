@@ -1106,8 +1106,10 @@ fn draw_lane(
         let text = if span.crowded {
             "┊".to_string()
         } else if width < 3 {
-            // Two cells cannot hold a name worth reading: colour only.
-            " ".repeat(width as usize)
+            // Two cells cannot hold a name worth reading: colour only (and a mark that
+            // shows the selection without colour too).
+            let mark = if is_selected { "◆" } else { " " };
+            format!("{mark:<w$}", w = width as usize)
         } else {
             let name = data.name(name_id);
             let shown = if mono {

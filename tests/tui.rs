@@ -1,0 +1,481 @@
+//! Screen snapshots of every pane (ratatui's TestBackend, stored in `snapshots/`): the demo
+//! archive and a fixture at 80x24 and 160x48, a failed import and a query error. The
+//! workers' jobs run synchronously here, through the same functions the threads call.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+use ratatui::Terminal;
+use rusqlite::Connection;
+
+use sextant::import::{ImportError, Session};
+use sextant::tui::app::{App, Effect, Pane};
+use sextant::tui::event::AppEvent;
+use sextant::tui::importer::{ImportEvent, ImportFailure};
+use sextant::tui::query::{self, QueryEvent, QueryState};
+use sextant::tui::theme::{ColorMode, Theme};
+use sextant::tui::{ui, worker};
+
+use common::TempFile;
+
+struct Harness {
+    app: App,
+    session: Option<Session>,
+    dbs: Vec<TempFile>,
+    now: Instant,
+}
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+impl Harness {
+    fn new(title: &str, width: u16, height: u16) -> Harness {
+        let now = Instant::now();
+        Harness {
+            app: App::new(
+                title.to_string(),
+                Theme::new(ColorMode::Ansi16),
+                Rect::new(0, 0, width, height),
+                QueryState::new(None),
+                now,
+            ),
+            session: None,
+            dbs: Vec::new(),
+            now,
+        }
+    }
+
+    /// Imports like the importer thread does and hands the app the outcome.
+    fn import(
+        title: &str,
+        files: Vec<sextant::source::TraceFile>,
+        width: u16,
+        height: u16,
+    ) -> Harness {
+        let mut h = Harness::new(title, width, height);
+        let db = TempFile::new("tui.sqlite");
+        let never = AtomicBool::new(false);
+        match Session::import(title, files, db.path(), &mut |_| {}, &never) {
+            Ok(session) => {
+                let mut summary = session.summary().clone();
+                // Wall-clock times would make the snapshots flaky.
+                summary.total_secs = 0.0;
+                summary.parse_secs = 0.0;
+                let event = ImportEvent::Finished {
+                    db: db.0.clone(),
+                    summary,
+                    candidates: session.candidates(),
+                };
+                h.session = Some(session);
+                h.dbs.push(db);
+                h.send(AppEvent::Import(event));
+            }
+            Err(e) => h.send(AppEvent::Import(ImportEvent::Failed(
+                ImportFailure::from_error(&e),
+            ))),
+        }
+        h
+    }
+
+    fn demo(width: u16, height: u16) -> Harness {
+        let files =
+            sextant::source::open_bytes(sextant::demo::NAME, sextant::demo::DEMO_ZIP.to_vec())
+                .expect("the demo opens");
+        Harness::import(sextant::demo::NAME, files, width, height)
+    }
+
+    fn fixture(name: &str, width: u16, height: u16) -> Harness {
+        let path = data(name);
+        let files = sextant::source::open(&path).expect("the fixture opens");
+        Harness::import(name, files, width, height)
+    }
+
+    /// Applies an event, then runs every effect to completion as the threads would.
+    fn send(&mut self, event: AppEvent) {
+        let mut queue = vec![event];
+        while let Some(event) = queue.pop() {
+            for effect in self.app.handle(event, self.now) {
+                queue.extend(self.run(effect));
+            }
+        }
+    }
+
+    fn run(&mut self, effect: Effect) -> Option<AppEvent> {
+        match effect {
+            Effect::Load(db, request) => {
+                let conn = sextant::db::open_read_only(&db.path).expect("the database opens");
+                Some(AppEvent::Data {
+                    generation: db.generation,
+                    answer: worker::answer(&conn, &request),
+                })
+            }
+            Effect::RunQuery { db, id, sql } => {
+                let conn = query::open(&db.path).expect("the query connection opens");
+                Some(AppEvent::Query(QueryEvent::Done {
+                    id,
+                    result: query::run(&conn, &sql),
+                    elapsed: Duration::from_millis(3),
+                }))
+            }
+            Effect::InterruptQuery => None,
+            Effect::Replace(node) => {
+                let target = TempFile::new("tui-replaced.sqlite");
+                let never = AtomicBool::new(false);
+                let session = self.session.as_mut().expect("an imported session");
+                let event = match session.replace(node, target.path(), &mut |_| {}, &never) {
+                    Ok(mut summary) => {
+                        summary.total_secs = 0.0;
+                        ImportEvent::Replaced {
+                            db: target.0.clone(),
+                            summary,
+                            candidates: session.candidates(),
+                        }
+                    }
+                    Err(e) => ImportEvent::ReplaceFailed(e.to_string()),
+                };
+                self.dbs.push(target);
+                Some(AppEvent::Import(event))
+            }
+        }
+    }
+
+    fn key(&mut self, code: KeyCode) {
+        self.send(AppEvent::Input(Event::Key(KeyEvent::new(
+            code,
+            KeyModifiers::NONE,
+        ))));
+    }
+
+    fn keys(&mut self, text: &str) {
+        for c in text.chars() {
+            self.key(KeyCode::Char(c));
+        }
+    }
+
+    fn screen(&self) -> String {
+        let size = self.app.size;
+        let mut terminal =
+            Terminal::new(TestBackend::new(size.width, size.height)).expect("test terminal");
+        terminal.draw(|f| ui::draw(f, &self.app)).expect("drawing");
+        let buffer = terminal.backend().buffer();
+        let mut out = String::new();
+        for y in 0..size.height {
+            let mut line = String::new();
+            for x in 0..size.width {
+                line.push_str(buffer[(x, y)].symbol());
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+macro_rules! snapshot {
+    ($name:expr, $screen:expr) => {
+        insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
+            insta::assert_snapshot!($name, $screen);
+        });
+    };
+}
+
+const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+
+#[test]
+fn demo_timeline_shows_both_machines() {
+    for (w, h) in SIZES {
+        let harness = Harness::demo(w, h);
+        let screen = harness.screen();
+        assert!(
+            screen.contains("phone") && screen.contains("watch"),
+            "{screen}"
+        );
+        snapshot!(format!("demo_timeline_{w}x{h}"), screen);
+    }
+}
+
+#[test]
+fn demo_timeline_selection_shows_details_and_follows_its_flow() {
+    for (w, h) in SIZES {
+        let mut harness = Harness::demo(w, h);
+        // The demo's flow starts at "post frame callback"; search finds it.
+        harness.key(KeyCode::Char('/'));
+        harness.keys("post frame");
+        harness.key(KeyCode::Enter);
+        let screen = harness.screen();
+        assert!(
+            screen.contains("post frame callback") && screen.contains("flows"),
+            "{screen}"
+        );
+        snapshot!(format!("demo_timeline_selected_{w}x{h}"), screen);
+        // Enter follows the flow to the slice it leads to.
+        harness.key(KeyCode::Enter);
+        let screen = harness.screen();
+        assert!(screen.contains("run frame callback"), "{screen}");
+        snapshot!(format!("demo_timeline_followed_flow_{w}x{h}"), screen);
+    }
+}
+
+#[test]
+fn demo_timeline_zoomed_in_and_collapsed() {
+    let mut harness = Harness::demo(80, 24);
+    harness.keys("wwwwwwdd");
+    harness.key(KeyCode::Char('C'));
+    snapshot!("demo_timeline_zoomed_collapsed_80x24", harness.screen());
+}
+
+#[test]
+fn demo_clock_graph() {
+    for (w, h) in SIZES {
+        let mut harness = Harness::demo(w, h);
+        harness.key(KeyCode::Char('2'));
+        let screen = harness.screen();
+        assert!(
+            screen.contains("BOOTTIME") && screen.contains("REALTIME rendezvous"),
+            "{screen}"
+        );
+        snapshot!(format!("demo_clocks_{w}x{h}"), screen);
+    }
+}
+
+#[test]
+fn demo_stats_lists_drops_first_with_their_fix() {
+    for (w, h) in SIZES {
+        let mut harness = Harness::demo(w, h);
+        harness.key(KeyCode::Char('3'));
+        let screen = harness.screen();
+        assert!(
+            screen.contains("clock_sync_failure_unknown_source_clock"),
+            "{screen}"
+        );
+        assert!(screen.contains("Fix:"), "{screen}");
+        snapshot!(format!("demo_stats_{w}x{h}"), screen);
+        harness.key(KeyCode::Char('z'));
+        snapshot!(format!("demo_stats_all_{w}x{h}"), harness.screen());
+    }
+}
+
+#[test]
+fn demo_sql_prompt_result_and_error() {
+    for (w, h) in SIZES {
+        let mut harness = Harness::demo(w, h);
+        harness.key(KeyCode::Char('4'));
+        harness.keys("select name, count(*) as n, sum(dur) as total from slice group by name order by n desc");
+        harness.key(KeyCode::Enter);
+        let screen = harness.screen();
+        assert!(screen.contains("total"), "{screen}");
+        snapshot!(format!("demo_sql_result_{w}x{h}"), screen);
+        harness.keys("select * from no_such_table");
+        harness.key(KeyCode::Enter);
+        let screen = harness.screen();
+        assert!(screen.contains("no such table"), "{screen}");
+        snapshot!(format!("demo_sql_error_{w}x{h}"), screen);
+    }
+}
+
+#[test]
+fn sql_prompt_is_read_only() {
+    let mut harness = Harness::demo(80, 24);
+    harness.key(KeyCode::Char('4'));
+    for sql in ["delete from slice", "attach database 'x.sqlite' as x"] {
+        harness.keys(sql);
+        harness.key(KeyCode::Enter);
+        let screen = harness.screen();
+        assert!(screen.contains("error"), "{sql}: {screen}");
+    }
+    harness.keys("select count(*) as slices from slice");
+    harness.key(KeyCode::Enter);
+    assert!(harness.screen().contains("113"), "{}", harness.screen());
+}
+
+#[test]
+fn demo_trace_time_chooser_switches_and_panes_follow() {
+    for (w, h) in SIZES {
+        let mut harness = Harness::demo(w, h);
+        harness.key(KeyCode::Char('t'));
+        let screen = harness.screen();
+        assert!(screen.contains("current"), "{screen}");
+        snapshot!(format!("demo_trace_time_{w}x{h}"), screen);
+        // Move to the watch's BOOTTIME and switch.
+        let list = harness.app.chooser.candidates.clone();
+        let target = list
+            .as_ref()
+            .and_then(|r| r.as_ref().ok())
+            .and_then(|c| c.iter().position(|c| c.label == "watch BOOTTIME"))
+            .expect("watch BOOTTIME is a candidate");
+        let current = harness.app.chooser.cursor;
+        let code = if target > current {
+            KeyCode::Down
+        } else {
+            KeyCode::Up
+        };
+        for _ in 0..target.abs_diff(current) {
+            harness.key(code);
+        }
+        harness.key(KeyCode::Enter);
+        let screen = harness.screen();
+        assert!(
+            screen.contains("trace time is now on watch BOOTTIME"),
+            "{screen}"
+        );
+        snapshot!(format!("demo_trace_time_switched_{w}x{h}"), screen);
+        harness.key(KeyCode::Char('2'));
+        let screen = harness.screen();
+        assert!(
+            screen.contains("trace time is on watch BOOTTIME"),
+            "{screen}"
+        );
+        harness.key(KeyCode::Char('1'));
+        snapshot!(
+            format!("demo_timeline_on_watch_time_{w}x{h}"),
+            harness.screen()
+        );
+    }
+}
+
+#[test]
+fn help_lists_every_pane() {
+    for (w, h) in SIZES {
+        let mut harness = Harness::demo(w, h);
+        harness.key(KeyCode::Char('?'));
+        let screen = harness.screen();
+        assert!(
+            screen.contains("Everywhere") && screen.contains("Timeline (1)"),
+            "{screen}"
+        );
+        snapshot!(format!("help_{w}x{h}"), screen);
+        // Scrolling reaches every section.
+        let mut seen = screen;
+        for _ in 0..60 {
+            harness.key(KeyCode::Char('j'));
+            seen.push_str(&harness.screen());
+        }
+        for section in [
+            "Clock graph (2)",
+            "Stats (3)",
+            "SQL prompt (4)",
+            "trace_time chooser (t)",
+        ] {
+            assert!(seen.contains(section), "{section}");
+        }
+    }
+}
+
+#[test]
+fn failed_import_shows_the_file_and_message() {
+    for (w, h) in SIZES {
+        // A ZIP whose only member is not a trace.
+        let zip = sextant::source::open(&data("i1_merge.zip")).map(|_| ());
+        assert!(zip.is_ok());
+        let bytes = b"PK\x03\x04 this is not really a zip archive".to_vec();
+        let mut harness = Harness::new("broken.zip", w, h);
+        let failure = match sextant::source::open_bytes("broken.zip", bytes) {
+            Ok(files) => {
+                let db = TempFile::new("broken.sqlite");
+                let never = AtomicBool::new(false);
+                match Session::import("broken.zip", files, db.path(), &mut |_| {}, &never) {
+                    Ok(_) => panic!("a broken archive imported"),
+                    Err(e) => ImportFailure::from_error(&e),
+                }
+            }
+            Err(e) => ImportFailure::from_error(&ImportError::Source(e)),
+        };
+        harness.send(AppEvent::Import(ImportEvent::Failed(failure)));
+        let screen = harness.screen();
+        assert!(
+            screen.contains("The import failed") && screen.contains("broken.zip"),
+            "{screen}"
+        );
+        snapshot!(format!("failed_import_{w}x{h}"), screen);
+        harness.key(KeyCode::Char('q'));
+        assert!(harness.app.quit);
+    }
+}
+
+#[test]
+fn fixture_sched_and_counters() {
+    for (w, h) in SIZES {
+        let harness = Harness::fixture("c_sched.pftrace", w, h);
+        let screen = harness.screen();
+        assert!(
+            screen.contains("CPU 0") && screen.contains("GameThread"),
+            "{screen}"
+        );
+        snapshot!(format!("fixture_c_sched_timeline_{w}x{h}"), screen);
+    }
+    let mut harness = Harness::fixture("c_sched.pftrace", 80, 24);
+    for (key, pane) in [('2', "clocks"), ('3', "stats"), ('t', "trace_time")] {
+        harness.key(KeyCode::Char(key));
+        snapshot!(format!("fixture_c_sched_{pane}_80x24"), harness.screen());
+    }
+}
+
+#[test]
+fn import_progress_is_drawn_before_any_data() {
+    let harness = Harness::new("run-42.zip", 80, 24);
+    assert_eq!(harness.app.pane, Pane::Timeline);
+    let screen = harness.screen();
+    assert!(screen.contains("Importing"), "{screen}");
+    snapshot!("importing_first_frame_80x24", screen);
+}
+
+#[test]
+fn hostile_trace_strings_are_sanitized_on_screen() {
+    // A Chrome JSON trace whose names carry escape sequences.
+    let json = br#"{"traceEvents":[
+        {"ph":"X","name":"evil\u001b]52;c;aGk=\u0007name","ts":1,"dur":5,"pid":1,"tid":1},
+        {"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"t\u001b[31mred"}}]}"#;
+    let files = sextant::source::open_bytes("evil.json", json.to_vec()).expect("opens");
+    let harness = Harness::import("evil.json", files, 80, 24);
+    let screen = harness.screen();
+    assert!(
+        !screen.contains('\u{1b}') && !screen.contains('\u{7}'),
+        "{screen:?}"
+    );
+    assert!(screen.contains("evil\u{FFFD}]52"), "{screen}");
+}
+
+#[test]
+fn keys_reach_a_text_field_until_esc() {
+    let mut harness = Harness::demo(80, 24);
+    harness.key(KeyCode::Char('4'));
+    harness.keys("q1t?");
+    assert_eq!(harness.app.pane, Pane::Query);
+    assert!(!harness.app.quit);
+    assert_eq!(harness.app.query.input.text, "q1t?");
+    harness.key(KeyCode::Esc);
+    harness.key(KeyCode::Char('1'));
+    assert_eq!(harness.app.pane, Pane::Timeline);
+    harness.key(KeyCode::Tab);
+    assert_eq!(harness.app.pane, Pane::Clocks);
+}
+
+#[test]
+fn database_opened_as_is_shows_everything_but_cannot_switch() {
+    let db = TempFile::new("opened.sqlite");
+    sextant::import::import_path(&data("e_two_machines.pftrace"), db.path()).expect("imports");
+    let mut harness = Harness::new("opened.sqlite", 80, 24);
+    harness.send(AppEvent::Import(ImportEvent::Opened { db: db.0.clone() }));
+    let screen = harness.screen();
+    assert!(
+        screen.contains("host-box") && screen.contains("guest-vm"),
+        "{screen}"
+    );
+    harness.key(KeyCode::Char('t'));
+    assert!(
+        harness.screen().contains("cannot be re-placed"),
+        "{}",
+        harness.screen()
+    );
+    // Keep the file alive until the end.
+    drop(Connection::open(db.path()));
+}
