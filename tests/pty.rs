@@ -74,7 +74,9 @@ impl Pty {
                 if n == 0 {
                     break;
                 }
-                sink.lock().expect("output lock").extend_from_slice(&buf[..n]);
+                sink.lock()
+                    .expect("output lock")
+                    .extend_from_slice(&buf[..n]);
             }
         });
         Pty {
@@ -107,7 +109,9 @@ impl Pty {
     }
 
     fn send(&mut self, bytes: &str) {
-        self.master.write_all(bytes.as_bytes()).expect("writing to the pty");
+        self.master
+            .write_all(bytes.as_bytes())
+            .expect("writing to the pty");
         // Separate keys as a person types them (an Esc right before a key reads as Alt).
         std::thread::sleep(Duration::from_millis(120));
     }

@@ -371,6 +371,19 @@ fn help_lists_every_pane() {
 }
 
 #[test]
+fn help_opens_at_the_keys_of_the_current_pane() {
+    let mut harness = Harness::demo(80, 24);
+    harness.key(KeyCode::Char('3'));
+    harness.key(KeyCode::Char('?'));
+    let screen = harness.screen();
+    assert!(
+        screen.contains("Stats (3)") && screen.contains("non-zero"),
+        "{screen}"
+    );
+    snapshot!("help_from_stats_80x24", screen);
+}
+
+#[test]
 fn failed_import_shows_the_file_and_message() {
     for (w, h) in SIZES {
         // A ZIP whose only member is not a trace.

@@ -282,6 +282,10 @@ impl App {
                 _ => None,
             };
             if let Some(pane) = switch_to {
+                if pane == Pane::Help && self.pane != Pane::Help {
+                    // Help opens at the keys of the pane the user came from.
+                    self.help_scroll = help::section_line(self.pane);
+                }
                 self.pane = pane;
                 if pane == Pane::Query {
                     self.query.editing = true;

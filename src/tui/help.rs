@@ -6,6 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use super::app::Pane;
 use super::theme::Theme;
 
 /// (section, [(keys, what they do)]).
@@ -69,6 +70,26 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
 ];
+
+/// The line where the keys of `pane` start (after the keys that work everywhere, which
+/// stay in view above the timeline's).
+pub fn section_line(pane: Pane) -> u16 {
+    let title = match pane {
+        Pane::Timeline | Pane::Help => return 0,
+        Pane::Clocks => "Clock graph (2)",
+        Pane::Stats => "Stats (3)",
+        Pane::Query => "SQL prompt (4)",
+        Pane::TraceTime => "trace_time chooser (t)",
+    };
+    let mut line = 0;
+    for (section, keys) in KEYS {
+        if *section == title {
+            return line;
+        }
+        line += keys.len() as u16 + 2;
+    }
+    0
+}
 
 pub fn on_key(scroll: &mut u16, key: KeyEvent) {
     match key.code {

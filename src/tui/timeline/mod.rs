@@ -1104,7 +1104,7 @@ fn draw_lane(
         let width = span.col_end - span.col_start;
         let x = geo.lanes.x + span.col_start;
         let text = if span.crowded {
-            "┊".to_string()
+            "░".to_string()
         } else if width < 3 {
             // Two cells cannot hold a name worth reading: colour only (and a mark that
             // shows the selection without colour too).
