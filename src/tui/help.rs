@@ -115,5 +115,10 @@ pub fn draw(frame: &mut Frame, area: Rect, scroll: u16, theme: &Theme) {
         }
         lines.push(Line::raw(""));
     }
-    frame.render_widget(Paragraph::new(lines).scroll((scroll, 0)), area);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(ratatui::widgets::Wrap { trim: false })
+            .scroll((scroll, 0)),
+        area,
+    );
 }
