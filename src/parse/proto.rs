@@ -367,12 +367,10 @@ impl Parser<'_> {
                 }
                 self.trigger(machine, ts, clock, &t)
             }
-            trace_packet::Data::ServiceEvent(e) => {
-                if e.all_data_sources_flushed() {
-                    let ts = MetaValue::Int(ts.unwrap_or(0));
-                    self.sink
-                        .metadata_append("all_data_source_flushed_ns", machine, ts);
-                }
+            trace_packet::Data::ServiceEvent(e) if e.all_data_sources_flushed() => {
+                let ts = MetaValue::Int(ts.unwrap_or(0));
+                self.sink
+                    .metadata_append("all_data_source_flushed_ns", machine, ts);
             }
             trace_packet::Data::InitialDisplayState(d) => {
                 if let (Some(ts), Some(state)) = (ts, d.display_state) {
