@@ -677,6 +677,29 @@ impl Parser<'_> {
         }
     }
 
+    /// A kernel driver's trace marker, as the atrace text it stands for.
+    #[allow(clippy::too_many_arguments)]
+    fn kernel_marker(
+        &mut self,
+        machine: MachineId,
+        ts: i64,
+        clock: ClockRef,
+        pid: i64,
+        ty: u8,
+        tgid: Option<i32>,
+        name: &str,
+        value: i32,
+    ) {
+        let tgid = tgid.map_or(pid, i64::from);
+        let text = match ty {
+            b'B' => format!("B|{tgid}|{name}"),
+            b'E' => format!("E|{tgid}"),
+            b'C' => format!("C|{tgid}|{name}|{value}"),
+            _ => return,
+        };
+        atrace::parse_marker(self.sink, clock, ts, machine, pid, text.as_bytes());
+    }
+
     /// A trace trigger: an instant on the global "Trace Triggers" track, with the producer.
     fn trigger(
         &mut self,
@@ -1817,6 +1840,76 @@ impl Parser<'_> {
                 if let Some(buf) = p.buf {
                     atrace::parse_marker(self.sink, clock, ts, machine, pid, buf.as_bytes());
                 }
+            }
+            // Drivers' markers carry the atrace fields separately: rebuild the marker text.
+            E::TracingMarkWrite(m) => {
+                let ty = if m.trace_begin.unwrap_or(0) != 0 {
+                    b'B'
+                } else {
+                    b'E'
+                };
+                let name = m.trace_name.unwrap_or_default();
+                self.kernel_marker(machine, ts, clock, pid, ty, m.pid, &name, 0);
+            }
+            E::SdeTracingMarkWrite(m) => {
+                let ty = match m.trace_type.unwrap_or(0) {
+                    0 if m.trace_begin.unwrap_or(0) != 0 => b'B',
+                    0 => b'E',
+                    t => t as u8,
+                };
+                let name = m.trace_name.unwrap_or_default();
+                self.kernel_marker(
+                    machine,
+                    ts,
+                    clock,
+                    pid,
+                    ty,
+                    m.pid,
+                    &name,
+                    m.value.unwrap_or(0),
+                );
+            }
+            E::DpuTracingMarkWrite(m) => {
+                let name = m.name.or(m.trace_name).unwrap_or_default();
+                let ty = m.r#type.unwrap_or(0) as u8;
+                self.kernel_marker(
+                    machine,
+                    ts,
+                    clock,
+                    pid,
+                    ty,
+                    m.pid,
+                    &name,
+                    m.value.unwrap_or(0),
+                );
+            }
+            E::G2dTracingMarkWrite(m) => {
+                let name = m.name.unwrap_or_default();
+                let ty = m.r#type.unwrap_or(0) as u8;
+                self.kernel_marker(
+                    machine,
+                    ts,
+                    clock,
+                    pid,
+                    ty,
+                    m.pid,
+                    &name,
+                    m.value.unwrap_or(0),
+                );
+            }
+            E::MaliTracingMarkWrite(m) => {
+                let name = m.name.unwrap_or_default();
+                let ty = m.r#type.unwrap_or(0) as u8;
+                self.kernel_marker(
+                    machine,
+                    ts,
+                    clock,
+                    pid,
+                    ty,
+                    m.pid,
+                    &name,
+                    m.value.unwrap_or(0),
+                );
             }
             E::CpuFrequency(f) => {
                 let name = self.sink.intern("cpufreq");
