@@ -981,6 +981,17 @@ impl Sink {
         self.stats.insert(key, v);
     }
 
+    /// A metadata row that does not replace earlier ones of the same name.
+    pub fn metadata_append(
+        &mut self,
+        name: impl Into<String>,
+        machine: MachineId,
+        value: MetaValue,
+    ) {
+        let file = self.current_file;
+        self.metadata.push((name.into(), machine, file, value));
+    }
+
     pub fn metadata(&mut self, name: impl Into<String>, machine: MachineId, value: MetaValue) {
         let name = name.into();
         let file = self.current_file;

@@ -12,7 +12,6 @@ use std::io::{Cursor, Read, Write};
 use std::path::Path;
 
 use prost::Message;
-use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 use sextant::protos::{
     clock_snapshot, trace_packet, track_event, ClockSnapshot, Trace, TracePacket, TrackDescriptor,
@@ -21,7 +20,7 @@ use sextant::protos::{
 
 mod common;
 
-use common::TempFile;
+use common::{rows, table, TempFile};
 
 // ---------------------------------------------------------------------------------------
 // Helpers: importing and querying
@@ -88,38 +87,6 @@ fn expect_error(tag: &str, bytes: &[u8], file: &str, want: &str) {
         got.contains(want),
         "{tag}: the error should contain\n  want: {want}\n  got:  {got}"
     );
-}
-
-/// Runs `sql` and renders every value as a string (NULL as "NULL").
-fn rows(conn: &Connection, sql: &str) -> Vec<Vec<String>> {
-    let mut stmt = conn
-        .prepare(sql)
-        .unwrap_or_else(|e| panic!("preparing {sql}: {e}"));
-    let n = stmt.column_count();
-    let mut out = Vec::new();
-    let mut cursor = stmt
-        .query([])
-        .unwrap_or_else(|e| panic!("running {sql}: {e}"));
-    while let Some(row) = cursor.next().unwrap_or_else(|e| panic!("{sql}: {e}")) {
-        let cells = (0..n)
-            .map(|i| match row.get_ref(i).expect("column") {
-                ValueRef::Null => "NULL".to_string(),
-                ValueRef::Integer(v) => v.to_string(),
-                ValueRef::Real(v) => v.to_string(),
-                ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
-                ValueRef::Blob(b) => format!("{b:02x?}"),
-            })
-            .collect();
-        out.push(cells);
-    }
-    out
-}
-
-/// A literal expected table.
-fn table<const N: usize>(rows: &[[&str; N]]) -> Vec<Vec<String>> {
-    rows.iter()
-        .map(|r| r.iter().map(|s| s.to_string()).collect())
-        .collect()
 }
 
 /// Every slice on a thread track: name, machine, pid, tid, thread, ts, dur, depth, parent.

@@ -54,9 +54,6 @@ pub struct ImportFacts {
     pub candidates: Vec<CandidateRow>,
 }
 
-/// Rows written between two commits, so read-only connections see data land.
-const COMMIT_EVERY_ROWS: u64 = 250_000;
-
 /// Opens a fresh database file for writing, tuned for one bulk load.
 pub fn create(path: &Path) -> Result<Connection, DbError> {
     if path.exists() {
@@ -110,8 +107,8 @@ pub fn open_read_only(path: &Path) -> Result<Connection, DbError> {
     Ok(conn)
 }
 
-/// Starts the bulk load, committed every [`COMMIT_EVERY_ROWS`] rows. `tick` hears the rows
-/// written so far at each commit; returning false cancels the import.
+/// Starts the bulk load, committed at each model checkpoint (see [`RowSink::checkpoint`]).
+/// `tick` hears the rows written so far at each commit; returning false cancels the import.
 pub fn begin<'c>(
     conn: &'c Connection,
     tick: &'c mut dyn FnMut(u64) -> bool,
@@ -176,6 +173,17 @@ impl RowSink for TableWriter<'_> {
         let r = self.write_thread_state(id, s, sink);
         self.keep_error(r);
     }
+    fn checkpoint(&mut self, tables: &Tables, sink: &Sink) {
+        if self.error.is_some() {
+            return;
+        }
+        let r = self.publish(tables, sink);
+        if let Err(e) = r {
+            self.error = Some(e);
+        } else if !(self.tick)(self.rows) {
+            self.error = Some(DbError::Cancelled);
+        }
+    }
 }
 
 fn bind_str(stmt: &mut Statement<'_>, i: usize, v: Option<&str>) -> rusqlite::Result<()> {
@@ -229,13 +237,17 @@ impl<'c> TableWriter<'c> {
             return;
         }
         self.rows += 1;
-        if self.rows.is_multiple_of(COMMIT_EVERY_ROWS) && self.error.is_none() {
-            if let Err(e) = self.conn.execute_batch("COMMIT; BEGIN") {
-                self.error = Some(e.into());
-            } else if !(self.tick)(self.rows) {
-                self.error = Some(DbError::Cancelled);
-            }
-        }
+    }
+
+    /// Commits what is written so far, with the machine, process, thread and track rows as
+    /// the model has them now, so a reader sees a consistent partial trace.
+    fn publish(&mut self, tables: &Tables, sink: &Sink) -> Result<(), DbError> {
+        self.machines(tables)?;
+        self.processes(tables, sink)?;
+        self.threads(tables, sink)?;
+        self.tracks(tables, sink)?;
+        self.conn.execute_batch("COMMIT; BEGIN")?;
+        Ok(())
     }
 
     /// The `arg_set_id` for a parser arg set: the args-row id of its first row.
@@ -373,6 +385,8 @@ impl<'c> TableWriter<'c> {
     }
 
     fn machines(&mut self, t: &Tables) -> Result<(), DbError> {
+        // Rewritten whole at each checkpoint and at the end.
+        self.conn.execute("DELETE FROM machine", [])?;
         let mut stmt = self.conn.prepare(
             "INSERT INTO machine (id, raw_id, name, sysname, release, version, arch, num_cpus,
              android_build_fingerprint, android_sdk_version, system_ram_bytes, system_ram_gb,
@@ -408,6 +422,8 @@ impl<'c> TableWriter<'c> {
     }
 
     fn processes(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        // Rewritten whole at each checkpoint and at the end.
+        self.conn.execute("DELETE FROM process", [])?;
         let mut stmt = self.conn.prepare(
             "INSERT INTO process (id, upid, pid, name, start_ts, end_ts, parent_upid, uid,
              android_appid, android_user_id, cmdline, arg_set_id, machine_id)
@@ -434,6 +450,8 @@ impl<'c> TableWriter<'c> {
     }
 
     fn threads(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        // Rewritten whole at each checkpoint and at the end.
+        self.conn.execute("DELETE FROM thread", [])?;
         let mut stmt = self.conn.prepare(
             "INSERT INTO thread (id, utid, tid, name, start_ts, end_ts, upid, is_main_thread,
              is_idle, machine_id, arg_set_id) VALUES (?1,?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
@@ -457,6 +475,8 @@ impl<'c> TableWriter<'c> {
     }
 
     fn tracks(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        // Rewritten whole at each checkpoint and at the end.
+        self.conn.execute("DELETE FROM __intrinsic_track", [])?;
         let mut stmt = self.conn.prepare(
             "INSERT INTO __intrinsic_track (id, name, type, dimension_arg_set_id, parent_id,
              source_arg_set_id, machine_id, track_group_id, event_type, utid, upid, cpu, unit)
@@ -795,5 +815,44 @@ impl<'c> TableWriter<'c> {
             stmt.execute(params![c.node, c.label, c.current, c.dropped_events as i64])?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::MachineRow;
+
+    #[test]
+    fn a_checkpoint_is_visible_to_readers_before_the_import_ends() {
+        let path = crate::database::temp_path();
+        let conn = create(&path).expect("create");
+        let mut ticks = Vec::new();
+        let mut tick = |rows: u64| {
+            ticks.push(rows);
+            true
+        };
+        let mut writer = begin(&conn, &mut tick).expect("begin");
+        let sink = Sink::new();
+        let mut tables = Tables::default();
+        tables.machines.push(MachineRow {
+            raw_id: 0,
+            info: Default::default(),
+        });
+        writer.checkpoint(&tables, &sink);
+        // A second checkpoint rewrites the small tables rather than duplicating them.
+        writer.checkpoint(&tables, &sink);
+        let reader = open_read_only(&path).expect("reader");
+        let machines: i64 = reader
+            .query_row("SELECT count(*) FROM machine", [], |r| r.get(0))
+            .expect("count");
+        assert_eq!(machines, 1);
+        drop(reader);
+        drop(writer);
+        assert_eq!(ticks.len(), 2);
+        drop(conn);
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
     }
 }

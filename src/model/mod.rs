@@ -1614,8 +1614,11 @@ pub fn build(
     for &m in swapper_machines {
         builder.name_idle_thread(m);
     }
-    for ev in &events {
+    for (i, ev) in events.iter().enumerate() {
         builder.apply(ev.ts, &payloads[ev.payload as usize].1);
+        if (i + 1).is_multiple_of(tables::CHECKPOINT_EVENTS) {
+            builder.out.checkpoint(&builder.tables, builder.sink);
+        }
     }
     let tables = builder.finish();
     drop(events);

@@ -9,7 +9,13 @@ pub trait RowSink {
     fn counter(&mut self, id: u32, row: &CounterRow, sink: &Sink);
     fn sched(&mut self, id: u32, row: &SchedRow, sink: &Sink);
     fn thread_state(&mut self, id: u32, row: &ThreadStateRow, sink: &Sink);
+    /// Called every [`CHECKPOINT_EVENTS`] events with the tables so far, so a writer can
+    /// publish a consistent snapshot (readers then see data land during the import).
+    fn checkpoint(&mut self, _tables: &Tables, _sink: &Sink) {}
 }
+
+/// Events between two [`RowSink::checkpoint`] calls.
+pub const CHECKPOINT_EVENTS: usize = 500_000;
 
 /// Keeps every row in memory (for tests and small tools).
 #[derive(Default, Debug)]

@@ -359,6 +359,39 @@ impl Parser<'_> {
             }
             trace_packet::Data::ClockSnapshot(cs) => self.clock_snapshot(machine, seq_id, &cs),
             trace_packet::Data::RemoteClockSync(sync) => self.remote_clock_sync(machine, &sync),
+            trace_packet::Data::Trigger(t) => self.trigger(machine, ts, clock, &t),
+            trace_packet::Data::CloneSnapshotTrigger(t) => {
+                if let Some(name) = &t.trigger_name {
+                    self.sink
+                        .metadata("trace_trigger", machine, MetaValue::Str(name.clone()));
+                }
+                self.trigger(machine, ts, clock, &t)
+            }
+            trace_packet::Data::ServiceEvent(e) if e.all_data_sources_flushed() => {
+                let ts = MetaValue::Int(ts.unwrap_or(0));
+                self.sink
+                    .metadata_append("all_data_source_flushed_ns", machine, ts);
+            }
+            trace_packet::Data::InitialDisplayState(d) => {
+                if let (Some(ts), Some(state)) = (ts, d.display_state) {
+                    let name = self.sink.intern("ScreenState");
+                    let track = self.sink.track(TrackKey::GlobalCounter {
+                        machine,
+                        name,
+                        kind: "screen_state",
+                    });
+                    let value = Real(f64::from(state));
+                    self.sink.push(
+                        ts,
+                        clock,
+                        EventData::Counter {
+                            track,
+                            value,
+                            args: NO_ARGS,
+                        },
+                    );
+                }
+            }
             trace_packet::Data::ProcessTree(tree) => {
                 self.process_tree(machine, ts.unwrap_or(0), clock, &tree)
             }
@@ -642,6 +675,83 @@ impl Parser<'_> {
                 readings,
             });
         }
+    }
+
+    /// A kernel driver's trace marker, as the atrace text it stands for.
+    #[allow(clippy::too_many_arguments)]
+    fn kernel_marker(
+        &mut self,
+        machine: MachineId,
+        ts: i64,
+        clock: ClockRef,
+        pid: i64,
+        ty: u8,
+        tgid: Option<i32>,
+        name: &str,
+        value: i32,
+    ) {
+        let tgid = tgid.map_or(pid, i64::from);
+        let text = match ty {
+            b'B' => format!("B|{tgid}|{name}"),
+            b'E' => format!("E|{tgid}"),
+            b'C' => format!("C|{tgid}|{name}|{value}"),
+            _ => return,
+        };
+        atrace::parse_marker(self.sink, clock, ts, machine, pid, text.as_bytes());
+    }
+
+    /// A trace trigger: an instant on the global "Trace Triggers" track, with the producer.
+    fn trigger(
+        &mut self,
+        machine: MachineId,
+        ts: Option<i64>,
+        clock: ClockRef,
+        t: &protos::Trigger,
+    ) {
+        let Some(ts) = ts else { return };
+        let mut args = Vec::new();
+        if let Some(p) = &t.producer_name {
+            let key = self.sink.intern("producer_name");
+            let value = ArgValue::Str(self.sink.intern(p));
+            args.push(Arg {
+                flat_key: key,
+                key,
+                value,
+            });
+        }
+        if let Some(uid) = t.trusted_producer_uid {
+            let key = self.sink.intern("trusted_producer_uid");
+            args.push(Arg {
+                flat_key: key,
+                key,
+                value: ArgValue::Int(i64::from(uid)),
+            });
+        }
+        let track_name = self.sink.intern("Trace Triggers");
+        let slice = SliceEvent {
+            track: self.sink.track(TrackKey::GlobalSlices {
+                machine,
+                kind: "trace_trigger",
+                name: track_name,
+            }),
+            category: NULL_STR,
+            name: t
+                .trigger_name
+                .as_deref()
+                .map_or(NULL_STR, |n| self.sink.intern(n)),
+            args: self.sink.args.push(&args),
+            thread_ts: NO_TS,
+            flows: NO_FLOWS,
+        };
+        self.sink.push(
+            ts,
+            clock,
+            EventData::Complete {
+                slice,
+                dur: 0,
+                thread_dur: NO_TS,
+            },
+        );
     }
 
     /// A relayed machine's clock synchronisation with the host (traced_relay): each round
@@ -1730,6 +1840,76 @@ impl Parser<'_> {
                 if let Some(buf) = p.buf {
                     atrace::parse_marker(self.sink, clock, ts, machine, pid, buf.as_bytes());
                 }
+            }
+            // Drivers' markers carry the atrace fields separately: rebuild the marker text.
+            E::TracingMarkWrite(m) => {
+                let ty = if m.trace_begin.unwrap_or(0) != 0 {
+                    b'B'
+                } else {
+                    b'E'
+                };
+                let name = m.trace_name.unwrap_or_default();
+                self.kernel_marker(machine, ts, clock, pid, ty, m.pid, &name, 0);
+            }
+            E::SdeTracingMarkWrite(m) => {
+                let ty = match m.trace_type.unwrap_or(0) {
+                    0 if m.trace_begin.unwrap_or(0) != 0 => b'B',
+                    0 => b'E',
+                    t => t as u8,
+                };
+                let name = m.trace_name.unwrap_or_default();
+                self.kernel_marker(
+                    machine,
+                    ts,
+                    clock,
+                    pid,
+                    ty,
+                    m.pid,
+                    &name,
+                    m.value.unwrap_or(0),
+                );
+            }
+            E::DpuTracingMarkWrite(m) => {
+                let name = m.name.or(m.trace_name).unwrap_or_default();
+                let ty = m.r#type.unwrap_or(0) as u8;
+                self.kernel_marker(
+                    machine,
+                    ts,
+                    clock,
+                    pid,
+                    ty,
+                    m.pid,
+                    &name,
+                    m.value.unwrap_or(0),
+                );
+            }
+            E::G2dTracingMarkWrite(m) => {
+                let name = m.name.unwrap_or_default();
+                let ty = m.r#type.unwrap_or(0) as u8;
+                self.kernel_marker(
+                    machine,
+                    ts,
+                    clock,
+                    pid,
+                    ty,
+                    m.pid,
+                    &name,
+                    m.value.unwrap_or(0),
+                );
+            }
+            E::MaliTracingMarkWrite(m) => {
+                let name = m.name.unwrap_or_default();
+                let ty = m.r#type.unwrap_or(0) as u8;
+                self.kernel_marker(
+                    machine,
+                    ts,
+                    clock,
+                    pid,
+                    ty,
+                    m.pid,
+                    &name,
+                    m.value.unwrap_or(0),
+                );
             }
             E::CpuFrequency(f) => {
                 let name = self.sink.intern("cpufreq");

@@ -3,6 +3,9 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+
+use rusqlite::types::ValueRef;
+use rusqlite::Connection;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A file in the temp directory; removed, with SQLite's side files, on drop.
@@ -49,4 +52,37 @@ impl Drop for TempFile {
             let _ = std::fs::remove_file(side);
         }
     }
+}
+
+/// Runs `sql` and renders every value as a string (NULL as "NULL"; reals without a
+/// trailing ".0", so 102400.0 reads "102400" and 0.25 reads "0.25").
+pub fn rows(conn: &Connection, sql: &str) -> Vec<Vec<String>> {
+    let mut stmt = conn
+        .prepare(sql)
+        .unwrap_or_else(|e| panic!("preparing {sql}: {e}"));
+    let n = stmt.column_count();
+    let mut out = Vec::new();
+    let mut cursor = stmt
+        .query([])
+        .unwrap_or_else(|e| panic!("running {sql}: {e}"));
+    while let Some(row) = cursor.next().unwrap_or_else(|e| panic!("{sql}: {e}")) {
+        let cells = (0..n)
+            .map(|i| match row.get_ref(i).expect("column") {
+                ValueRef::Null => "NULL".to_string(),
+                ValueRef::Integer(v) => v.to_string(),
+                ValueRef::Real(v) => v.to_string(),
+                ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+                ValueRef::Blob(b) => format!("{b:02x?}"),
+            })
+            .collect();
+        out.push(cells);
+    }
+    out
+}
+
+/// A literal expected table.
+pub fn table<const N: usize>(rows: &[[&str; N]]) -> Vec<Vec<String>> {
+    rows.iter()
+        .map(|r| r.iter().map(|s| s.to_string()).collect())
+        .collect()
 }
