@@ -272,7 +272,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if replaced_in.is_none() {
             let t = Instant::now();
             let _ = app.handle(
-                key(if keys.0.len() % 2 == 0 { 'w' } else { 's' }),
+                key(if keys.0.len().is_multiple_of(2) {
+                    'w'
+                } else {
+                    's'
+                }),
                 Instant::now(),
             );
             draw(&mut terminal, &app);
