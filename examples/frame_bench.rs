@@ -1,6 +1,8 @@
 //! Timeline frame benchmark: the figures the README quotes.
 //!
-//!     cargo run --release --example frame_bench -- [EVENTS]
+//!     cargo run --release --example frame_bench -- [EVENTS] [--write-trace PATH]
+//!
+//! With `--write-trace PATH` it only writes the trace there (to try the UI on it) and exits.
 //!
 //! Generates the synthetic trace of `import_bench` (100 threads of nested slices and 100
 //! counter tracks: 200 tracks; the default 12.5 M events make 5 M slices and 2.5 M counter
@@ -71,14 +73,23 @@ fn key(c: char) -> AppEvent {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let events: u64 = std::env::args()
-        .nth(1)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let events: u64 = args
+        .first()
+        .filter(|a| !a.starts_with("--"))
         .map(|a| a.parse())
         .transpose()?
         .unwrap_or(12_500_000);
+    let write_only = args
+        .iter()
+        .position(|a| a == "--write-trace")
+        .and_then(|i| args.get(i + 1))
+        .map(PathBuf::from);
     let dir = std::env::temp_dir().join(format!("sextant-frame-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
-    let trace: PathBuf = dir.join("bench.pftrace");
+    let trace: PathBuf = write_only
+        .clone()
+        .unwrap_or_else(|| dir.join("bench.pftrace"));
     let started = Instant::now();
     {
         let mut out = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&trace)?);
@@ -94,6 +105,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::fs::metadata(&trace)?.len() as f64 / 1e6,
         started.elapsed().as_secs_f64()
     );
+    if write_only.is_some() {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Ok(());
+    }
 
     // First frame: state and a full draw, before the importer exists.
     let started = Instant::now();

@@ -127,6 +127,15 @@ fn demo_session_query_trace_time_switch_and_clean_exit() {
     pty.wait_for("watch", 0);
     // The import finished: its summary replaces the progress bar.
     pty.wait_for("events from", 0);
+    // Idle: nothing more is sent to the terminal.
+    std::thread::sleep(Duration::from_millis(700));
+    let settled = pty.text().len();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(
+        pty.text().len(),
+        settled,
+        "an idle session kept writing to the terminal"
+    );
 
     pty.send("4");
     pty.send("select 'answer-' || (6*7) as a\r");

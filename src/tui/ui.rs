@@ -153,7 +153,8 @@ fn progress_spans(label: &str, r: &Running, theme: &Theme, width: u16) -> Vec<Sp
         Span::styled(format!("▕{}▏", bar(r.fraction(), bar_w)), theme.bar()),
         Span::raw(format!(" {:>3.0}%", r.fraction() * 100.0)),
     ];
-    let mut facts = Vec::new();
+    // Most telling first: a narrow terminal cuts the end of the line.
+    let mut facts = vec![format!("{secs:.1} s")];
     match &r.progress {
         None => facts.push("starting".to_string()),
         Some(p) => {
@@ -164,12 +165,6 @@ fn progress_spans(label: &str, r: &Running, theme: &Theme, width: u16) -> Vec<Sp
                 Stage::Writing => "writing".to_string(),
                 Stage::Done => "done".to_string(),
             });
-            facts.push(format!("{}/{} files", p.files_done, p.files_total));
-            facts.push(format!(
-                "{}/{}",
-                format::bytes(p.bytes_done),
-                format::bytes(p.bytes_total)
-            ));
             let events = if p.stage == Stage::Writing {
                 r.parsed.max(p.events)
             } else {
@@ -179,9 +174,14 @@ fn progress_spans(label: &str, r: &Running, theme: &Theme, width: u16) -> Vec<Sp
             if secs > 0.05 {
                 facts.push(format!("{} ev/s", format::count(events as f64 / secs)));
             }
+            facts.push(format!("{}/{} files", p.files_done, p.files_total));
+            facts.push(format!(
+                "{}/{}",
+                format::bytes(p.bytes_done),
+                format::bytes(p.bytes_total)
+            ));
         }
     }
-    facts.push(format!("{secs:.1} s"));
     spans.push(Span::styled(format!(" {}", facts.join(" · ")), theme.dim()));
     spans
 }
