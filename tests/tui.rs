@@ -9,8 +9,11 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
 use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier};
 use ratatui::Terminal;
 use rusqlite::Connection;
 
@@ -159,6 +162,23 @@ impl Harness {
         for c in text.chars() {
             self.key(KeyCode::Char(c));
         }
+    }
+
+    fn mouse(&mut self, kind: MouseEventKind, column: u16, row: u16) {
+        self.send(AppEvent::Input(Event::Mouse(MouseEvent {
+            kind,
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })));
+    }
+
+    fn buffer(&self) -> ratatui::buffer::Buffer {
+        let size = self.app.size;
+        let mut terminal =
+            Terminal::new(TestBackend::new(size.width, size.height)).expect("test terminal");
+        terminal.draw(|f| ui::draw(f, &self.app)).expect("drawing");
+        terminal.backend().buffer().clone()
     }
 
     fn screen(&self) -> String {
@@ -491,4 +511,77 @@ fn database_opened_as_is_shows_everything_but_cannot_switch() {
     );
     // Keep the file alive until the end.
     drop(Connection::open(db.path()));
+}
+
+#[test]
+fn mouse_click_selects_and_wheel_zooms_at_the_pointer() {
+    let mut harness = Harness::demo(160, 48);
+    let screen = harness.screen();
+    let (row, line) = screen
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("uploader 1002"))
+        .expect("the uploader thread is on screen");
+    let col = line
+        .find("upload pho")
+        .map(|b| line[..b].chars().count())
+        .expect("a slice name");
+    harness.mouse(
+        MouseEventKind::Down(MouseButton::Left),
+        col as u16 + 1,
+        row as u16,
+    );
+    assert!(harness.app.timeline.selection.is_some());
+    assert!(
+        harness.screen().contains("upload photo  category"),
+        "{}",
+        harness.screen()
+    );
+    let span = harness.app.timeline.view_span;
+    harness.mouse(MouseEventKind::ScrollUp, col as u16 + 1, row as u16);
+    assert!(harness.app.timeline.view_span < span, "the wheel zooms in");
+    // A click on a group's label closes it.
+    let (row, _) = screen
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("▾ watch"))
+        .expect("watch row");
+    harness.mouse(MouseEventKind::Down(MouseButton::Left), 2, row as u16);
+    assert!(harness.screen().contains("▸ watch"));
+}
+
+#[test]
+fn colours_follow_the_terminal() {
+    let mut harness = Harness::demo(80, 24);
+    for c in harness.buffer().content() {
+        for color in [c.fg, c.bg] {
+            assert!(
+                !matches!(color, Color::Indexed(_) | Color::Rgb(..)),
+                "16-colour mode used {color:?}"
+            );
+        }
+    }
+    harness.app.theme = Theme::new(ColorMode::None);
+    let buffer = harness.buffer();
+    let mut reversed = 0;
+    for c in buffer.content() {
+        assert_eq!(
+            (c.fg, c.bg),
+            (Color::Reset, Color::Reset),
+            "NO_COLOR drew a colour"
+        );
+        if c.modifier.contains(Modifier::REVERSED) {
+            reversed += 1;
+        }
+    }
+    assert!(
+        reversed > 0,
+        "without colour, slices are drawn in reverse video"
+    );
+    harness.app.theme = Theme::new(ColorMode::Indexed256);
+    assert!(harness
+        .buffer()
+        .content()
+        .iter()
+        .any(|c| matches!(c.bg, Color::Indexed(_))));
 }

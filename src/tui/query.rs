@@ -105,7 +105,7 @@ impl QueryRunner {
                         };
                     }
                     let Some((_, c)) = &conn else { continue };
-                    let result = run(c, &sql);
+                    let result = run(c, &sql).map_err(|e| with_hint(&sql, e));
                     let done = QueryEvent::Done {
                         id,
                         result,
@@ -220,6 +220,17 @@ fn describe(e: rusqlite::Error) -> String {
             "the trace database is read-only here (CREATE TEMP TABLE works)".into()
         }
         _ => sanitize_bytes(e.to_string().as_bytes()),
+    }
+}
+
+/// Adds what to do when Perfetto-only syntax met SQLite's parser.
+fn with_hint(sql: &str, message: String) -> String {
+    if sql.to_ascii_uppercase().contains("PERFETTO") && message.contains("syntax error") {
+        format!(
+            "{message}\nINCLUDE PERFETTO MODULE and CREATE PERFETTO TABLE run in `sextant query`; here the modules' tables and views are already there, and CREATE TEMP TABLE works."
+        )
+    } else {
+        message
     }
 }
 
@@ -743,6 +754,50 @@ mod tests {
         assert_eq!(again.pending, vec!["select 1"]);
         assert_eq!(again.input.text, "as one");
         let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn perfetto_syntax_errors_say_where_it_works() {
+        let conn = Connection::open_in_memory().unwrap();
+        let sql = "INCLUDE PERFETTO MODULE slices.with_context; select 1";
+        let e = with_hint(sql, run(&conn, sql).unwrap_err());
+        assert!(e.contains("sextant query"), "{e}");
+    }
+
+    #[test]
+    fn a_long_query_is_interrupted_from_another_thread() {
+        let (tx, rx) = mpsc::channel();
+        let runner = QueryRunner::spawn(tx).unwrap();
+        let db =
+            std::env::temp_dir().join(format!("sextant-interrupt-{}.sqlite", std::process::id()));
+        crate::import::import_files(
+            "demo.zip",
+            crate::source::open_bytes("demo.zip", crate::demo::DEMO_ZIP.to_vec()).unwrap(),
+            &db,
+        )
+        .unwrap();
+        let dbref = DbRef {
+            path: db.clone(),
+            generation: 1,
+        };
+        runner.run(
+            &dbref,
+            7,
+            "with recursive n(i) as (select 1 union all select i + 1 from n) select count(*) from n".into(),
+        );
+        std::thread::sleep(Duration::from_millis(300));
+        runner.interrupt();
+        let event = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the query stopped");
+        match event {
+            AppEvent::Query(QueryEvent::Done { id, result, .. }) => {
+                assert_eq!(id, 7);
+                assert_eq!(result, Err("interrupted".to_string()));
+            }
+            other => panic!("{other:?}"),
+        }
+        crate::tui::importer::remove_db(&db);
     }
 
     #[test]
