@@ -152,12 +152,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut complete = false;
     while !complete {
         let event = rx.recv()?;
+        // Only an answer for the database now current counts (not a late partial one).
+        let current = app.db.as_ref().map(|d| d.generation);
         let is_timeline = matches!(
             event,
             AppEvent::Data {
                 answer: sextant::tui::worker::Answer::Timeline(_),
-                ..
-            }
+                generation,
+            } if Some(generation) == current
         );
         let effects = app.handle(event, Instant::now());
         if effects

@@ -114,6 +114,23 @@ impl Lane {
         self.end.partition_point(|&e| e <= t)
     }
 
+    /// Like [`Lane::first_ending_after`], for a `t` known to lie at or after the end of slice
+    /// `from - 1`: gallops forward from `from`, so walking a window's columns left to
+    /// right touches nearby memory instead of restarting each search at the middle.
+    pub fn first_ending_after_from(&self, t: i64, from: usize) -> usize {
+        let n = self.end.len();
+        let mut lo = from.min(n);
+        let mut step = 1;
+        let mut hi = lo;
+        while hi < n && self.end[hi] <= t {
+            lo = hi + 1;
+            hi = lo + step;
+            step *= 2;
+        }
+        let hi = hi.min(n);
+        lo + self.end[lo..hi].partition_point(|&e| e <= t)
+    }
+
     /// The slice covering `t`, if any.
     pub fn at(&self, t: i64) -> Option<usize> {
         let i = self.first_ending_after(t);
@@ -133,12 +150,16 @@ impl Lane {
         let width = i64::from(cols.width);
         let window_end = cols.end();
         let mut col: i64 = 0;
+        let mut next: Option<usize> = None;
         std::iter::from_fn(move || {
             if col >= width {
                 return None;
             }
             let t = cols.time_at(col as u16);
-            let i = self.first_ending_after(t);
+            let i = match next {
+                Some(from) => self.first_ending_after_from(t, from),
+                None => self.first_ending_after(t),
+            };
             if i >= self.len() || self.ts[i] >= window_end {
                 col = width;
                 return None;
@@ -155,6 +176,7 @@ impl Lane {
                     .get(i + 1)
                     .is_some_and(|&next| next < cols.time_at((start + 1) as u16));
             col = end;
+            next = Some(i + 1);
             Some(Span {
                 col_start: start as u16,
                 col_end: end as u16,
@@ -317,6 +339,24 @@ mod tests {
         let spans: Vec<_> = l.spans(&c).collect();
         assert_eq!(spans.len(), 1);
         assert_eq!((spans[0].col_start, spans[0].col_end), (0, 80));
+    }
+
+    #[test]
+    fn galloping_search_agrees_with_binary_search() {
+        let slices: Vec<(i64, i64)> = (0..500).map(|i| (i * 10 + (i % 3), 4 + i % 5)).collect();
+        let l = lane(&slices);
+        for from in [0, 1, 7, 100, 499, 500] {
+            for t in (0..5_100).step_by(7) {
+                if from > 0 && l.end[from - 1] > t {
+                    continue;
+                }
+                assert_eq!(
+                    l.first_ending_after_from(t, from),
+                    l.first_ending_after(t),
+                    "t {t} from {from}"
+                );
+            }
+        }
     }
 
     #[test]
