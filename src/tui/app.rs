@@ -435,6 +435,11 @@ impl App {
                     true,
                 )
             }
+            ImportEvent::Failed(f) if matches!(self.import, ImportStatus::Done(_)) => {
+                // The importer stopped during a trace_time switch: the trace on screen is
+                // still whole.
+                self.on_import(ImportEvent::ReplaceFailed(f.message), now)
+            }
             ImportEvent::Failed(f) => {
                 self.import = ImportStatus::Failed(f);
                 Vec::new()

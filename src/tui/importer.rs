@@ -104,7 +104,20 @@ impl Importer {
         let dir = dir.to_path_buf();
         std::thread::Builder::new()
             .name("importer".into())
-            .spawn(move || run(input, dir, events, rx, &thread_cancel))?;
+            .spawn(move || {
+                let report = events.clone();
+                if let Err(message) =
+                    super::terminal::catch(|| run(input, dir, events, rx, &thread_cancel))
+                {
+                    send(
+                        &report,
+                        ImportEvent::Failed(ImportFailure {
+                            message,
+                            file: None,
+                        }),
+                    );
+                }
+            })?;
         Ok(Importer {
             commands,
             cancel,

@@ -105,7 +105,9 @@ impl QueryRunner {
                         };
                     }
                     let Some((_, c)) = &conn else { continue };
-                    let result = run(c, &sql).map_err(|e| with_hint(&sql, e));
+                    let result = super::terminal::catch(|| run(c, &sql))
+                        .and_then(|r| r)
+                        .map_err(|e| with_hint(&sql, e));
                     let done = QueryEvent::Done {
                         id,
                         result,

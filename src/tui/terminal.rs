@@ -55,13 +55,42 @@ pub fn restore() {
     let _ = execute!(io::stdout(), ratatui::crossterm::cursor::Show);
 }
 
+/// A panic on the UI thread ends the program: the terminal is restored first, so the
+/// message lands on the normal screen. A panic on a worker thread is caught there and shown
+/// in the UI as an error ([`catch`]); printing it would scribble over the screen, so it
+/// is not printed.
 fn install_panic_hook() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
+        let ui_thread = std::thread::current().id();
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            restore();
-            previous(info);
+            if std::thread::current().id() == ui_thread {
+                restore();
+                previous(info);
+            }
         }));
     });
+}
+
+/// Runs a worker's job; a panic becomes an error message instead of a dead thread.
+pub fn catch<T>(job: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).map_err(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown cause".into());
+        format!("internal error (a bug in Sextant; please report it): {what}")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_panicking_job_becomes_an_error() {
+        assert_eq!(super::catch(|| 7), Ok(7));
+        let e = super::catch(|| -> u8 { panic!("boom {}", 1) }).unwrap_err();
+        assert!(e.contains("boom 1"), "{e}");
+    }
 }

@@ -87,7 +87,10 @@ fn serve(rx: Receiver<(DbRef, Request)>, events: Sender<AppEvent>) {
             let Some((_, c)) = &conn else {
                 continue;
             };
-            let answer = answer(c, &request);
+            let answer = match super::terminal::catch(|| answer(c, &request)) {
+                Ok(a) => a,
+                Err(message) => failed(&request, message),
+            };
             if events
                 .send(AppEvent::Data {
                     generation: db.generation,
