@@ -1208,9 +1208,17 @@ fn draw_details(frame: &mut Frame, rect: Rect, state: &TimelineState, theme: &Th
                     whom.push(Span::raw(v.clone()));
                 }
             }
-            if !d.files.is_empty() {
-                whom.push(Span::styled(" file ", theme.dim()));
-                whom.push(Span::raw(d.files.join(", ")));
+            match d.files.len() {
+                0 => {}
+                1 => {
+                    whom.push(Span::styled(" file ", theme.dim()));
+                    whom.push(Span::raw(d.files[0].clone()));
+                }
+                // Rows do not record their file; the machine's files are what is known.
+                _ => {
+                    whom.push(Span::styled(" one of the machine's files ", theme.dim()));
+                    whom.push(Span::raw(d.files.join(", ")));
+                }
             }
             lines.push(Line::from(whom));
             if !d.flows.is_empty() {
