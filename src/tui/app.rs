@@ -356,8 +356,10 @@ impl App {
         Pane::ALL.iter().position(|p| *p == self.pane).unwrap_or(0)
     }
 
-    /// Every pane's data, from a new database.
-    fn load_all(&mut self, db: DbRef, candidates: bool) -> Vec<Effect> {
+    /// Every pane's data, from a new database (a new generation: workers reopen).
+    fn load_all(&mut self, path: PathBuf, candidates: bool) -> Vec<Effect> {
+        let generation = self.db.as_ref().map_or(1, |d| d.generation + 1);
+        let db = DbRef { path, generation };
         self.db = Some(db.clone());
         self.timeline_loading = true;
         let mut effects = vec![
@@ -369,10 +371,6 @@ impl App {
             effects.push(Effect::Load(db, Request::Candidates));
         }
         effects
-    }
-
-    fn next_generation(&self) -> u64 {
-        self.db.as_ref().map_or(1, |d| d.generation + 1)
     }
 
     fn on_import(&mut self, event: ImportEvent, now: Instant) -> Vec<Effect> {
@@ -414,26 +412,12 @@ impl App {
                 self.chooser.can_switch = true;
                 self.chooser
                     .set(candidates.iter().map(Candidate::from).collect());
-                let generation = self.next_generation();
-                self.load_all(
-                    DbRef {
-                        path: db,
-                        generation,
-                    },
-                    false,
-                )
+                self.load_all(db, false)
             }
             ImportEvent::Opened { db } => {
                 self.import = ImportStatus::Done(None);
                 self.chooser.can_switch = false;
-                let generation = self.next_generation();
-                self.load_all(
-                    DbRef {
-                        path: db,
-                        generation,
-                    },
-                    true,
-                )
+                self.load_all(db, true)
             }
             ImportEvent::Failed(f) if matches!(self.import, ImportStatus::Done(_)) => {
                 // The importer stopped during a trace_time switch: the trace on screen is
@@ -461,14 +445,7 @@ impl App {
                 // The old details refer to rows of the old database.
                 self.timeline.selection = None;
                 self.timeline.details = Default::default();
-                let generation = self.next_generation();
-                self.load_all(
-                    DbRef {
-                        path: db,
-                        generation,
-                    },
-                    false,
-                )
+                self.load_all(db, false)
             }
             ImportEvent::ReplaceFailed(message) => {
                 self.replacing = None;

@@ -372,6 +372,27 @@ impl TimelineState {
         self.select(Some(sel))
     }
 
+    /// Selects slice `index` of a lane and shows it.
+    fn reveal_index(
+        &mut self,
+        track: usize,
+        depth: usize,
+        index: usize,
+        page: usize,
+    ) -> Option<DetailsRequest> {
+        let data = self.data.clone()?;
+        let id = *lane(&data, track, depth)?.id.get(index)?;
+        self.reveal(
+            Selection {
+                track,
+                depth,
+                index,
+                id,
+            },
+            page,
+        )
+    }
+
     pub fn on_details(&mut self, request: DetailsRequest, result: Result<Details, String>) {
         let Some(sel) = self.selection else { return };
         let current = match request {
@@ -452,10 +473,10 @@ impl TimelineState {
             KeyCode::Char('n') => return self.search_step(true, page),
             KeyCode::Char('N') => return self.search_step(false, page),
             KeyCode::Char(']') | KeyCode::Char('.') => {
-                return self.step_in_lane(true, geo.lanes.width)
+                return self.step_in_lane(true, geo.lanes.width, page)
             }
             KeyCode::Char('[') | KeyCode::Char(',') => {
-                return self.step_in_lane(false, geo.lanes.width)
+                return self.step_in_lane(false, geo.lanes.width, page)
             }
             KeyCode::Char('c') | KeyCode::Char(' ') => self.toggle_at_cursor(page),
             KeyCode::Char('C') => self.collapse_all(),
@@ -589,19 +610,10 @@ impl TimelineState {
                 (b, a) => b.or(a),
             }
         })?;
-        let id = l.id[index];
-        self.reveal(
-            Selection {
-                track,
-                depth,
-                index,
-                id,
-            },
-            page,
-        )
+        self.reveal_index(track, depth, index, page)
     }
 
-    fn step_in_lane(&mut self, forward: bool, width: u16) -> Option<DetailsRequest> {
+    fn step_in_lane(&mut self, forward: bool, width: u16, page: usize) -> Option<DetailsRequest> {
         let all = self.visible_rows();
         let Row::Lane { track, depth, .. } = *all.get(self.cursor)? else {
             return None;
@@ -629,17 +641,7 @@ impl TimelineState {
                 }
             }
         };
-        let id = l.id[index];
-        let page = usize::MAX / 4;
-        self.reveal(
-            Selection {
-                track,
-                depth,
-                index,
-                id,
-            },
-            page,
-        )
+        self.reveal_index(track, depth, index, page)
     }
 
     fn search_step(&mut self, forward: bool, page: usize) -> Option<DetailsRequest> {
@@ -660,16 +662,7 @@ impl TimelineState {
             next_match(&data, &search.mask, None, forward)
         });
         let (_, track, depth, index) = found?;
-        let id = lane(&data, track, depth)?.id[index];
-        self.reveal(
-            Selection {
-                track,
-                depth,
-                index,
-                id,
-            },
-            page,
-        )
+        self.reveal_index(track, depth, index, page)
     }
 
     pub fn on_mouse(&mut self, m: MouseEvent, area: Rect) -> Option<DetailsRequest> {
