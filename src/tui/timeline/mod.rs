@@ -234,7 +234,9 @@ impl TimelineState {
     /// still make sense.
     pub fn set_data(&mut self, data: Arc<TimelineData>) {
         let first = self.data.is_none();
-        if first || self.following {
+        // A view that shows none of the trace (trace time moved under it) starts over.
+        let lost = self.view_start > data.end || self.view_start + self.view_span < data.start;
+        if first || self.following || lost {
             self.fit_all_of(&data);
             self.following = true;
         }
