@@ -86,8 +86,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Switching trace time: re-place every event on the watch's BOOTTIME, without parsing.
     let never = std::sync::atomic::AtomicBool::new(false);
     let files = sextant::source::open(&archive)?;
-    let mut session =
-        sextant::import::Session::import("merge", files, &db, &mut |_| {}, &never)?;
+    let mut session = sextant::import::Session::import("merge", files, &db, &mut |_| {}, &never)?;
     let watch = session
         .candidates()
         .into_iter()
