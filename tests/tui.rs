@@ -540,6 +540,26 @@ fn mouse_click_selects_and_wheel_zooms_at_the_pointer() {
     let span = harness.app.timeline.view_span;
     harness.mouse(MouseEventKind::ScrollUp, col as u16 + 1, row as u16);
     assert!(harness.app.timeline.view_span < span, "the wheel zooms in");
+    // A click on a counter reads its value there.
+    let (row, line) = screen
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("battery_mA"))
+        .expect("a counter row");
+    let col = line
+        .find('│')
+        .map(|b| line[..b].chars().count() + 10)
+        .expect("the lanes start");
+    harness.mouse(
+        MouseEventKind::Down(MouseButton::Left),
+        col as u16,
+        row as u16,
+    );
+    let screen_after = harness.screen();
+    assert!(
+        screen_after.contains("battery_mA at +") && screen_after.contains("in view"),
+        "{screen_after}"
+    );
     // A click on a group's label closes it.
     let (row, _) = screen
         .lines()
