@@ -666,7 +666,7 @@ fn a_storm_of_keys_never_panics() {
         let mut harness = Harness::demo(w, h);
         // A fixed pseudo-random sequence: reproducible, and wide enough to reach odd states.
         let mut seed: u64 = 0x5eed_u64 + u64::from(w);
-        for step in 0..3000 {
+        for step in 0..3000u32 {
             seed = seed
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
@@ -675,17 +675,17 @@ fn a_storm_of_keys_never_panics() {
                 continue;
             }
             harness.key(code);
-            if step % 50 == 0 {
+            if step.is_multiple_of(50) {
                 let _ = harness.screen();
             }
-            if (seed >> 20) % 97 == 0 {
+            if (seed >> 20).is_multiple_of(97) {
                 harness.mouse(
                     MouseEventKind::Down(MouseButton::Left),
                     (seed % u64::from(w)) as u16,
                     ((seed >> 8) % u64::from(h)) as u16,
                 );
             }
-            if (seed >> 24) % 89 == 0 {
+            if (seed >> 24).is_multiple_of(89) {
                 harness.mouse(
                     MouseEventKind::ScrollDown,
                     (seed % u64::from(w)) as u16,
