@@ -127,10 +127,14 @@ fn demo_session_query_trace_time_switch_and_clean_exit() {
     pty.wait_for("watch", 0);
     // The import finished: its summary replaces the progress bar.
     pty.wait_for("events from", 0);
-    // Idle: nothing more is sent to the terminal.
+    // Idle: nothing more is sent to the terminal, even while the pointer moves over it
+    // (SGR mouse reports of motion without a button).
     std::thread::sleep(Duration::from_millis(700));
     let settled = pty.text().len();
-    std::thread::sleep(Duration::from_millis(1500));
+    for x in 10..20 {
+        pty.send(&format!("\x1b[<35;{x};8M"));
+    }
+    std::thread::sleep(Duration::from_millis(500));
     assert_eq!(
         pty.text().len(),
         settled,

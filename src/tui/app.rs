@@ -155,6 +155,9 @@ pub struct App {
     pub quit: bool,
     timeline_loading: bool,
     last_reload: Option<Instant>,
+    /// How long the last timeline load took: reloads during an import wait three times
+    /// that, so the loader takes at most about a third of a core from the importer.
+    last_load_took: Duration,
     rows_at_reload: u64,
     /// Where the import writes, readable once writing starts.
     pending_db: Option<PathBuf>,
@@ -182,6 +185,7 @@ impl App {
             quit: false,
             timeline_loading: false,
             last_reload: None,
+            last_load_took: Duration::ZERO,
             rows_at_reload: 0,
             pending_db: None,
         }
@@ -239,7 +243,7 @@ impl App {
             }
             AppEvent::Input(_) => Vec::new(),
             AppEvent::Import(e) => self.on_import(e, now),
-            AppEvent::Data { generation, answer } => self.on_answer(generation, answer),
+            AppEvent::Data { generation, answer } => self.on_answer(generation, answer, now),
             AppEvent::Query(e) => {
                 self.query.on_event(e);
                 Vec::new()
@@ -386,9 +390,9 @@ impl App {
                 }
                 // Rows are landing: reload the timeline now and then, never twice at once.
                 if let (Some(rows), Some(path)) = (writing_rows, &self.pending_db) {
-                    let due = self
-                        .last_reload
-                        .is_none_or(|t| now.duration_since(t) >= RELOAD_EVERY);
+                    let due = self.last_reload.is_none_or(|t| {
+                        now.duration_since(t) >= RELOAD_EVERY.max(self.last_load_took * 3)
+                    });
                     if rows > self.rows_at_reload && due && !self.timeline_loading {
                         self.timeline_loading = true;
                         self.last_reload = Some(now);
@@ -456,10 +460,13 @@ impl App {
         }
     }
 
-    fn on_answer(&mut self, generation: u64, answer: Answer) -> Vec<Effect> {
+    fn on_answer(&mut self, generation: u64, answer: Answer, now: Instant) -> Vec<Effect> {
         let current = self.db.as_ref().map(|d| d.generation);
         if matches!(answer, Answer::Timeline(_)) {
             self.timeline_loading = false;
+            if let Some(asked) = self.last_reload {
+                self.last_load_took = now.saturating_duration_since(asked);
+            }
         }
         if current != Some(generation) {
             return Vec::new();

@@ -73,6 +73,15 @@ pub fn tick(ns: i64, step: i64, largest: i64) -> String {
     format!("{sign}{:.*} {unit}", decimals, abs / scale)
 }
 
+/// A counter value: whole numbers as they are, others with three decimals.
+pub fn value(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v:.3}")
+    }
+}
+
 /// A readable count: 1234567 → `1.2M`.
 pub fn count(n: f64) -> String {
     if n >= 1e9 {
@@ -112,6 +121,12 @@ mod tests {
         assert_eq!(duration(1_500_000_000), "1.5 s");
         assert_eq!(duration(-2_000_000), "-2 ms");
         assert_eq!(offset(1_000), "+1 µs");
+    }
+
+    #[test]
+    fn counter_values() {
+        assert_eq!(value(42.0), "42");
+        assert_eq!(value(-1.5), "-1.500");
     }
 
     #[test]

@@ -25,6 +25,7 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
+use ratatui::crossterm::event::{Event, MouseEvent, MouseEventKind};
 use ratatui::layout::Rect;
 
 use self::app::{App, Effect};
@@ -144,21 +145,37 @@ pub fn run(input: Input) -> Result<(), TuiError> {
         let mut urgent = false;
         match rx.recv_timeout(wait) {
             Ok(first) => {
-                // Apply everything already queued before drawing once.
+                // Apply what is already queued (up to a bound, so a flood of progress
+                // cannot hold back the next frame) before drawing once.
                 let mut next = Some(first);
+                let mut applied = 0;
                 while let Some(event) = next {
-                    urgent |= matches!(
+                    // Pointer motion changes nothing on screen: no redraw, no bytes sent.
+                    let moved = matches!(
                         event,
-                        AppEvent::Input(_) | AppEvent::Query(_) | AppEvent::Data { .. }
+                        AppEvent::Input(Event::Mouse(MouseEvent {
+                            kind: MouseEventKind::Moved,
+                            ..
+                        }))
                     );
+                    urgent |= !moved
+                        && matches!(
+                            event,
+                            AppEvent::Input(_) | AppEvent::Query(_) | AppEvent::Data { .. }
+                        );
                     let is_progress =
                         matches!(event, AppEvent::Import(importer::ImportEvent::Progress(_)));
                     urgent |= matches!(event, AppEvent::Import(_)) && !is_progress;
+                    dirty |= !moved;
                     let effects = app.handle(event, Instant::now());
                     threads.apply(effects);
-                    next = rx.try_recv().ok();
+                    applied += 1;
+                    next = if applied < 10_000 {
+                        rx.try_recv().ok()
+                    } else {
+                        None
+                    };
                 }
-                dirty = true;
             }
             Err(RecvTimeoutError::Timeout) => {
                 if app.busy() {

@@ -592,6 +592,11 @@ impl TimelineState {
             self.message = Some("this slice has no flows".into());
             return None;
         }
+        if let Row::Counter { track, .. } = row {
+            let cols = self.columns(width.max(1));
+            self.message = self.counter_reading(track, cols.start + cols.span / 2, &cols);
+            return None;
+        }
         // Otherwise it selects the slice under the middle of the view on the cursor lane.
         let Row::Lane { track, depth, .. } = row else {
             return None;
@@ -706,6 +711,10 @@ impl TimelineState {
                     }
                     return None;
                 }
+                if let Row::Counter { track, .. } = row {
+                    self.message = self.counter_reading(track, cols.time_at(col), &cols);
+                    return None;
+                }
                 if let Row::Lane { track, depth, .. } = row {
                     let data = self.data.clone()?;
                     let l = lane(&data, track, depth)?;
@@ -728,6 +737,25 @@ impl TimelineState {
             _ => {}
         }
         None
+    }
+
+    /// A counter's value at `t`, and its range in the view, for the footer.
+    fn counter_reading(&self, track: usize, t: i64, cols: &Columns) -> Option<String> {
+        let data = self.data.as_ref()?;
+        let TrackData::Counter(c) = &data.tracks.get(track)?.data else {
+            return None;
+        };
+        let at = format::offset(t - data.start);
+        let label = &data.tracks[track].label;
+        let value = match c.value_at(t) {
+            Some(v) => format::value(v),
+            None => "no value yet".into(),
+        };
+        let range = match c.range(cols.start, cols.end()) {
+            Some((lo, hi)) => format!(" · in view {} to {}", format::value(lo), format::value(hi)),
+            None => String::new(),
+        };
+        Some(format!("{label} at {at}: {value}{range}"))
     }
 
     /// True while a text field (search) has focus.
