@@ -57,6 +57,26 @@ impl Sequence {
     }
 }
 
+/// The fields of a kernel driver's trace marker (MDSS, SDE, DPU, G2D, Mali).
+struct KernelMarker {
+    /// `B`, `E` or `C`, as in atrace.
+    ty: u8,
+    tgid: Option<i32>,
+    name: String,
+    value: i32,
+}
+
+impl KernelMarker {
+    fn new(ty: u8, tgid: Option<i32>, name: Option<String>, value: Option<i32>) -> Self {
+        Self {
+            ty,
+            tgid,
+            name: name.unwrap_or_default(),
+            value: value.unwrap_or(0),
+        }
+    }
+}
+
 /// Per-cpu state of compact sched decoding: the task that the last switch put on.
 #[derive(Clone, Copy)]
 struct CompactCpu {
@@ -677,21 +697,13 @@ impl Parser<'_> {
         }
     }
 
-    /// A kernel driver's trace marker, as the atrace text it stands for.
-    #[allow(clippy::too_many_arguments)]
-    fn kernel_marker(
-        &mut self,
-        machine: MachineId,
-        ts: i64,
-        clock: ClockRef,
-        pid: i64,
-        ty: u8,
-        tgid: Option<i32>,
-        name: &str,
-        value: i32,
-    ) {
-        let tgid = tgid.map_or(pid, i64::from);
-        let text = match ty {
+    /// A kernel driver's trace marker, as the atrace text it stands for; `at` is where the
+    /// ftrace event happened (machine, ts, clock, pid).
+    fn kernel_marker(&mut self, at: (MachineId, i64, ClockRef, i64), m: KernelMarker) {
+        let (machine, ts, clock, pid) = at;
+        let tgid = m.tgid.map_or(pid, i64::from);
+        let (name, value) = (m.name, m.value);
+        let text = match m.ty {
             b'B' => format!("B|{tgid}|{name}"),
             b'E' => format!("E|{tgid}"),
             b'C' => format!("C|{tgid}|{name}|{value}"),
@@ -1848,8 +1860,8 @@ impl Parser<'_> {
                 } else {
                     b'E'
                 };
-                let name = m.trace_name.unwrap_or_default();
-                self.kernel_marker(machine, ts, clock, pid, ty, m.pid, &name, 0);
+                let marker = KernelMarker::new(ty, m.pid, m.trace_name, None);
+                self.kernel_marker((machine, ts, clock, pid), marker);
             }
             E::SdeTracingMarkWrite(m) => {
                 let ty = match m.trace_type.unwrap_or(0) {
@@ -1857,59 +1869,21 @@ impl Parser<'_> {
                     0 => b'E',
                     t => t as u8,
                 };
-                let name = m.trace_name.unwrap_or_default();
-                self.kernel_marker(
-                    machine,
-                    ts,
-                    clock,
-                    pid,
-                    ty,
-                    m.pid,
-                    &name,
-                    m.value.unwrap_or(0),
-                );
+                let marker = KernelMarker::new(ty, m.pid, m.trace_name, m.value);
+                self.kernel_marker((machine, ts, clock, pid), marker);
             }
             E::DpuTracingMarkWrite(m) => {
-                let name = m.name.or(m.trace_name).unwrap_or_default();
                 let ty = m.r#type.unwrap_or(0) as u8;
-                self.kernel_marker(
-                    machine,
-                    ts,
-                    clock,
-                    pid,
-                    ty,
-                    m.pid,
-                    &name,
-                    m.value.unwrap_or(0),
-                );
+                let marker = KernelMarker::new(ty, m.pid, m.name.or(m.trace_name), m.value);
+                self.kernel_marker((machine, ts, clock, pid), marker);
             }
             E::G2dTracingMarkWrite(m) => {
-                let name = m.name.unwrap_or_default();
-                let ty = m.r#type.unwrap_or(0) as u8;
-                self.kernel_marker(
-                    machine,
-                    ts,
-                    clock,
-                    pid,
-                    ty,
-                    m.pid,
-                    &name,
-                    m.value.unwrap_or(0),
-                );
+                let marker = KernelMarker::new(m.r#type.unwrap_or(0) as u8, m.pid, m.name, m.value);
+                self.kernel_marker((machine, ts, clock, pid), marker);
             }
             E::MaliTracingMarkWrite(m) => {
-                let name = m.name.unwrap_or_default();
-                let ty = m.r#type.unwrap_or(0) as u8;
-                self.kernel_marker(
-                    machine,
-                    ts,
-                    clock,
-                    pid,
-                    ty,
-                    m.pid,
-                    &name,
-                    m.value.unwrap_or(0),
-                );
+                let marker = KernelMarker::new(m.r#type.unwrap_or(0) as u8, m.pid, m.name, m.value);
+                self.kernel_marker((machine, ts, clock, pid), marker);
             }
             E::CpuFrequency(f) => {
                 let name = self.sink.intern("cpufreq");
