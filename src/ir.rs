@@ -950,6 +950,15 @@ impl Sink {
     }
 
     /// Adds `delta` to a stat of the current file on `machine`.
+    /// A stat's value summed over every machine, file and index (0 when absent).
+    pub fn stat_total(&self, name: &str) -> i64 {
+        self.stats
+            .iter()
+            .filter(|(k, _)| k.name == name)
+            .map(|(_, v)| *v)
+            .sum()
+    }
+
     pub fn stat(&mut self, name: &'static str, machine: MachineId, delta: i64) {
         self.stat_indexed(name, None, machine, delta);
     }

@@ -105,9 +105,8 @@ pub enum Plan {
 /// A relation added to the graph, in insertion order: the rows of `clock_snapshot`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InsertedSnapshot {
-    /// (raw clock id, node, value)
+    /// (raw clock id, node, value); each row's machine is its node's.
     pub readings: Vec<(u32, ClockDomain, i64)>,
-    pub machine: MachineId,
     pub source: EdgeSource,
 }
 
@@ -244,12 +243,10 @@ impl Placement {
         b: (ClockDomain, i64),
         source: EdgeSource,
         file: Option<u32>,
-        machine: MachineId,
     ) {
         self.graph.relate(a, b, source, file);
         self.inserted.push(InsertedSnapshot {
             readings: vec![(a.0.clock_id, a.0, a.1), (b.0.clock_id, b.0, b.1)],
-            machine,
             source,
         });
     }
@@ -287,7 +284,6 @@ impl Placement {
         }
         self.inserted.push(InsertedSnapshot {
             readings,
-            machine: snap.machine,
             source: EdgeSource::Snapshot,
         });
     }
@@ -303,7 +299,6 @@ impl Placement {
                     (canonical, 0),
                     EdgeSource::Reconnect,
                     Some(ctx.file),
-                    ctx.machine,
                 );
             }
         }
@@ -324,7 +319,6 @@ impl Placement {
                 (rg, 0),
                 EdgeSource::RealtimeRendezvous,
                 Some(ctx.file),
-                ctx.machine,
             );
             return;
         }
@@ -332,13 +326,7 @@ impl Placement {
             || g.clock_id == clocks::TRACE_FILE
             || c.clock_id == g.clock_id
         {
-            self.relate(
-                (c, 0),
-                (g, 0),
-                EdgeSource::SameDomain,
-                Some(ctx.file),
-                ctx.machine,
-            );
+            self.relate((c, 0), (g, 0), EdgeSource::SameDomain, Some(ctx.file));
             return;
         }
         self.unrelatable.push(Unrelatable {
@@ -372,7 +360,7 @@ pub fn place(input: &PlacementInput) -> Placement {
     for e in &input.manifest.edges {
         let from = (e.from, e.offset_ns.checked_neg().unwrap_or(i64::MAX).max(0));
         let to = (e.to, e.offset_ns.max(0));
-        p.relate(from, to, EdgeSource::Manifest, Some(e.file), e.to.machine);
+        p.relate(from, to, EdgeSource::Manifest, Some(e.file));
     }
 
     let mut by_context: HashMap<(u32, MachineId), Vec<&ClockSnapshot>> = HashMap::new();

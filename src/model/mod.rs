@@ -1665,11 +1665,7 @@ mod tests {
     }
 
     fn stat(sink: &Sink, name: &str) -> i64 {
-        sink.stats
-            .iter()
-            .filter(|(k, _)| k.name == name)
-            .map(|(_, v)| *v)
-            .sum()
+        sink.stat_total(name)
     }
 
     fn log_args(sink: &Sink, log: &ImportLogRow) -> Vec<(String, ArgValue)> {

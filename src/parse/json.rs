@@ -1572,11 +1572,7 @@ mod tests {
     }
 
     fn stat(sink: &Sink, name: &str) -> i64 {
-        sink.stats
-            .iter()
-            .filter(|(k, _)| k.name == name)
-            .map(|(_, v)| *v)
-            .sum()
+        sink.stat_total(name)
     }
 
     /// Slice-like events as "<kind> <ts> <name> [dur]" (Thread/name events omitted).
