@@ -6,7 +6,7 @@ mod output;
 pub mod schema;
 
 pub use functions::register_functions;
-pub use output::{run_script, QueryError};
+pub use output::{run_script, to_sqlite, QueryError};
 
 use std::collections::HashMap;
 use std::path::Path;

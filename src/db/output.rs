@@ -189,6 +189,18 @@ fn fmt_real(v: f64) -> String {
 }
 
 /// Runs every statement of `sql`, printing each result set as CSV.
+/// Rewrites Perfetto-only statements (`INCLUDE PERFETTO MODULE`, `CREATE PERFETTO TABLE/VIEW`)
+/// into plain SQLite, so every SQL surface (the CLI, the TUI's prompt) accepts the same SQL.
+pub fn to_sqlite(sql: &str) -> Result<String, QueryError> {
+    let mut out = Vec::new();
+    for raw in split_statements(sql) {
+        if let Some(translated) = translate(raw)? {
+            out.push(translated);
+        }
+    }
+    Ok(out.join(";\n"))
+}
+
 pub fn run_script(conn: &Connection, sql: &str, out: &mut impl Write) -> Result<(), QueryError> {
     let statements = split_statements(sql);
     if statements.is_empty() {

@@ -105,9 +105,7 @@ impl QueryRunner {
                         };
                     }
                     let Some((_, c)) = &conn else { continue };
-                    let result = super::terminal::catch(|| run(c, &sql))
-                        .and_then(|r| r)
-                        .map_err(|e| with_hint(&sql, e));
+                    let result = super::terminal::catch(|| run(c, &sql)).and_then(|r| r);
                     let done = QueryEvent::Done {
                         id,
                         result,
@@ -145,9 +143,11 @@ pub fn open(path: &std::path::Path) -> Result<Connection, String> {
     Ok(conn)
 }
 
-/// Runs every statement; the last one with columns is the result shown.
+/// Runs every statement (Perfetto's INCLUDE / CREATE PERFETTO forms as `sextant query` takes
+/// them); the last one with columns is the result shown.
 pub fn run(conn: &Connection, sql: &str) -> Result<QueryResult, String> {
-    let mut batch = Batch::new(conn, sql);
+    let sql = crate::db::to_sqlite(sql).map_err(|e| sanitize_bytes(e.to_string().as_bytes()))?;
+    let mut batch = Batch::new(conn, &sql);
     let mut result: Option<QueryResult> = None;
     let mut statements = 0;
     loop {
@@ -222,17 +222,6 @@ fn describe(e: rusqlite::Error) -> String {
             "the trace database is read-only here (CREATE TEMP TABLE works)".into()
         }
         _ => sanitize_bytes(e.to_string().as_bytes()),
-    }
-}
-
-/// Adds what to do when Perfetto-only syntax met SQLite's parser.
-fn with_hint(sql: &str, message: String) -> String {
-    if sql.to_ascii_uppercase().contains("PERFETTO") && message.contains("syntax error") {
-        format!(
-            "{message}\nINCLUDE PERFETTO MODULE and CREATE PERFETTO TABLE run in `sextant query`; here the modules' tables and views are already there, and CREATE TEMP TABLE works."
-        )
-    } else {
-        message
     }
 }
 
@@ -759,11 +748,15 @@ mod tests {
     }
 
     #[test]
-    fn perfetto_syntax_errors_say_where_it_works() {
+    fn perfetto_statements_run_at_the_prompt_as_in_sextant_query() {
         let conn = Connection::open_in_memory().unwrap();
-        let sql = "INCLUDE PERFETTO MODULE slices.with_context; select 1";
-        let e = with_hint(sql, run(&conn, sql).unwrap_err());
-        assert!(e.contains("sextant query"), "{e}");
+        let sql = "INCLUDE PERFETTO MODULE slices.with_context;
+                   CREATE PERFETTO TABLE answers AS SELECT 42 AS answer;
+                   SELECT answer FROM answers";
+        let r = run(&conn, sql).unwrap();
+        assert_eq!(r.rows, vec![vec![Cell::Int(42)]]);
+        let e = run(&conn, "INCLUDE PERFETTO MODULE no.such.module").unwrap_err();
+        assert!(e.contains("no.such.module"), "{e}");
     }
 
     #[test]
