@@ -116,7 +116,7 @@ pub fn import_files(
 ) -> Result<ImportSummary, ImportError> {
     let never = AtomicBool::new(false);
     let mut session = Session::parse(input_name, files, &mut |_| {}, &never)?;
-    session.write(db_path, None, false, &mut |_| {}, &never)?;
+    session.write(db_path, None, false, false, &mut |_| {}, &never)?;
     Ok(session.summary)
 }
 
@@ -130,8 +130,29 @@ impl Session {
         cancel: &AtomicBool,
     ) -> Result<Session, ImportError> {
         let mut session = Session::parse(input_name, files, progress, cancel)?;
-        session.write(db_path, None, true, progress, cancel)?;
+        session.write(db_path, None, true, true, progress, cancel)?;
         Ok(session)
+    }
+
+    /// Like [`Session::import`], with trace time on `clock` (see [`Session::clock_node`])
+    /// rather than where the files and the manifest put it: the database
+    /// [`Session::replace`] would write for that clock.
+    pub fn import_on(
+        input_name: &str,
+        files: Vec<TraceFile>,
+        clock: ClockDomain,
+        db_path: &Path,
+        progress: &mut dyn FnMut(&Progress),
+        cancel: &AtomicBool,
+    ) -> Result<Session, ImportError> {
+        let mut session = Session::parse(input_name, files, progress, cancel)?;
+        session.write(db_path, Some(clock), true, true, progress, cancel)?;
+        Ok(session)
+    }
+
+    /// The clock of a node of the last database's `__sextant_clock_node`.
+    pub fn clock_node(&self, node: u32) -> Option<ClockDomain> {
+        self.nodes.get(node as usize).copied()
     }
 
     pub fn summary(&self) -> &ImportSummary {
@@ -157,7 +178,7 @@ impl Session {
             .get(node as usize)
             .ok_or(ImportError::NoSuchClock(node))?;
         self.started = Instant::now();
-        self.write(db_path, Some(clock), true, progress, cancel)?;
+        self.write(db_path, Some(clock), true, false, progress, cancel)?;
         Ok(self.summary.clone())
     }
 
@@ -313,11 +334,13 @@ impl Session {
     }
 
     /// Places, sorts, builds and writes the database; keeps the raw events when `keep`.
+    /// A `live` database is committed as rows land, for readers during the import.
     fn write(
         &mut self,
         db_path: &Path,
         forced: Option<ClockDomain>,
         keep: bool,
+        live: bool,
         progress: &mut dyn FnMut(&Progress),
         cancel: &AtomicBool,
     ) -> Result<(), ImportError> {
@@ -415,19 +438,23 @@ impl Session {
         progress(&state);
         let machines: Vec<MachineId> = (0..sink.machine_registry.len() as MachineId).collect();
         let swapper = sink.swapper_machines.clone();
-        let conn = db::create(db_path)?;
         let mut tick = |rows: u64| {
             let mut s = state.clone();
             s.events = rows;
             progress(&s);
             !cancel.load(Ordering::Relaxed)
         };
-        let mut writer = db::begin(&conn, &mut tick)?;
-        let tables = crate::model::build(sink, &machines, &swapper, &mut writer);
+        let built = db::create(db_path, live).and_then(|conn| {
+            let mut writer = db::begin(conn, live, &mut tick)?;
+            let tables = crate::model::build(sink, &machines, &swapper, &mut writer);
+            Ok((writer, tables))
+        });
         phase("model+rows", t);
+        // The raw events go back whatever happened, for the next placement.
         if let Some(raw) = raw {
             sink.events = raw;
         }
+        let (writer, tables) = built?;
         let t = Instant::now();
         self.summary.slices = tables.slice_count as usize;
         self.summary.counters = tables.counter_count as usize;
@@ -442,8 +469,8 @@ impl Session {
             })
             .map(|(_, v)| *v as u64)
             .sum();
-        writer.finish(&tables, sink, &facts)?;
-        db::commit(&conn)?;
+        let conn = writer.finish(&tables, sink, &facts)?;
+        db::commit(&conn, live)?;
         phase("db", t);
         self.summary.total_secs = self.started.elapsed().as_secs_f64();
         progress(&Progress {

@@ -1569,3 +1569,131 @@ fn standalone_manifest_imports() {
         table(&[["4294967296", "phone"]])
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Switching trace time (`Session::replace`): the database is the one a fresh import on the
+// chosen clock writes
+// ---------------------------------------------------------------------------------------
+
+/// Every table of a database with its rows in rowid order, as text.
+fn every_table(conn: &Connection) -> Vec<(String, Vec<Vec<String>>)> {
+    rows(
+        conn,
+        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
+    )
+    .into_iter()
+    .map(|name| {
+        let name = name[0].clone();
+        let content = rows(conn, &format!("SELECT * FROM \"{name}\" ORDER BY rowid"));
+        (name, content)
+    })
+    .collect()
+}
+
+/// Checks two databases hold the same rows, naming the first table and row that differ.
+fn assert_same_content(what: &str, got: &Path, want: &Path) {
+    let open = |p: &Path| sextant::db::open_read_only(p).expect("the database opens");
+    let (got, want) = (every_table(&open(got)), every_table(&open(want)));
+    let names = |t: &[(String, Vec<Vec<String>>)]| -> Vec<String> {
+        t.iter().map(|(n, _)| n.clone()).collect()
+    };
+    assert_eq!(names(&got), names(&want), "{what}: tables");
+    for ((name, got), (_, want)) in got.iter().zip(&want) {
+        if let Some(i) = (0..got.len().max(want.len())).find(|&i| got.get(i) != want.get(i)) {
+            panic!(
+                "{what}: table {name} differs at row {i} ({} rows vs {}):\n  got:  {:?}\n  want: {:?}",
+                got.len(),
+                want.len(),
+                got.get(i),
+                want.get(i)
+            );
+        }
+    }
+}
+
+fn demo_files() -> Vec<sextant::source::TraceFile> {
+    sextant::source::open_bytes(sextant::demo::NAME, sextant::demo::DEMO_ZIP.to_vec())
+        .expect("the demo opens")
+}
+
+#[test]
+fn replace_writes_what_a_fresh_import_on_that_clock_writes() {
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let first = TempFile::new("replace-first.sqlite");
+    let mut session =
+        sextant::import::Session::import("demo", demo_files(), first.path(), &mut |_| {}, &never)
+            .expect("the demo imports");
+    let candidates = session.candidates();
+    assert!(candidates.len() >= 4, "the demo has clocks to choose");
+    // Every clock in turn, each replace starting from the state the previous one left.
+    for candidate in candidates.iter().filter(|c| !c.current) {
+        let clock = session.clock_node(candidate.node).expect("a clock node");
+        let replaced = TempFile::new("replaced.sqlite");
+        session
+            .replace(candidate.node, replaced.path(), &mut |_| {}, &never)
+            .expect("the replace succeeds");
+        let fresh = TempFile::new("fresh.sqlite");
+        sextant::import::Session::import_on(
+            "demo",
+            demo_files(),
+            clock,
+            fresh.path(),
+            &mut |_| {},
+            &never,
+        )
+        .expect("the fresh import succeeds");
+        assert_same_content(&candidate.label, replaced.path(), fresh.path());
+    }
+}
+
+#[test]
+fn replace_back_to_the_first_clock_writes_the_same_database_again() {
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let first = TempFile::new("roundtrip-first.sqlite");
+    let mut session =
+        sextant::import::Session::import("demo", demo_files(), first.path(), &mut |_| {}, &never)
+            .expect("the demo imports");
+    let candidates = session.candidates();
+    let watch = candidates
+        .iter()
+        .find(|c| c.label == "watch BOOTTIME")
+        .expect("a watch BOOTTIME candidate");
+    let phone = candidates
+        .iter()
+        .find(|c| c.label == "phone BOOTTIME")
+        .expect("a phone BOOTTIME candidate");
+    let there = TempFile::new("roundtrip-watch.sqlite");
+    session
+        .replace(watch.node, there.path(), &mut |_| {}, &never)
+        .expect("switching to the watch");
+    let phone_node = session
+        .candidates()
+        .iter()
+        .find(|c| c.label == phone.label)
+        .expect("phone BOOTTIME is still a candidate")
+        .node;
+    let back = TempFile::new("roundtrip-phone.sqlite");
+    session
+        .replace(phone_node, back.path(), &mut |_| {}, &never)
+        .expect("switching back to the phone");
+    let again = TempFile::new("roundtrip-watch-again.sqlite");
+    let watch_node = session
+        .candidates()
+        .iter()
+        .find(|c| c.label == watch.label)
+        .expect("watch BOOTTIME is still a candidate")
+        .node;
+    session
+        .replace(watch_node, again.path(), &mut |_| {}, &never)
+        .expect("switching to the watch again");
+    assert_same_content("watch BOOTTIME twice", again.path(), there.path());
+    let slices = |p: &Path| {
+        let conn = sextant::db::open_read_only(p).expect("the database opens");
+        rows(&conn, "SELECT ts, dur, name FROM slice ORDER BY id")
+    };
+    assert_eq!(
+        slices(back.path()),
+        slices(first.path()),
+        "back on the phone's BOOTTIME, slices are where the first import put them"
+    );
+}

@@ -1,6 +1,7 @@
 //! SQLite: the schema, the bulk writer on the import connection, read-only query
 //! connections with Perfetto's SQL functions, and `trace_processor_shell`-style CSV output.
 
+mod bulk;
 mod functions;
 mod output;
 pub mod schema;
@@ -8,10 +9,13 @@ pub mod schema;
 pub use functions::register_functions;
 pub use output::{run_script, to_sqlite, QueryError};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
-use rusqlite::{params, Connection, OpenFlags, Statement};
+use rusqlite::{params, Connection, OpenFlags};
+
+use bulk::{Destination, Message, Pipe, Rows, Table};
 
 use crate::clock::report::{CandidateRow, Report, SnapshotRow};
 use crate::ir::{
@@ -27,6 +31,10 @@ pub enum DbError {
     Sqlite(#[from] rusqlite::Error),
     #[error("the import was cancelled")]
     Cancelled,
+    #[error("the database writer thread failed")]
+    WriterFailed,
+    #[error("cannot start the database writer thread: {0}")]
+    Thread(std::io::Error),
     #[error("{path} is not a Sextant database: {reason}")]
     NotSextant { path: String, reason: String },
 }
@@ -54,8 +62,9 @@ pub struct ImportFacts {
     pub candidates: Vec<CandidateRow>,
 }
 
-/// Opens a fresh database file for writing, tuned for one bulk load.
-pub fn create(path: &Path) -> Result<Connection, DbError> {
+/// Opens a fresh database file for writing, tuned for one bulk load. A `live` one is read
+/// while it is written (see [`begin`]).
+pub fn create(path: &Path, live: bool) -> Result<Connection, DbError> {
     if path.exists() {
         let _ = std::fs::remove_file(path);
     }
@@ -65,13 +74,20 @@ pub fn create(path: &Path) -> Result<Connection, DbError> {
         let _ = std::fs::remove_file(side);
     }
     let conn = Connection::open(path)?;
-    // WAL lets read-only connections (the TUI) see each committed batch while the import
-    // writes; nothing needs to survive a crash, so no syncing.
+    // Nothing needs to survive a crash, so no syncing.
     conn.execute_batch(
-        "PRAGMA page_size = 8192; PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF;
-         PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY;
-         PRAGMA wal_autocheckpoint = 10000;",
+        "PRAGMA page_size = 8192; PRAGMA synchronous = OFF; PRAGMA cache_size = -32768;
+         PRAGMA temp_store = MEMORY;",
     )?;
+    if live {
+        // WAL lets read-only connections (the TUI) see each committed batch while the
+        // import writes.
+        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 10000;")?;
+    } else {
+        // Nobody reads it before it is complete: no journal, every page written once
+        // (WAL writes each twice). [`commit`] turns WAL on at the end.
+        conn.execute_batch("PRAGMA journal_mode = OFF;")?;
+    }
     conn.execute_batch(schema::TABLES)?;
     conn.execute_batch(schema::VIEWS)?;
     Ok(conn)
@@ -107,21 +123,48 @@ pub fn open_read_only(path: &Path) -> Result<Connection, DbError> {
     Ok(conn)
 }
 
-/// Starts the bulk load, committed at each model checkpoint (see [`RowSink::checkpoint`]).
-/// `tick` hears the rows written so far at each commit; returning false cancels the import.
-pub fn begin<'c>(
-    conn: &'c Connection,
-    tick: &'c mut dyn FnMut(u64) -> bool,
-) -> Result<TableWriter<'c>, DbError> {
+/// Starts the bulk load on `conn` (made by [`create`] with the same `live`). Rows are written
+/// by a second thread while the model builds them. When `live`, every model checkpoint (see
+/// [`RowSink::checkpoint`]) commits what is written so far; `tick` hears the rows written
+/// so far at each checkpoint, and returning false cancels the import.
+pub fn begin(
+    conn: Connection,
+    live: bool,
+    tick: &mut dyn FnMut(u64) -> bool,
+) -> Result<TableWriter<'_>, DbError> {
     conn.execute_batch("BEGIN")?;
-    TableWriter::new(conn, tick)
+    let dest = Arc::new(Mutex::new(Destination::new(conn)));
+    let pipe = bulk::spawn(dest.clone())?;
+    Ok(TableWriter {
+        dest,
+        pipe: Some(pipe),
+        live,
+        slices: Rows::new(Table::Slice),
+        counters: Rows::new(Table::Counter),
+        sched: Rows::new(Table::Sched),
+        thread_states: Rows::new(Table::ThreadState),
+        args: Rows::new(Table::Args),
+        waiting: VecDeque::new(),
+        next_slice: 0,
+        error: None,
+        rows: 0,
+        tick,
+        next_arg_row: 0,
+        sets_by_content: HashMap::new(),
+        sets_by_ref: HashMap::new(),
+    })
 }
 
-/// Commits the bulk load, then builds indexes and folds the WAL into the database file.
-pub fn commit(conn: &Connection) -> Result<(), DbError> {
+/// Commits the bulk load, then builds indexes and leaves the database in WAL mode with
+/// nothing in the WAL, whichever way it was written.
+pub fn commit(conn: &Connection, live: bool) -> Result<(), DbError> {
     conn.execute_batch("COMMIT")?;
     conn.execute_batch(schema::INDEXES)?;
-    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")?;
+    if live {
+        conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")?;
+    } else {
+        conn.execute_batch("PRAGMA journal_mode = WAL")?;
+    }
     Ok(())
 }
 
@@ -137,19 +180,29 @@ fn opt_u32(v: Option<u32>) -> Option<i64> {
     v.map(i64::from)
 }
 
-/// Writes rows on the import connection: the big tables as the model streams them
-/// ([`RowSink`]), the small ones at the end.
-pub struct TableWriter<'c> {
-    conn: &'c Connection,
-    arg_stmt: Statement<'c>,
-    slice_stmt: Statement<'c>,
-    counter_stmt: Statement<'c>,
-    sched_stmt: Statement<'c>,
-    thread_state_stmt: Statement<'c>,
+/// Slices that ended before an earlier-begun one wait for it at most this many ids, so
+/// rows reach SQLite in id order (appending is its cheapest insert).
+const REORDER_WINDOW: usize = 1 << 16;
+
+/// Writes rows of the bulk load: the big tables as the model streams them ([`RowSink`]),
+/// handed in batches to the writer thread; the small ones at the end.
+pub struct TableWriter<'t> {
+    dest: Arc<Mutex<Destination>>,
+    /// The writer thread, until the stream ends.
+    pipe: Option<Pipe>,
+    live: bool,
+    slices: Rows,
+    counters: Rows,
+    sched: Rows,
+    thread_states: Rows,
+    args: Rows,
+    /// Slices ended, waiting for the ones before them: `waiting[i]` is slice `next_slice + i`.
+    waiting: VecDeque<Option<(SliceRow, Option<i64>)>>,
+    next_slice: u32,
     /// The first error while streaming (the model cannot take errors mid-event).
     error: Option<DbError>,
     rows: u64,
-    tick: &'c mut dyn FnMut(u64) -> bool,
+    tick: &'t mut dyn FnMut(u64) -> bool,
     next_arg_row: i64,
     /// Identical arg sets share one id.
     sets_by_content: HashMap<Vec<(StrId, StrId, u8, u64)>, i64>,
@@ -158,26 +211,26 @@ pub struct TableWriter<'c> {
 
 impl RowSink for TableWriter<'_> {
     fn slice(&mut self, id: u32, s: &SliceRow, sink: &Sink) {
-        let r = self.write_slice(id, s, sink);
-        self.keep_error(r);
+        self.stream(|w| w.write_slice(id, s, sink));
     }
     fn counter(&mut self, id: u32, c: &CounterRow, sink: &Sink) {
-        let r = self.write_counter(id, c, sink);
-        self.keep_error(r);
+        self.stream(|w| w.write_counter(id, c, sink));
     }
     fn sched(&mut self, id: u32, s: &SchedRow, sink: &Sink) {
-        let r = self.write_sched(id, s, sink);
-        self.keep_error(r);
+        self.stream(|w| w.write_sched(id, s, sink));
     }
     fn thread_state(&mut self, id: u32, s: &ThreadStateRow, sink: &Sink) {
-        let r = self.write_thread_state(id, s, sink);
-        self.keep_error(r);
+        self.stream(|w| w.write_thread_state(id, s, sink));
     }
     fn checkpoint(&mut self, tables: &Tables, sink: &Sink) {
         if self.error.is_some() {
             return;
         }
-        let r = self.publish(tables, sink);
+        let r = if self.live {
+            self.publish(tables, sink)
+        } else {
+            Ok(())
+        };
         if let Err(e) = r {
             self.error = Some(e);
         } else if !(self.tick)(self.rows) {
@@ -186,67 +239,117 @@ impl RowSink for TableWriter<'_> {
     }
 }
 
-fn bind_str(stmt: &mut Statement<'_>, i: usize, v: Option<&str>) -> rusqlite::Result<()> {
-    match v {
-        Some(v) => stmt.raw_bind_parameter(i, v),
-        None => stmt.raw_bind_parameter(i, rusqlite::types::Null),
+impl Drop for TableWriter<'_> {
+    fn drop(&mut self) {
+        // An import that failed or was cancelled still stops its writer thread.
+        if let Some(pipe) = self.pipe.take() {
+            drop(pipe.tx);
+            let _ = pipe.thread.join();
+        }
     }
 }
 
-impl<'c> TableWriter<'c> {
-    fn new(conn: &'c Connection, tick: &'c mut dyn FnMut(u64) -> bool) -> Result<Self, DbError> {
-        let arg_stmt = conn.prepare(
-            "INSERT INTO args (id, arg_set_id, flat_key, key, int_value, string_value,
-             real_value, value_type, display_value) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
-        )?;
-        let slice_stmt = conn.prepare(
-            "INSERT INTO slice (id, ts, dur, track_id, category, name, depth, parent_id,
-             arg_set_id, thread_ts, thread_dur) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
-        )?;
-        let counter_stmt = conn.prepare(
-            "INSERT INTO counter (id, ts, track_id, value, arg_set_id) VALUES (?1,?2,?3,?4,?5)",
-        )?;
-        let sched_stmt = conn.prepare(
-            "INSERT INTO sched_slice (id, ts, dur, cpu, utid, end_state, priority, ucpu)
-             VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
-        )?;
-        let thread_state_stmt = conn.prepare(
-            "INSERT INTO thread_state (id, ts, dur, cpu, utid, state, io_wait, blocked_function,
-             waker_utid, waker_id, irq_context, ucpu)
-             VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
-        )?;
-        Ok(Self {
-            conn,
-            arg_stmt,
-            slice_stmt,
-            counter_stmt,
-            sched_stmt,
-            thread_state_stmt,
-            error: None,
-            rows: 0,
-            tick,
-            next_arg_row: 0,
-            sets_by_content: HashMap::new(),
-            sets_by_ref: HashMap::new(),
-        })
-    }
-
-    fn keep_error(&mut self, r: Result<(), DbError>) {
-        if let Err(e) = r {
-            self.error.get_or_insert(e);
+impl TableWriter<'_> {
+    /// Writes one streamed row, unless an earlier one failed: the model cannot stop
+    /// mid-event, so the first error waits for [`TableWriter::finish`].
+    fn stream(&mut self, write: impl FnOnce(&mut Self) -> Result<(), DbError>) {
+        if self.error.is_some() {
             return;
         }
-        self.rows += 1;
+        match write(self) {
+            Ok(()) => self.rows += 1,
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    /// Hands a batch to the writer thread, or writes it here once the thread is done.
+    fn send(&mut self, rows: Rows) -> Result<(), DbError> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        match &self.pipe {
+            Some(pipe) => pipe
+                .tx
+                .send(Message::Rows(rows))
+                .map_err(|_| DbError::WriterFailed),
+            None => bulk::lock(&self.dest)?.insert(&rows),
+        }
+    }
+
+    /// Sends every batch, full or not.
+    fn flush(&mut self) -> Result<(), DbError> {
+        for table in [
+            Table::Slice,
+            Table::Counter,
+            Table::Sched,
+            Table::ThreadState,
+            Table::Args,
+        ] {
+            let rows = self.batch(table).take();
+            self.send(rows)?;
+        }
+        Ok(())
+    }
+
+    fn batch(&mut self, table: Table) -> &mut Rows {
+        match table {
+            Table::Slice => &mut self.slices,
+            Table::Counter => &mut self.counters,
+            Table::Sched => &mut self.sched,
+            Table::ThreadState => &mut self.thread_states,
+            Table::Args => &mut self.args,
+        }
+    }
+
+    /// Sends a table's batch once it is full.
+    fn sent_if_full(&mut self, table: Table) -> Result<(), DbError> {
+        let batch = self.batch(table);
+        if batch.is_full() {
+            let rows = batch.take();
+            self.send(rows)?;
+        }
+        Ok(())
+    }
+
+    /// Waits until the writer thread has written everything sent so far.
+    fn sync(&mut self) -> Result<(), DbError> {
+        let Some(pipe) = &self.pipe else {
+            return Ok(());
+        };
+        let (done, wait) = std::sync::mpsc::sync_channel(1);
+        pipe.tx
+            .send(Message::Sync(done))
+            .map_err(|_| DbError::WriterFailed)?;
+        wait.recv().map_err(|_| DbError::WriterFailed)
+    }
+
+    /// Ends the writer thread, with its error if it had one.
+    fn stop_writer(&mut self) -> Result<(), DbError> {
+        let Some(pipe) = self.pipe.take() else {
+            return Ok(());
+        };
+        drop(pipe.tx);
+        pipe.thread.join().map_err(|_| DbError::WriterFailed)?
     }
 
     /// Commits what is written so far, with the machine, process, thread and track rows as
     /// the model has them now, so a reader sees a consistent partial trace.
     fn publish(&mut self, tables: &Tables, sink: &Sink) -> Result<(), DbError> {
-        self.machines(tables)?;
-        self.processes(tables, sink)?;
-        self.threads(tables, sink)?;
-        self.tracks(tables, sink)?;
-        self.conn.execute_batch("COMMIT; BEGIN")?;
+        self.release_waiting(sink, usize::MAX)?;
+        self.flush()?;
+        if let Err(e) = self.sync() {
+            // The thread's own error says more than a closed channel.
+            self.stop_writer()?;
+            return Err(e);
+        }
+        let dest = self.dest.clone();
+        let mut dest = bulk::lock(&dest)?;
+        Self::machines(&dest.conn, tables)?;
+        self.processes(&dest.conn, tables, sink)?;
+        self.threads(&dest.conn, tables, sink)?;
+        self.tracks(&dest.conn, tables, sink)?;
+        dest.insert(&self.args.take())?;
+        dest.conn.execute_batch("COMMIT; BEGIN")?;
         Ok(())
     }
 
@@ -323,20 +426,20 @@ impl<'c> TableWriter<'c> {
                 // Resolved by the model; an unresolved one has no utid to show.
                 ArgValue::ThreadUtid(_) => (None, None, None, "int", "[NULL]".to_string()),
             };
-            self.arg_stmt.execute(params![
-                self.next_arg_row,
-                set_id,
-                strings.get(a.flat_key),
-                strings.get(a.key),
-                int,
-                string,
-                real,
-                ty,
-                display
-            ])?;
+            let row = &mut self.args;
+            row.int(self.next_arg_row);
+            row.int(set_id);
+            row.text(strings.get(a.flat_key));
+            row.text(strings.get(a.key));
+            row.opt_int(int);
+            row.text(string);
+            row.real(real);
+            row.text(Some(ty));
+            row.text(Some(&display));
             self.next_arg_row += 1;
         }
         self.sets_by_content.insert(key, set_id);
+        self.sent_if_full(Table::Args)?;
         Ok(Some(set_id))
     }
 
@@ -362,32 +465,48 @@ impl<'c> TableWriter<'c> {
         tables: &Tables,
         sink: &Sink,
         facts: &ImportFacts,
-    ) -> Result<(), DbError> {
+    ) -> Result<Connection, DbError> {
         if let Some(e) = self.error.take() {
+            if matches!(e, DbError::WriterFailed) {
+                // The thread's own error says more than a closed channel.
+                self.stop_writer()?;
+            }
             return Err(e);
         }
-        self.machines(tables)?;
-        self.processes(tables, sink)?;
-        self.threads(tables, sink)?;
-        self.tracks(tables, sink)?;
-        self.flows(tables, sink)?;
-        self.cpus(tables)?;
-        self.import_logs(tables, sink)?;
-        self.stats(sink)?;
-        self.metadata(facts, sink)?;
-        self.files_and_snapshots(facts)?;
-        let (start, end) = tables.trace_bounds();
-        self.conn.execute(
-            "INSERT INTO trace_bounds VALUES (?1, ?2)",
-            params![start, end],
-        )?;
-        Ok(())
+        self.release_waiting(sink, usize::MAX)?;
+        self.flush()?;
+        self.stop_writer()?;
+        let dest = self.dest.clone();
+        {
+            let mut dest = bulk::lock(&dest)?;
+            let conn = &dest.conn;
+            Self::machines(conn, tables)?;
+            self.processes(conn, tables, sink)?;
+            self.threads(conn, tables, sink)?;
+            self.tracks(conn, tables, sink)?;
+            self.flows(conn, tables, sink)?;
+            Self::cpus(conn, tables)?;
+            self.import_logs(conn, tables, sink)?;
+            Self::stats(conn, sink)?;
+            Self::metadata(conn, facts, sink)?;
+            Self::files_and_snapshots(conn, facts)?;
+            let (start, end) = tables.trace_bounds();
+            conn.execute(
+                "INSERT INTO trace_bounds VALUES (?1, ?2)",
+                params![start, end],
+            )?;
+            dest.insert(&self.args.take())?;
+        }
+        drop(self);
+        let dest = Arc::try_unwrap(dest).map_err(|_| DbError::WriterFailed)?;
+        let dest = dest.into_inner().map_err(|_| DbError::WriterFailed)?;
+        Ok(dest.conn)
     }
 
-    fn machines(&mut self, t: &Tables) -> Result<(), DbError> {
+    fn machines(conn: &Connection, t: &Tables) -> Result<(), DbError> {
         // Rewritten whole at each checkpoint and at the end.
-        self.conn.execute("DELETE FROM machine", [])?;
-        let mut stmt = self.conn.prepare(
+        conn.execute("DELETE FROM machine", [])?;
+        let mut stmt = conn.prepare(
             "INSERT INTO machine (id, raw_id, name, sysname, release, version, arch, num_cpus,
              android_build_fingerprint, android_sdk_version, system_ram_bytes, system_ram_gb,
              label_index) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
@@ -421,10 +540,10 @@ impl<'c> TableWriter<'c> {
         Ok(())
     }
 
-    fn processes(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+    fn processes(&mut self, conn: &Connection, t: &Tables, sink: &Sink) -> Result<(), DbError> {
         // Rewritten whole at each checkpoint and at the end.
-        self.conn.execute("DELETE FROM process", [])?;
-        let mut stmt = self.conn.prepare(
+        conn.execute("DELETE FROM process", [])?;
+        let mut stmt = conn.prepare(
             "INSERT INTO process (id, upid, pid, name, start_ts, end_ts, parent_upid, uid,
              android_appid, android_user_id, cmdline, arg_set_id, machine_id)
              VALUES (?1,?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
@@ -449,10 +568,10 @@ impl<'c> TableWriter<'c> {
         Ok(())
     }
 
-    fn threads(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+    fn threads(&mut self, conn: &Connection, t: &Tables, sink: &Sink) -> Result<(), DbError> {
         // Rewritten whole at each checkpoint and at the end.
-        self.conn.execute("DELETE FROM thread", [])?;
-        let mut stmt = self.conn.prepare(
+        conn.execute("DELETE FROM thread", [])?;
+        let mut stmt = conn.prepare(
             "INSERT INTO thread (id, utid, tid, name, start_ts, end_ts, upid, is_main_thread,
              is_idle, machine_id, arg_set_id) VALUES (?1,?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
         )?;
@@ -474,10 +593,10 @@ impl<'c> TableWriter<'c> {
         Ok(())
     }
 
-    fn tracks(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+    fn tracks(&mut self, conn: &Connection, t: &Tables, sink: &Sink) -> Result<(), DbError> {
         // Rewritten whole at each checkpoint and at the end.
-        self.conn.execute("DELETE FROM __intrinsic_track", [])?;
-        let mut stmt = self.conn.prepare(
+        conn.execute("DELETE FROM __intrinsic_track", [])?;
+        let mut stmt = conn.prepare(
             "INSERT INTO __intrinsic_track (id, name, type, dimension_arg_set_id, parent_id,
              source_arg_set_id, machine_id, track_group_id, event_type, utid, upid, cpu, unit)
              VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
@@ -539,46 +658,90 @@ impl<'c> TableWriter<'c> {
 
     fn write_slice(&mut self, id: u32, s: &SliceRow, sink: &Sink) -> Result<(), DbError> {
         let args = self.arg_set(s.args, sink)?;
-        let st = &mut self.slice_stmt;
-        st.raw_bind_parameter(1, id)?;
-        st.raw_bind_parameter(2, s.ts)?;
-        st.raw_bind_parameter(3, s.dur)?;
-        st.raw_bind_parameter(4, s.track)?;
-        bind_str(st, 5, sink.strings.get(s.category))?;
-        bind_str(st, 6, sink.strings.get(s.name))?;
-        st.raw_bind_parameter(7, s.depth)?;
-        st.raw_bind_parameter(8, opt_u32(s.parent))?;
-        st.raw_bind_parameter(9, args)?;
-        st.raw_bind_parameter(10, (s.thread_ts != NO_TS).then_some(s.thread_ts))?;
-        st.raw_bind_parameter(11, (s.thread_dur != NO_TS).then_some(s.thread_dur))?;
-        st.raw_execute()?;
+        if id < self.next_slice {
+            // It gave up waiting for this one: it goes in out of order.
+            return self.queue_slice(id, s, args, sink);
+        }
+        let offset = (id - self.next_slice) as usize;
+        if offset >= REORDER_WINDOW {
+            self.release_waiting(sink, offset + 1 - REORDER_WINDOW)?;
+        }
+        let offset = (id - self.next_slice) as usize;
+        if self.waiting.len() <= offset {
+            self.waiting.resize(offset + 1, None);
+        }
+        self.waiting[offset] = Some((*s, args));
+        while let Some(Some(_)) = self.waiting.front() {
+            self.release_waiting(sink, 1)?;
+        }
         Ok(())
+    }
+
+    /// Gives up waiting for the next `count` slice ids: those that ended are written, the
+    /// others will be written out of order when they end.
+    fn release_waiting(&mut self, sink: &Sink, count: usize) -> Result<(), DbError> {
+        let mut released = 0;
+        while released < count {
+            let Some(waiting) = self.waiting.pop_front() else {
+                break;
+            };
+            if let Some((row, args)) = waiting {
+                self.queue_slice(self.next_slice, &row, args, sink)?;
+            }
+            self.next_slice += 1;
+            released += 1;
+        }
+        if released < count && count != usize::MAX {
+            let rest = u32::try_from(count - released).unwrap_or(u32::MAX);
+            self.next_slice = self.next_slice.saturating_add(rest);
+        }
+        Ok(())
+    }
+
+    fn queue_slice(
+        &mut self,
+        id: u32,
+        s: &SliceRow,
+        args: Option<i64>,
+        sink: &Sink,
+    ) -> Result<(), DbError> {
+        let row = &mut self.slices;
+        row.int(id);
+        row.int(s.ts);
+        row.int(s.dur);
+        row.int(s.track);
+        row.text(sink.strings.get(s.category));
+        row.text(sink.strings.get(s.name));
+        row.int(s.depth);
+        row.opt_int(s.parent);
+        row.opt_int(args);
+        row.opt_int((s.thread_ts != NO_TS).then_some(s.thread_ts));
+        row.opt_int((s.thread_dur != NO_TS).then_some(s.thread_dur));
+        self.sent_if_full(Table::Slice)
     }
 
     fn write_counter(&mut self, id: u32, c: &CounterRow, sink: &Sink) -> Result<(), DbError> {
         let args = self.arg_set(c.args, sink)?;
-        let st = &mut self.counter_stmt;
-        st.raw_bind_parameter(1, id)?;
-        st.raw_bind_parameter(2, c.ts)?;
-        st.raw_bind_parameter(3, c.track)?;
-        st.raw_bind_parameter(4, c.value)?;
-        st.raw_bind_parameter(5, args)?;
-        st.raw_execute()?;
-        Ok(())
+        let row = &mut self.counters;
+        row.int(id);
+        row.int(c.ts);
+        row.int(c.track);
+        row.real(Some(c.value));
+        row.opt_int(args);
+        self.sent_if_full(Table::Counter)
     }
 
     fn write_sched(&mut self, id: u32, s: &SchedRow, sink: &Sink) -> Result<(), DbError> {
-        let st = &mut self.sched_stmt;
-        st.raw_bind_parameter(1, id)?;
-        st.raw_bind_parameter(2, s.ts)?;
-        st.raw_bind_parameter(3, s.dur)?;
-        st.raw_bind_parameter(4, s.cpu)?;
-        st.raw_bind_parameter(5, s.utid)?;
-        bind_str(st, 6, sink.strings.get(s.end_state))?;
-        st.raw_bind_parameter(7, s.priority)?;
-        st.raw_bind_parameter(8, s.ucpu)?;
-        st.raw_execute()?;
-        Ok(())
+        let row = &mut self.sched;
+        row.int(id);
+        row.int(s.ts);
+        row.int(s.dur);
+        row.int(s.cpu);
+        row.int(s.utid);
+        row.text(sink.strings.get(s.end_state));
+        row.int(s.priority);
+        row.int(s.ucpu);
+        self.sent_if_full(Table::Sched)
     }
 
     fn write_thread_state(
@@ -587,25 +750,24 @@ impl<'c> TableWriter<'c> {
         s: &ThreadStateRow,
         sink: &Sink,
     ) -> Result<(), DbError> {
-        let st = &mut self.thread_state_stmt;
-        st.raw_bind_parameter(1, id)?;
-        st.raw_bind_parameter(2, s.ts)?;
-        st.raw_bind_parameter(3, s.dur)?;
-        st.raw_bind_parameter(4, opt_u32(s.cpu))?;
-        st.raw_bind_parameter(5, s.utid)?;
-        bind_str(st, 6, sink.strings.get(s.state))?;
-        st.raw_bind_parameter(7, s.io_wait)?;
-        bind_str(st, 8, sink.strings.get(s.blocked_function))?;
-        st.raw_bind_parameter(9, opt_u32(s.waker_utid))?;
-        st.raw_bind_parameter(10, opt_u32(s.waker_id))?;
-        st.raw_bind_parameter(11, s.irq_context)?;
-        st.raw_bind_parameter(12, opt_u32(s.ucpu))?;
-        st.raw_execute()?;
-        Ok(())
+        let row = &mut self.thread_states;
+        row.int(id);
+        row.int(s.ts);
+        row.int(s.dur);
+        row.opt_int(s.cpu);
+        row.int(s.utid);
+        row.text(sink.strings.get(s.state));
+        row.opt_int(s.io_wait);
+        row.text(sink.strings.get(s.blocked_function));
+        row.opt_int(s.waker_utid);
+        row.opt_int(s.waker_id);
+        row.opt_int(s.irq_context);
+        row.opt_int(s.ucpu);
+        self.sent_if_full(Table::ThreadState)
     }
 
-    fn import_logs(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
-        let mut stmt = self.conn.prepare(
+    fn import_logs(&mut self, conn: &Connection, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        let mut stmt = conn.prepare(
             "INSERT INTO _trace_import_logs (id, trace_id, ts, byte_offset, severity, name,
              arg_set_id) VALUES (?1,?2,?3,NULL,?4,?5,?6)",
         )?;
@@ -619,8 +781,8 @@ impl<'c> TableWriter<'c> {
         Ok(())
     }
 
-    fn flows(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
-        let mut stmt = self.conn.prepare(
+    fn flows(&mut self, conn: &Connection, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        let mut stmt = conn.prepare(
             "INSERT INTO flow (id, slice_out, slice_in, trace_id, arg_set_id)
              VALUES (?1,?2,?3,?4,?5)",
         )?;
@@ -637,18 +799,17 @@ impl<'c> TableWriter<'c> {
         Ok(())
     }
 
-    fn cpus(&mut self, t: &Tables) -> Result<(), DbError> {
-        let mut stmt = self
-            .conn
-            .prepare("INSERT INTO cpu (id, ucpu, cpu, machine_id) VALUES (?1,?1,?2,?3)")?;
+    fn cpus(conn: &Connection, t: &Tables) -> Result<(), DbError> {
+        let mut stmt =
+            conn.prepare("INSERT INTO cpu (id, ucpu, cpu, machine_id) VALUES (?1,?1,?2,?3)")?;
         for (id, c) in t.cpus.iter().enumerate() {
             stmt.execute(params![id as i64, c.cpu, c.machine])?;
         }
         Ok(())
     }
 
-    fn stats(&mut self, sink: &Sink) -> Result<(), DbError> {
-        let mut stmt = self.conn.prepare(
+    fn stats(conn: &Connection, sink: &Sink) -> Result<(), DbError> {
+        let mut stmt = conn.prepare(
             "INSERT INTO stats (name, idx, severity, source, value, description, machine_id,
              trace_id) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
         )?;
@@ -688,8 +849,8 @@ impl<'c> TableWriter<'c> {
         Ok(())
     }
 
-    fn metadata(&mut self, facts: &ImportFacts, sink: &Sink) -> Result<(), DbError> {
-        let mut stmt = self.conn.prepare(
+    fn metadata(conn: &Connection, facts: &ImportFacts, sink: &Sink) -> Result<(), DbError> {
+        let mut stmt = conn.prepare(
             "INSERT INTO metadata (name, key_type, int_value, str_value, machine_id, trace_id)
              VALUES (?1, 'single', ?2, ?3, ?4, ?5)",
         )?;
@@ -726,8 +887,8 @@ impl<'c> TableWriter<'c> {
         Ok(())
     }
 
-    fn files_and_snapshots(&mut self, facts: &ImportFacts) -> Result<(), DbError> {
-        let mut stmt = self.conn.prepare(
+    fn files_and_snapshots(conn: &Connection, facts: &ImportFacts) -> Result<(), DbError> {
+        let mut stmt = conn.prepare(
             "INSERT INTO __intrinsic_trace_file (id, parent_id, name, size, trace_type,
              processing_order, is_container) VALUES (?1,?2,?3,?4,?5,?6,?7)",
         )?;
@@ -742,7 +903,7 @@ impl<'c> TableWriter<'c> {
                 f.is_container
             ])?;
         }
-        let mut stmt = self.conn.prepare(
+        let mut stmt = conn.prepare(
             "INSERT INTO clock_snapshot (ts, clock_id, clock_name, clock_value, snapshot_id,
              machine_id) VALUES (?1,?2,?3,?4,?5,?6)",
         )?;
@@ -756,12 +917,12 @@ impl<'c> TableWriter<'c> {
                 nullable_machine(s.machine)
             ])?;
         }
-        self.clock_report(facts)
+        Self::clock_report(conn, facts)
     }
 
-    fn clock_report(&mut self, facts: &ImportFacts) -> Result<(), DbError> {
+    fn clock_report(conn: &Connection, facts: &ImportFacts) -> Result<(), DbError> {
         let report = &facts.report;
-        let mut stmt = self.conn.prepare(
+        let mut stmt = conn.prepare(
             "INSERT INTO __sextant_clock_node (id, machine_id, clock_id, clock_name, file_id,
              sequence_id, label, is_trace_time) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
         )?;
@@ -778,7 +939,7 @@ impl<'c> TableWriter<'c> {
                 n.is_trace_time
             ])?;
         }
-        let mut stmt = self.conn.prepare(
+        let mut stmt = conn.prepare(
             "INSERT INTO __sextant_clock_edge (src_node_id, dst_node_id, source, offset_ns,
              readings, file_id) VALUES (?1,?2,?3,?4,?5,?6)",
         )?;
@@ -792,7 +953,7 @@ impl<'c> TableWriter<'c> {
                 e.file.and_then(nullable_file)
             ])?;
         }
-        let mut stmt = self.conn.prepare(
+        let mut stmt = conn.prepare(
             "INSERT INTO __sextant_file_placement (file_id, machine_id, node_id, status, path,
              events, dropped) VALUES (?1,?2,?3,?4,?5,?6,?7)",
         )?;
@@ -807,7 +968,7 @@ impl<'c> TableWriter<'c> {
                 f.dropped as i64
             ])?;
         }
-        let mut stmt = self.conn.prepare(
+        let mut stmt = conn.prepare(
             "INSERT INTO __sextant_trace_time_candidate (node_id, label, is_current,
              dropped_events) VALUES (?1,?2,?3,?4)",
         )?;
@@ -821,18 +982,19 @@ impl<'c> TableWriter<'c> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::NULL_STR;
     use crate::model::MachineRow;
 
     #[test]
     fn a_checkpoint_is_visible_to_readers_before_the_import_ends() {
         let path = crate::database::temp_path();
-        let conn = create(&path).expect("create");
+        let conn = create(&path, true).expect("create");
         let mut ticks = Vec::new();
         let mut tick = |rows: u64| {
             ticks.push(rows);
             true
         };
-        let mut writer = begin(&conn, &mut tick).expect("begin");
+        let mut writer = begin(conn, true, &mut tick).expect("begin");
         let sink = Sink::new();
         let mut tables = Tables::default();
         tables.machines.push(MachineRow {
@@ -850,9 +1012,130 @@ mod tests {
         drop(reader);
         drop(writer);
         assert_eq!(ticks.len(), 2);
-        drop(conn);
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    }
+
+    fn remove_db(path: &Path) {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    }
+
+    /// A slice read back: id, ts, dur, name, arg_set_id.
+    type SliceFacts = (i64, i64, i64, String, Option<i64>);
+
+    /// Streams `order` (slice ids as they end) with a few args and counters; returns the
+    /// database's slices and the counter count.
+    fn stream(order: &[u32], live: bool) -> (Vec<SliceFacts>, i64) {
+        let path = crate::database::temp_path();
+        let conn = create(&path, live).expect("create");
+        let mut tick = |_| true;
+        let mut writer = begin(conn, live, &mut tick).expect("begin");
+        let mut sink = Sink::new();
+        let names: Vec<StrId> = (0..7).map(|i| sink.intern(&format!("n{i}"))).collect();
+        let key = sink.intern("k");
+        let args: Vec<ArgsRef> = (0..3)
+            .map(|v| {
+                sink.args.push(&[Arg {
+                    flat_key: key,
+                    key,
+                    value: ArgValue::Int(v),
+                }])
+            })
+            .collect();
+        let mut tables = Tables::default();
+        for (n, &id) in order.iter().enumerate() {
+            let row = SliceRow {
+                ts: i64::from(id) * 10,
+                dur: i64::from(id % 5),
+                track: id % 3,
+                category: NULL_STR,
+                name: names[id as usize % names.len()],
+                depth: 0,
+                parent: None,
+                args: if id % 1000 == 0 {
+                    args[id as usize % 3]
+                } else {
+                    NO_ARGS
+                },
+                thread_ts: NO_TS,
+                thread_dur: NO_TS,
+            };
+            writer.slice(id, &row, &sink);
+            let counter = CounterRow {
+                ts: i64::from(id),
+                track: 0,
+                value: 0.5,
+                args: NO_ARGS,
+            };
+            writer.counter(n as u32, &counter, &sink);
+            if n % 50_000 == 0 {
+                writer.checkpoint(&tables, &sink);
+            }
+        }
+        tables.machines.clear();
+        let conn = writer
+            .finish(&tables, &sink, &ImportFacts::default())
+            .expect("finish");
+        commit(&conn, live).expect("commit");
+        drop(conn);
+        let reader = open_read_only(&path).expect("reader");
+        let slices = reader
+            .prepare("SELECT id, ts, dur, name, arg_set_id FROM slice ORDER BY id")
+            .and_then(|mut st| {
+                st.query_map([], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .expect("slices");
+        let counters: i64 = reader
+            .query_row("SELECT count(*) FROM counter", [], |r| r.get(0))
+            .expect("counters");
+        drop(reader);
+        remove_db(&path);
+        (slices, counters)
+    }
+
+    #[test]
+    fn slices_ending_in_any_order_are_all_written_with_their_ids() {
+        let n: u32 = 3 * REORDER_WINDOW as u32;
+        // Slice 0 stays open to the end (past the reorder window); the others end in
+        // nested pairs (the inner one first), as on a thread's stack.
+        let mut order: Vec<u32> = (1..n)
+            .collect::<Vec<_>>()
+            .chunks(2)
+            .flat_map(|c| c.iter().rev().copied().collect::<Vec<_>>())
+            .collect();
+        order.push(0);
+        for live in [false, true] {
+            let (slices, counters) = stream(&order, live);
+            assert_eq!(slices.len(), n as usize, "live: {live}");
+            assert_eq!(counters, i64::from(n));
+            for (i, (id, ts, dur, name, _)) in slices.iter().enumerate() {
+                assert_eq!(*id, i as i64);
+                assert_eq!(*ts, id * 10);
+                assert_eq!(*dur, id % 5);
+                assert_eq!(*name, format!("n{}", id % 7));
+            }
+            // Arg sets are numbered as slices end, whatever order rows reach SQLite in.
+            let arg_ids: Vec<(i64, Option<i64>)> = slices
+                .iter()
+                .filter(|s| s.0 % 1000 == 0)
+                .map(|s| (s.0, s.4))
+                .take(4)
+                .collect();
+            assert_eq!(
+                arg_ids,
+                [
+                    (0, Some(2)),
+                    (1000, Some(0)),
+                    (2000, Some(1)),
+                    (3000, Some(2))
+                ]
+            );
         }
     }
 }

@@ -28,7 +28,7 @@ pub struct CollectRows {
 
 impl RowSink for CollectRows {
     fn slice(&mut self, id: u32, row: &SliceRow, _: &Sink) {
-        self.slices.push((id, row.clone()));
+        self.slices.push((id, *row));
     }
     fn counter(&mut self, _: u32, row: &CounterRow, _: &Sink) {
         self.counters.push(*row);
@@ -193,7 +193,7 @@ impl TrackRow {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub struct SliceRow {
     pub ts: i64,
     /// −1 when the slice never ended.

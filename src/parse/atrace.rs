@@ -783,7 +783,7 @@ mod tests {
         sink.events.sort_by_key(|e| (e.ts, e.ord));
         let mut rows = crate::model::CollectRows::default();
         crate::model::build(&mut sink, &[0], &[], &mut rows);
-        let mut slices: Vec<_> = rows.slices.iter().map(|(_, r)| r.clone()).collect();
+        let mut slices: Vec<_> = rows.slices.iter().map(|(_, r)| *r).collect();
         slices.sort_by_key(|r| r.ts);
         let spans: Vec<(i64, i64)> = slices.iter().map(|r| (r.ts, r.dur)).collect();
         assert_eq!(spans, vec![(1000, 30), (1015, 45), (1030, 20)]);
