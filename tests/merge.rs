@@ -1616,16 +1616,52 @@ fn demo_files() -> Vec<sextant::source::TraceFile> {
         .expect("the demo opens")
 }
 
-#[test]
-fn replace_writes_what_a_fresh_import_on_that_clock_writes() {
+/// Two traces of one machine whose slices share a thread track: `from_a` at 1.1 s from
+/// `a.pftrace`, `from_b` at 1.3 s from `b.pftrace` (BOOTTIME and REALTIME snapshots in each).
+fn shared_machine_archive() -> Vec<u8> {
+    let trace = |name: &str, ts: u64| {
+        let mut packets = vec![snapshot(&[
+            (BOOTTIME, 1_000_000_000),
+            (REALTIME, 50_000_000_000),
+        ])];
+        packets.extend(thread_tracks(10, 11, "app", "main"));
+        packets.extend(slice(name, ts, 100_000_000));
+        encode(packets, None)
+    };
+    let meta = manifest(
+        r#"{"version": 1, "files": [
+            {"path": "a.pftrace", "machine": {"name": "phone"}},
+            {"path": "b.pftrace", "machine": {"name": "phone"}}]}"#,
+    );
+    zip(&[
+        ("meta.json", &meta),
+        ("a.pftrace", &trace("from_a", 1_100_000_000)),
+        ("b.pftrace", &trace("from_b", 1_300_000_000)),
+    ])
+}
+
+/// Each slice's name with the file it came from, as the details pane reads it.
+const SLICE_FILES: &str = "
+    select s.name, f.name from slice s
+    join __intrinsic_trace_file f on f.id = coalesce(
+        (select file_id from __sextant_slice_file where slice_id = s.id),
+        (select file_id from __sextant_track_file where track_id = s.track_id))
+    order by s.id";
+
+/// Switches `files` to every clock in turn, each switch starting from the state the
+/// previous one left, and compares each database with a fresh import on that clock.
+fn check_replace_against_fresh_imports(
+    files: &dyn Fn() -> Vec<sextant::source::TraceFile>,
+    check: &dyn Fn(&Path),
+) {
     let never = std::sync::atomic::AtomicBool::new(false);
     let first = TempFile::new("replace-first.sqlite");
     let mut session =
-        sextant::import::Session::import("demo", demo_files(), first.path(), &mut |_| {}, &never)
-            .expect("the demo imports");
+        sextant::import::Session::import("input", files(), first.path(), &mut |_| {}, &never)
+            .expect("the input imports");
+    check(first.path());
     let candidates = session.candidates();
-    assert!(candidates.len() >= 4, "the demo has clocks to choose");
-    // Every clock in turn, each replace starting from the state the previous one left.
+    assert!(candidates.len() >= 2, "there are clocks to choose");
     for candidate in candidates.iter().filter(|c| !c.current) {
         let clock = session.clock_node(candidate.node).expect("a clock node");
         let replaced = TempFile::new("replaced.sqlite");
@@ -1634,8 +1670,8 @@ fn replace_writes_what_a_fresh_import_on_that_clock_writes() {
             .expect("the replace succeeds");
         let fresh = TempFile::new("fresh.sqlite");
         sextant::import::Session::import_on(
-            "demo",
-            demo_files(),
+            "input",
+            files(),
             clock,
             fresh.path(),
             &mut |_| {},
@@ -1643,7 +1679,36 @@ fn replace_writes_what_a_fresh_import_on_that_clock_writes() {
         )
         .expect("the fresh import succeeds");
         assert_same_content(&candidate.label, replaced.path(), fresh.path());
+        check(replaced.path());
     }
+}
+
+#[test]
+fn replace_writes_what_a_fresh_import_on_that_clock_writes() {
+    check_replace_against_fresh_imports(&demo_files, &|_| {});
+}
+
+#[test]
+fn slices_from_two_files_of_one_machine_keep_their_file_across_switches() {
+    let archive = shared_machine_archive();
+    let files =
+        || sextant::source::open_bytes("shared.zip", archive.clone()).expect("the archive opens");
+    check_replace_against_fresh_imports(&files, &|db| {
+        let conn = sextant::db::open_read_only(db).expect("the database opens");
+        assert_eq!(
+            rows(&conn, SLICE_FILES),
+            table(&[["from_a", "a.pftrace"], ["from_b", "b.pftrace"]])
+        );
+        // One thread track for both; only the slice from the second file has a row.
+        assert_eq!(
+            rows(&conn, "select count(*) from __sextant_track_file"),
+            table(&[["1"]])
+        );
+        assert_eq!(
+            rows(&conn, "select count(*) from __sextant_slice_file"),
+            table(&[["1"]])
+        );
+    });
 }
 
 #[test]

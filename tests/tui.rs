@@ -697,3 +697,39 @@ fn a_storm_of_keys_never_panics() {
         assert!(!harness.app.quit);
     }
 }
+
+#[test]
+fn details_name_the_file_each_slice_came_from() {
+    // app.json and system.json both write machine "phone", and both the thread "main".
+    let mut harness = Harness::fixture("j_shared_machine.zip", 160, 48);
+    for (slice, file) in [
+        ("gc pause", "system.json"),
+        ("draw frame", "app.json"),
+        ("layout", "app.json"),
+        ("binder call", "system.json"),
+        ("decode jpeg", "app.json"),
+    ] {
+        harness.key(KeyCode::Char('/'));
+        harness.keys(slice);
+        harness.key(KeyCode::Enter);
+        let screen = harness.screen();
+        let details = format!("machine phone file {file}");
+        assert!(
+            screen.contains(slice) && screen.contains(&details),
+            "{slice} should come from {file}:\n{screen}"
+        );
+        if slice == "gc pause" {
+            snapshot!("fixture_j_shared_machine_selected_160x48", screen);
+        }
+    }
+    // A single trace's slices come from the input itself.
+    let mut harness = Harness::fixture("a_track_events.pftrace", 160, 48);
+    harness.key(KeyCode::Char('/'));
+    harness.keys("frame");
+    harness.key(KeyCode::Enter);
+    let screen = harness.screen();
+    assert!(
+        screen.contains("file a_track_events.pftrace"),
+        "the input names the file:\n{screen}"
+    );
+}

@@ -24,9 +24,10 @@ pub(super) enum Table {
     Sched,
     ThreadState,
     Args,
+    SliceFile,
 }
 
-const TABLES: usize = 5;
+const TABLES: usize = 6;
 
 impl Table {
     fn index(self) -> usize {
@@ -59,6 +60,10 @@ impl Table {
                 "INSERT INTO args (id, arg_set_id, flat_key, key, int_value, string_value,
                  real_value, value_type, display_value) VALUES ",
                 9,
+            ),
+            Table::SliceFile => (
+                "INSERT INTO __sextant_slice_file (slice_id, file_id) VALUES ",
+                2,
             ),
         }
     }

@@ -144,8 +144,10 @@ pub fn begin(
         sched: Rows::new(Table::Sched),
         thread_states: Rows::new(Table::ThreadState),
         args: Rows::new(Table::Args),
+        slice_files: Rows::new(Table::SliceFile),
         waiting: VecDeque::new(),
         next_slice: 0,
+        track_files: Vec::new(),
         error: None,
         rows: 0,
         tick,
@@ -196,9 +198,12 @@ pub struct TableWriter<'t> {
     sched: Rows,
     thread_states: Rows,
     args: Rows,
+    slice_files: Rows,
     /// Slices ended, waiting for the ones before them: `waiting[i]` is slice `next_slice + i`.
     waiting: VecDeque<Option<(SliceRow, Option<i64>)>>,
     next_slice: u32,
+    /// Per track, the file its first written slice came from (`NO_FILE` before any).
+    track_files: Vec<u32>,
     /// The first error while streaming (the model cannot take errors mid-event).
     error: Option<DbError>,
     rows: u64,
@@ -284,6 +289,7 @@ impl TableWriter<'_> {
             Table::Sched,
             Table::ThreadState,
             Table::Args,
+            Table::SliceFile,
         ] {
             let rows = self.batch(table).take();
             self.send(rows)?;
@@ -298,6 +304,7 @@ impl TableWriter<'_> {
             Table::Sched => &mut self.sched,
             Table::ThreadState => &mut self.thread_states,
             Table::Args => &mut self.args,
+            Table::SliceFile => &mut self.slice_files,
         }
     }
 
@@ -490,17 +497,31 @@ impl TableWriter<'_> {
             Self::stats(conn, sink)?;
             Self::metadata(conn, facts, sink)?;
             Self::files_and_snapshots(conn, facts)?;
+            self.track_files(conn)?;
             let (start, end) = tables.trace_bounds();
             conn.execute(
                 "INSERT INTO trace_bounds VALUES (?1, ?2)",
                 params![start, end],
             )?;
             dest.insert(&self.args.take())?;
+            dest.insert(&self.slice_files.take())?;
         }
         drop(self);
         let dest = Arc::try_unwrap(dest).map_err(|_| DbError::WriterFailed)?;
         let dest = dest.into_inner().map_err(|_| DbError::WriterFailed)?;
         Ok(dest.conn)
+    }
+
+    /// `__sextant_track_file`: the file of each track's first slice.
+    fn track_files(&self, conn: &Connection) -> Result<(), DbError> {
+        let mut stmt =
+            conn.prepare("INSERT INTO __sextant_track_file (track_id, file_id) VALUES (?1, ?2)")?;
+        for (track, &file) in self.track_files.iter().enumerate() {
+            if file != NO_FILE {
+                stmt.execute(params![track as i64, file])?;
+            }
+        }
+        Ok(())
     }
 
     fn machines(conn: &Connection, t: &Tables) -> Result<(), DbError> {
@@ -658,6 +679,7 @@ impl TableWriter<'_> {
 
     fn write_slice(&mut self, id: u32, s: &SliceRow, sink: &Sink) -> Result<(), DbError> {
         let args = self.arg_set(s.args, sink)?;
+        self.note_file(id, s)?;
         if id < self.next_slice {
             // It gave up waiting for this one: it goes in out of order.
             return self.queue_slice(id, s, args, sink);
@@ -718,6 +740,27 @@ impl TableWriter<'_> {
         row.opt_int((s.thread_ts != NO_TS).then_some(s.thread_ts));
         row.opt_int((s.thread_dur != NO_TS).then_some(s.thread_dur));
         self.sent_if_full(Table::Slice)
+    }
+
+    /// Remembers the file a slice came from: once per track, and per slice for a slice
+    /// from another file than its track's first.
+    fn note_file(&mut self, id: u32, s: &SliceRow) -> Result<(), DbError> {
+        if s.file == NO_FILE {
+            return Ok(());
+        }
+        let track = s.track as usize;
+        if self.track_files.len() <= track {
+            self.track_files.resize(track + 1, NO_FILE);
+        }
+        let first = &mut self.track_files[track];
+        if *first == NO_FILE {
+            *first = s.file;
+        } else if *first != s.file {
+            self.slice_files.int(id);
+            self.slice_files.int(s.file);
+            self.sent_if_full(Table::SliceFile)?;
+        }
+        Ok(())
     }
 
     fn write_counter(&mut self, id: u32, c: &CounterRow, sink: &Sink) -> Result<(), DbError> {
@@ -1062,6 +1105,7 @@ mod tests {
                 },
                 thread_ts: NO_TS,
                 thread_dur: NO_TS,
+                file: NO_FILE,
             };
             writer.slice(id, &row, &sink);
             let counter = CounterRow {

@@ -70,6 +70,11 @@ CREATE TABLE __sextant_file_placement (
   events INTEGER, dropped INTEGER);
 CREATE TABLE __sextant_trace_time_candidate (
   node_id INTEGER, label TEXT, is_current INTEGER, dropped_events INTEGER);
+-- The trace file a slice came from: its row in __sextant_slice_file, else its track's in
+-- __sextant_track_file (the file of the track's first slice). Only slices from another file
+-- than their track's first have a row of their own, so a trace costs a row per track.
+CREATE TABLE __sextant_track_file (track_id INTEGER PRIMARY KEY, file_id INTEGER);
+CREATE TABLE __sextant_slice_file (slice_id INTEGER PRIMARY KEY, file_id INTEGER);
 CREATE TABLE _trace_import_logs (
   id INTEGER PRIMARY KEY, trace_id INTEGER, ts INTEGER, byte_offset INTEGER, severity TEXT,
   name TEXT, arg_set_id INTEGER);

@@ -46,6 +46,8 @@ pub struct Builder<'s> {
     process_claims: FxHashMap<(MachineId, i64), u64>,
     uuid_threads: FxHashMap<(MachineId, u64), u32>,
     uuid_processes: FxHashMap<(MachineId, u64), u32>,
+    /// The trace file of the event being applied, so each slice knows where it came from.
+    event_file: u32,
 }
 
 #[derive(Clone, Copy)]
@@ -131,6 +133,7 @@ impl<'s> Builder<'s> {
             process_claims: FxHashMap::default(),
             uuid_threads: FxHashMap::default(),
             uuid_processes: FxHashMap::default(),
+            event_file: NO_FILE,
         }
     }
 
@@ -870,6 +873,7 @@ impl<'s> Builder<'s> {
                 args: ev.args,
                 thread_ts: ev.thread_ts,
                 thread_dur,
+                file: self.event_file,
             },
         );
         self.stacks[track as usize].push(StackEntry { slice: id, ts, dur });
@@ -1614,8 +1618,16 @@ pub fn build(
     for &m in swapper_machines {
         builder.name_idle_thread(m);
     }
+    let clock_files: Vec<u32> = (0..builder.sink.clocks.len())
+        .map(|c| builder.sink.clocks.get(c as u32).file)
+        .collect();
     for (i, ev) in events.iter().enumerate() {
-        builder.apply(ev.ts, &payloads[ev.payload as usize].1);
+        let (clock, data) = &payloads[ev.payload as usize];
+        builder.event_file = clock_files
+            .get(usize::from(*clock))
+            .copied()
+            .unwrap_or(NO_FILE);
+        builder.apply(ev.ts, data);
         if (i + 1).is_multiple_of(tables::CHECKPOINT_EVENTS) {
             builder.out.checkpoint(&builder.tables, builder.sink);
         }

@@ -207,6 +207,8 @@ pub struct SliceRow {
     /// `NO_TS` when unknown.
     pub thread_ts: i64,
     pub thread_dur: i64,
+    /// The trace file whose event began the slice (`NO_FILE` when none did).
+    pub file: u32,
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -169,6 +169,7 @@ const RELOAD_EVERY: Duration = Duration::from_millis(1000);
 impl App {
     pub fn new(title: String, theme: Theme, size: Rect, query: QueryState, now: Instant) -> App {
         App {
+            timeline: TimelineState::new(super::sanitize::sanitize(&title).into_owned()),
             title,
             pane: Pane::Timeline,
             theme,
@@ -176,7 +177,6 @@ impl App {
             import: ImportStatus::Running(Running::new(now)),
             replacing: None,
             db: None,
-            timeline: TimelineState::default(),
             stats: StatsState::default(),
             clocks: ClocksState::default(),
             query,

@@ -22,6 +22,16 @@ pub struct FlowLink {
     pub depth: i64,
 }
 
+/// Which trace file a row came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The file, by its name in the archive; `None` for the input itself.
+    File(Option<String>),
+    /// The row does not record its file (sched rows, databases from older versions): the
+    /// files placed on its machine.
+    MachineFiles(Vec<String>),
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Details {
     pub name: String,
@@ -31,7 +41,7 @@ pub struct Details {
     pub thread: Option<String>,
     pub process: Option<String>,
     pub machine: Option<String>,
-    pub files: Vec<String>,
+    pub source: Source,
     /// CPU and end state for a sched slice.
     pub cpu: Option<i64>,
     pub end_state: Option<String>,
@@ -119,6 +129,29 @@ fn files_of(conn: &Connection, machine: Option<i64>) -> rusqlite::Result<Vec<Str
     Ok(files)
 }
 
+/// The file a slice came from: its own row in `__sextant_slice_file`, else its track's in
+/// `__sextant_track_file`; the machine's files when the database does not say.
+fn file_of_slice(
+    conn: &Connection,
+    id: i64,
+    track: Option<i64>,
+    machine: Option<i64>,
+) -> rusqlite::Result<Source> {
+    let name = conn
+        .query_row(
+            "SELECT f.name FROM __intrinsic_trace_file f WHERE f.id = coalesce(
+               (SELECT file_id FROM __sextant_slice_file WHERE slice_id = ?1),
+               (SELECT file_id FROM __sextant_track_file WHERE track_id = ?2))",
+            rusqlite::params![id, track],
+            |r| r.get::<_, Option<String>>(0),
+        )
+        .optional()?;
+    Ok(match name {
+        Some(name) => Source::File(clean(name)),
+        None => Source::MachineFiles(files_of(conn, machine)?),
+    })
+}
+
 pub fn load(conn: &Connection, request: &DetailsRequest) -> rusqlite::Result<Details> {
     match *request {
         DetailsRequest::Slice(id) => slice(conn, id),
@@ -127,8 +160,9 @@ pub fn load(conn: &Connection, request: &DetailsRequest) -> rusqlite::Result<Det
 }
 
 fn slice(conn: &Connection, id: i64) -> rusqlite::Result<Details> {
-    let (name, category, ts, dur, arg_set, utid, upid, machine) = conn.query_row(
-        "SELECT s.name, s.category, s.ts, s.dur, s.arg_set_id, t.utid, t.upid, t.machine_id
+    let (name, category, ts, dur, arg_set, utid, upid, machine, track) = conn.query_row(
+        "SELECT s.name, s.category, s.ts, s.dur, s.arg_set_id, t.utid, t.upid, t.machine_id,
+                s.track_id
          FROM slice s LEFT JOIN __intrinsic_track t ON t.id = s.track_id WHERE s.id = ?1",
         [id],
         |r| {
@@ -141,6 +175,7 @@ fn slice(conn: &Connection, id: i64) -> rusqlite::Result<Details> {
                 r.get::<_, Option<i64>>(5)?,
                 r.get::<_, Option<i64>>(6)?,
                 r.get::<_, Option<i64>>(7)?,
+                r.get::<_, Option<i64>>(8)?,
             ))
         },
     )?;
@@ -188,8 +223,10 @@ fn slice(conn: &Connection, id: i64) -> rusqlite::Result<Details> {
         thread,
         process,
         machine: machine_name,
-        // Older databases have no placement table: the file is then simply not shown.
-        files: files_of(conn, machine).unwrap_or_default(),
+        // Databases of older versions do not record it: the machine's files, if they have
+        // a placement table at all.
+        source: file_of_slice(conn, id, track, machine)
+            .unwrap_or_else(|_| Source::MachineFiles(files_of(conn, machine).unwrap_or_default())),
         cpu: None,
         end_state: None,
         args,
@@ -222,7 +259,7 @@ fn sched(conn: &Connection, id: i64) -> rusqlite::Result<Details> {
         thread,
         process: process_label(conn, upid)?,
         machine: machine_label(conn, machine)?,
-        files: files_of(conn, machine).unwrap_or_default(),
+        source: Source::MachineFiles(files_of(conn, machine).unwrap_or_default()),
         cpu,
         end_state: clean(end_state),
         args: Vec::new(),

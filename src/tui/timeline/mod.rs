@@ -20,7 +20,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use ratatui::Frame;
 
-use self::details::{Details, DetailsRequest};
+use self::details::{Details, DetailsRequest, Source};
 use self::index::{Columns, Lane};
 use self::load::{TimelineData, TrackData};
 use super::format;
@@ -182,6 +182,9 @@ pub struct TimelineState {
     pub search_input: Option<LineInput>,
     pub search: Option<Search>,
     pub message: Option<String>,
+    /// The name of what was opened, shown as the file of rows from the input itself (a
+    /// single trace rather than an archive member).
+    pub input: String,
 }
 
 /// Where the parts of the pane are, for drawing and for mouse clicks.
@@ -226,6 +229,14 @@ pub fn geometry(area: Rect, state: &TimelineState) -> Geometry {
 const MIN_SPAN: i64 = 20;
 
 impl TimelineState {
+    /// The pane for the input called `input`, before any data.
+    pub fn new(input: String) -> TimelineState {
+        TimelineState {
+            input,
+            ..TimelineState::default()
+        }
+    }
+
     pub fn columns(&self, width: u16) -> Columns {
         Columns::new(self.view_start, self.view_span, width)
     }
@@ -1231,17 +1242,22 @@ fn draw_details(frame: &mut Frame, rect: Rect, state: &TimelineState, theme: &Th
                     whom.push(Span::raw(v.clone()));
                 }
             }
-            match d.files.len() {
-                0 => {}
-                1 => {
+            match &d.source {
+                Source::File(file) => {
                     whom.push(Span::styled(" file ", theme.dim()));
-                    whom.push(Span::raw(d.files[0].clone()));
+                    whom.push(Span::raw(file.as_ref().unwrap_or(&state.input).clone()));
                 }
-                // Rows do not record their file; the machine's files are what is known.
-                _ => {
-                    whom.push(Span::styled(" one of the machine's files ", theme.dim()));
-                    whom.push(Span::raw(d.files.join(", ")));
-                }
+                Source::MachineFiles(files) => match files.as_slice() {
+                    [] => {}
+                    [file] => {
+                        whom.push(Span::styled(" file ", theme.dim()));
+                        whom.push(Span::raw(file.clone()));
+                    }
+                    files => {
+                        whom.push(Span::styled(" one of the machine's files ", theme.dim()));
+                        whom.push(Span::raw(files.join(", ")));
+                    }
+                },
             }
             lines.push(Line::from(whom));
             if !d.flows.is_empty() {
