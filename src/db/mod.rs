@@ -309,7 +309,7 @@ impl TableWriter<'_> {
     }
 
     /// Sends a table's batch once it is full.
-    fn sent_if_full(&mut self, table: Table) -> Result<(), DbError> {
+    fn send_if_full(&mut self, table: Table) -> Result<(), DbError> {
         let batch = self.batch(table);
         if batch.is_full() {
             let rows = batch.take();
@@ -446,7 +446,7 @@ impl TableWriter<'_> {
             self.next_arg_row += 1;
         }
         self.sets_by_content.insert(key, set_id);
-        self.sent_if_full(Table::Args)?;
+        self.send_if_full(Table::Args)?;
         Ok(Some(set_id))
     }
 
@@ -739,7 +739,7 @@ impl TableWriter<'_> {
         row.opt_int(args);
         row.opt_int((s.thread_ts != NO_TS).then_some(s.thread_ts));
         row.opt_int((s.thread_dur != NO_TS).then_some(s.thread_dur));
-        self.sent_if_full(Table::Slice)
+        self.send_if_full(Table::Slice)
     }
 
     /// Remembers the file a slice came from: once per track, and per slice for a slice
@@ -758,7 +758,7 @@ impl TableWriter<'_> {
         } else if *first != s.file {
             self.slice_files.int(id);
             self.slice_files.int(s.file);
-            self.sent_if_full(Table::SliceFile)?;
+            self.send_if_full(Table::SliceFile)?;
         }
         Ok(())
     }
@@ -771,7 +771,7 @@ impl TableWriter<'_> {
         row.int(c.track);
         row.real(Some(c.value));
         row.opt_int(args);
-        self.sent_if_full(Table::Counter)
+        self.send_if_full(Table::Counter)
     }
 
     fn write_sched(&mut self, id: u32, s: &SchedRow, sink: &Sink) -> Result<(), DbError> {
@@ -784,7 +784,7 @@ impl TableWriter<'_> {
         row.text(sink.strings.get(s.end_state));
         row.int(s.priority);
         row.int(s.ucpu);
-        self.sent_if_full(Table::Sched)
+        self.send_if_full(Table::Sched)
     }
 
     fn write_thread_state(
@@ -806,7 +806,7 @@ impl TableWriter<'_> {
         row.opt_int(s.waker_id);
         row.opt_int(s.irq_context);
         row.opt_int(s.ucpu);
-        self.sent_if_full(Table::ThreadState)
+        self.send_if_full(Table::ThreadState)
     }
 
     fn import_logs(&mut self, conn: &Connection, t: &Tables, sink: &Sink) -> Result<(), DbError> {
