@@ -394,7 +394,9 @@ impl Session {
             &self.file_names,
             &per_clock,
         );
-        self.nodes = report.nodes.iter().map(|n| n.clock).collect();
+        // Node ids name the clocks of the database being written; the session answers with
+        // the last complete one's until this one is.
+        let nodes: Vec<ClockDomain> = report.nodes.iter().map(|n| n.clock).collect();
         let candidates = if keep {
             report.candidates(
                 &placement,
@@ -407,7 +409,7 @@ impl Session {
         } else {
             Vec::new()
         };
-        self.candidates = candidates
+        let choices = candidates
             .iter()
             .map(|c| TraceTimeCandidate {
                 node: c.node,
@@ -472,6 +474,8 @@ impl Session {
         let conn = writer.finish(&tables, sink, &facts)?;
         db::commit(&conn, live)?;
         phase("db", t);
+        self.nodes = nodes;
+        self.candidates = choices;
         self.summary.total_secs = self.started.elapsed().as_secs_f64();
         progress(&Progress {
             stage: Stage::Done,

@@ -1762,3 +1762,41 @@ fn replace_back_to_the_first_clock_writes_the_same_database_again() {
         "back on the phone's BOOTTIME, slices are where the first import put them"
     );
 }
+
+#[test]
+fn a_cancelled_replace_leaves_the_session_able_to_switch() {
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let cancelled = std::sync::atomic::AtomicBool::new(true);
+    let first = TempFile::new("cancel-first.sqlite");
+    let mut session =
+        sextant::import::Session::import("demo", demo_files(), first.path(), &mut |_| {}, &never)
+            .expect("the demo imports");
+    let watch = session
+        .candidates()
+        .into_iter()
+        .find(|c| c.label == "watch BOOTTIME")
+        .expect("a watch BOOTTIME candidate");
+    let clock = session.clock_node(watch.node).expect("a clock node");
+    let target = TempFile::new("cancel-target.sqlite");
+    let result = session.replace(watch.node, target.path(), &mut |_| {}, &cancelled);
+    assert!(
+        matches!(result, Err(sextant::import::ImportError::Cancelled)),
+        "the replace is cancelled: {:?}",
+        result.err()
+    );
+    let replaced = TempFile::new("cancel-replaced.sqlite");
+    session
+        .replace(watch.node, replaced.path(), &mut |_| {}, &never)
+        .expect("the next replace succeeds");
+    let fresh = TempFile::new("cancel-fresh.sqlite");
+    sextant::import::Session::import_on(
+        "demo",
+        demo_files(),
+        clock,
+        fresh.path(),
+        &mut |_| {},
+        &never,
+    )
+    .expect("the fresh import succeeds");
+    assert_same_content("after a cancelled switch", replaced.path(), fresh.path());
+}
