@@ -591,6 +591,13 @@ pub enum EventData {
         value: Real,
         args: ArgsRef,
     },
+    /// A TYPE_STATE event: `value` holds on its track until the next state there.
+    State {
+        track: TrackRef,
+        category: StrId,
+        value: StrId,
+        args: ArgsRef,
+    },
     FlowV1(FlowV1Event),
     SchedSwitch(SchedSwitch),
     SchedWaking(SchedWaking),
@@ -752,6 +759,8 @@ pub struct Descriptor {
     pub process: Option<ProcessRef>,
     pub thread: Option<ThreadRef>,
     pub counter: Option<CounterInfo>,
+    /// A state track: its TYPE_STATE events go to the `state` table.
+    pub is_state: bool,
     pub disallow_merging_with_system_tracks: bool,
     pub description: StrId,
     /// `child_ordering` enum (1 lexicographic, 2 chronological, 3 explicit).

@@ -2,10 +2,12 @@
 //! connections with Perfetto's SQL functions, and `trace_processor_shell`-style CSV output.
 
 mod functions;
+mod layout;
 mod output;
 pub mod schema;
 
 pub use functions::register_functions;
+
 pub use output::{run_script, to_sqlite, QueryError};
 
 use std::collections::HashMap;
@@ -371,6 +373,7 @@ impl<'c> TableWriter<'c> {
         self.threads(tables, sink)?;
         self.tracks(tables, sink)?;
         self.flows(tables, sink)?;
+        self.states(tables, sink)?;
         self.cpus(tables)?;
         self.import_logs(tables, sink)?;
         self.stats(sink)?;
@@ -381,6 +384,29 @@ impl<'c> TableWriter<'c> {
             "INSERT INTO trace_bounds VALUES (?1, ?2)",
             params![start, end],
         )?;
+        Ok(())
+    }
+
+    fn states(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        let mut rows = Vec::with_capacity(t.states.len());
+        for s in &t.states {
+            rows.push((s, self.arg_set(s.args, sink)?));
+        }
+        let mut stmt = self.conn.prepare(
+            "INSERT INTO __intrinsic_state (id, ts, dur, track_id, category, value, arg_set_id)
+             VALUES (?1,?2,?3,?4,?5,?6,?7)",
+        )?;
+        for (id, (s, args)) in rows.into_iter().enumerate() {
+            stmt.execute(params![
+                id as i64,
+                s.ts,
+                s.dur,
+                s.track,
+                sink.strings.get(s.category),
+                sink.strings.get(s.value),
+                args
+            ])?;
+        }
         Ok(())
     }
 

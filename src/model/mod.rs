@@ -41,6 +41,8 @@ pub struct Builder<'s> {
     cpus: HashMap<(MachineId, u32), u32>,
     /// Legacy unnestable tracks (atrace `S`/`F`): (begin count, last begin ts), cumulative.
     unnestable: FxHashMap<u32, (i64, i64)>,
+    /// The latest `state` row of each state track (index into `tables.states`).
+    open_states: FxHashMap<u32, usize>,
     /// Which descriptor uuid last described each tid / pid, and the row each uuid got.
     thread_claims: FxHashMap<(MachineId, i64), u64>,
     process_claims: FxHashMap<(MachineId, i64), u64>,
@@ -127,6 +129,7 @@ impl<'s> Builder<'s> {
             sched_pending: HashMap::new(),
             cpus: HashMap::new(),
             unnestable: FxHashMap::default(),
+            open_states: FxHashMap::default(),
             thread_claims: FxHashMap::default(),
             process_claims: FxHashMap::default(),
             uuid_threads: FxHashMap::default(),
@@ -692,13 +695,18 @@ impl<'s> Builder<'s> {
             Scope::Process(_) => "process_track_event",
             Scope::Global => "global_track_event",
         };
-        let mut row = TrackRow::new(d.name, kind, mrow, TrackEventType::Slice);
+        let event_type = if d.is_state {
+            TrackEventType::State
+        } else {
+            TrackEventType::Slice
+        };
+        let mut row = TrackRow::new(d.name, kind, mrow, event_type);
         match scope {
             Scope::Thread(u) => row.utid = Some(u),
             Scope::Process(u) => row.upid = Some(u),
             Scope::Global => {}
         }
-        row.name_from_first_event = d.name == NULL_STR;
+        row.name_from_first_event = d.name == NULL_STR && !d.is_state;
         // Parent link, unless the parent is a thread/process root.
         if let Some(p) = d.parent_uuid {
             let parent = self.sink.descriptors.get(&(machine, p)).cloned();
@@ -970,14 +978,8 @@ impl<'s> Builder<'s> {
             }
         }
         if !extra.is_empty() {
-            let merged: Vec<Arg> = self
-                .sink
-                .args
-                .get(begin_args)
-                .iter()
-                .chain(&extra)
-                .copied()
-                .collect();
+            let begin: Vec<Arg> = self.sink.args.get(begin_args).to_vec();
+            let merged = merge_end_args(&begin, &extra, self.sink);
             let merged = self.sink.args.push(&merged);
             if let Some(row) = self.live_slices.get_mut(&entry.slice) {
                 row.args = merged;
@@ -1373,6 +1375,29 @@ impl<'s> Builder<'s> {
                 };
                 self.out.counter(self.tables.counter_count, &row, self.sink);
                 self.tables.counter_count += 1;
+            }
+            EventData::State {
+                track,
+                category,
+                value,
+                args,
+            } => {
+                let track = self.resolve_track(track);
+                self.note_ts(ts);
+                if let Some(&prev) = self.open_states.get(&track) {
+                    if let Some(row) = self.tables.states.get_mut(prev) {
+                        row.dur = ts - row.ts;
+                    }
+                }
+                self.open_states.insert(track, self.tables.states.len());
+                self.tables.states.push(StateRow {
+                    ts,
+                    dur: -1,
+                    track,
+                    category,
+                    value,
+                    args,
+                });
             }
             EventData::FlowV1(f) => self.flow_v1(ts, &f),
             EventData::SchedSwitch(s) => {
@@ -1788,4 +1813,48 @@ mod tests {
         );
         assert_eq!(tables.cpus[sched.ucpu as usize].cpu, 2);
     }
+}
+
+/// An End's args merged into its slice's, as Trace Processor's args tracker does: a key
+/// already present takes the End's value, and an array the slice already has is extended
+/// (the End's `a[0]` becomes `a[n]` after the slice's n entries) rather than overwritten.
+fn merge_end_args(begin: &[Arg], end: &[Arg], sink: &mut Sink) -> Vec<Arg> {
+    let mut merged = begin.to_vec();
+    // Next free index of each array of the slice, by the key up to its first `[`.
+    let mut next_index: HashMap<String, u64> = HashMap::new();
+    for arg in begin {
+        let Some(key) = sink.strings.get(arg.key) else {
+            continue;
+        };
+        if let Some((prefix, index)) = first_array_index(key) {
+            let next = next_index.entry(prefix.to_string()).or_insert(0);
+            *next = (*next).max(index + 1);
+        }
+    }
+    for arg in end {
+        let mut arg = *arg;
+        let renamed = sink.strings.get(arg.key).and_then(|key| {
+            let (prefix, index) = first_array_index(key)?;
+            let base = *next_index.get(prefix)?;
+            let open = prefix.len();
+            let close = open + key[open..].find(']')?;
+            Some(format!("{prefix}[{}{}", base + index, &key[close..]))
+        });
+        if let Some(key) = renamed {
+            arg.key = sink.intern(&key);
+        }
+        match merged.iter_mut().find(|a| a.key == arg.key) {
+            Some(existing) => *existing = arg,
+            None => merged.push(arg),
+        }
+    }
+    merged
+}
+
+/// `("a.b", 3)` for the key `a.b[3].c`.
+fn first_array_index(key: &str) -> Option<(&str, u64)> {
+    let open = key.find('[')?;
+    let close = open + key[open..].find(']')?;
+    let index = key[open + 1..close].parse().ok()?;
+    Some((&key[..open], index))
 }

@@ -53,6 +53,8 @@ pub struct Tables {
     pub sched_count: u32,
     pub thread_state_count: u32,
     pub flows: Vec<FlowRow>,
+    /// `state` rows (few; each one's `dur` is known only when the next state arrives).
+    pub states: Vec<StateRow>,
     /// `_trace_import_logs` rows (few: one per import problem worth explaining).
     pub import_logs: Vec<ImportLogRow>,
     pub cpus: Vec<CpuRow>,
@@ -143,6 +145,7 @@ impl ThreadRow {
 pub enum TrackEventType {
     Slice,
     Counter,
+    State,
 }
 
 impl TrackEventType {
@@ -150,6 +153,7 @@ impl TrackEventType {
         match self {
             TrackEventType::Slice => "slice",
             TrackEventType::Counter => "counter",
+            TrackEventType::State => "state",
         }
     }
 }
@@ -214,6 +218,17 @@ pub struct CounterRow {
     pub ts: i64,
     pub track: u32,
     pub value: f64,
+    pub args: ArgsRef,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct StateRow {
+    pub ts: i64,
+    /// −1 while no later state has replaced it.
+    pub dur: i64,
+    pub track: u32,
+    pub category: StrId,
+    pub value: StrId,
     pub args: ArgsRef,
 }
 

@@ -38,8 +38,11 @@ struct Sequence {
     thread: Option<ThreadRef>,
     /// Some packet of the sequence had `first_packet_on_sequence`.
     first_packet_seen: bool,
-    /// Base for `timestamp_delta_us` / `thread_time_delta_us` (µs).
-    ref_ts_us: Option<i64>,
+    /// Running time for `timestamp_delta_us` deltas, in ns. Arithmetic saturates, so a
+    /// delta that overflows leaves the base negative and every later delta on the sequence
+    /// is rejected as an invalid timestamp, as Trace Processor does.
+    ref_ts_ns: Option<i64>,
+    /// Base for `thread_time_delta_us` (µs).
     ref_thread_time_us: Option<i64>,
 }
 
@@ -95,6 +98,9 @@ struct Parser<'a> {
     fatal: Option<ParseError>,
     /// Some packet came from the file's own (base) machine.
     sent_base_packet: bool,
+    /// The name of each legacy async id's first event: it names the id's track, so an
+    /// end event without a name still closes the slice its begin opened.
+    async_names: HashMap<(MachineId, Option<ProcessRef>, u64), StrId>,
 }
 
 /// Reads a varint; `None` if the buffer ends inside it.
@@ -135,6 +141,7 @@ pub fn parse_with_progress(
         packets: 0,
         fatal: None,
         sent_base_packet: false,
+        async_names: HashMap::new(),
     };
     // Track events take about 16 bytes or more on the wire; reserving up front avoids the
     // doubling spike (old and new buffers alive at once) on large traces.
@@ -282,7 +289,7 @@ impl Parser<'_> {
             if pkt.previous_packet_dropped.unwrap_or(0) != 0 && !pkt.first_packet_on_sequence() {
                 seq.valid = false;
                 seq.counter_values.clear();
-                seq.ref_ts_us = None;
+                seq.ref_ts_ns = None;
                 seq.ref_thread_time_us = None;
                 self.sink.stat("sequence_packet_loss_flagged", machine, 1);
             }
@@ -355,7 +362,7 @@ impl Parser<'_> {
                 };
                 if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
                     seq.thread = Some(thread);
-                    seq.ref_ts_us = t.reference_timestamp_us;
+                    seq.ref_ts_ns = t.reference_timestamp_us.map(|us| us.saturating_mul(1000));
                     seq.ref_thread_time_us = t.reference_thread_time_us;
                 }
                 let name = t
@@ -418,6 +425,9 @@ impl Parser<'_> {
             trace_packet::Data::FtraceEvents(bundle) => self.ftrace_bundle(machine, bundle),
             trace_packet::Data::SystemInfo(info) => self.system_info(machine, &info),
             trace_packet::Data::TraceStats(stats) => self.trace_stats(machine, &stats),
+            trace_packet::Data::StreamingProfilePacket(profile) => {
+                self.streaming_profile(machine, seq_id, &profile);
+            }
             trace_packet::Data::TraceUuid(uuid) => {
                 let (msb, lsb) = (uuid.msb.unwrap_or(0) as u64, uuid.lsb.unwrap_or(0) as u64);
                 let s = format!(
@@ -579,6 +589,7 @@ impl Parser<'_> {
             child_ordering: d.child_ordering.unwrap_or(0),
             sibling_order_rank: d.sibling_order_rank,
             has_first_packet_on_sequence,
+            is_state: d.state.is_some(),
             ..Default::default()
         };
         if let Some(pd) = &d.process {
@@ -926,6 +937,36 @@ impl Parser<'_> {
         }
     }
 
+    /// Profiler samples are not imported (Sextant has no stack tables), but their
+    /// timestamps share the sequence's delta base with TrackEvent, so they must advance it.
+    fn streaming_profile(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        profile: &protos::StreamingProfilePacket,
+    ) {
+        let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) else {
+            return;
+        };
+        let mut invalid = 0;
+        for &delta_us in &profile.timestamp_delta_us {
+            match seq.ref_ts_ns {
+                Some(base) => {
+                    let ns = base.saturating_add(delta_us.saturating_mul(1000));
+                    seq.ref_ts_ns = Some(ns);
+                    if ns < 0 {
+                        invalid += 1;
+                    }
+                }
+                None => invalid += 1,
+            }
+        }
+        if invalid > 0 {
+            self.sink
+                .stat("streaming_profile_invalid_timestamp", machine, invalid);
+        }
+    }
+
     fn trace_stats(&mut self, machine: MachineId, s: &protos::TraceStats) {
         let set = |sink: &mut Sink, name: &'static str, idx: Option<i64>, v: Option<u64>| {
             if let Some(v) = v {
@@ -1055,20 +1096,12 @@ impl Parser<'_> {
         };
         // Timestamp: delta or absolute µs on MONOTONIC, else the packet's.
         let (ts, clock) = match ev.timestamp {
-            Some(track_event::Timestamp::TimestampDeltaUs(d)) => match seq.ref_ts_us {
-                Some(base) => match base
-                    .checked_add(d)
-                    .and_then(|v| Some((v, v.checked_mul(1000)?)))
-                {
-                    Some((v, ns)) => {
-                        seq.ref_ts_us = Some(v);
-                        (ns, None)
-                    }
-                    None => {
-                        self.sink.stat("track_event_invalid_timestamp", machine, 1);
-                        return;
-                    }
-                },
+            Some(track_event::Timestamp::TimestampDeltaUs(d)) => match seq.ref_ts_ns {
+                Some(base) => {
+                    let ns = base.saturating_add(d.saturating_mul(1000));
+                    seq.ref_ts_ns = Some(ns);
+                    (ns, None)
+                }
                 None => {
                     self.sink.stat("track_event_tokenizer_errors", machine, 1);
                     return;
@@ -1307,6 +1340,31 @@ impl Parser<'_> {
             flows,
         };
         let data = match ev_type {
+            t if t == track_event::Type::State as i32 => {
+                // A pid/tid override forces the legacy thread-track fallback, which
+                // cannot hold states.
+                let forced_thread = ev
+                    .legacy_event
+                    .as_ref()
+                    .is_some_and(|l| l.pid_override.is_some() || l.tid_override.is_some());
+                let on_state_track = seq_thread.is_none()
+                    && !forced_thread
+                    && self
+                        .sink
+                        .descriptors
+                        .get(&(machine, uuid))
+                        .is_some_and(|d| d.is_state);
+                if !on_state_track {
+                    self.sink.stat("track_event_parser_errors", machine, 1);
+                    return;
+                }
+                EventData::State {
+                    track: slice.track,
+                    category: slice.category,
+                    value: slice.name,
+                    args: slice.args,
+                }
+            }
             t if t == track_event::Type::SliceBegin as i32 => EventData::Begin(slice),
             t if t == track_event::Type::SliceEnd as i32 => EventData::End(slice),
             t if t == track_event::Type::Instant as i32 => EventData::Complete {
@@ -1445,6 +1503,10 @@ impl Parser<'_> {
             (b'b' | b'e' | b'n', None) => slice.category,
             _ => slice.name,
         };
+        let name = *self
+            .async_names
+            .entry((machine, process, cookie))
+            .or_insert(slice.name);
         let set = AsyncSet {
             kind: if process.is_some() {
                 "legacy_async_process_slice"
@@ -1453,7 +1515,7 @@ impl Parser<'_> {
             },
             machine,
             process,
-            name: slice.name,
+            name,
             scope,
         };
         slice.track = self.sink.track(TrackKey::AsyncCookie { set, cookie });
