@@ -1651,6 +1651,50 @@ pub fn build(
     tables
 }
 
+/// An End's args merged into its slice's, as Trace Processor's args tracker does: a key
+/// already present takes the End's value, and an array the slice already has is extended
+/// (the End's `a[0]` becomes `a[n]` after the slice's n entries) rather than overwritten.
+fn merge_end_args(begin: &[Arg], end: &[Arg], sink: &mut Sink) -> Vec<Arg> {
+    let mut merged = begin.to_vec();
+    // Next free index of each array of the slice, by the key up to its first `[`.
+    let mut next_index: HashMap<String, u64> = HashMap::new();
+    for arg in begin {
+        let Some(key) = sink.strings.get(arg.key) else {
+            continue;
+        };
+        if let Some((prefix, index)) = first_array_index(key) {
+            let next = next_index.entry(prefix.to_string()).or_insert(0);
+            *next = (*next).max(index + 1);
+        }
+    }
+    for arg in end {
+        let mut arg = *arg;
+        let renamed = sink.strings.get(arg.key).and_then(|key| {
+            let (prefix, index) = first_array_index(key)?;
+            let base = *next_index.get(prefix)?;
+            let open = prefix.len();
+            let close = open + key[open..].find(']')?;
+            Some(format!("{prefix}[{}{}", base + index, &key[close..]))
+        });
+        if let Some(key) = renamed {
+            arg.key = sink.intern(&key);
+        }
+        match merged.iter_mut().find(|a| a.key == arg.key) {
+            Some(existing) => *existing = arg,
+            None => merged.push(arg),
+        }
+    }
+    merged
+}
+
+/// `("a.b", 3)` for the key `a.b[3].c`.
+fn first_array_index(key: &str) -> Option<(&str, u64)> {
+    let open = key.find('[')?;
+    let close = open + key[open..].find(']')?;
+    let index = key[open + 1..close].parse().ok()?;
+    Some((&key[..open], index))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1813,48 +1857,4 @@ mod tests {
         );
         assert_eq!(tables.cpus[sched.ucpu as usize].cpu, 2);
     }
-}
-
-/// An End's args merged into its slice's, as Trace Processor's args tracker does: a key
-/// already present takes the End's value, and an array the slice already has is extended
-/// (the End's `a[0]` becomes `a[n]` after the slice's n entries) rather than overwritten.
-fn merge_end_args(begin: &[Arg], end: &[Arg], sink: &mut Sink) -> Vec<Arg> {
-    let mut merged = begin.to_vec();
-    // Next free index of each array of the slice, by the key up to its first `[`.
-    let mut next_index: HashMap<String, u64> = HashMap::new();
-    for arg in begin {
-        let Some(key) = sink.strings.get(arg.key) else {
-            continue;
-        };
-        if let Some((prefix, index)) = first_array_index(key) {
-            let next = next_index.entry(prefix.to_string()).or_insert(0);
-            *next = (*next).max(index + 1);
-        }
-    }
-    for arg in end {
-        let mut arg = *arg;
-        let renamed = sink.strings.get(arg.key).and_then(|key| {
-            let (prefix, index) = first_array_index(key)?;
-            let base = *next_index.get(prefix)?;
-            let open = prefix.len();
-            let close = open + key[open..].find(']')?;
-            Some(format!("{prefix}[{}{}", base + index, &key[close..]))
-        });
-        if let Some(key) = renamed {
-            arg.key = sink.intern(&key);
-        }
-        match merged.iter_mut().find(|a| a.key == arg.key) {
-            Some(existing) => *existing = arg,
-            None => merged.push(arg),
-        }
-    }
-    merged
-}
-
-/// `("a.b", 3)` for the key `a.b[3].c`.
-fn first_array_index(key: &str) -> Option<(&str, u64)> {
-    let open = key.find('[')?;
-    let close = open + key[open..].find(']')?;
-    let index = key[open + 1..close].parse().ok()?;
-    Some((&key[..open], index))
 }
