@@ -520,6 +520,8 @@ pub struct SchedWaking {
     pub comm: StrId,
     /// The thread running when the waking was recorded, if known.
     pub waker_tid: Option<i64>,
+    /// Whether the waking ran in interrupt context (from the event's common flags).
+    pub irq_context: Option<bool>,
 }
 
 /// Name priority when several sources name a thread (Trace Processor's order).
@@ -600,6 +602,13 @@ pub enum EventData {
     },
     FlowV1(FlowV1Event),
     SchedSwitch(SchedSwitch),
+    /// `sched_blocked_reason`: why the thread's current uninterruptible sleep began.
+    BlockedReason {
+        thread: ThreadRef,
+        io_wait: Option<bool>,
+        /// The kernel function it blocked in, when known.
+        function: StrId,
+    },
     SchedWaking(SchedWaking),
     ThreadName {
         thread: ThreadRef,

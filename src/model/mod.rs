@@ -5,6 +5,7 @@
 //! same input gives the same rows, so Perfetto SQL written against Trace Processor works.
 
 mod tables;
+mod thread_state;
 
 pub use tables::*;
 
@@ -43,6 +44,8 @@ pub struct Builder<'s> {
     unnestable: FxHashMap<u32, (i64, i64)>,
     /// The latest `state` row of each state track (index into `tables.states`).
     open_states: FxHashMap<u32, usize>,
+    /// Each thread's open `thread_state` row (see `thread_state.rs`).
+    open_thread_states: FxHashMap<u32, thread_state::OpenThreadState>,
     /// Which descriptor uuid last described each tid / pid, and the row each uuid got.
     thread_claims: FxHashMap<(MachineId, i64), u64>,
     process_claims: FxHashMap<(MachineId, i64), u64>,
@@ -130,6 +133,7 @@ impl<'s> Builder<'s> {
             cpus: HashMap::new(),
             unnestable: FxHashMap::default(),
             open_states: FxHashMap::default(),
+            open_thread_states: FxHashMap::default(),
             thread_claims: FxHashMap::default(),
             process_claims: FxHashMap::default(),
             uuid_threads: FxHashMap::default(),
@@ -1271,6 +1275,7 @@ impl<'s> Builder<'s> {
             priority: s.next_prio,
         };
         self.sched_pending.insert((s.machine, s.cpu), (id, row));
+        self.thread_state_switch(ts, prev, s.prev_state, next, (s.cpu, ucpu));
     }
 
     // ----- driver ----------------------------------------------------------------------
@@ -1411,6 +1416,22 @@ impl<'s> Builder<'s> {
                     pid: None,
                 });
                 self.set_thread_name(utid, w.comm, NamePriority::Ftrace);
+                let waker = w.waker_tid.map(|tid| {
+                    self.thread(ThreadRef {
+                        machine: w.machine,
+                        tid,
+                        pid: None,
+                    })
+                });
+                self.thread_state_waking(ts, utid, waker, w.irq_context);
+            }
+            EventData::BlockedReason {
+                thread,
+                io_wait,
+                function,
+            } => {
+                let utid = self.thread(thread);
+                self.thread_state_blocked_reason(utid, io_wait, function);
             }
             EventData::ThreadName {
                 thread,
@@ -1551,7 +1572,7 @@ impl<'s> Builder<'s> {
         if let Some(old) = self.latest_live_thread(thread.machine, thread.tid) {
             self.tables.threads[old as usize].end_ts.get_or_insert(ts);
         }
-        if new_process {
+        let started = if new_process {
             self.process_by_pid.remove(&(thread.machine, thread.tid));
             let upid = self.process(ProcessRef {
                 machine: thread.machine,
@@ -1561,14 +1582,20 @@ impl<'s> Builder<'s> {
             row.start_ts = Some(ts);
             row.parent_upid = creator_upid;
             self.set_process_name(upid, name, true);
-            if let Some(utid) = self.latest_live_thread(thread.machine, thread.tid) {
+            let utid = self.latest_live_thread(thread.machine, thread.tid);
+            if let Some(utid) = utid {
                 self.tables.threads[utid as usize].start_ts = Some(ts);
                 self.set_thread_name(utid, name, NamePriority::Ftrace);
             }
+            utid
         } else {
             let utid = self.new_thread(thread.machine, thread.tid, creator_upid);
             self.tables.threads[utid as usize].start_ts = Some(ts);
             self.set_thread_name(utid, name, NamePriority::Ftrace);
+            Some(utid)
+        };
+        if let Some(utid) = started {
+            self.thread_state_new_task(ts, utid, creator);
         }
     }
 
@@ -1598,6 +1625,7 @@ impl<'s> Builder<'s> {
         for (id, row) in pending {
             self.out.sched(id, &row, self.sink);
         }
+        self.flush_thread_states();
         self.tables
     }
 }
@@ -1808,6 +1836,58 @@ mod tests {
             "slice_drop_overlapping_complete_event"
         );
         assert_eq!(log_args(&sink, &tables.import_logs[0]).len(), 5);
+    }
+
+    #[test]
+    fn waking_a_blocked_thread_makes_it_runnable_and_names_the_running_waker() {
+        let mut sink = Sink::new();
+        let clock = sink.builtin_clock(HOST_MACHINE, clocks::BOOTTIME);
+        let (running, runnable, sleeping) =
+            (sink.intern("Running"), sink.intern("R"), sink.intern("S"));
+        let switch = |prev: i64, state: StrId, next: i64| {
+            EventData::SchedSwitch(SchedSwitch {
+                machine: HOST_MACHINE,
+                cpu: 0,
+                prev_tid: prev,
+                prev_comm: NULL_STR,
+                prev_state: state,
+                next_tid: next,
+                next_comm: NULL_STR,
+                next_prio: 120,
+            })
+        };
+        let waking = |tid: i64, waker: i64| {
+            EventData::SchedWaking(SchedWaking {
+                machine: HOST_MACHINE,
+                cpu: 0,
+                tid,
+                comm: NULL_STR,
+                waker_tid: Some(waker),
+                irq_context: Some(true),
+            })
+        };
+        sink.push(100, clock, switch(0, runnable, 7));
+        sink.push(200, clock, switch(7, sleeping, 8));
+        sink.push(300, clock, waking(7, 8));
+        // Already runnable: a spurious wakeup changes nothing.
+        sink.push(350, clock, waking(7, 8));
+        let (_, rows) = run(&mut sink);
+        let mut got: Vec<_> = rows
+            .thread_states
+            .iter()
+            .map(|(id, r)| (*id, r.ts, r.dur, r.state, r.waker_id, r.irq_context))
+            .collect();
+        got.sort_unstable();
+        assert_eq!(
+            got,
+            vec![
+                (0, 100, 100, running, None, None),
+                (1, 200, 100, sleeping, None, None),
+                (2, 200, -1, running, None, None),
+                // Woken by 8 while 8 was running in row 2.
+                (3, 300, -1, runnable, Some(2), Some(true)),
+            ]
+        );
     }
 
     #[test]

@@ -44,6 +44,8 @@ struct Sequence {
     ref_ts_ns: Option<i64>,
     /// Base for `thread_time_delta_us` (µs).
     ref_thread_time_us: Option<i64>,
+    /// Interned kernel symbols (`sched_blocked_reason.caller`).
+    kernel_symbols: HashMap<u64, StrId>,
 }
 
 impl Sequence {
@@ -78,6 +80,20 @@ impl KernelMarker {
             value: value.unwrap_or(0),
         }
     }
+}
+
+/// `common_flags` bits saying an ftrace event ran in hard or soft interrupt context.
+const IRQ_FLAGS: u32 = 0x08 | 0x10;
+
+/// Where an ftrace event came from: its bundle's machine, sequence and cpu, and the
+/// event's own pid and flags.
+#[derive(Clone, Copy)]
+struct FtraceOrigin {
+    machine: MachineId,
+    seq_id: u32,
+    cpu: u32,
+    pid: i64,
+    common_flags: Option<u32>,
 }
 
 /// Per-cpu state of compact sched decoding: the task that the last switch put on.
@@ -422,7 +438,7 @@ impl Parser<'_> {
             trace_packet::Data::ProcessTree(tree) => {
                 self.process_tree(machine, ts.unwrap_or(0), clock, &tree)
             }
-            trace_packet::Data::FtraceEvents(bundle) => self.ftrace_bundle(machine, bundle),
+            trace_packet::Data::FtraceEvents(bundle) => self.ftrace_bundle(machine, seq_id, bundle),
             trace_packet::Data::SystemInfo(info) => self.system_info(machine, &info),
             trace_packet::Data::TraceStats(stats) => self.trace_stats(machine, &stats),
             trace_packet::Data::StreamingProfilePacket(profile) => {
@@ -481,6 +497,11 @@ impl Parser<'_> {
                 ),
             ));
         }
+        let mut ksyms = Vec::new();
+        for s in &d.kernel_symbols {
+            let text = s.str.as_deref().map(String::from_utf8_lossy);
+            ksyms.push((s.iid.unwrap_or(0), self.sink.intern_opt(text.as_deref())));
+        }
         let mut strs = Vec::new();
         for s in &d.debug_annotation_string_values {
             let text = s.str.as_deref().map(String::from_utf8_lossy);
@@ -491,6 +512,9 @@ impl Parser<'_> {
         };
         for (iid, v) in names {
             seq.names.entry(iid).or_insert(v);
+        }
+        for (iid, v) in ksyms {
+            seq.kernel_symbols.entry(iid).or_insert(v);
         }
         for (iid, v) in cats {
             seq.categories.entry(iid).or_insert(v);
@@ -1851,7 +1875,12 @@ impl Parser<'_> {
 
     // ----- ftrace ------------------------------------------------------------------------
 
-    fn ftrace_bundle(&mut self, machine: MachineId, bundle: protos::FtraceEventBundle) {
+    fn ftrace_bundle(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        bundle: protos::FtraceEventBundle,
+    ) {
         let cpu = bundle.cpu.unwrap_or(0);
         let clock_id = match bundle.ftrace_clock.unwrap_or(0) {
             4 => clocks::MONOTONIC_RAW,
@@ -1862,7 +1891,14 @@ impl Parser<'_> {
             let ts = ev.timestamp.unwrap_or(0) as i64;
             let pid = i64::from(ev.pid.unwrap_or(0));
             let Some(event) = ev.event else { continue };
-            self.ftrace_event(machine, cpu, ts, clock, pid, event);
+            let origin = FtraceOrigin {
+                machine,
+                seq_id,
+                cpu,
+                pid,
+                common_flags: ev.common_flags,
+            };
+            self.ftrace_event(origin, ts, clock, event);
         }
         if let Some(compact) = bundle.compact_sched {
             self.compact_sched(machine, cpu, clock, &compact);
@@ -1871,13 +1907,14 @@ impl Parser<'_> {
 
     fn ftrace_event(
         &mut self,
-        machine: MachineId,
-        cpu: u32,
+        origin: FtraceOrigin,
         ts: i64,
         clock: ClockRef,
-        pid: i64,
         event: ftrace_event::Event,
     ) {
+        let FtraceOrigin {
+            machine, cpu, pid, ..
+        } = origin;
         use ftrace_event::Event as E;
         match event {
             E::SchedSwitch(s) => {
@@ -1907,7 +1944,27 @@ impl Parser<'_> {
                     tid: i64::from(w.pid.unwrap_or(0)),
                     comm: self.sink.intern_opt(w.comm.as_deref()),
                     waker_tid: Some(pid),
+                    irq_context: origin.common_flags.map(|f| f & IRQ_FLAGS != 0),
                 });
+                self.sink.push(ts, clock, data);
+            }
+            E::SchedBlockedReason(b) => {
+                let function = b
+                    .caller
+                    .and_then(|iid| {
+                        let seq = self.sequences.get(&(machine, origin.seq_id))?;
+                        seq.kernel_symbols.get(&iid).copied()
+                    })
+                    .unwrap_or(NULL_STR);
+                let data = EventData::BlockedReason {
+                    thread: ThreadRef {
+                        machine,
+                        tid: i64::from(b.pid.unwrap_or(0)),
+                        pid: None,
+                    },
+                    io_wait: b.io_wait.map(|v| v != 0),
+                    function,
+                };
                 self.sink.push(ts, clock, data);
             }
             E::Print(p) => {
@@ -2096,6 +2153,7 @@ impl Parser<'_> {
                 .and_then(|&j| comms.get(j as usize).copied())
                 .unwrap_or(NULL_STR);
             let waker = self.compact.get(&(machine, cpu)).map(|s| s.next_pid);
+            let irq_context = c.waking_common_flags.get(i).map(|f| f & IRQ_FLAGS != 0);
             if waker.is_none() {
                 self.sink.stat("compact_sched_waking_skipped", machine, 1);
                 continue;
@@ -2106,6 +2164,7 @@ impl Parser<'_> {
                 tid: i64::from(tid),
                 comm,
                 waker_tid: waker,
+                irq_context,
             });
             self.sink.push(ts, clock, data);
         }
