@@ -653,7 +653,7 @@ impl LineParser {
             b"sched_blocked_reason" => {
                 let tid: u32 = parse_uint(arg(a, b"pid")?)?;
                 let io_wait = arg(a, b"iowait")
-                    .and_then(|v| parse_uint::<u32>(v))
+                    .and_then(parse_uint::<u32>)
                     .map(|v| v != 0);
                 let function = Self::intern(sink, arg(a, b"caller").unwrap_or_default());
                 let thread = ThreadRef {
