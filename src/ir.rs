@@ -373,6 +373,13 @@ pub enum TrackKey {
         name: StrId,
         kind: &'static str,
     },
+    /// Slices scoped to a cpu (interrupt handlers).
+    CpuSlices {
+        machine: MachineId,
+        cpu: u32,
+        name: StrId,
+        kind: &'static str,
+    },
     /// A machine-wide counter.
     GlobalCounter {
         machine: MachineId,
@@ -512,6 +519,20 @@ pub struct SchedSwitch {
     pub next_prio: i32,
 }
 
+/// What the trace says of one cpu (CpuInfo): the `cpu` row's columns and args, and its
+/// `cpu_available_frequencies`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CpuDescription {
+    pub machine: MachineId,
+    pub cpu: u32,
+    pub cluster_id: u32,
+    pub processor: StrId,
+    pub capacity: Option<u32>,
+    /// kHz.
+    pub frequencies: Vec<u32>,
+    pub args: ArgsRef,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SchedWaking {
     pub machine: MachineId,
@@ -602,6 +623,8 @@ pub enum EventData {
     },
     FlowV1(FlowV1Event),
     SchedSwitch(SchedSwitch),
+    /// A cpu's description from the trace (CpuInfo).
+    CpuInfo(Box<CpuDescription>),
     /// `sched_blocked_reason`: why the thread's current uninterruptible sleep began.
     BlockedReason {
         thread: ThreadRef,

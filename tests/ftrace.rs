@@ -1,4 +1,5 @@
-//! `thread_state` built from the scheduler's events, in proto ftrace and systrace text
+//! Kernel facts: `thread_state` built from the scheduler's events (proto ftrace and systrace
+//! text) and the `cpu` table from CpuInfo
 //! (traces copied from the reference implementation's conformance cases into
 //! tests/data/ftrace).
 
@@ -126,5 +127,183 @@ fn a_new_task_starts_runnable_woken_by_its_creator() {
             ["201315132677", "3294", "R", "518", "0"],
             ["201319417828", "3295", "R", "518", "0"],
         ])
+    );
+}
+
+#[test]
+fn cpu_info_fills_the_cpu_table_with_clusters_features_and_frequencies() {
+    let (conn, _db) = import("cpu_info_machine.pftrace");
+    // Cpus 0-5 share a frequency table, 6-7 another: two clusters. The trace's one
+    // machine (1001) is the first, so its ucpus are the cpu numbers.
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.cpu, c.ucpu, c.cluster_id, m.raw_id,
+                    extract_arg(c.arg_set_id, 'cpu_features.mte'),
+                    extract_arg(c.arg_set_id, 'cpu_features.mte3'),
+                    extract_arg(c.arg_set_id, 'cpu_features.raw_bitmap'),
+                    extract_arg(c.arg_set_id, 'arm_cpu_part')
+             from cpu c join machine m on m.id = c.machine_id where c.cpu >= 4 order by c.cpu"
+        ),
+        table(&[
+            ["4", "4", "0", "1001", "NULL", "NULL", "NULL", "NULL"],
+            ["5", "5", "0", "1001", "1", "NULL", "1", "NULL"],
+            ["6", "6", "1", "1001", "1", "1", "3", "NULL"],
+            [
+                "7",
+                "7",
+                "1",
+                "1001",
+                "1",
+                "1",
+                "4611686018427387907",
+                "3336"
+            ],
+        ])
+    );
+    // Bit 62 is no feature Trace Processor knows.
+    assert_eq!(
+        rows(
+            &conn,
+            "select value from stats where name = 'cpu_info_unknown_cpu_features'"
+        ),
+        table(&[["1"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select freq, group_concat(c.cpu) from cpu_available_frequencies f
+             join cpu c using (ucpu) where freq in (300000, 652800) group by freq order by freq"
+        ),
+        table(&[["300000", "0,1,2,3,4,5,6,7"], ["652800", "6,7"]])
+    );
+}
+
+#[test]
+fn cpu_capacity_is_kept_and_the_host_ucpu_is_the_cpu_number() {
+    let (conn, _db) = import("cpu_capacity.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select ucpu, cpu, cluster_id, capacity, processor from cpu order by cpu"
+        ),
+        table(&[
+            ["0", "0", "0", "256", "AArch64 Processor rev 13 (aarch64)"],
+            ["1", "1", "1", "1024", "AArch64 Processor rev 13 (aarch64)"],
+        ])
+    );
+}
+
+#[test]
+fn interrupt_handlers_are_slices_on_their_cpu_track() {
+    let (conn, _db) = import("irq.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.name, t.type, t.cpu, s.ts, s.dur, s.category, s.name,
+                    extract_arg(s.arg_set_id, 'irq'), extract_arg(s.arg_set_id, 'ret')
+             from slice s join cpu_track t on t.id = s.track_id order by s.ts"
+        ),
+        table(&[
+            [
+                "Irq Cpu 1",
+                "cpu_irq",
+                "1",
+                "100001000000",
+                "1000000",
+                "irq",
+                "IRQ (resource1)",
+                "100",
+                "handled"
+            ],
+            [
+                "Irq Cpu 0",
+                "cpu_irq",
+                "0",
+                "100003000000",
+                "-1",
+                "irq",
+                "IRQ (resource1)",
+                "100",
+                "NULL"
+            ],
+        ])
+    );
+}
+
+#[test]
+fn the_oom_killer_victim_gets_an_instant_on_its_thread() {
+    let (conn, _db) = import("oom_kill.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select i.ts, i.name, t.tid, p.name from instant i
+             join thread_track tt on tt.id = i.track_id join thread t using (utid)
+             join process p using (upid)"
+        ),
+        table(&[["1234", "mem.oom_kill", "1001", "com.google.android.gm"]])
+    );
+}
+
+#[test]
+fn every_ftrace_event_names_its_thread_even_one_sextant_does_not_read() {
+    // lowmemory_kill is not imported, but pid 99 ran it.
+    let (conn, _db) = import("unknown_event_thread.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select tid, is_main_thread from thread where tid = 99"
+        ),
+        table(&[["99", "NULL"]])
+    );
+}
+
+#[test]
+fn ftrace_stats_are_per_cpu_and_per_machine() {
+    let (conn, _db) = import("ftrace_stats_two_machines.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.name, s.idx, s.value, m.raw_id, s.severity from stats s
+             join machine m on m.id = s.machine_id
+             where s.name like 'ftrace_cpu_%' order by m.raw_id"
+        ),
+        table(&[
+            ["ftrace_cpu_entries_begin", "0", "7", "0", "info"],
+            ["ftrace_cpu_entries_begin", "0", "11", "1001", "info"],
+        ])
+    );
+    let (conn, _db) = import("ftrace_abi_error.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, value from stats where name like 'ftrace_abi%' or name like 'ftrace_cpu_%'
+             order by name"
+        ),
+        table(&[
+            ["ftrace_abi_errors_skipped_zero_data_length", "1"],
+            ["ftrace_cpu_bytes_end", "840"],
+            ["ftrace_cpu_commit_overrun_end", "0"],
+            ["ftrace_cpu_dropped_events_end", "0"],
+            ["ftrace_cpu_entries_end", "14"],
+            ["ftrace_cpu_now_ts_end", "86557574310000"],
+            ["ftrace_cpu_oldest_event_ts_end", "86557552705000"],
+            ["ftrace_cpu_overrun_end", "0"],
+            ["ftrace_cpu_read_events_end", "199966062"],
+        ])
+    );
+}
+
+#[test]
+fn the_latest_ftrace_data_start_is_metadata_per_machine() {
+    let (conn, _db) = import("latest_data_start.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select d.int_value, m.raw_id, d.trace_id from metadata d
+             join machine m on m.id = d.machine_id
+             where d.name = 'ftrace_latest_data_start_ns' order by m.raw_id"
+        ),
+        table(&[["1000", "0", "0"], ["2000", "1001", "0"]])
     );
 }

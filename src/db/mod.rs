@@ -374,7 +374,7 @@ impl<'c> TableWriter<'c> {
         self.tracks(tables, sink)?;
         self.flows(tables, sink)?;
         self.states(tables, sink)?;
-        self.cpus(tables)?;
+        self.cpus(tables, sink)?;
         self.import_logs(tables, sink)?;
         self.stats(sink)?;
         self.metadata(facts, sink)?;
@@ -663,12 +663,35 @@ impl<'c> TableWriter<'c> {
         Ok(())
     }
 
-    fn cpus(&mut self, t: &Tables) -> Result<(), DbError> {
+    fn cpus(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        let mut cpus: Vec<_> = t.cpus.iter().collect();
+        cpus.sort_by_key(|c| c.ucpu);
+        let mut args = Vec::with_capacity(cpus.len());
+        for c in &cpus {
+            args.push(self.arg_set(c.args, sink)?);
+        }
+        let mut stmt = self.conn.prepare(
+            "INSERT INTO cpu (id, ucpu, cpu, cluster_id, processor, machine_id, capacity,
+             arg_set_id) VALUES (?1,?1,?2,?3,?4,?5,?6,?7)",
+        )?;
+        for (c, args) in cpus.iter().zip(&args) {
+            stmt.execute(params![
+                c.ucpu,
+                c.cpu,
+                c.cluster_id,
+                sink.strings.get(c.processor),
+                c.machine,
+                c.capacity,
+                args
+            ])?;
+        }
         let mut stmt = self
             .conn
-            .prepare("INSERT INTO cpu (id, ucpu, cpu, machine_id) VALUES (?1,?1,?2,?3)")?;
-        for (id, c) in t.cpus.iter().enumerate() {
-            stmt.execute(params![id as i64, c.cpu, c.machine])?;
+            .prepare("INSERT INTO cpu_available_frequencies (cpu, freq, ucpu) VALUES (?1,?2,?3)")?;
+        for c in &cpus {
+            for freq in &c.frequencies {
+                stmt.execute(params![c.cpu, freq, c.ucpu])?;
+            }
         }
         Ok(())
     }

@@ -49,6 +49,8 @@ CREATE TABLE args (
 CREATE TABLE cpu (
   id INTEGER PRIMARY KEY, ucpu INTEGER, cpu INTEGER, cluster_id INTEGER, processor TEXT,
   machine_id INTEGER, capacity INTEGER, arg_set_id INTEGER);
+CREATE TABLE cpu_available_frequencies (
+  id INTEGER PRIMARY KEY, cpu INTEGER, freq INTEGER, ucpu INTEGER);
 CREATE TABLE stats (
   id INTEGER PRIMARY KEY, name TEXT, key TEXT, idx INTEGER, severity TEXT, source TEXT,
   value INTEGER, description TEXT, machine_id INTEGER, trace_id INTEGER);

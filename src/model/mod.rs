@@ -14,6 +14,9 @@ use std::collections::HashMap;
 use crate::ir::*;
 
 /// Turns a sorted, time-converted event stream into [`Tables`].
+/// Width of each machine's ucpu range.
+const CPUS_PER_MACHINE: u32 = 4096;
+
 pub struct Builder<'s> {
     sink: &'s mut Sink,
     out: &'s mut dyn RowSink,
@@ -39,7 +42,10 @@ pub struct Builder<'s> {
     descriptor_tracks: HashMap<(MachineId, u64), DescriptorTrack>,
     flows: FlowState,
     sched_pending: HashMap<(MachineId, u32), (u32, SchedRow)>,
-    cpus: HashMap<(MachineId, u32), u32>,
+    /// Index into `tables.cpus` per machine's cpu.
+    cpus: HashMap<(MachineId, u32), usize>,
+    /// The ucpu range of each machine other than the host (1, 2, ...).
+    cpu_ranges: HashMap<u32, u32>,
     /// Legacy unnestable tracks (atrace `S`/`F`): (begin count, last begin ts), cumulative.
     unnestable: FxHashMap<u32, (i64, i64)>,
     /// The latest `state` row of each state track (index into `tables.states`).
@@ -131,6 +137,7 @@ impl<'s> Builder<'s> {
             flows: FlowState::default(),
             sched_pending: HashMap::new(),
             cpus: HashMap::new(),
+            cpu_ranges: HashMap::new(),
             unnestable: FxHashMap::default(),
             open_states: FxHashMap::default(),
             open_thread_states: FxHashMap::default(),
@@ -436,6 +443,20 @@ impl<'s> Builder<'s> {
                 });
                 (t, true)
             }
+            TrackKey::CpuSlices {
+                machine,
+                cpu,
+                name,
+                kind,
+            } => {
+                let mrow = self.machine_row(machine);
+                self.cpu(machine, cpu);
+                let t = self.new_track(TrackRow {
+                    cpu: Some(cpu),
+                    ..TrackRow::new(name, kind, mrow, TrackEventType::Slice)
+                });
+                (t, true)
+            }
             TrackKey::GlobalCounter {
                 machine,
                 name,
@@ -489,15 +510,39 @@ impl<'s> Builder<'s> {
         }])
     }
 
+    /// The ucpu of a machine's cpu (its `cpu` row id), creating the row on first use.
     fn cpu(&mut self, machine: MachineId, cpu: u32) -> u32 {
-        if let Some(&u) = self.cpus.get(&(machine, cpu)) {
-            return u;
+        let index = self.cpu_index(machine, cpu);
+        self.tables.cpus[index].ucpu
+    }
+
+    fn cpu_index(&mut self, machine: MachineId, cpu: u32) -> usize {
+        if let Some(&i) = self.cpus.get(&(machine, cpu)) {
+            return i;
         }
         let mrow = self.machine_row(machine);
-        let ucpu = self.tables.cpus.len() as u32;
-        self.tables.cpus.push(CpuRow { cpu, machine: mrow });
-        self.cpus.insert((machine, cpu), ucpu);
-        ucpu
+        // As Trace Processor: the first machine's (the host's, or the one machine adopted
+        // as host) ucpu is the cpu number. Other machines get ranges of their own after
+        // it, in the order their cpus appear.
+        let range = if mrow == 0 {
+            0
+        } else {
+            let next = self.cpu_ranges.len() as u32 + 1;
+            *self.cpu_ranges.entry(mrow).or_insert(next)
+        };
+        let index = self.tables.cpus.len();
+        self.tables.cpus.push(CpuRow {
+            ucpu: range * CPUS_PER_MACHINE + cpu.min(CPUS_PER_MACHINE - 1),
+            cpu,
+            machine: mrow,
+            cluster_id: None,
+            processor: NULL_STR,
+            capacity: None,
+            frequencies: Vec::new(),
+            args: NO_ARGS,
+        });
+        self.cpus.insert((machine, cpu), index);
+        index
     }
 
     /// The async track for an event on a cookie or scoped set (Trace Processor's track
@@ -1425,6 +1470,15 @@ impl<'s> Builder<'s> {
                 });
                 self.thread_state_waking(ts, utid, waker, w.irq_context);
             }
+            EventData::CpuInfo(ref info) => {
+                let index = self.cpu_index(info.machine, info.cpu);
+                let row = &mut self.tables.cpus[index];
+                row.cluster_id = Some(info.cluster_id);
+                row.processor = info.processor;
+                row.capacity = info.capacity;
+                row.frequencies.clone_from(&info.frequencies);
+                row.args = info.args;
+            }
             EventData::BlockedReason {
                 thread,
                 io_wait,
@@ -1935,6 +1989,7 @@ mod tests {
             (id, sched.ts, sched.dur, sched.cpu, sched.utid),
             (0, 1000, 500, 2, utid)
         );
-        assert_eq!(tables.cpus[sched.ucpu as usize].cpu, 2);
+        assert_eq!(sched.ucpu, 2, "the host's ucpu is the cpu number");
+        assert!(tables.cpus.iter().any(|c| c.ucpu == 2 && c.cpu == 2));
     }
 }

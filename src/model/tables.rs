@@ -278,8 +278,16 @@ pub struct FlowRow {
     pub args: ArgsRef,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct CpuRow {
+    /// The row id: the cpu number on the first machine, and for another machine the cpu
+    /// number after a 4096-wide range of its own (so ids never clash).
+    pub ucpu: u32,
     pub cpu: u32,
     pub machine: u32,
+    pub cluster_id: Option<u32>,
+    pub processor: StrId,
+    pub capacity: Option<u32>,
+    pub frequencies: Vec<u32>,
+    pub args: ArgsRef,
 }

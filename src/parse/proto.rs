@@ -10,6 +10,7 @@ use super::{atrace, FileContext, MachineScope, ParseError};
 use crate::ir::{clocks, *};
 use crate::manifest::ManifestError;
 use crate::protos::{self, debug_annotation, ftrace_event, trace_packet, track_event, TracePacket};
+use crate::stats;
 
 const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
 const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
@@ -85,6 +86,18 @@ impl KernelMarker {
 /// `common_flags` bits saying an ftrace event ran in hard or soft interrupt context.
 const IRQ_FLAGS: u32 = 0x08 | 0x10;
 
+/// Which kind of interrupt handler a cpu slice is.
+#[derive(Clone, Copy)]
+enum Interrupt {
+    Hard,
+    Soft,
+}
+
+/// The kernel's softirq vectors, by number.
+const SOFTIRQ_NAMES: [&str; 10] = [
+    "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
+];
+
 /// Where an ftrace event came from: its bundle's machine, sequence and cpu, and the
 /// event's own pid and flags.
 #[derive(Clone, Copy)]
@@ -117,6 +130,8 @@ struct Parser<'a> {
     /// The name of each legacy async id's first event: it names the id's track, so an
     /// end event without a name still closes the slice its begin opened.
     async_names: HashMap<(MachineId, Option<ProcessRef>, u64), StrId>,
+    /// Latest `last_read_event_timestamp` of the ftrace bundles, per machine.
+    latest_ftrace_start: HashMap<MachineId, i64>,
 }
 
 /// Reads a varint; `None` if the buffer ends inside it.
@@ -158,6 +173,7 @@ pub fn parse_with_progress(
         fatal: None,
         sent_base_packet: false,
         async_names: HashMap::new(),
+        latest_ftrace_start: HashMap::new(),
     };
     // Track events take about 16 bytes or more on the wire; reserving up front avoids the
     // doubling spike (old and new buffers alive at once) on large traces.
@@ -440,7 +456,9 @@ impl Parser<'_> {
             }
             trace_packet::Data::FtraceEvents(bundle) => self.ftrace_bundle(machine, seq_id, bundle),
             trace_packet::Data::SystemInfo(info) => self.system_info(machine, &info),
+            trace_packet::Data::CpuInfo(info) => self.cpu_info(machine, ts, clock, &info),
             trace_packet::Data::TraceStats(stats) => self.trace_stats(machine, &stats),
+            trace_packet::Data::FtraceStats(stats) => self.ftrace_stats(machine, &stats),
             trace_packet::Data::StreamingProfilePacket(profile) => {
                 self.streaming_profile(machine, seq_id, &profile);
             }
@@ -988,6 +1006,189 @@ impl Parser<'_> {
         if invalid > 0 {
             self.sink
                 .stat("streaming_profile_invalid_timestamp", machine, invalid);
+        }
+    }
+
+    /// One `cpu` row per cpu. Cpus with the same frequency table as the one before them are
+    /// in its cluster; a new table starts the next cluster.
+    fn cpu_info(
+        &mut self,
+        machine: MachineId,
+        ts: Option<i64>,
+        clock: ClockRef,
+        info: &protos::CpuInfo,
+    ) {
+        /// Feature bits Trace Processor names.
+        const FEATURES: [(u64, &str); 2] = [(1, "cpu_features.mte"), (2, "cpu_features.mte3")];
+        let known = FEATURES.iter().fold(0, |all, f| all | f.0);
+        let mut cluster = 0u32;
+        let mut previous: Option<&[u32]> = None;
+        for (index, cpu) in info.cpus.iter().enumerate() {
+            if previous.is_some_and(|p| p != cpu.frequencies.as_slice()) {
+                cluster += 1;
+            }
+            previous = Some(&cpu.frequencies);
+            let mut args = Vec::new();
+            let mut add = |sink: &mut Sink, key: &str, value: ArgValue| {
+                let key = sink.intern(key);
+                args.push(Arg {
+                    flat_key: key,
+                    key,
+                    value,
+                });
+            };
+            if let Some(arm) = &cpu.arm_identifier {
+                for (key, value) in [
+                    ("arm_cpu_implementer", arm.implementer),
+                    ("arm_cpu_architecture", arm.architecture),
+                    ("arm_cpu_variant", arm.variant),
+                    ("arm_cpu_part", arm.part),
+                    ("arm_cpu_revision", arm.revision),
+                ] {
+                    if let Some(v) = value {
+                        add(self.sink, key, ArgValue::Int(i64::from(v)));
+                    }
+                }
+            }
+            if let Some(features) = cpu.features {
+                add(
+                    self.sink,
+                    "cpu_features.raw_bitmap",
+                    ArgValue::Int(features as i64),
+                );
+                for (bit, key) in FEATURES {
+                    if features & bit != 0 {
+                        add(self.sink, key, ArgValue::Bool(true));
+                    }
+                }
+                if features & !known != 0 {
+                    self.sink.stat("cpu_info_unknown_cpu_features", machine, 1);
+                }
+            }
+            let args = self.sink.args.push(&args);
+            let description = CpuDescription {
+                machine,
+                cpu: index as u32,
+                cluster_id: cluster,
+                processor: self.sink.intern_opt(cpu.processor.as_deref()),
+                capacity: cpu.capacity,
+                frequencies: cpu.frequencies.clone(),
+                args,
+            };
+            let data = EventData::CpuInfo(Box::new(description));
+            self.sink.push(ts.unwrap_or(0), clock, data);
+        }
+    }
+
+    /// Begins (with a name) or ends (without) an interrupt slice on the cpu's track.
+    fn cpu_slice(
+        &mut self,
+        origin: FtraceOrigin,
+        ts: i64,
+        clock: ClockRef,
+        interrupt: Interrupt,
+        name: Option<&str>,
+        args: &[(&str, ArgValue)],
+    ) {
+        let (kind, track_name, category) = match interrupt {
+            Interrupt::Hard => ("cpu_irq", "Irq Cpu", "irq"),
+            Interrupt::Soft => ("cpu_softirq", "SoftIrq Cpu", "softirq"),
+        };
+        let track_name = self.sink.intern(&format!("{track_name} {}", origin.cpu));
+        let track = self.sink.track(TrackKey::CpuSlices {
+            machine: origin.machine,
+            cpu: origin.cpu,
+            name: track_name,
+            kind,
+        });
+        let args: Vec<Arg> = args
+            .iter()
+            .map(|(key, value)| {
+                let key = self.sink.intern(key);
+                Arg {
+                    flat_key: key,
+                    key,
+                    value: *value,
+                }
+            })
+            .collect();
+        let slice = SliceEvent {
+            track,
+            category: self.sink.intern(category),
+            name: name.map_or(NULL_STR, |n| self.sink.intern(n)),
+            args: self.sink.args.push(&args),
+            thread_ts: NO_TS,
+            flows: NO_FLOWS,
+        };
+        let data = match name {
+            Some(_) => EventData::Begin(slice),
+            None => EventData::End(slice),
+        };
+        self.sink.push(ts, clock, data);
+    }
+
+    /// The kernel ring buffer's own counters, read at the start and at the end of tracing,
+    /// per cpu; at the end, the growth since the start (overruns are lost events).
+    fn ftrace_stats(&mut self, machine: MachineId, s: &protos::FtraceStats) {
+        use protos::ftrace_stats::Phase;
+        /// Trace Processor's FTRACE_STATUS_ABI_ZERO_DATA_LENGTH.
+        const ZERO_DATA_LENGTH: i32 = 12;
+        let end = match s.phase() {
+            Phase::StartOfTrace => false,
+            Phase::EndOfTrace => true,
+            Phase::Unspecified => {
+                self.sink.stat("ftrace_stats_unknown_phase", machine, 1);
+                return;
+            }
+        };
+        for c in &s.cpu_stats {
+            let Ok(cpu) = i64::try_from(c.cpu.unwrap_or(0)) else {
+                continue;
+            };
+            let seconds_to_ns = |v: Option<f64>| v.map(|s| (s * 1e9) as u64);
+            let values = [
+                ("entries", c.entries),
+                ("overrun", c.overrun),
+                ("commit_overrun", c.commit_overrun),
+                ("bytes", c.bytes_read),
+                ("oldest_event_ts", seconds_to_ns(c.oldest_event_ts)),
+                ("now_ts", seconds_to_ns(c.now_ts)),
+                ("dropped_events", c.dropped_events),
+                ("read_events", c.read_events),
+            ];
+            for (what, value) in values {
+                let Some(value) = value else { continue };
+                let Some(name) = stats::ftrace_cpu_stat(what, end) else {
+                    continue;
+                };
+                let value = value as i64;
+                self.sink.set_stat(name, Some(cpu), machine, value);
+                if !end {
+                    continue;
+                }
+                let begin = stats::ftrace_cpu_stat(what, false).and_then(|b| {
+                    self.sink
+                        .stats
+                        .get(&StatKey {
+                            name: b,
+                            idx: Some(cpu),
+                            machine,
+                            file: self.sink.current_file,
+                        })
+                        .copied()
+                });
+                if let (Some(begin), Some(delta)) = (begin, stats::ftrace_cpu_delta(what)) {
+                    self.sink.set_stat(delta, Some(cpu), machine, value - begin);
+                }
+            }
+        }
+        for &status in &s.ftrace_parse_errors {
+            let name = if status == ZERO_DATA_LENGTH {
+                "ftrace_abi_errors_skipped_zero_data_length"
+            } else {
+                "ftrace_parse_errors"
+            };
+            self.sink.stat(name, machine, 1);
         }
     }
 
@@ -1890,6 +2091,25 @@ impl Parser<'_> {
         for ev in bundle.event {
             let ts = ev.timestamp.unwrap_or(0) as i64;
             let pid = i64::from(ev.pid.unwrap_or(0));
+            // Every event names the thread it ran on, whether or not Sextant reads the
+            // event itself (Trace Processor records them all in its raw table).
+            let names_its_thread = matches!(
+                ev.event,
+                Some(
+                    ftrace_event::Event::SchedSwitch(_)
+                        | ftrace_event::Event::SchedWaking(_)
+                        | ftrace_event::Event::Print(_)
+                        | ftrace_event::Event::TaskNewtask(_)
+                )
+            );
+            if !names_its_thread {
+                let thread = ThreadRef {
+                    machine,
+                    tid: pid,
+                    pid: None,
+                };
+                self.sink.push(ts, clock, EventData::Thread(thread));
+            }
             let Some(event) = ev.event else { continue };
             let origin = FtraceOrigin {
                 machine,
@@ -1899,6 +2119,23 @@ impl Parser<'_> {
                 common_flags: ev.common_flags,
             };
             self.ftrace_event(origin, ts, clock, event);
+        }
+        // Every cpu's data is complete from the latest of these on (Trace Processor keeps it
+        // as metadata).
+        if let Some(last_read) = bundle.last_read_event_timestamp {
+            let last_read = last_read as i64;
+            if self
+                .latest_ftrace_start
+                .get(&machine)
+                .is_none_or(|&t| t < last_read)
+            {
+                self.latest_ftrace_start.insert(machine, last_read);
+                self.sink.metadata(
+                    "ftrace_latest_data_start_ns",
+                    machine,
+                    MetaValue::Int(last_read),
+                );
+            }
         }
         if let Some(compact) = bundle.compact_sched {
             self.compact_sched(machine, cpu, clock, &compact);
@@ -2073,6 +2310,55 @@ impl Parser<'_> {
                         priority: NamePriority::Ftrace,
                     },
                 );
+            }
+            // Interrupt handlers run as slices on their cpu's track.
+            E::IrqHandlerEntry(irq) => {
+                let name = format!("IRQ ({})", irq.name.as_deref().unwrap_or(""));
+                let args = vec![("irq", ArgValue::Int(i64::from(irq.irq.unwrap_or(0))))];
+                self.cpu_slice(origin, ts, clock, Interrupt::Hard, Some(&name), &args);
+            }
+            E::IrqHandlerExit(irq) => {
+                let ret = if irq.ret.unwrap_or(0) == 1 {
+                    "handled"
+                } else {
+                    "unhandled"
+                };
+                let ret = self.sink.intern(ret);
+                let args = vec![("ret", ArgValue::Str(ret))];
+                self.cpu_slice(origin, ts, clock, Interrupt::Hard, None, &args);
+            }
+            E::SoftirqEntry(s) => {
+                let vec = s.vec.unwrap_or(u32::MAX);
+                let name = SOFTIRQ_NAMES
+                    .get(vec as usize)
+                    .map_or_else(|| format!("softirq {vec}"), |n| n.to_string());
+                let args = vec![("vec", ArgValue::Int(i64::from(vec)))];
+                self.cpu_slice(origin, ts, clock, Interrupt::Soft, Some(&name), &args);
+            }
+            E::SoftirqExit(_) => {
+                self.cpu_slice(origin, ts, clock, Interrupt::Soft, None, &[]);
+            }
+            // The kernel's OOM killer chose this task.
+            E::MarkVictim(m) => {
+                let thread = ThreadRef {
+                    machine,
+                    tid: i64::from(m.pid.unwrap_or(0)),
+                    pid: None,
+                };
+                let slice = SliceEvent {
+                    track: self.sink.track(TrackKey::ThreadSlices(thread)),
+                    category: NULL_STR,
+                    name: self.sink.intern("mem.oom_kill"),
+                    args: NO_ARGS,
+                    thread_ts: NO_TS,
+                    flows: NO_FLOWS,
+                };
+                let data = EventData::Complete {
+                    slice,
+                    dur: 0,
+                    thread_dur: NO_TS,
+                };
+                self.sink.push(ts, clock, data);
             }
             E::SchedProcessFree(f) => {
                 let tid = i64::from(f.pid.unwrap_or(0));
