@@ -130,6 +130,10 @@ struct Parser<'a> {
     /// The name of each legacy async id's first event: it names the id's track, so an
     /// end event without a name still closes the slice its begin opened.
     async_names: HashMap<(MachineId, Option<ProcessRef>, u64), StrId>,
+    /// Some packet named the trace's uuid.
+    uuid_seen: bool,
+    /// ChromeMetadataPackets so far (each gets its own `cr-<letter>-` metadata prefix).
+    chrome_metadata_packets: u32,
     /// Latest `last_read_event_timestamp` of the ftrace bundles, per machine.
     latest_ftrace_start: HashMap<MachineId, i64>,
 }
@@ -174,6 +178,8 @@ pub fn parse_with_progress(
         sent_base_packet: false,
         async_names: HashMap::new(),
         latest_ftrace_start: HashMap::new(),
+        uuid_seen: false,
+        chrome_metadata_packets: 0,
     };
     // Track events take about 16 bytes or more on the wire; reserving up front avoids the
     // doubling spike (old and new buffers alive at once) on large traces.
@@ -224,6 +230,7 @@ pub fn parse_with_progress(
                     )));
                 }
                 p.sink.stat("proto_packet_decode_failure", ctx.machine, 1);
+                p.finish(bytes);
                 return Ok(());
             }
         };
@@ -235,7 +242,72 @@ pub fn parse_with_progress(
             }
         }
     }
+    p.finish(bytes);
     Ok(())
+}
+
+/// Bytes of the file hashed into a trace uuid when the trace names none.
+const UUID_HASH_BYTES: usize = 4096;
+
+/// 64-bit FNV-1a, the hash Trace Processor derives a missing trace uuid from.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// A uuid as Trace Processor prints it.
+fn uuid_string(msb: u64, lsb: u64) -> String {
+    format!(
+        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+        msb >> 32,
+        (msb >> 16) & 0xffff,
+        msb & 0xffff,
+        lsb >> 48,
+        lsb & 0xffff_ffff_ffff
+    )
+}
+
+/// Standard base64 with padding (Chrome's background tracing metadata is stored so).
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Android's API level for a release number (`12` → 31), as the fingerprint only names
+/// the release.
+fn android_sdk_for_release(release: &str) -> Option<i64> {
+    let mut parts = release.split('.');
+    let major: u32 = parts.next()?.trim_end_matches('L').parse().ok()?;
+    let minor: u32 = parts.next().and_then(|m| m.parse().ok()).unwrap_or(0);
+    Some(match (major, minor) {
+        (5, 0) => 21,
+        (5, _) => 22,
+        (6, _) => 23,
+        (7, 0) => 24,
+        (7, _) => 25,
+        (8, 0) => 26,
+        (8, _) => 27,
+        (9..=11, _) => i64::from(major) + 19,
+        (12, _) if release.ends_with('L') => 32,
+        (12, _) => 31,
+        (13.., _) => i64::from(major) + 20,
+        _ => return None,
+    })
 }
 
 fn lossy(s: &str) -> &str {
@@ -464,16 +536,21 @@ impl Parser<'_> {
             }
             trace_packet::Data::TraceUuid(uuid) => {
                 let (msb, lsb) = (uuid.msb.unwrap_or(0) as u64, uuid.lsb.unwrap_or(0) as u64);
-                let s = format!(
-                    "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
-                    msb >> 32,
-                    (msb >> 16) & 0xffff,
-                    msb & 0xffff,
-                    lsb >> 48,
-                    lsb & 0xffff_ffff_ffff
-                );
+                self.uuid_seen = true;
+                let s = uuid_string(msb, lsb);
                 self.sink.metadata("trace_uuid", machine, MetaValue::Str(s));
             }
+            // The config's uuid names the trace unless a TraceUuid packet does.
+            trace_packet::Data::TraceConfig(config) => {
+                if let (Some(msb), Some(lsb), false) =
+                    (config.trace_uuid_msb, config.trace_uuid_lsb, self.uuid_seen)
+                {
+                    self.uuid_seen = true;
+                    let s = uuid_string(msb as u64, lsb as u64);
+                    self.sink.metadata("trace_uuid", machine, MetaValue::Str(s));
+                }
+            }
+            trace_packet::Data::ChromeMetadata(meta) => self.chrome_metadata(machine, &meta),
             _ => {}
         }
     }
@@ -961,8 +1038,27 @@ impl Parser<'_> {
         if let Some(f) = &info.android_build_fingerprint {
             meta.push(("android_build_fingerprint", MetaValue::Str(f.clone())));
         }
-        if let Some(v) = info.android_sdk_version {
-            meta.push(("android_sdk_version", MetaValue::Int(v as i64)));
+        // BRAND/PRODUCT/DEVICE:RELEASE/ID/INCREMENTAL:TYPE/TAGS
+        let fingerprint: Vec<&str> = info
+            .android_build_fingerprint
+            .as_deref()
+            .map(|f| f.split('/').collect())
+            .unwrap_or_default();
+        if let Some(incremental) = fingerprint.get(4).and_then(|p| p.split(':').next()) {
+            meta.push((
+                "android_incremental_build",
+                MetaValue::Str(incremental.to_string()),
+            ));
+        }
+        let sdk = info.android_sdk_version.map(|v| v as i64).or_else(|| {
+            let release = fingerprint.get(2)?.split(':').nth(1)?;
+            android_sdk_for_release(release)
+        });
+        if let Some(v) = sdk {
+            meta.push(("android_sdk_version", MetaValue::Int(v)));
+            if let Some(m) = self.sink.machines.get_mut(&machine) {
+                m.android_sdk_version.get_or_insert(v);
+            }
         }
         if let Some(v) = info.system_ram_bytes {
             meta.push(("system_ram_bytes", MetaValue::Int(v as i64)));
@@ -1006,6 +1102,81 @@ impl Parser<'_> {
         if invalid > 0 {
             self.sink
                 .stat("streaming_profile_invalid_timestamp", machine, invalid);
+        }
+    }
+
+    /// A trace that names no uuid gets one hashed from its first bytes, so the same file
+    /// always has the same uuid.
+    fn finish(&mut self, bytes: &[u8]) {
+        if !self.uuid_seen {
+            let hash = fnv1a(&bytes[..bytes.len().min(UUID_HASH_BYTES)]);
+            let s = uuid_string(0, hash);
+            self.sink
+                .metadata("trace_uuid", self.ctx.machine, MetaValue::Str(s));
+        }
+    }
+
+    /// Chrome's own metadata: `cr-<a, b, …>-<key>` per packet, and the background
+    /// tracing scenario (kept base64-encoded, with its rule and scenario hashes).
+    fn chrome_metadata(&mut self, machine: MachineId, m: &protos::ChromeMetadataPacket) {
+        let letter = char::from(b'a' + (self.chrome_metadata_packets % 26) as u8);
+        self.chrome_metadata_packets += 1;
+        let key = |name: &str| format!("cr-{letter}-{name}");
+        let mut meta: Vec<(String, MetaValue)> = Vec::new();
+        if let Some(v) = m.chrome_version_code {
+            meta.push((key("playstore_version_code"), MetaValue::Int(i64::from(v))));
+        }
+        if let Some(v) = &m.enabled_categories {
+            meta.push((key("enabled_categories"), MetaValue::Str(v.clone())));
+        }
+        if !m.field_trial_hashes.is_empty() {
+            let hashes: String = m
+                .field_trial_hashes
+                .iter()
+                .map(|h| {
+                    format!(
+                        "{{ name: {}, group: {} }} ",
+                        h.name.unwrap_or(0),
+                        h.group.unwrap_or(0)
+                    )
+                })
+                .collect();
+            meta.push((key("field_trial_hashes"), MetaValue::Str(hashes)));
+        }
+        for (name, value) in [
+            ("package-name", &m.app_package_name),
+            ("product-version", &m.app_version),
+            ("os-name", &m.os_name),
+        ] {
+            if let Some(v) = value {
+                meta.push((key(name), MetaValue::Str(v.clone())));
+            }
+        }
+        if let Some(v) = m.channel {
+            meta.push((key("channel"), MetaValue::Int(i64::from(v))));
+        }
+        if let Some(raw) = &m.background_tracing_metadata {
+            meta.push((
+                "cr-background_tracing_metadata".to_string(),
+                MetaValue::Str(base64(raw)),
+            ));
+            if let Ok(bg) = protos::BackgroundTracingMetadata::decode(raw.as_slice()) {
+                if let Some(hash) = bg.triggered_rule.and_then(|r| r.name_hash) {
+                    meta.push((
+                        "cr-triggered_rule_name_hash".to_string(),
+                        MetaValue::Int(i64::from(hash)),
+                    ));
+                }
+                if let Some(hash) = bg.scenario_name_hash {
+                    meta.push((
+                        "cr-scenario_name_hash".to_string(),
+                        MetaValue::Int(i64::from(hash)),
+                    ));
+                }
+            }
+        }
+        for (k, v) in meta {
+            self.sink.metadata(k, machine, v);
         }
     }
 
@@ -2507,6 +2678,29 @@ pub fn decode_task_state(state: i64) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn base64_pads_like_the_standard() {
+        assert_eq!(super::base64(b""), "");
+        assert_eq!(super::base64(b"f"), "Zg==");
+        assert_eq!(super::base64(b"fo"), "Zm8=");
+        assert_eq!(super::base64(b"foo"), "Zm9v");
+        assert_eq!(super::base64(b"foobar"), "Zm9vYmFy");
+    }
+
+    #[test]
+    fn android_release_to_api_level() {
+        let sdk = super::android_sdk_for_release;
+        assert_eq!(sdk("5.1.1"), Some(22));
+        assert_eq!(sdk("7.0"), Some(24));
+        assert_eq!(sdk("8.1.0"), Some(27));
+        assert_eq!(sdk("9"), Some(28));
+        assert_eq!(sdk("12"), Some(31));
+        assert_eq!(sdk("12L"), Some(32));
+        assert_eq!(sdk("14"), Some(34));
+        assert_eq!(sdk("4.4"), None);
+        assert_eq!(sdk("Tiramisu"), None);
+    }
     use super::*;
 
     #[test]
