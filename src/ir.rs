@@ -366,6 +366,13 @@ pub enum TrackKey {
         name: StrId,
         kind: &'static str,
     },
+    /// A process counter named by one of its threads (kernel events carry a tid): the
+    /// thread's process, or the process of that pid when the thread has none.
+    ThreadProcessCounter {
+        thread: ThreadRef,
+        name: StrId,
+        kind: &'static str,
+    },
     /// A counter scoped to a cpu (`cpu_frequency`, `cpu_idle`).
     CpuCounter {
         machine: MachineId,

@@ -172,6 +172,12 @@ pub const STATS: &[StatDef] = &[
     def("ftrace_parse_errors", false, DataLoss, Trace,
         "The tracing service could not parse part of the ftrace ring buffer (an ABI error): \
          events there are lost."),
+    def("rss_stat_unknown_keys", false, Error, Analysis,
+        "rss_stat events for a memory counter Trace Processor does not know were dropped."),
+    def("rss_stat_negative_size", false, Info, Analysis,
+        "rss_stat events with a negative size were dropped."),
+    def("rss_stat_unknown_thread_for_mm_id", false, Info, Analysis,
+        "rss_stat events for a memory map no thread had reported as its own were dropped."),
     def("ftrace_stats_unknown_phase", false, Info, Analysis,
         "FtraceStats without a start/end phase were ignored."),
     def("traced_buf_bytes_written", true, Info, Trace, "Bytes written into the trace buffer."),

@@ -307,3 +307,45 @@ fn the_latest_ftrace_data_start_is_metadata_per_machine() {
         table(&[["1000", "0", "0"], ["2000", "1001", "0"]])
     );
 }
+
+#[test]
+fn memory_counters_and_oom_scores_go_to_the_threads_process_and_span_join_lines_them_up() {
+    let (conn, _db) = import("synth_oom.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.name, t.type, c.ts, c.value from counter c
+             join process_counter_track t on t.id = c.track_id join process p using (upid)
+             where p.pid = 2 and c.ts <= 107 order by t.name, c.ts"
+        ),
+        table(&[
+            ["mem.rss.anon", "process_memory", "100", "200"],
+            ["mem.rss.file", "process_memory", "100", "100"],
+            ["mem.rss.file", "process_memory", "105", "50"],
+            ["oom_score_adj", "oom_score_adj", "100", "1000"],
+            ["oom_score_adj", "oom_score_adj", "107", "-300"],
+        ])
+    );
+    // Perfetto's span join, as the prompt and `sextant query` take it.
+    let script = "
+        CREATE VIEW anon AS SELECT c.ts, LEAD(c.ts, 1, c.ts) OVER (PARTITION BY c.track_id ORDER BY c.ts) - c.ts AS dur,
+               t.upid, c.value AS anon
+        FROM counter c JOIN process_counter_track t ON t.id = c.track_id
+        WHERE t.name = 'mem.rss.anon';
+        CREATE VIEW oom AS SELECT c.ts, LEAD(c.ts, 1, c.ts) OVER (PARTITION BY c.track_id ORDER BY c.ts) - c.ts AS dur,
+               t.upid, c.value AS score
+        FROM counter c JOIN process_counter_track t ON t.id = c.track_id
+        WHERE t.name = 'oom_score_adj';
+        CREATE VIRTUAL TABLE both_ USING span_join(anon PARTITIONED upid, oom PARTITIONED upid);
+        SELECT ts, dur, anon, score FROM both_ JOIN process USING (upid)
+        WHERE pid = 2 ORDER BY ts LIMIT 3;";
+    let mut out = Vec::new();
+    sextant::db::run_script(&conn, script, &mut out).expect("the script runs");
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        "\"ts\",\"dur\",\"anon\",\"score\"\n\
+         100,7,200.000000,1000.000000\n\
+         107,3,200.000000,-300.000000\n\
+         110,10,100.000000,-300.000000\n"
+    );
+}

@@ -5,10 +5,11 @@ mod functions;
 mod layout;
 mod output;
 pub mod schema;
+mod span_join;
 
 pub use functions::register_functions;
 
-pub use output::{run_script, to_sqlite, QueryError};
+pub use output::{run_script, split_statements, translate, QueryError};
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -44,6 +44,8 @@ pub struct Builder<'s> {
     sched_pending: HashMap<(MachineId, u32), (u32, SchedRow)>,
     /// Index into `tables.cpus` per machine's cpu.
     cpus: HashMap<(MachineId, u32), usize>,
+    /// Process counter tracks by (upid, name, type).
+    process_counters: HashMap<(u32, StrId, &'static str), u32>,
     /// The ucpu range of each machine other than the host (1, 2, ...).
     cpu_ranges: HashMap<u32, u32>,
     /// Legacy unnestable tracks (atrace `S`/`F`): (begin count, last begin ts), cumulative.
@@ -138,6 +140,7 @@ impl<'s> Builder<'s> {
             sched_pending: HashMap::new(),
             cpus: HashMap::new(),
             cpu_ranges: HashMap::new(),
+            process_counters: HashMap::new(),
             unnestable: FxHashMap::default(),
             open_states: FxHashMap::default(),
             open_thread_states: FxHashMap::default(),
@@ -413,12 +416,18 @@ impl<'s> Builder<'s> {
                 kind,
             } => {
                 let upid = self.process(process);
-                let machine = self.tables.processes[upid as usize].machine;
-                let t = self.new_track(TrackRow {
-                    upid: Some(upid),
-                    ..TrackRow::new(name, kind, machine, TrackEventType::Counter)
-                });
-                (t, true)
+                (self.process_counter_track(upid, name, kind), true)
+            }
+            TrackKey::ThreadProcessCounter { thread, name, kind } => {
+                let utid = self.thread(thread);
+                let upid = match self.tables.threads[utid as usize].upid {
+                    Some(upid) => upid,
+                    None => self.process(ProcessRef {
+                        machine: thread.machine,
+                        pid: thread.tid,
+                    }),
+                };
+                (self.process_counter_track(upid, name, kind), true)
             }
             TrackKey::ThreadCounter { thread, name, kind } => {
                 let utid = self.thread(thread);
@@ -508,6 +517,20 @@ impl<'s> Builder<'s> {
             key,
             value: ArgValue::Str(value),
         }])
+    }
+
+    /// One counter track per process, name and type, however the events named it.
+    fn process_counter_track(&mut self, upid: u32, name: StrId, kind: &'static str) -> u32 {
+        if let Some(&t) = self.process_counters.get(&(upid, name, kind)) {
+            return t;
+        }
+        let machine = self.tables.processes[upid as usize].machine;
+        let t = self.new_track(TrackRow {
+            upid: Some(upid),
+            ..TrackRow::new(name, kind, machine, TrackEventType::Counter)
+        });
+        self.process_counters.insert((upid, name, kind), t);
+        t
     }
 
     /// The ucpu of a machine's cpu (its `cpu` row id), creating the row on first use.

@@ -130,6 +130,8 @@ struct Parser<'a> {
     /// The name of each legacy async id's first event: it names the id's track, so an
     /// end event without a name still closes the slice its begin opened.
     async_names: HashMap<(MachineId, Option<ProcessRef>, u64), StrId>,
+    /// The thread each kernel memory map (`rss_stat.mm_id`) was last reported by.
+    mm_owners: HashMap<(MachineId, u32), i64>,
     /// Some packet named the trace's uuid.
     uuid_seen: bool,
     /// ChromeMetadataPackets so far (each gets its own `cr-<letter>-` metadata prefix).
@@ -179,6 +181,7 @@ pub fn parse_with_progress(
         async_names: HashMap::new(),
         latest_ftrace_start: HashMap::new(),
         uuid_seen: false,
+        mm_owners: HashMap::new(),
         chrome_metadata_packets: 0,
     };
     // Track events take about 16 bytes or more on the wire; reserving up front avoids the
@@ -1249,6 +1252,78 @@ impl Parser<'_> {
             let data = EventData::CpuInfo(Box::new(description));
             self.sink.push(ts.unwrap_or(0), clock, data);
         }
+    }
+
+    /// `rss_stat`: a process's memory counter changed. With an `mm_id` the event names the
+    /// memory map, which belongs to the event's thread when `curr` is set and otherwise to
+    /// whichever thread last reported it as its own.
+    fn rss_stat(
+        &mut self,
+        origin: FtraceOrigin,
+        ts: i64,
+        clock: ClockRef,
+        r: &protos::RssStatFtraceEvent,
+    ) {
+        /// The kernel's MM_* counters, by member index.
+        const MEMBERS: [&str; 5] = [
+            "mem.rss.file",
+            "mem.rss.anon",
+            "mem.swap",
+            "mem.rss.shmem",
+            "mem.unreclaimable",
+        ];
+        let machine = origin.machine;
+        let Some(&name) = r.member.and_then(|m| MEMBERS.get(usize::try_from(m).ok()?)) else {
+            self.sink.stat("rss_stat_unknown_keys", machine, 1);
+            return;
+        };
+        let size = r.size.unwrap_or(0);
+        if size < 0 {
+            self.sink.stat("rss_stat_negative_size", machine, 1);
+            return;
+        }
+        let tid = match r.mm_id {
+            None => origin.pid,
+            Some(mm) if r.curr.unwrap_or(0) != 0 => {
+                self.mm_owners.insert((machine, mm), origin.pid);
+                origin.pid
+            }
+            Some(mm) => match self.mm_owners.get(&(machine, mm)) {
+                Some(&tid) => tid,
+                None => {
+                    self.sink
+                        .stat("rss_stat_unknown_thread_for_mm_id", machine, 1);
+                    return;
+                }
+            },
+        };
+        let thread = ThreadRef {
+            machine,
+            tid,
+            pid: None,
+        };
+        self.thread_process_counter(thread, name, "process_memory", ts, clock, size as f64);
+    }
+
+    fn thread_process_counter(
+        &mut self,
+        thread: ThreadRef,
+        name: &str,
+        kind: &'static str,
+        ts: i64,
+        clock: ClockRef,
+        value: f64,
+    ) {
+        let name = self.sink.intern(name);
+        let track = self
+            .sink
+            .track(TrackKey::ThreadProcessCounter { thread, name, kind });
+        let data = EventData::Counter {
+            track,
+            value: Real(value),
+            args: NO_ARGS,
+        };
+        self.sink.push(ts, clock, data);
     }
 
     /// Begins (with a name) or ends (without) an interrupt slice on the cpu's track.
@@ -2508,6 +2583,23 @@ impl Parser<'_> {
             }
             E::SoftirqExit(_) => {
                 self.cpu_slice(origin, ts, clock, Interrupt::Soft, None, &[]);
+            }
+            E::RssStat(r) => self.rss_stat(origin, ts, clock, &r),
+            E::OomScoreAdjUpdate(o) => {
+                let thread = ThreadRef {
+                    machine,
+                    tid: i64::from(o.pid.unwrap_or(0)),
+                    pid: None,
+                };
+                let value = f64::from(o.oom_score_adj.unwrap_or(0));
+                self.thread_process_counter(
+                    thread,
+                    "oom_score_adj",
+                    "oom_score_adj",
+                    ts,
+                    clock,
+                    value,
+                );
             }
             // The kernel's OOM killer chose this task.
             E::MarkVictim(m) => {
