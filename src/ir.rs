@@ -869,6 +869,10 @@ pub struct Sink {
     pub dimension_keys: HashMap<&'static str, StrId>,
     /// Machines whose idle thread (tid 0) is `swapper` (proto and systrace sources).
     pub swapper_machines: Vec<MachineId>,
+    /// Trace Processor's sorter queue of the events pushed from each `ord` on, as runs
+    /// (first ord, queue): 0 for most events, one queue per cpu for ftrace bundles. Ties
+    /// in time are ordered as its queue merge orders them (see `import::sort_events`).
+    pub queue_runs: Vec<(u32, u32)>,
 }
 
 impl Sink {
@@ -907,6 +911,19 @@ impl Sink {
             sequence: 0,
             file: self.current_file,
         })
+    }
+
+    /// Events pushed from now on go to sorter queue `queue` (0 = the default queue).
+    pub fn set_queue(&mut self, queue: u32) {
+        let current = self.queue_runs.last().map_or(0, |r| r.1);
+        if current == queue {
+            return;
+        }
+        let ord = self.events.len() as u32;
+        match self.queue_runs.last_mut() {
+            Some(last) if last.0 == ord => last.1 = queue,
+            _ => self.queue_runs.push((ord, queue)),
+        }
     }
 
     pub fn push(&mut self, ts: i64, clock: ClockRef, data: EventData) {

@@ -35,6 +35,8 @@ fn switches_open_and_close_rows_and_blocked_reasons_name_the_kernel_function() {
     // The first rows: the three cpus switch from idle to 100, 102, 105 (idle gets no
     // rows); 102 and 105 then block in D, and the blocked reasons name the function
     // through the sequence's interned kernel symbols.
+    // Both cpus switch at 999000: as in Trace Processor's queue merge, cpu 3 (whose queue
+    // was being drained) goes first, then cpu 2.
     let want = table(&[
         [
             "50", "999950", "1", "100", "Running", "NULL", "NULL", "NULL", "NULL",
@@ -44,6 +46,9 @@ fn switches_open_and_close_rows_and_blocked_reasons_name_the_kernel_function() {
         ],
         [
             "60", "998940", "3", "105", "Running", "NULL", "NULL", "NULL", "NULL",
+        ],
+        [
+            "999000", "-1", "NULL", "105", "D", "1", "some_fn", "NULL", "NULL",
         ],
         [
             "999000",
@@ -58,9 +63,6 @@ fn switches_open_and_close_rows_and_blocked_reasons_name_the_kernel_function() {
         ],
         [
             "999000", "3000", "2", "103", "Running", "NULL", "NULL", "NULL", "NULL",
-        ],
-        [
-            "999000", "-1", "NULL", "105", "D", "1", "some_fn", "NULL", "NULL",
         ],
         [
             "1000000",

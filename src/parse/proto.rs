@@ -2334,6 +2334,14 @@ impl Parser<'_> {
             _ => clocks::BOOTTIME,
         };
         let clock = self.sink.builtin_clock(machine, clock_id);
+        // Trace Processor sorts each cpu's ftrace events in a queue of its own.
+        let cpu_range = if self.ctx.machine == machine {
+            0
+        } else {
+            machine + 1
+        };
+        let queue = 1 + cpu_range.saturating_mul(4096).saturating_add(cpu.min(4095));
+        self.sink.set_queue(queue);
         for ev in bundle.event {
             let ts = ev.timestamp.unwrap_or(0) as i64;
             let pid = i64::from(ev.pid.unwrap_or(0));
@@ -2386,6 +2394,7 @@ impl Parser<'_> {
         if let Some(compact) = bundle.compact_sched {
             self.compact_sched(machine, cpu, clock, &compact);
         }
+        self.sink.set_queue(0);
     }
 
     fn ftrace_event(
