@@ -615,6 +615,7 @@ fn sort_and_drop_negative(sink: &mut Sink) {
     if !sorted {
         sink.events.sort_unstable_by_key(|e| (e.ts, e.ord));
     }
+    order_ties_by_queue(sink);
     let negative = sink.events.partition_point(|e| e.ts < 0);
     if negative > 0 {
         sink.events.drain(..negative);
@@ -626,6 +627,43 @@ fn sort_and_drop_negative(sink: &mut Sink) {
             negative as i64,
         );
         sink.current_file = prev;
+    }
+}
+
+/// Events at the same time from different sorter queues (ftrace cpus) come out of Trace
+/// Processor's queue merge in this order: first the queue that produced the event just
+/// before them (the merge keeps extracting from it while its events are not later than
+/// every other queue's next one), then the other queues by index, each queue's events
+/// in file order. Rows then get the same ids, which queries ordering by `ts` see.
+fn order_ties_by_queue(sink: &mut Sink) {
+    if sink.queue_runs.is_empty() {
+        return;
+    }
+    let mut previous_queue: Option<u32> = None;
+    let mut start = 0;
+    let events = &mut sink.events;
+    let queue_runs = &sink.queue_runs;
+    let queue_of = |ord: u32| {
+        let i = queue_runs.partition_point(|r| r.0 <= ord);
+        i.checked_sub(1).map_or(0, |i| queue_runs[i].1)
+    };
+    while start < events.len() {
+        let ts = events[start].ts;
+        let mut end = start + 1;
+        while end < events.len() && events[end].ts == ts {
+            end += 1;
+        }
+        let group = &mut events[start..end];
+        let first_queue = queue_of(group[0].ord);
+        if group.iter().any(|e| queue_of(e.ord) != first_queue) {
+            let previous = previous_queue;
+            group.sort_by_key(|e| {
+                let q = queue_of(e.ord);
+                (Some(q) != previous, q, e.ord)
+            });
+        }
+        previous_queue = group.last().map(|e| queue_of(e.ord));
+        start = end;
     }
 }
 

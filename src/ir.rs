@@ -366,8 +366,22 @@ pub enum TrackKey {
         name: StrId,
         kind: &'static str,
     },
+    /// A process counter named by one of its threads (kernel events carry a tid): the
+    /// thread's process, or the process of that pid when the thread has none.
+    ThreadProcessCounter {
+        thread: ThreadRef,
+        name: StrId,
+        kind: &'static str,
+    },
     /// A counter scoped to a cpu (`cpu_frequency`, `cpu_idle`).
     CpuCounter {
+        machine: MachineId,
+        cpu: u32,
+        name: StrId,
+        kind: &'static str,
+    },
+    /// Slices scoped to a cpu (interrupt handlers).
+    CpuSlices {
         machine: MachineId,
         cpu: u32,
         name: StrId,
@@ -512,6 +526,20 @@ pub struct SchedSwitch {
     pub next_prio: i32,
 }
 
+/// What the trace says of one cpu (CpuInfo): the `cpu` row's columns and args, and its
+/// `cpu_available_frequencies`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CpuDescription {
+    pub machine: MachineId,
+    pub cpu: u32,
+    pub cluster_id: u32,
+    pub processor: StrId,
+    pub capacity: Option<u32>,
+    /// kHz.
+    pub frequencies: Vec<u32>,
+    pub args: ArgsRef,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SchedWaking {
     pub machine: MachineId,
@@ -520,6 +548,8 @@ pub struct SchedWaking {
     pub comm: StrId,
     /// The thread running when the waking was recorded, if known.
     pub waker_tid: Option<i64>,
+    /// Whether the waking ran in interrupt context (from the event's common flags).
+    pub irq_context: Option<bool>,
 }
 
 /// Name priority when several sources name a thread (Trace Processor's order).
@@ -591,8 +621,24 @@ pub enum EventData {
         value: Real,
         args: ArgsRef,
     },
+    /// A TYPE_STATE event: `value` holds on its track until the next state there.
+    State {
+        track: TrackRef,
+        category: StrId,
+        value: StrId,
+        args: ArgsRef,
+    },
     FlowV1(FlowV1Event),
     SchedSwitch(SchedSwitch),
+    /// A cpu's description from the trace (CpuInfo).
+    CpuInfo(Box<CpuDescription>),
+    /// `sched_blocked_reason`: why the thread's current uninterruptible sleep began.
+    BlockedReason {
+        thread: ThreadRef,
+        io_wait: Option<bool>,
+        /// The kernel function it blocked in, when known.
+        function: StrId,
+    },
     SchedWaking(SchedWaking),
     ThreadName {
         thread: ThreadRef,
@@ -752,6 +798,8 @@ pub struct Descriptor {
     pub process: Option<ProcessRef>,
     pub thread: Option<ThreadRef>,
     pub counter: Option<CounterInfo>,
+    /// A state track: its TYPE_STATE events go to the `state` table.
+    pub is_state: bool,
     pub disallow_merging_with_system_tracks: bool,
     pub description: StrId,
     /// `child_ordering` enum (1 lexicographic, 2 chronological, 3 explicit).
@@ -821,6 +869,10 @@ pub struct Sink {
     pub dimension_keys: HashMap<&'static str, StrId>,
     /// Machines whose idle thread (tid 0) is `swapper` (proto and systrace sources).
     pub swapper_machines: Vec<MachineId>,
+    /// Trace Processor's sorter queue of the events pushed from each `ord` on, as runs
+    /// (first ord, queue): 0 for most events, one queue per cpu for ftrace bundles. Ties
+    /// in time are ordered as its queue merge orders them (see `import::sort_events`).
+    pub queue_runs: Vec<(u32, u32)>,
 }
 
 impl Sink {
@@ -859,6 +911,19 @@ impl Sink {
             sequence: 0,
             file: self.current_file,
         })
+    }
+
+    /// Events pushed from now on go to sorter queue `queue` (0 = the default queue).
+    pub fn set_queue(&mut self, queue: u32) {
+        let current = self.queue_runs.last().map_or(0, |r| r.1);
+        if current == queue {
+            return;
+        }
+        let ord = self.events.len() as u32;
+        match self.queue_runs.last_mut() {
+            Some(last) if last.0 == ord => last.1 = queue,
+            _ => self.queue_runs.push((ord, queue)),
+        }
     }
 
     pub fn push(&mut self, ts: i64, clock: ClockRef, data: EventData) {

@@ -135,9 +135,51 @@ pub const STATS: &[StatDef] = &[
         "The protobuf trace ends in the middle of a packet; everything before it was imported."),
     def("proto_packet_decode_failure", false, DataLoss, Analysis,
         "TracePackets that could not be decoded were skipped."),
+    def("cpu_info_unknown_cpu_features", false, Info, Analysis,
+        "CpuInfo named cpu feature bits Trace Processor does not know; raw_bitmap keeps them."),
     def("ftrace_cpu_entries_begin", true, Info, Trace, "Ftrace ring buffer entries at start, per cpu."),
-    def("ftrace_cpu_overrun_end", true, DataLoss, Trace,
-        "Ftrace events lost to ring-buffer overruns during the trace, per cpu."),
+    def("ftrace_cpu_entries_end", true, Info, Trace, "Ftrace ring buffer entries at the end, per cpu."),
+    def("ftrace_cpu_entries_delta", true, Info, Trace, "Growth of the ring buffer entries, per cpu."),
+    def("ftrace_cpu_overrun_begin", true, Info, Trace,
+        "The kernel's count of ring-buffer overruns at start, per cpu."),
+    def("ftrace_cpu_overrun_end", true, Info, Trace,
+        "The kernel's count of ring-buffer overruns at the end, per cpu."),
+    def("ftrace_cpu_overrun_delta", true, DataLoss, Trace,
+        "Ftrace events lost to ring-buffer overruns during the trace, per cpu: make the buffer \
+         bigger (buffer_size_kb) or record fewer events."),
+    def("ftrace_cpu_commit_overrun_begin", true, Info, Trace, "Commit overruns at start, per cpu."),
+    def("ftrace_cpu_commit_overrun_end", true, Info, Trace, "Commit overruns at the end, per cpu."),
+    def("ftrace_cpu_commit_overrun_delta", true, DataLoss, Trace,
+        "Ftrace events lost to commit overruns during the trace, per cpu."),
+    def("ftrace_cpu_bytes_begin", true, Info, Trace, "Bytes in the ring buffer at start, per cpu."),
+    def("ftrace_cpu_bytes_end", true, Info, Trace, "Bytes in the ring buffer at the end, per cpu."),
+    def("ftrace_cpu_bytes_delta", true, Info, Trace, "Growth of the ring buffer bytes, per cpu."),
+    def("ftrace_cpu_oldest_event_ts_begin", true, Info, Trace,
+        "Timestamp of the oldest event in the ring buffer at start (ns), per cpu."),
+    def("ftrace_cpu_oldest_event_ts_end", true, Info, Trace,
+        "Timestamp of the oldest event in the ring buffer at the end (ns), per cpu."),
+    def("ftrace_cpu_now_ts_begin", true, Info, Trace, "The ftrace clock at start (ns), per cpu."),
+    def("ftrace_cpu_now_ts_end", true, Info, Trace, "The ftrace clock at the end (ns), per cpu."),
+    def("ftrace_cpu_dropped_events_begin", true, Info, Trace, "Dropped events at start, per cpu."),
+    def("ftrace_cpu_dropped_events_end", true, Info, Trace, "Dropped events at the end, per cpu."),
+    def("ftrace_cpu_dropped_events_delta", true, DataLoss, Trace,
+        "Ftrace events the kernel dropped during the trace, per cpu."),
+    def("ftrace_cpu_read_events_begin", true, Info, Trace, "Events read at start, per cpu."),
+    def("ftrace_cpu_read_events_end", true, Info, Trace, "Events read at the end, per cpu."),
+    def("ftrace_cpu_read_events_delta", true, Info, Trace, "Events read during the trace, per cpu."),
+    def("ftrace_abi_errors_skipped_zero_data_length", false, Info, Trace,
+        "Ftrace ring-buffer records of zero data length were skipped by the tracing service."),
+    def("ftrace_parse_errors", false, DataLoss, Trace,
+        "The tracing service could not parse part of the ftrace ring buffer (an ABI error): \
+         events there are lost."),
+    def("rss_stat_unknown_keys", false, Error, Analysis,
+        "rss_stat events for a memory counter Trace Processor does not know were dropped."),
+    def("rss_stat_negative_size", false, Info, Analysis,
+        "rss_stat events with a negative size were dropped."),
+    def("rss_stat_unknown_thread_for_mm_id", false, Info, Analysis,
+        "rss_stat events for a memory map no thread had reported as its own were dropped."),
+    def("ftrace_stats_unknown_phase", false, Info, Analysis,
+        "FtraceStats without a start/end phase were ignored."),
     def("traced_buf_bytes_written", true, Info, Trace, "Bytes written into the trace buffer."),
     def("traced_buf_bytes_filtered_out", true, Info, Trace, "Bytes filtered out by the trace filter."),
     def("traced_buf_chunks_discarded", true, DataLoss, Trace,
@@ -179,6 +221,17 @@ pub const STATS: &[StatDef] = &[
     def("filter_errors", false, Error, Trace, "Errors in the trace filter."),
     def("filter_time_taken_ns", false, Info, Trace, "Time the trace filter took."),
 ];
+
+/// `ftrace_cpu_<what>_begin` / `_end` (the names are static for the stats table).
+pub fn ftrace_cpu_stat(what: &str, end: bool) -> Option<&'static str> {
+    let name = format!("ftrace_cpu_{what}_{}", if end { "end" } else { "begin" });
+    lookup(&name).map(|d| d.name)
+}
+
+/// `ftrace_cpu_<what>_delta`, for the counters that have one.
+pub fn ftrace_cpu_delta(what: &str) -> Option<&'static str> {
+    lookup(&format!("ftrace_cpu_{what}_delta")).map(|d| d.name)
+}
 
 pub fn lookup(name: &str) -> Option<&'static StatDef> {
     STATS.iter().find(|d| d.name == name)

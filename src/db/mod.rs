@@ -3,11 +3,14 @@
 
 mod bulk;
 mod functions;
+mod layout;
 mod output;
 pub mod schema;
+mod span_join;
 
 pub use functions::register_functions;
-pub use output::{run_script, to_sqlite, QueryError};
+
+pub use output::{run_script, split_statements, translate, QueryError};
 
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
@@ -492,7 +495,8 @@ impl TableWriter<'_> {
             self.threads(conn, tables, sink)?;
             self.tracks(conn, tables, sink)?;
             self.flows(conn, tables, sink)?;
-            Self::cpus(conn, tables)?;
+            self.states(conn, tables, sink)?;
+            self.cpus(conn, tables, sink)?;
             self.import_logs(conn, tables, sink)?;
             Self::stats(conn, sink)?;
             Self::metadata(conn, facts, sink)?;
@@ -520,6 +524,29 @@ impl TableWriter<'_> {
             if file != NO_FILE {
                 stmt.execute(params![track as i64, file])?;
             }
+        }
+        Ok(())
+    }
+
+    fn states(&mut self, conn: &Connection, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        let mut rows = Vec::with_capacity(t.states.len());
+        for s in &t.states {
+            rows.push((s, self.arg_set(s.args, sink)?));
+        }
+        let mut stmt = conn.prepare(
+            "INSERT INTO __intrinsic_state (id, ts, dur, track_id, category, value, arg_set_id)
+             VALUES (?1,?2,?3,?4,?5,?6,?7)",
+        )?;
+        for (id, (s, args)) in rows.into_iter().enumerate() {
+            stmt.execute(params![
+                id as i64,
+                s.ts,
+                s.dur,
+                s.track,
+                sink.strings.get(s.category),
+                sink.strings.get(s.value),
+                args
+            ])?;
         }
         Ok(())
     }
@@ -842,11 +869,34 @@ impl TableWriter<'_> {
         Ok(())
     }
 
-    fn cpus(conn: &Connection, t: &Tables) -> Result<(), DbError> {
-        let mut stmt =
-            conn.prepare("INSERT INTO cpu (id, ucpu, cpu, machine_id) VALUES (?1,?1,?2,?3)")?;
-        for (id, c) in t.cpus.iter().enumerate() {
-            stmt.execute(params![id as i64, c.cpu, c.machine])?;
+    fn cpus(&mut self, conn: &Connection, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        let mut cpus: Vec<_> = t.cpus.iter().collect();
+        cpus.sort_by_key(|c| c.ucpu);
+        let mut args = Vec::with_capacity(cpus.len());
+        for c in &cpus {
+            args.push(self.arg_set(c.args, sink)?);
+        }
+        let mut stmt = conn.prepare(
+            "INSERT INTO cpu (id, ucpu, cpu, cluster_id, processor, machine_id, capacity,
+             arg_set_id) VALUES (?1,?1,?2,?3,?4,?5,?6,?7)",
+        )?;
+        for (c, args) in cpus.iter().zip(&args) {
+            stmt.execute(params![
+                c.ucpu,
+                c.cpu,
+                c.cluster_id,
+                sink.strings.get(c.processor),
+                c.machine,
+                c.capacity,
+                args
+            ])?;
+        }
+        let mut stmt = conn
+            .prepare("INSERT INTO cpu_available_frequencies (cpu, freq, ucpu) VALUES (?1,?2,?3)")?;
+        for c in &cpus {
+            for freq in &c.frequencies {
+                stmt.execute(params![c.cpu, freq, c.ucpu])?;
+            }
         }
         Ok(())
     }

@@ -89,12 +89,36 @@ fn words(s: &str, n: usize) -> Vec<String> {
         .collect()
 }
 
-/// Rewrites Perfetto SQL statement forms onto SQLite; `None` means "handled, run nothing".
-fn translate(stmt: &str) -> Result<Option<String>, QueryError> {
+/// Rewrites one Perfetto SQL statement onto SQLite; `None` means "handled, run nothing".
+/// Statements run one by one, each translated when the ones before it have run: a span
+/// join reads the columns of tables an earlier statement made.
+pub fn translate(conn: &Connection, stmt: &str) -> Result<Option<String>, QueryError> {
     let body = strip_comments(stmt);
     let head = words(body, 4);
     let head: Vec<&str> = head.iter().map(String::as_str).collect();
     match head.as_slice() {
+        ["CREATE", "VIRTUAL", "TABLE", ..] => {
+            let rest = skip_words(body, 3);
+            let (name, after) = split_name(rest);
+            let after = after.trim_start();
+            let using = words(after, 1);
+            if using.first().map(String::as_str) == Some("USING") {
+                let call = skip_words(after, 1);
+                let open = call.find('(').unwrap_or(call.len());
+                let module = call[..open].trim();
+                let args = call[open..]
+                    .trim()
+                    .trim_end_matches(';')
+                    .trim()
+                    .strip_prefix('(')
+                    .and_then(|a| a.strip_suffix(')'))
+                    .unwrap_or("");
+                if let Some(view) = super::span_join::create_view(conn, name, module, args, body)? {
+                    return Ok(Some(view));
+                }
+            }
+            Ok(Some(body.to_string()))
+        }
         ["INCLUDE", "PERFETTO", "MODULE", module, ..] => {
             let module = module.trim_end_matches(';').to_ascii_lowercase();
             if KNOWN_MODULES.contains(&module.as_str())
@@ -188,19 +212,9 @@ fn fmt_real(v: f64) -> String {
     }
 }
 
-/// Runs every statement of `sql`, printing each result set as CSV.
-/// Rewrites Perfetto-only statements (`INCLUDE PERFETTO MODULE`, `CREATE PERFETTO TABLE/VIEW`)
-/// into plain SQLite, so every SQL surface (the CLI, the TUI's prompt) accepts the same SQL.
-pub fn to_sqlite(sql: &str) -> Result<String, QueryError> {
-    let mut out = Vec::new();
-    for raw in split_statements(sql) {
-        if let Some(translated) = translate(raw)? {
-            out.push(translated);
-        }
-    }
-    Ok(out.join(";\n"))
-}
-
+/// Runs every statement of `sql`, printing each result set as CSV. Perfetto-only forms
+/// (`INCLUDE PERFETTO MODULE`, `CREATE PERFETTO TABLE/VIEW`, span joins) go through
+/// [`translate`] first, as at the TUI's prompt, so both accept the same SQL.
 pub fn run_script(conn: &Connection, sql: &str, out: &mut impl Write) -> Result<(), QueryError> {
     let statements = split_statements(sql);
     if statements.is_empty() {
@@ -208,7 +222,7 @@ pub fn run_script(conn: &Connection, sql: &str, out: &mut impl Write) -> Result<
     }
     let mut printed_any = false;
     for raw in statements {
-        let Some(translated) = translate(raw)? else {
+        let Some(translated) = translate(conn, raw)? else {
             continue;
         };
         for part in split_statements(&translated) {

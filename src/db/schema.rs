@@ -37,6 +37,9 @@ CREATE TABLE thread_state (
   id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, cpu INTEGER, utid INTEGER,
   state TEXT, io_wait INTEGER, blocked_function TEXT, waker_utid INTEGER, waker_id INTEGER,
   irq_context INTEGER, ucpu INTEGER);
+CREATE TABLE __intrinsic_state (
+  id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, track_id INTEGER, category TEXT,
+  value TEXT, arg_set_id INTEGER);
 CREATE TABLE flow (
   id INTEGER PRIMARY KEY, slice_out INTEGER, slice_in INTEGER, trace_id INTEGER,
   arg_set_id INTEGER);
@@ -46,6 +49,8 @@ CREATE TABLE args (
 CREATE TABLE cpu (
   id INTEGER PRIMARY KEY, ucpu INTEGER, cpu INTEGER, cluster_id INTEGER, processor TEXT,
   machine_id INTEGER, capacity INTEGER, arg_set_id INTEGER);
+CREATE TABLE cpu_available_frequencies (
+  id INTEGER PRIMARY KEY, cpu INTEGER, freq INTEGER, ucpu INTEGER);
 CREATE TABLE stats (
   id INTEGER PRIMARY KEY, name TEXT, key TEXT, idx INTEGER, severity TEXT, source TEXT,
   value INTEGER, description TEXT, machine_id INTEGER, trace_id INTEGER);
@@ -109,6 +114,16 @@ CREATE VIEW process_track AS
 CREATE VIEW cpu_track AS
   SELECT id, name, type, parent_id, source_arg_set_id, machine_id, cpu
   FROM __intrinsic_track WHERE event_type = 'slice' AND cpu IS NOT NULL;
+CREATE VIEW state AS SELECT * FROM __intrinsic_state;
+CREATE VIEW state_track AS
+  SELECT id, name, parent_id, type, dimension_arg_set_id, source_arg_set_id, machine_id
+  FROM __intrinsic_track WHERE event_type = 'state';
+CREATE VIEW process_state_track AS
+  SELECT id, name, type, parent_id, source_arg_set_id, machine_id, upid
+  FROM __intrinsic_track WHERE event_type = 'state' AND upid IS NOT NULL AND utid IS NULL;
+CREATE VIEW thread_state_track AS
+  SELECT id, name, type, parent_id, source_arg_set_id, machine_id, utid
+  FROM __intrinsic_track WHERE event_type = 'state' AND utid IS NOT NULL;
 CREATE VIEW counter_track AS
   SELECT id, name, parent_id, type, dimension_arg_set_id, source_arg_set_id, machine_id,
          unit, description

@@ -5,6 +5,7 @@
 //! same input gives the same rows, so Perfetto SQL written against Trace Processor works.
 
 mod tables;
+mod thread_state;
 
 pub use tables::*;
 
@@ -13,6 +14,9 @@ use std::collections::HashMap;
 use crate::ir::*;
 
 /// Turns a sorted, time-converted event stream into [`Tables`].
+/// Width of each machine's ucpu range.
+const CPUS_PER_MACHINE: u32 = 4096;
+
 pub struct Builder<'s> {
     sink: &'s mut Sink,
     out: &'s mut dyn RowSink,
@@ -38,9 +42,18 @@ pub struct Builder<'s> {
     descriptor_tracks: HashMap<(MachineId, u64), DescriptorTrack>,
     flows: FlowState,
     sched_pending: HashMap<(MachineId, u32), (u32, SchedRow)>,
-    cpus: HashMap<(MachineId, u32), u32>,
+    /// Index into `tables.cpus` per machine's cpu.
+    cpus: HashMap<(MachineId, u32), usize>,
+    /// Process counter tracks by (upid, name, type).
+    process_counters: HashMap<(u32, StrId, &'static str), u32>,
+    /// The ucpu range of each machine other than the host (1, 2, ...).
+    cpu_ranges: HashMap<u32, u32>,
     /// Legacy unnestable tracks (atrace `S`/`F`): (begin count, last begin ts), cumulative.
     unnestable: FxHashMap<u32, (i64, i64)>,
+    /// The latest `state` row of each state track (index into `tables.states`).
+    open_states: FxHashMap<u32, usize>,
+    /// Each thread's open `thread_state` row (see `thread_state.rs`).
+    open_thread_states: FxHashMap<u32, thread_state::OpenThreadState>,
     /// Which descriptor uuid last described each tid / pid, and the row each uuid got.
     thread_claims: FxHashMap<(MachineId, i64), u64>,
     process_claims: FxHashMap<(MachineId, i64), u64>,
@@ -128,7 +141,11 @@ impl<'s> Builder<'s> {
             flows: FlowState::default(),
             sched_pending: HashMap::new(),
             cpus: HashMap::new(),
+            cpu_ranges: HashMap::new(),
+            process_counters: HashMap::new(),
             unnestable: FxHashMap::default(),
+            open_states: FxHashMap::default(),
+            open_thread_states: FxHashMap::default(),
             thread_claims: FxHashMap::default(),
             process_claims: FxHashMap::default(),
             uuid_threads: FxHashMap::default(),
@@ -402,12 +419,18 @@ impl<'s> Builder<'s> {
                 kind,
             } => {
                 let upid = self.process(process);
-                let machine = self.tables.processes[upid as usize].machine;
-                let t = self.new_track(TrackRow {
-                    upid: Some(upid),
-                    ..TrackRow::new(name, kind, machine, TrackEventType::Counter)
-                });
-                (t, true)
+                (self.process_counter_track(upid, name, kind), true)
+            }
+            TrackKey::ThreadProcessCounter { thread, name, kind } => {
+                let utid = self.thread(thread);
+                let upid = match self.tables.threads[utid as usize].upid {
+                    Some(upid) => upid,
+                    None => self.process(ProcessRef {
+                        machine: thread.machine,
+                        pid: thread.tid,
+                    }),
+                };
+                (self.process_counter_track(upid, name, kind), true)
             }
             TrackKey::ThreadCounter { thread, name, kind } => {
                 let utid = self.thread(thread);
@@ -429,6 +452,20 @@ impl<'s> Builder<'s> {
                 let t = self.new_track(TrackRow {
                     cpu: Some(cpu),
                     ..TrackRow::new(name, kind, mrow, TrackEventType::Counter)
+                });
+                (t, true)
+            }
+            TrackKey::CpuSlices {
+                machine,
+                cpu,
+                name,
+                kind,
+            } => {
+                let mrow = self.machine_row(machine);
+                self.cpu(machine, cpu);
+                let t = self.new_track(TrackRow {
+                    cpu: Some(cpu),
+                    ..TrackRow::new(name, kind, mrow, TrackEventType::Slice)
                 });
                 (t, true)
             }
@@ -485,15 +522,53 @@ impl<'s> Builder<'s> {
         }])
     }
 
+    /// One counter track per process, name and type, however the events named it.
+    fn process_counter_track(&mut self, upid: u32, name: StrId, kind: &'static str) -> u32 {
+        if let Some(&t) = self.process_counters.get(&(upid, name, kind)) {
+            return t;
+        }
+        let machine = self.tables.processes[upid as usize].machine;
+        let t = self.new_track(TrackRow {
+            upid: Some(upid),
+            ..TrackRow::new(name, kind, machine, TrackEventType::Counter)
+        });
+        self.process_counters.insert((upid, name, kind), t);
+        t
+    }
+
+    /// The ucpu of a machine's cpu (its `cpu` row id), creating the row on first use.
     fn cpu(&mut self, machine: MachineId, cpu: u32) -> u32 {
-        if let Some(&u) = self.cpus.get(&(machine, cpu)) {
-            return u;
+        let index = self.cpu_index(machine, cpu);
+        self.tables.cpus[index].ucpu
+    }
+
+    fn cpu_index(&mut self, machine: MachineId, cpu: u32) -> usize {
+        if let Some(&i) = self.cpus.get(&(machine, cpu)) {
+            return i;
         }
         let mrow = self.machine_row(machine);
-        let ucpu = self.tables.cpus.len() as u32;
-        self.tables.cpus.push(CpuRow { cpu, machine: mrow });
-        self.cpus.insert((machine, cpu), ucpu);
-        ucpu
+        // As Trace Processor: the first machine's (the host's, or the one machine adopted
+        // as host) ucpu is the cpu number. Other machines get ranges of their own after
+        // it, in the order their cpus appear.
+        let range = if mrow == 0 {
+            0
+        } else {
+            let next = self.cpu_ranges.len() as u32 + 1;
+            *self.cpu_ranges.entry(mrow).or_insert(next)
+        };
+        let index = self.tables.cpus.len();
+        self.tables.cpus.push(CpuRow {
+            ucpu: range * CPUS_PER_MACHINE + cpu.min(CPUS_PER_MACHINE - 1),
+            cpu,
+            machine: mrow,
+            cluster_id: None,
+            processor: NULL_STR,
+            capacity: None,
+            frequencies: Vec::new(),
+            args: NO_ARGS,
+        });
+        self.cpus.insert((machine, cpu), index);
+        index
     }
 
     /// The async track for an event on a cookie or scoped set (Trace Processor's track
@@ -695,13 +770,18 @@ impl<'s> Builder<'s> {
             Scope::Process(_) => "process_track_event",
             Scope::Global => "global_track_event",
         };
-        let mut row = TrackRow::new(d.name, kind, mrow, TrackEventType::Slice);
+        let event_type = if d.is_state {
+            TrackEventType::State
+        } else {
+            TrackEventType::Slice
+        };
+        let mut row = TrackRow::new(d.name, kind, mrow, event_type);
         match scope {
             Scope::Thread(u) => row.utid = Some(u),
             Scope::Process(u) => row.upid = Some(u),
             Scope::Global => {}
         }
-        row.name_from_first_event = d.name == NULL_STR;
+        row.name_from_first_event = d.name == NULL_STR && !d.is_state;
         // Parent link, unless the parent is a thread/process root.
         if let Some(p) = d.parent_uuid {
             let parent = self.sink.descriptors.get(&(machine, p)).cloned();
@@ -974,14 +1054,8 @@ impl<'s> Builder<'s> {
             }
         }
         if !extra.is_empty() {
-            let merged: Vec<Arg> = self
-                .sink
-                .args
-                .get(begin_args)
-                .iter()
-                .chain(&extra)
-                .copied()
-                .collect();
+            let begin: Vec<Arg> = self.sink.args.get(begin_args).to_vec();
+            let merged = merge_end_args(&begin, &extra, self.sink);
             let merged = self.sink.args.push(&merged);
             if let Some(row) = self.live_slices.get_mut(&entry.slice) {
                 row.args = merged;
@@ -1273,6 +1347,7 @@ impl<'s> Builder<'s> {
             priority: s.next_prio,
         };
         self.sched_pending.insert((s.machine, s.cpu), (id, row));
+        self.thread_state_switch(ts, prev, s.prev_state, next, (s.cpu, ucpu));
     }
 
     // ----- driver ----------------------------------------------------------------------
@@ -1378,6 +1453,29 @@ impl<'s> Builder<'s> {
                 self.out.counter(self.tables.counter_count, &row, self.sink);
                 self.tables.counter_count += 1;
             }
+            EventData::State {
+                track,
+                category,
+                value,
+                args,
+            } => {
+                let track = self.resolve_track(track);
+                self.note_ts(ts);
+                if let Some(&prev) = self.open_states.get(&track) {
+                    if let Some(row) = self.tables.states.get_mut(prev) {
+                        row.dur = ts - row.ts;
+                    }
+                }
+                self.open_states.insert(track, self.tables.states.len());
+                self.tables.states.push(StateRow {
+                    ts,
+                    dur: -1,
+                    track,
+                    category,
+                    value,
+                    args,
+                });
+            }
             EventData::FlowV1(f) => self.flow_v1(ts, &f),
             EventData::SchedSwitch(s) => {
                 self.note_ts(ts);
@@ -1390,6 +1488,31 @@ impl<'s> Builder<'s> {
                     pid: None,
                 });
                 self.set_thread_name(utid, w.comm, NamePriority::Ftrace);
+                let waker = w.waker_tid.map(|tid| {
+                    self.thread(ThreadRef {
+                        machine: w.machine,
+                        tid,
+                        pid: None,
+                    })
+                });
+                self.thread_state_waking(ts, utid, waker, w.irq_context);
+            }
+            EventData::CpuInfo(ref info) => {
+                let index = self.cpu_index(info.machine, info.cpu);
+                let row = &mut self.tables.cpus[index];
+                row.cluster_id = Some(info.cluster_id);
+                row.processor = info.processor;
+                row.capacity = info.capacity;
+                row.frequencies.clone_from(&info.frequencies);
+                row.args = info.args;
+            }
+            EventData::BlockedReason {
+                thread,
+                io_wait,
+                function,
+            } => {
+                let utid = self.thread(thread);
+                self.thread_state_blocked_reason(utid, io_wait, function);
             }
             EventData::ThreadName {
                 thread,
@@ -1530,7 +1653,7 @@ impl<'s> Builder<'s> {
         if let Some(old) = self.latest_live_thread(thread.machine, thread.tid) {
             self.tables.threads[old as usize].end_ts.get_or_insert(ts);
         }
-        if new_process {
+        let started = if new_process {
             self.process_by_pid.remove(&(thread.machine, thread.tid));
             let upid = self.process(ProcessRef {
                 machine: thread.machine,
@@ -1540,14 +1663,20 @@ impl<'s> Builder<'s> {
             row.start_ts = Some(ts);
             row.parent_upid = creator_upid;
             self.set_process_name(upid, name, true);
-            if let Some(utid) = self.latest_live_thread(thread.machine, thread.tid) {
+            let utid = self.latest_live_thread(thread.machine, thread.tid);
+            if let Some(utid) = utid {
                 self.tables.threads[utid as usize].start_ts = Some(ts);
                 self.set_thread_name(utid, name, NamePriority::Ftrace);
             }
+            utid
         } else {
             let utid = self.new_thread(thread.machine, thread.tid, creator_upid);
             self.tables.threads[utid as usize].start_ts = Some(ts);
             self.set_thread_name(utid, name, NamePriority::Ftrace);
+            Some(utid)
+        };
+        if let Some(utid) = started {
+            self.thread_state_new_task(ts, utid, creator);
         }
     }
 
@@ -1577,6 +1706,7 @@ impl<'s> Builder<'s> {
         for (id, row) in pending {
             self.out.sched(id, &row, self.sink);
         }
+        self.flush_thread_states();
         self.tables
     }
 }
@@ -1636,6 +1766,50 @@ pub fn build(
     drop(events);
     sink.payloads = payloads;
     tables
+}
+
+/// An End's args merged into its slice's, as Trace Processor's args tracker does: a key
+/// already present takes the End's value, and an array the slice already has is extended
+/// (the End's `a[0]` becomes `a[n]` after the slice's n entries) rather than overwritten.
+fn merge_end_args(begin: &[Arg], end: &[Arg], sink: &mut Sink) -> Vec<Arg> {
+    let mut merged = begin.to_vec();
+    // Next free index of each array of the slice, by the key up to its first `[`.
+    let mut next_index: HashMap<String, u64> = HashMap::new();
+    for arg in begin {
+        let Some(key) = sink.strings.get(arg.key) else {
+            continue;
+        };
+        if let Some((prefix, index)) = first_array_index(key) {
+            let next = next_index.entry(prefix.to_string()).or_insert(0);
+            *next = (*next).max(index + 1);
+        }
+    }
+    for arg in end {
+        let mut arg = *arg;
+        let renamed = sink.strings.get(arg.key).and_then(|key| {
+            let (prefix, index) = first_array_index(key)?;
+            let base = *next_index.get(prefix)?;
+            let open = prefix.len();
+            let close = open + key[open..].find(']')?;
+            Some(format!("{prefix}[{}{}", base + index, &key[close..]))
+        });
+        if let Some(key) = renamed {
+            arg.key = sink.intern(&key);
+        }
+        match merged.iter_mut().find(|a| a.key == arg.key) {
+            Some(existing) => *existing = arg,
+            None => merged.push(arg),
+        }
+    }
+    merged
+}
+
+/// `("a.b", 3)` for the key `a.b[3].c`.
+fn first_array_index(key: &str) -> Option<(&str, u64)> {
+    let open = key.find('[')?;
+    let close = open + key[open..].find(']')?;
+    let index = key[open + 1..close].parse().ok()?;
+    Some((&key[..open], index))
 }
 
 #[cfg(test)]
@@ -1754,6 +1928,58 @@ mod tests {
     }
 
     #[test]
+    fn waking_a_blocked_thread_makes_it_runnable_and_names_the_running_waker() {
+        let mut sink = Sink::new();
+        let clock = sink.builtin_clock(HOST_MACHINE, clocks::BOOTTIME);
+        let (running, runnable, sleeping) =
+            (sink.intern("Running"), sink.intern("R"), sink.intern("S"));
+        let switch = |prev: i64, state: StrId, next: i64| {
+            EventData::SchedSwitch(SchedSwitch {
+                machine: HOST_MACHINE,
+                cpu: 0,
+                prev_tid: prev,
+                prev_comm: NULL_STR,
+                prev_state: state,
+                next_tid: next,
+                next_comm: NULL_STR,
+                next_prio: 120,
+            })
+        };
+        let waking = |tid: i64, waker: i64| {
+            EventData::SchedWaking(SchedWaking {
+                machine: HOST_MACHINE,
+                cpu: 0,
+                tid,
+                comm: NULL_STR,
+                waker_tid: Some(waker),
+                irq_context: Some(true),
+            })
+        };
+        sink.push(100, clock, switch(0, runnable, 7));
+        sink.push(200, clock, switch(7, sleeping, 8));
+        sink.push(300, clock, waking(7, 8));
+        // Already runnable: a spurious wakeup changes nothing.
+        sink.push(350, clock, waking(7, 8));
+        let (_, rows) = run(&mut sink);
+        let mut got: Vec<_> = rows
+            .thread_states
+            .iter()
+            .map(|(id, r)| (*id, r.ts, r.dur, r.state, r.waker_id, r.irq_context))
+            .collect();
+        got.sort_unstable();
+        assert_eq!(
+            got,
+            vec![
+                (0, 100, 100, running, None, None),
+                (1, 200, 100, sleeping, None, None),
+                (2, 200, -1, running, None, None),
+                // Woken by 8 while 8 was running in row 2.
+                (3, 300, -1, runnable, Some(2), Some(true)),
+            ]
+        );
+    }
+
+    #[test]
     fn thread_state_rows_and_running_sched() {
         let mut sink = Sink::new();
         let clock = sink.builtin_clock(HOST_MACHINE, clocks::TRACE_FILE);
@@ -1798,6 +2024,7 @@ mod tests {
             (id, sched.ts, sched.dur, sched.cpu, sched.utid),
             (0, 1000, 500, 2, utid)
         );
-        assert_eq!(tables.cpus[sched.ucpu as usize].cpu, 2);
+        assert_eq!(sched.ucpu, 2, "the host's ucpu is the cpu number");
+        assert!(tables.cpus.iter().any(|c| c.ucpu == 2 && c.cpu == 2));
     }
 }

@@ -53,6 +53,8 @@ pub struct Tables {
     pub sched_count: u32,
     pub thread_state_count: u32,
     pub flows: Vec<FlowRow>,
+    /// `state` rows (few; each one's `dur` is known only when the next state arrives).
+    pub states: Vec<StateRow>,
     /// `_trace_import_logs` rows (few: one per import problem worth explaining).
     pub import_logs: Vec<ImportLogRow>,
     pub cpus: Vec<CpuRow>,
@@ -143,6 +145,7 @@ impl ThreadRow {
 pub enum TrackEventType {
     Slice,
     Counter,
+    State,
 }
 
 impl TrackEventType {
@@ -150,6 +153,7 @@ impl TrackEventType {
         match self {
             TrackEventType::Slice => "slice",
             TrackEventType::Counter => "counter",
+            TrackEventType::State => "state",
         }
     }
 }
@@ -220,6 +224,17 @@ pub struct CounterRow {
 }
 
 #[derive(Debug, Clone, Copy)]
+pub struct StateRow {
+    pub ts: i64,
+    /// −1 while no later state has replaced it.
+    pub dur: i64,
+    pub track: u32,
+    pub category: StrId,
+    pub value: StrId,
+    pub args: ArgsRef,
+}
+
+#[derive(Debug, Clone, Copy)]
 pub struct SchedRow {
     pub ts: i64,
     pub dur: i64,
@@ -265,8 +280,16 @@ pub struct FlowRow {
     pub args: ArgsRef,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct CpuRow {
+    /// The row id: the cpu number on the first machine, and for another machine the cpu
+    /// number after a 4096-wide range of its own (so ids never clash).
+    pub ucpu: u32,
     pub cpu: u32,
     pub machine: u32,
+    pub cluster_id: Option<u32>,
+    pub processor: StrId,
+    pub capacity: Option<u32>,
+    pub frequencies: Vec<u32>,
+    pub args: ArgsRef,
 }

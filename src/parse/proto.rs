@@ -10,6 +10,7 @@ use super::{atrace, FileContext, MachineScope, ParseError};
 use crate::ir::{clocks, *};
 use crate::manifest::ManifestError;
 use crate::protos::{self, debug_annotation, ftrace_event, trace_packet, track_event, TracePacket};
+use crate::stats;
 
 const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
 const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
@@ -38,9 +39,14 @@ struct Sequence {
     thread: Option<ThreadRef>,
     /// Some packet of the sequence had `first_packet_on_sequence`.
     first_packet_seen: bool,
-    /// Base for `timestamp_delta_us` / `thread_time_delta_us` (µs).
-    ref_ts_us: Option<i64>,
+    /// Running time for `timestamp_delta_us` deltas, in ns. Arithmetic saturates, so a
+    /// delta that overflows leaves the base negative and every later delta on the sequence
+    /// is rejected as an invalid timestamp, as Trace Processor does.
+    ref_ts_ns: Option<i64>,
+    /// Base for `thread_time_delta_us` (µs).
     ref_thread_time_us: Option<i64>,
+    /// Interned kernel symbols (`sched_blocked_reason.caller`).
+    kernel_symbols: HashMap<u64, StrId>,
 }
 
 impl Sequence {
@@ -77,6 +83,32 @@ impl KernelMarker {
     }
 }
 
+/// `common_flags` bits saying an ftrace event ran in hard or soft interrupt context.
+const IRQ_FLAGS: u32 = 0x08 | 0x10;
+
+/// Which kind of interrupt handler a cpu slice is.
+#[derive(Clone, Copy)]
+enum Interrupt {
+    Hard,
+    Soft,
+}
+
+/// The kernel's softirq vectors, by number.
+const SOFTIRQ_NAMES: [&str; 10] = [
+    "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
+];
+
+/// Where an ftrace event came from: its bundle's machine, sequence and cpu, and the
+/// event's own pid and flags.
+#[derive(Clone, Copy)]
+struct FtraceOrigin {
+    machine: MachineId,
+    seq_id: u32,
+    cpu: u32,
+    pid: i64,
+    common_flags: Option<u32>,
+}
+
 /// Per-cpu state of compact sched decoding: the task that the last switch put on.
 #[derive(Clone, Copy)]
 struct CompactCpu {
@@ -95,6 +127,17 @@ struct Parser<'a> {
     fatal: Option<ParseError>,
     /// Some packet came from the file's own (base) machine.
     sent_base_packet: bool,
+    /// The name of each legacy async id's first event: it names the id's track, so an
+    /// end event without a name still closes the slice its begin opened.
+    async_names: HashMap<(MachineId, Option<ProcessRef>, u64), StrId>,
+    /// The thread each kernel memory map (`rss_stat.mm_id`) was last reported by.
+    mm_owners: HashMap<(MachineId, u32), i64>,
+    /// Some packet named the trace's uuid.
+    uuid_seen: bool,
+    /// ChromeMetadataPackets so far (each gets its own `cr-<letter>-` metadata prefix).
+    chrome_metadata_packets: u32,
+    /// Latest `last_read_event_timestamp` of the ftrace bundles, per machine.
+    latest_ftrace_start: HashMap<MachineId, i64>,
 }
 
 /// Reads a varint; `None` if the buffer ends inside it.
@@ -135,6 +178,11 @@ pub fn parse_with_progress(
         packets: 0,
         fatal: None,
         sent_base_packet: false,
+        async_names: HashMap::new(),
+        latest_ftrace_start: HashMap::new(),
+        uuid_seen: false,
+        mm_owners: HashMap::new(),
+        chrome_metadata_packets: 0,
     };
     // Track events take about 16 bytes or more on the wire; reserving up front avoids the
     // doubling spike (old and new buffers alive at once) on large traces.
@@ -185,6 +233,7 @@ pub fn parse_with_progress(
                     )));
                 }
                 p.sink.stat("proto_packet_decode_failure", ctx.machine, 1);
+                p.finish(bytes);
                 return Ok(());
             }
         };
@@ -196,7 +245,72 @@ pub fn parse_with_progress(
             }
         }
     }
+    p.finish(bytes);
     Ok(())
+}
+
+/// Bytes of the file hashed into a trace uuid when the trace names none.
+const UUID_HASH_BYTES: usize = 4096;
+
+/// 64-bit FNV-1a, the hash Trace Processor derives a missing trace uuid from.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// A uuid as Trace Processor prints it.
+fn uuid_string(msb: u64, lsb: u64) -> String {
+    format!(
+        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+        msb >> 32,
+        (msb >> 16) & 0xffff,
+        msb & 0xffff,
+        lsb >> 48,
+        lsb & 0xffff_ffff_ffff
+    )
+}
+
+/// Standard base64 with padding (Chrome's background tracing metadata is stored so).
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Android's API level for a release number (`12` → 31), as the fingerprint only names
+/// the release.
+fn android_sdk_for_release(release: &str) -> Option<i64> {
+    let mut parts = release.split('.');
+    let major: u32 = parts.next()?.trim_end_matches('L').parse().ok()?;
+    let minor: u32 = parts.next().and_then(|m| m.parse().ok()).unwrap_or(0);
+    Some(match (major, minor) {
+        (5, 0) => 21,
+        (5, _) => 22,
+        (6, _) => 23,
+        (7, 0) => 24,
+        (7, _) => 25,
+        (8, 0) => 26,
+        (8, _) => 27,
+        (9..=11, _) => i64::from(major) + 19,
+        (12, _) if release.ends_with('L') => 32,
+        (12, _) => 31,
+        (13.., _) => i64::from(major) + 20,
+        _ => return None,
+    })
 }
 
 fn lossy(s: &str) -> &str {
@@ -282,7 +396,7 @@ impl Parser<'_> {
             if pkt.previous_packet_dropped.unwrap_or(0) != 0 && !pkt.first_packet_on_sequence() {
                 seq.valid = false;
                 seq.counter_values.clear();
-                seq.ref_ts_us = None;
+                seq.ref_ts_ns = None;
                 seq.ref_thread_time_us = None;
                 self.sink.stat("sequence_packet_loss_flagged", machine, 1);
             }
@@ -355,7 +469,7 @@ impl Parser<'_> {
                 };
                 if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
                     seq.thread = Some(thread);
-                    seq.ref_ts_us = t.reference_timestamp_us;
+                    seq.ref_ts_ns = t.reference_timestamp_us.map(|us| us.saturating_mul(1000));
                     seq.ref_thread_time_us = t.reference_thread_time_us;
                 }
                 let name = t
@@ -415,21 +529,31 @@ impl Parser<'_> {
             trace_packet::Data::ProcessTree(tree) => {
                 self.process_tree(machine, ts.unwrap_or(0), clock, &tree)
             }
-            trace_packet::Data::FtraceEvents(bundle) => self.ftrace_bundle(machine, bundle),
+            trace_packet::Data::FtraceEvents(bundle) => self.ftrace_bundle(machine, seq_id, bundle),
             trace_packet::Data::SystemInfo(info) => self.system_info(machine, &info),
+            trace_packet::Data::CpuInfo(info) => self.cpu_info(machine, ts, clock, &info),
             trace_packet::Data::TraceStats(stats) => self.trace_stats(machine, &stats),
+            trace_packet::Data::FtraceStats(stats) => self.ftrace_stats(machine, &stats),
+            trace_packet::Data::StreamingProfilePacket(profile) => {
+                self.streaming_profile(machine, seq_id, &profile);
+            }
             trace_packet::Data::TraceUuid(uuid) => {
                 let (msb, lsb) = (uuid.msb.unwrap_or(0) as u64, uuid.lsb.unwrap_or(0) as u64);
-                let s = format!(
-                    "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
-                    msb >> 32,
-                    (msb >> 16) & 0xffff,
-                    msb & 0xffff,
-                    lsb >> 48,
-                    lsb & 0xffff_ffff_ffff
-                );
+                self.uuid_seen = true;
+                let s = uuid_string(msb, lsb);
                 self.sink.metadata("trace_uuid", machine, MetaValue::Str(s));
             }
+            // The config's uuid names the trace unless a TraceUuid packet does.
+            trace_packet::Data::TraceConfig(config) => {
+                if let (Some(msb), Some(lsb), false) =
+                    (config.trace_uuid_msb, config.trace_uuid_lsb, self.uuid_seen)
+                {
+                    self.uuid_seen = true;
+                    let s = uuid_string(msb as u64, lsb as u64);
+                    self.sink.metadata("trace_uuid", machine, MetaValue::Str(s));
+                }
+            }
+            trace_packet::Data::ChromeMetadata(meta) => self.chrome_metadata(machine, &meta),
             _ => {}
         }
     }
@@ -471,6 +595,11 @@ impl Parser<'_> {
                 ),
             ));
         }
+        let mut ksyms = Vec::new();
+        for s in &d.kernel_symbols {
+            let text = s.str.as_deref().map(String::from_utf8_lossy);
+            ksyms.push((s.iid.unwrap_or(0), self.sink.intern_opt(text.as_deref())));
+        }
         let mut strs = Vec::new();
         for s in &d.debug_annotation_string_values {
             let text = s.str.as_deref().map(String::from_utf8_lossy);
@@ -481,6 +610,9 @@ impl Parser<'_> {
         };
         for (iid, v) in names {
             seq.names.entry(iid).or_insert(v);
+        }
+        for (iid, v) in ksyms {
+            seq.kernel_symbols.entry(iid).or_insert(v);
         }
         for (iid, v) in cats {
             seq.categories.entry(iid).or_insert(v);
@@ -579,6 +711,7 @@ impl Parser<'_> {
             child_ordering: d.child_ordering.unwrap_or(0),
             sibling_order_rank: d.sibling_order_rank,
             has_first_packet_on_sequence,
+            is_state: d.state.is_some(),
             ..Default::default()
         };
         if let Some(pd) = &d.process {
@@ -908,8 +1041,27 @@ impl Parser<'_> {
         if let Some(f) = &info.android_build_fingerprint {
             meta.push(("android_build_fingerprint", MetaValue::Str(f.clone())));
         }
-        if let Some(v) = info.android_sdk_version {
-            meta.push(("android_sdk_version", MetaValue::Int(v as i64)));
+        // BRAND/PRODUCT/DEVICE:RELEASE/ID/INCREMENTAL:TYPE/TAGS
+        let fingerprint: Vec<&str> = info
+            .android_build_fingerprint
+            .as_deref()
+            .map(|f| f.split('/').collect())
+            .unwrap_or_default();
+        if let Some(incremental) = fingerprint.get(4).and_then(|p| p.split(':').next()) {
+            meta.push((
+                "android_incremental_build",
+                MetaValue::Str(incremental.to_string()),
+            ));
+        }
+        let sdk = info.android_sdk_version.map(|v| v as i64).or_else(|| {
+            let release = fingerprint.get(2)?.split(':').nth(1)?;
+            android_sdk_for_release(release)
+        });
+        if let Some(v) = sdk {
+            meta.push(("android_sdk_version", MetaValue::Int(v)));
+            if let Some(m) = self.sink.machines.get_mut(&machine) {
+                m.android_sdk_version.get_or_insert(v);
+            }
         }
         if let Some(v) = info.system_ram_bytes {
             meta.push(("system_ram_bytes", MetaValue::Int(v as i64)));
@@ -923,6 +1075,366 @@ impl Parser<'_> {
         }
         for (k, v) in meta {
             self.sink.metadata(k, machine, v);
+        }
+    }
+
+    /// Profiler samples are not imported (Sextant has no stack tables), but their
+    /// timestamps share the sequence's delta base with TrackEvent, so they must advance it.
+    fn streaming_profile(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        profile: &protos::StreamingProfilePacket,
+    ) {
+        let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) else {
+            return;
+        };
+        let mut invalid = 0;
+        for &delta_us in &profile.timestamp_delta_us {
+            match seq.ref_ts_ns {
+                Some(base) => {
+                    let ns = base.saturating_add(delta_us.saturating_mul(1000));
+                    seq.ref_ts_ns = Some(ns);
+                    if ns < 0 {
+                        invalid += 1;
+                    }
+                }
+                None => invalid += 1,
+            }
+        }
+        if invalid > 0 {
+            self.sink
+                .stat("streaming_profile_invalid_timestamp", machine, invalid);
+        }
+    }
+
+    /// A trace that names no uuid gets one hashed from its first bytes, so the same file
+    /// always has the same uuid.
+    fn finish(&mut self, bytes: &[u8]) {
+        if !self.uuid_seen {
+            let hash = fnv1a(&bytes[..bytes.len().min(UUID_HASH_BYTES)]);
+            let s = uuid_string(0, hash);
+            self.sink
+                .metadata("trace_uuid", self.ctx.machine, MetaValue::Str(s));
+        }
+    }
+
+    /// Chrome's own metadata: `cr-<a, b, …>-<key>` per packet, and the background
+    /// tracing scenario (kept base64-encoded, with its rule and scenario hashes).
+    fn chrome_metadata(&mut self, machine: MachineId, m: &protos::ChromeMetadataPacket) {
+        let letter = char::from(b'a' + (self.chrome_metadata_packets % 26) as u8);
+        self.chrome_metadata_packets += 1;
+        let key = |name: &str| format!("cr-{letter}-{name}");
+        let mut meta: Vec<(String, MetaValue)> = Vec::new();
+        if let Some(v) = m.chrome_version_code {
+            meta.push((key("playstore_version_code"), MetaValue::Int(i64::from(v))));
+        }
+        if let Some(v) = &m.enabled_categories {
+            meta.push((key("enabled_categories"), MetaValue::Str(v.clone())));
+        }
+        if !m.field_trial_hashes.is_empty() {
+            let hashes: String = m
+                .field_trial_hashes
+                .iter()
+                .map(|h| {
+                    format!(
+                        "{{ name: {}, group: {} }} ",
+                        h.name.unwrap_or(0),
+                        h.group.unwrap_or(0)
+                    )
+                })
+                .collect();
+            meta.push((key("field_trial_hashes"), MetaValue::Str(hashes)));
+        }
+        for (name, value) in [
+            ("package-name", &m.app_package_name),
+            ("product-version", &m.app_version),
+            ("os-name", &m.os_name),
+        ] {
+            if let Some(v) = value {
+                meta.push((key(name), MetaValue::Str(v.clone())));
+            }
+        }
+        if let Some(v) = m.channel {
+            meta.push((key("channel"), MetaValue::Int(i64::from(v))));
+        }
+        if let Some(raw) = &m.background_tracing_metadata {
+            meta.push((
+                "cr-background_tracing_metadata".to_string(),
+                MetaValue::Str(base64(raw)),
+            ));
+            if let Ok(bg) = protos::BackgroundTracingMetadata::decode(raw.as_slice()) {
+                if let Some(hash) = bg.triggered_rule.and_then(|r| r.name_hash) {
+                    meta.push((
+                        "cr-triggered_rule_name_hash".to_string(),
+                        MetaValue::Int(i64::from(hash)),
+                    ));
+                }
+                if let Some(hash) = bg.scenario_name_hash {
+                    meta.push((
+                        "cr-scenario_name_hash".to_string(),
+                        MetaValue::Int(i64::from(hash)),
+                    ));
+                }
+            }
+        }
+        for (k, v) in meta {
+            self.sink.metadata(k, machine, v);
+        }
+    }
+
+    /// One `cpu` row per cpu. Cpus with the same frequency table as the one before them are
+    /// in its cluster; a new table starts the next cluster.
+    fn cpu_info(
+        &mut self,
+        machine: MachineId,
+        ts: Option<i64>,
+        clock: ClockRef,
+        info: &protos::CpuInfo,
+    ) {
+        /// Feature bits Trace Processor names.
+        const FEATURES: [(u64, &str); 2] = [(1, "cpu_features.mte"), (2, "cpu_features.mte3")];
+        let known = FEATURES.iter().fold(0, |all, f| all | f.0);
+        let mut cluster = 0u32;
+        let mut previous: Option<&[u32]> = None;
+        for (index, cpu) in info.cpus.iter().enumerate() {
+            if previous.is_some_and(|p| p != cpu.frequencies.as_slice()) {
+                cluster += 1;
+            }
+            previous = Some(&cpu.frequencies);
+            let mut args = Vec::new();
+            let mut add = |sink: &mut Sink, key: &str, value: ArgValue| {
+                let key = sink.intern(key);
+                args.push(Arg {
+                    flat_key: key,
+                    key,
+                    value,
+                });
+            };
+            if let Some(arm) = &cpu.arm_identifier {
+                for (key, value) in [
+                    ("arm_cpu_implementer", arm.implementer),
+                    ("arm_cpu_architecture", arm.architecture),
+                    ("arm_cpu_variant", arm.variant),
+                    ("arm_cpu_part", arm.part),
+                    ("arm_cpu_revision", arm.revision),
+                ] {
+                    if let Some(v) = value {
+                        add(self.sink, key, ArgValue::Int(i64::from(v)));
+                    }
+                }
+            }
+            if let Some(features) = cpu.features {
+                add(
+                    self.sink,
+                    "cpu_features.raw_bitmap",
+                    ArgValue::Int(features as i64),
+                );
+                for (bit, key) in FEATURES {
+                    if features & bit != 0 {
+                        add(self.sink, key, ArgValue::Bool(true));
+                    }
+                }
+                if features & !known != 0 {
+                    self.sink.stat("cpu_info_unknown_cpu_features", machine, 1);
+                }
+            }
+            let args = self.sink.args.push(&args);
+            let description = CpuDescription {
+                machine,
+                cpu: index as u32,
+                cluster_id: cluster,
+                processor: self.sink.intern_opt(cpu.processor.as_deref()),
+                capacity: cpu.capacity,
+                frequencies: cpu.frequencies.clone(),
+                args,
+            };
+            let data = EventData::CpuInfo(Box::new(description));
+            self.sink.push(ts.unwrap_or(0), clock, data);
+        }
+    }
+
+    /// `rss_stat`: a process's memory counter changed. With an `mm_id` the event names the
+    /// memory map, which belongs to the event's thread when `curr` is set and otherwise to
+    /// whichever thread last reported it as its own.
+    fn rss_stat(
+        &mut self,
+        origin: FtraceOrigin,
+        ts: i64,
+        clock: ClockRef,
+        r: &protos::RssStatFtraceEvent,
+    ) {
+        /// The kernel's MM_* counters, by member index.
+        const MEMBERS: [&str; 5] = [
+            "mem.rss.file",
+            "mem.rss.anon",
+            "mem.swap",
+            "mem.rss.shmem",
+            "mem.unreclaimable",
+        ];
+        let machine = origin.machine;
+        let Some(&name) = r.member.and_then(|m| MEMBERS.get(usize::try_from(m).ok()?)) else {
+            self.sink.stat("rss_stat_unknown_keys", machine, 1);
+            return;
+        };
+        let size = r.size.unwrap_or(0);
+        if size < 0 {
+            self.sink.stat("rss_stat_negative_size", machine, 1);
+            return;
+        }
+        let tid = match r.mm_id {
+            None => origin.pid,
+            Some(mm) if r.curr.unwrap_or(0) != 0 => {
+                self.mm_owners.insert((machine, mm), origin.pid);
+                origin.pid
+            }
+            Some(mm) => match self.mm_owners.get(&(machine, mm)) {
+                Some(&tid) => tid,
+                None => {
+                    self.sink
+                        .stat("rss_stat_unknown_thread_for_mm_id", machine, 1);
+                    return;
+                }
+            },
+        };
+        let thread = ThreadRef {
+            machine,
+            tid,
+            pid: None,
+        };
+        self.thread_process_counter(thread, name, "process_memory", ts, clock, size as f64);
+    }
+
+    fn thread_process_counter(
+        &mut self,
+        thread: ThreadRef,
+        name: &str,
+        kind: &'static str,
+        ts: i64,
+        clock: ClockRef,
+        value: f64,
+    ) {
+        let name = self.sink.intern(name);
+        let track = self
+            .sink
+            .track(TrackKey::ThreadProcessCounter { thread, name, kind });
+        let data = EventData::Counter {
+            track,
+            value: Real(value),
+            args: NO_ARGS,
+        };
+        self.sink.push(ts, clock, data);
+    }
+
+    /// Begins (with a name) or ends (without) an interrupt slice on the cpu's track.
+    fn cpu_slice(
+        &mut self,
+        origin: FtraceOrigin,
+        ts: i64,
+        clock: ClockRef,
+        interrupt: Interrupt,
+        name: Option<&str>,
+        args: &[(&str, ArgValue)],
+    ) {
+        let (kind, track_name, category) = match interrupt {
+            Interrupt::Hard => ("cpu_irq", "Irq Cpu", "irq"),
+            Interrupt::Soft => ("cpu_softirq", "SoftIrq Cpu", "softirq"),
+        };
+        let track_name = self.sink.intern(&format!("{track_name} {}", origin.cpu));
+        let track = self.sink.track(TrackKey::CpuSlices {
+            machine: origin.machine,
+            cpu: origin.cpu,
+            name: track_name,
+            kind,
+        });
+        let args: Vec<Arg> = args
+            .iter()
+            .map(|(key, value)| {
+                let key = self.sink.intern(key);
+                Arg {
+                    flat_key: key,
+                    key,
+                    value: *value,
+                }
+            })
+            .collect();
+        let slice = SliceEvent {
+            track,
+            category: self.sink.intern(category),
+            name: name.map_or(NULL_STR, |n| self.sink.intern(n)),
+            args: self.sink.args.push(&args),
+            thread_ts: NO_TS,
+            flows: NO_FLOWS,
+        };
+        let data = match name {
+            Some(_) => EventData::Begin(slice),
+            None => EventData::End(slice),
+        };
+        self.sink.push(ts, clock, data);
+    }
+
+    /// The kernel ring buffer's own counters, read at the start and at the end of tracing,
+    /// per cpu; at the end, the growth since the start (overruns are lost events).
+    fn ftrace_stats(&mut self, machine: MachineId, s: &protos::FtraceStats) {
+        use protos::ftrace_stats::Phase;
+        /// Trace Processor's FTRACE_STATUS_ABI_ZERO_DATA_LENGTH.
+        const ZERO_DATA_LENGTH: i32 = 12;
+        let end = match s.phase() {
+            Phase::StartOfTrace => false,
+            Phase::EndOfTrace => true,
+            Phase::Unspecified => {
+                self.sink.stat("ftrace_stats_unknown_phase", machine, 1);
+                return;
+            }
+        };
+        for c in &s.cpu_stats {
+            let Ok(cpu) = i64::try_from(c.cpu.unwrap_or(0)) else {
+                continue;
+            };
+            let seconds_to_ns = |v: Option<f64>| v.map(|s| (s * 1e9) as u64);
+            let values = [
+                ("entries", c.entries),
+                ("overrun", c.overrun),
+                ("commit_overrun", c.commit_overrun),
+                ("bytes", c.bytes_read),
+                ("oldest_event_ts", seconds_to_ns(c.oldest_event_ts)),
+                ("now_ts", seconds_to_ns(c.now_ts)),
+                ("dropped_events", c.dropped_events),
+                ("read_events", c.read_events),
+            ];
+            for (what, value) in values {
+                let Some(value) = value else { continue };
+                let Some(name) = stats::ftrace_cpu_stat(what, end) else {
+                    continue;
+                };
+                let value = value as i64;
+                self.sink.set_stat(name, Some(cpu), machine, value);
+                if !end {
+                    continue;
+                }
+                let begin = stats::ftrace_cpu_stat(what, false).and_then(|b| {
+                    self.sink
+                        .stats
+                        .get(&StatKey {
+                            name: b,
+                            idx: Some(cpu),
+                            machine,
+                            file: self.sink.current_file,
+                        })
+                        .copied()
+                });
+                if let (Some(begin), Some(delta)) = (begin, stats::ftrace_cpu_delta(what)) {
+                    self.sink.set_stat(delta, Some(cpu), machine, value - begin);
+                }
+            }
+        }
+        for &status in &s.ftrace_parse_errors {
+            let name = if status == ZERO_DATA_LENGTH {
+                "ftrace_abi_errors_skipped_zero_data_length"
+            } else {
+                "ftrace_parse_errors"
+            };
+            self.sink.stat(name, machine, 1);
         }
     }
 
@@ -1055,20 +1567,12 @@ impl Parser<'_> {
         };
         // Timestamp: delta or absolute µs on MONOTONIC, else the packet's.
         let (ts, clock) = match ev.timestamp {
-            Some(track_event::Timestamp::TimestampDeltaUs(d)) => match seq.ref_ts_us {
-                Some(base) => match base
-                    .checked_add(d)
-                    .and_then(|v| Some((v, v.checked_mul(1000)?)))
-                {
-                    Some((v, ns)) => {
-                        seq.ref_ts_us = Some(v);
-                        (ns, None)
-                    }
-                    None => {
-                        self.sink.stat("track_event_invalid_timestamp", machine, 1);
-                        return;
-                    }
-                },
+            Some(track_event::Timestamp::TimestampDeltaUs(d)) => match seq.ref_ts_ns {
+                Some(base) => {
+                    let ns = base.saturating_add(d.saturating_mul(1000));
+                    seq.ref_ts_ns = Some(ns);
+                    (ns, None)
+                }
                 None => {
                     self.sink.stat("track_event_tokenizer_errors", machine, 1);
                     return;
@@ -1307,6 +1811,31 @@ impl Parser<'_> {
             flows,
         };
         let data = match ev_type {
+            t if t == track_event::Type::State as i32 => {
+                // A pid/tid override forces the legacy thread-track fallback, which
+                // cannot hold states.
+                let forced_thread = ev
+                    .legacy_event
+                    .as_ref()
+                    .is_some_and(|l| l.pid_override.is_some() || l.tid_override.is_some());
+                let on_state_track = seq_thread.is_none()
+                    && !forced_thread
+                    && self
+                        .sink
+                        .descriptors
+                        .get(&(machine, uuid))
+                        .is_some_and(|d| d.is_state);
+                if !on_state_track {
+                    self.sink.stat("track_event_parser_errors", machine, 1);
+                    return;
+                }
+                EventData::State {
+                    track: slice.track,
+                    category: slice.category,
+                    value: slice.name,
+                    args: slice.args,
+                }
+            }
             t if t == track_event::Type::SliceBegin as i32 => EventData::Begin(slice),
             t if t == track_event::Type::SliceEnd as i32 => EventData::End(slice),
             t if t == track_event::Type::Instant as i32 => EventData::Complete {
@@ -1445,6 +1974,10 @@ impl Parser<'_> {
             (b'b' | b'e' | b'n', None) => slice.category,
             _ => slice.name,
         };
+        let name = *self
+            .async_names
+            .entry((machine, process, cookie))
+            .or_insert(slice.name);
         let set = AsyncSet {
             kind: if process.is_some() {
                 "legacy_async_process_slice"
@@ -1453,7 +1986,7 @@ impl Parser<'_> {
             },
             machine,
             process,
-            name: slice.name,
+            name,
             scope,
         };
         slice.track = self.sink.track(TrackKey::AsyncCookie { set, cookie });
@@ -1789,33 +2322,91 @@ impl Parser<'_> {
 
     // ----- ftrace ------------------------------------------------------------------------
 
-    fn ftrace_bundle(&mut self, machine: MachineId, bundle: protos::FtraceEventBundle) {
+    fn ftrace_bundle(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        bundle: protos::FtraceEventBundle,
+    ) {
         let cpu = bundle.cpu.unwrap_or(0);
         let clock_id = match bundle.ftrace_clock.unwrap_or(0) {
             4 => clocks::MONOTONIC_RAW,
             _ => clocks::BOOTTIME,
         };
         let clock = self.sink.builtin_clock(machine, clock_id);
+        // Trace Processor sorts each cpu's ftrace events in a queue of its own.
+        let cpu_range = if self.ctx.machine == machine {
+            0
+        } else {
+            machine + 1
+        };
+        let queue = 1 + cpu_range.saturating_mul(4096).saturating_add(cpu.min(4095));
+        self.sink.set_queue(queue);
         for ev in bundle.event {
             let ts = ev.timestamp.unwrap_or(0) as i64;
             let pid = i64::from(ev.pid.unwrap_or(0));
+            // Every event names the thread it ran on, whether or not Sextant reads the
+            // event itself (Trace Processor records them all in its raw table).
+            let names_its_thread = matches!(
+                ev.event,
+                Some(
+                    ftrace_event::Event::SchedSwitch(_)
+                        | ftrace_event::Event::SchedWaking(_)
+                        | ftrace_event::Event::Print(_)
+                        | ftrace_event::Event::TaskNewtask(_)
+                )
+            );
+            if !names_its_thread {
+                let thread = ThreadRef {
+                    machine,
+                    tid: pid,
+                    pid: None,
+                };
+                self.sink.push(ts, clock, EventData::Thread(thread));
+            }
             let Some(event) = ev.event else { continue };
-            self.ftrace_event(machine, cpu, ts, clock, pid, event);
+            let origin = FtraceOrigin {
+                machine,
+                seq_id,
+                cpu,
+                pid,
+                common_flags: ev.common_flags,
+            };
+            self.ftrace_event(origin, ts, clock, event);
+        }
+        // Every cpu's data is complete from the latest of these on (Trace Processor keeps it
+        // as metadata).
+        if let Some(last_read) = bundle.last_read_event_timestamp {
+            let last_read = last_read as i64;
+            if self
+                .latest_ftrace_start
+                .get(&machine)
+                .is_none_or(|&t| t < last_read)
+            {
+                self.latest_ftrace_start.insert(machine, last_read);
+                self.sink.metadata(
+                    "ftrace_latest_data_start_ns",
+                    machine,
+                    MetaValue::Int(last_read),
+                );
+            }
         }
         if let Some(compact) = bundle.compact_sched {
             self.compact_sched(machine, cpu, clock, &compact);
         }
+        self.sink.set_queue(0);
     }
 
     fn ftrace_event(
         &mut self,
-        machine: MachineId,
-        cpu: u32,
+        origin: FtraceOrigin,
         ts: i64,
         clock: ClockRef,
-        pid: i64,
         event: ftrace_event::Event,
     ) {
+        let FtraceOrigin {
+            machine, cpu, pid, ..
+        } = origin;
         use ftrace_event::Event as E;
         match event {
             E::SchedSwitch(s) => {
@@ -1845,7 +2436,27 @@ impl Parser<'_> {
                     tid: i64::from(w.pid.unwrap_or(0)),
                     comm: self.sink.intern_opt(w.comm.as_deref()),
                     waker_tid: Some(pid),
+                    irq_context: origin.common_flags.map(|f| f & IRQ_FLAGS != 0),
                 });
+                self.sink.push(ts, clock, data);
+            }
+            E::SchedBlockedReason(b) => {
+                let function = b
+                    .caller
+                    .and_then(|iid| {
+                        let seq = self.sequences.get(&(machine, origin.seq_id))?;
+                        seq.kernel_symbols.get(&iid).copied()
+                    })
+                    .unwrap_or(NULL_STR);
+                let data = EventData::BlockedReason {
+                    thread: ThreadRef {
+                        machine,
+                        tid: i64::from(b.pid.unwrap_or(0)),
+                        pid: None,
+                    },
+                    io_wait: b.io_wait.map(|v| v != 0),
+                    function,
+                };
                 self.sink.push(ts, clock, data);
             }
             E::Print(p) => {
@@ -1955,6 +2566,72 @@ impl Parser<'_> {
                     },
                 );
             }
+            // Interrupt handlers run as slices on their cpu's track.
+            E::IrqHandlerEntry(irq) => {
+                let name = format!("IRQ ({})", irq.name.as_deref().unwrap_or(""));
+                let args = vec![("irq", ArgValue::Int(i64::from(irq.irq.unwrap_or(0))))];
+                self.cpu_slice(origin, ts, clock, Interrupt::Hard, Some(&name), &args);
+            }
+            E::IrqHandlerExit(irq) => {
+                let ret = if irq.ret.unwrap_or(0) == 1 {
+                    "handled"
+                } else {
+                    "unhandled"
+                };
+                let ret = self.sink.intern(ret);
+                let args = vec![("ret", ArgValue::Str(ret))];
+                self.cpu_slice(origin, ts, clock, Interrupt::Hard, None, &args);
+            }
+            E::SoftirqEntry(s) => {
+                let vec = s.vec.unwrap_or(u32::MAX);
+                let name = SOFTIRQ_NAMES
+                    .get(vec as usize)
+                    .map_or_else(|| format!("softirq {vec}"), |n| n.to_string());
+                let args = vec![("vec", ArgValue::Int(i64::from(vec)))];
+                self.cpu_slice(origin, ts, clock, Interrupt::Soft, Some(&name), &args);
+            }
+            E::SoftirqExit(_) => {
+                self.cpu_slice(origin, ts, clock, Interrupt::Soft, None, &[]);
+            }
+            E::RssStat(r) => self.rss_stat(origin, ts, clock, &r),
+            E::OomScoreAdjUpdate(o) => {
+                let thread = ThreadRef {
+                    machine,
+                    tid: i64::from(o.pid.unwrap_or(0)),
+                    pid: None,
+                };
+                let value = f64::from(o.oom_score_adj.unwrap_or(0));
+                self.thread_process_counter(
+                    thread,
+                    "oom_score_adj",
+                    "oom_score_adj",
+                    ts,
+                    clock,
+                    value,
+                );
+            }
+            // The kernel's OOM killer chose this task.
+            E::MarkVictim(m) => {
+                let thread = ThreadRef {
+                    machine,
+                    tid: i64::from(m.pid.unwrap_or(0)),
+                    pid: None,
+                };
+                let slice = SliceEvent {
+                    track: self.sink.track(TrackKey::ThreadSlices(thread)),
+                    category: NULL_STR,
+                    name: self.sink.intern("mem.oom_kill"),
+                    args: NO_ARGS,
+                    thread_ts: NO_TS,
+                    flows: NO_FLOWS,
+                };
+                let data = EventData::Complete {
+                    slice,
+                    dur: 0,
+                    thread_dur: NO_TS,
+                };
+                self.sink.push(ts, clock, data);
+            }
             E::SchedProcessFree(f) => {
                 let tid = i64::from(f.pid.unwrap_or(0));
                 self.sink
@@ -2034,6 +2711,7 @@ impl Parser<'_> {
                 .and_then(|&j| comms.get(j as usize).copied())
                 .unwrap_or(NULL_STR);
             let waker = self.compact.get(&(machine, cpu)).map(|s| s.next_pid);
+            let irq_context = c.waking_common_flags.get(i).map(|f| f & IRQ_FLAGS != 0);
             if waker.is_none() {
                 self.sink.stat("compact_sched_waking_skipped", machine, 1);
                 continue;
@@ -2044,6 +2722,7 @@ impl Parser<'_> {
                 tid: i64::from(tid),
                 comm,
                 waker_tid: waker,
+                irq_context,
             });
             self.sink.push(ts, clock, data);
         }
@@ -2100,6 +2779,29 @@ pub fn decode_task_state(state: i64) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn base64_pads_like_the_standard() {
+        assert_eq!(super::base64(b""), "");
+        assert_eq!(super::base64(b"f"), "Zg==");
+        assert_eq!(super::base64(b"fo"), "Zm8=");
+        assert_eq!(super::base64(b"foo"), "Zm9v");
+        assert_eq!(super::base64(b"foobar"), "Zm9vYmFy");
+    }
+
+    #[test]
+    fn android_release_to_api_level() {
+        let sdk = super::android_sdk_for_release;
+        assert_eq!(sdk("5.1.1"), Some(22));
+        assert_eq!(sdk("7.0"), Some(24));
+        assert_eq!(sdk("8.1.0"), Some(27));
+        assert_eq!(sdk("9"), Some(28));
+        assert_eq!(sdk("12"), Some(31));
+        assert_eq!(sdk("12L"), Some(32));
+        assert_eq!(sdk("14"), Some(34));
+        assert_eq!(sdk("4.4"), None);
+        assert_eq!(sdk("Tiramisu"), None);
+    }
     use super::*;
 
     #[test]

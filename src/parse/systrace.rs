@@ -578,6 +578,7 @@ impl LineParser {
                         tid: i64::from(tid),
                         comm,
                         waker_tid: Some(l.pid),
+                        irq_context: None,
                     }),
                 );
             }
@@ -648,8 +649,29 @@ impl LineParser {
                 let track = sink.track(TrackKey::ThreadSlices(thread));
                 self.push(sink, l.ts, EventData::End(self.slice(track, NULL_STR)));
             }
-            // `sched_wakeup` is ignored, as by the reference; `sched_blocked_reason` has no IR
-            // event yet.
+            // `caller` is the kernel's `function+offset/size` text.
+            b"sched_blocked_reason" => {
+                let tid: u32 = parse_uint(arg(a, b"pid")?)?;
+                let io_wait = arg(a, b"iowait")
+                    .and_then(parse_uint::<u32>)
+                    .map(|v| v != 0);
+                let function = Self::intern(sink, arg(a, b"caller").unwrap_or_default());
+                let thread = ThreadRef {
+                    machine,
+                    tid: i64::from(tid),
+                    pid: None,
+                };
+                self.push(
+                    sink,
+                    l.ts,
+                    EventData::BlockedReason {
+                        thread,
+                        io_wait,
+                        function,
+                    },
+                );
+            }
+            // `sched_wakeup` is ignored, as by the reference.
             _ => {}
         }
         Some(())
@@ -1044,7 +1066,20 @@ mod tests {
             .iter()
             .filter(|e| !matches!(e.data, EventData::ThreadName { .. } | EventData::Thread(_)))
             .collect();
-        assert_eq!(evs.len(), 5);
+        // sched_wakeup adds nothing; the switch with a bad prev_pid neither.
+        assert_eq!(evs.len(), 6);
+        let EventData::BlockedReason {
+            thread,
+            io_wait,
+            function,
+        } = evs[5].data
+        else {
+            panic!("sched_blocked_reason")
+        };
+        assert_eq!(
+            (thread.tid, io_wait, s(&sink, function)),
+            (11, Some(true), "foo")
+        );
         let EventData::Counter { track, value, .. } = evs[0].data else {
             panic!("cpu_frequency")
         };

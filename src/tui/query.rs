@@ -146,10 +146,36 @@ pub fn open(path: &std::path::Path) -> Result<Connection, String> {
 /// Runs every statement (Perfetto's INCLUDE / CREATE PERFETTO forms as `sextant query` takes
 /// them); the last one with columns is the result shown.
 pub fn run(conn: &Connection, sql: &str) -> Result<QueryResult, String> {
-    let sql = crate::db::to_sqlite(sql).map_err(|e| sanitize_bytes(e.to_string().as_bytes()))?;
-    let mut batch = Batch::new(conn, &sql);
     let mut result: Option<QueryResult> = None;
     let mut statements = 0;
+    // Each statement is translated once those before it have run (a span join reads the
+    // columns of views made earlier in the same input).
+    for raw in crate::db::split_statements(sql) {
+        let translated = crate::db::translate(conn, raw)
+            .map_err(|e| sanitize_bytes(e.to_string().as_bytes()))?;
+        if let Some(sql) = translated {
+            run_translated(conn, &sql, &mut result, &mut statements)?;
+        }
+    }
+    if statements == 0 {
+        return Err("no SQL to run".into());
+    }
+    Ok(result.unwrap_or(QueryResult {
+        columns: Vec::new(),
+        rows: Vec::new(),
+        truncated: false,
+        statements,
+    }))
+}
+
+/// Runs plain SQLite statements; the last one with columns becomes `result`.
+fn run_translated(
+    conn: &Connection,
+    sql: &str,
+    result: &mut Option<QueryResult>,
+    statements: &mut usize,
+) -> Result<(), String> {
+    let mut batch = Batch::new(conn, sql);
     loop {
         let stmt = match batch.next() {
             Ok(Some(s)) => s,
@@ -157,7 +183,7 @@ pub fn run(conn: &Connection, sql: &str) -> Result<QueryResult, String> {
             Err(e) => return Err(describe(e)),
         };
         let mut stmt = stmt;
-        statements += 1;
+        *statements += 1;
         let columns: Vec<String> = stmt
             .column_names()
             .iter()
@@ -188,22 +214,14 @@ pub fn run(conn: &Connection, sql: &str) -> Result<QueryResult, String> {
             }
             rows.push(cells);
         }
-        result = Some(QueryResult {
+        *result = Some(QueryResult {
             columns,
             rows,
             truncated,
             statements: 0,
         });
     }
-    if statements == 0 {
-        return Err("no SQL to run".into());
-    }
-    Ok(result.unwrap_or(QueryResult {
-        columns: Vec::new(),
-        rows: Vec::new(),
-        truncated: false,
-        statements,
-    }))
+    Ok(())
 }
 
 fn describe(e: rusqlite::Error) -> String {

@@ -84,7 +84,11 @@ pub fn fix(name: &str) -> Option<&'static str> {
         n if n.starts_with("traced_buf") || n.starts_with("traced_chunks") || n.starts_with("traced_patches") => {
             "Fix: enlarge the trace buffer (buffers.size_kb), shorten write_period_ms, or use fill_policy DISCARD."
         }
-        "ftrace_cpu_overrun_end" => "Fix: enlarge the ftrace per-cpu buffer (buffer_size_kb) or trace fewer events.",
+        "ftrace_cpu_overrun_delta" | "ftrace_cpu_commit_overrun_delta" | "ftrace_cpu_dropped_events_delta" => {
+            "Fix: enlarge the ftrace per-cpu buffer (buffer_size_kb), drain it more often (drain_period_ms) or trace fewer events."
+        }
+        "ftrace_parse_errors" => "Fix: the device's ftrace format differs from what the tracing service expects; update Perfetto on the device.",
+        n if n.starts_with("rss_stat") => "Fix: record the process's memory with a kernel that reports rss_stat mm_id with curr, or poll it with process_stats.",
         "proto_truncated" | "proto_packet_decode_failure" => {
             "Fix: the trace file was cut or corrupted; copy it again from the device."
         }

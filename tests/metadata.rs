@@ -1,0 +1,90 @@
+//! Trace-level metadata from proto packets: Chrome's metadata, the trace uuid (named by the
+//! trace, its config, or hashed from the file), and facts derived from an Android build
+//! fingerprint. Traces copied from the reference implementation's conformance cases.
+
+use std::path::Path;
+
+use rusqlite::Connection;
+
+mod common;
+
+use common::{rows, table, TempFile};
+
+fn import(name: &str) -> (Connection, TempFile) {
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/metadata")
+        .join(name);
+    let db = TempFile::new(&format!("{name}.sqlite"));
+    sextant::import::import_path(&trace, db.path())
+        .unwrap_or_else(|e| panic!("importing {name} failed: {e}"));
+    let conn = sextant::db::open_read_only(db.path())
+        .unwrap_or_else(|e| panic!("opening the database of {name} failed: {e}"));
+    (conn, db)
+}
+
+const METADATA: &str = "select name, coalesce(int_value, str_value) from metadata
+                        where name not in ('trace_size_bytes', 'trace_type', 'trace_time_clock_id')
+                        order by name";
+
+#[test]
+fn chrome_metadata_and_a_uuid_hashed_from_the_file() {
+    let (conn, _db) = import("chrome_metadata.pftrace");
+    assert_eq!(
+        rows(&conn, METADATA),
+        table(&[
+            ["cr-a-channel", "3"],
+            ["cr-a-enabled_categories", "cat1,cat2,cat3"],
+            [
+                "cr-a-field_trial_hashes",
+                "{ name: 123, group: 456 } { name: 789, group: 120 } "
+            ],
+            ["cr-a-os-name", "Android"],
+            ["cr-a-package-name", "com.android.chrome"],
+            ["cr-a-playstore_version_code", "101"],
+            ["cr-a-product-version", "123.0.0.0"],
+            ["cr-background_tracing_metadata", "CgUlDsAbXx2RziSz"],
+            ["cr-scenario_name_hash", "3005533841"],
+            ["cr-triggered_rule_name_hash", "1595654158"],
+            // No uuid in the trace: FNV-1a of its bytes.
+            ["trace_uuid", "00000000-0000-0000-400c-84601ce2950f"],
+        ])
+    );
+}
+
+#[test]
+fn each_chrome_metadata_packet_has_its_own_prefix() {
+    let (conn, _db) = import("chrome_metadata_multiple.pftrace");
+    let got = rows(&conn, METADATA);
+    let names: Vec<&str> = got.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "cr-a-enabled_categories",
+            "cr-a-field_trial_hashes",
+            "cr-a-playstore_version_code",
+            "cr-b-enabled_categories",
+            "cr-b-field_trial_hashes",
+            "cr-b-playstore_version_code",
+            "trace_uuid",
+        ]
+    );
+    assert_eq!(got[5][1], "102");
+}
+
+#[test]
+fn the_config_uuid_and_the_build_fingerprint() {
+    let (conn, _db) = import("config_uuid_fingerprint.pftrace");
+    assert_eq!(
+        rows(&conn, METADATA),
+        table(&[
+            [
+                "android_build_fingerprint",
+                "google/coral/coral:12/SP1A.210812.015/7679548:userdebug/dev-keys"
+            ],
+            ["android_incremental_build", "7679548"],
+            // Android 12 is API level 31.
+            ["android_sdk_version", "31"],
+            ["trace_uuid", "123e4567-e89b-12d3-a456-426655443322"],
+        ])
+    );
+}
