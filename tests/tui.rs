@@ -733,3 +733,34 @@ fn details_name_the_file_each_slice_came_from() {
         "the input names the file:\n{screen}"
     );
 }
+
+#[test]
+fn thread_states_have_a_track_above_the_threads_slices_and_details_of_their_own() {
+    let mut harness = Harness::fixture("c_sched.pftrace", 160, 48);
+    let screen = harness.screen();
+    let lines: Vec<&str> = screen.lines().collect();
+    let first_row = lines
+        .iter()
+        .position(|l| l.starts_with("▾ "))
+        .expect("a machine row");
+    let state_row = lines
+        .iter()
+        .position(|l| l.contains("GameThread 101 state"))
+        .expect("GameThread's state track");
+    // Its states read as what they mean, not as kernel codes.
+    assert!(lines[state_row].contains("Running"), "{screen}");
+    harness.keys(&"j".repeat(state_row - first_row));
+    harness.key(KeyCode::Enter);
+    let screen = harness.screen();
+    let details = screen.split("─\n").last().expect("the details panel");
+    assert!(
+        details.contains("thread GameThread 101") && details.contains(" ts "),
+        "{screen}"
+    );
+    assert!(
+        ["Running", "Runnable", "Sleeping"]
+            .iter()
+            .any(|s| details.contains(s)),
+        "{screen}"
+    );
+}

@@ -9,6 +9,36 @@ use crate::tui::sanitize::sanitize;
 pub enum DetailsRequest {
     Slice(i64),
     Sched(i64),
+    /// A `thread_state` row.
+    ThreadState(i64),
+    /// A `state` row (a state track's value).
+    State(i64),
+}
+
+/// What a kernel task state code means (`D|K` → `Uninterruptible Sleep | Wakekill`).
+pub fn describe_task_state(state: &str) -> String {
+    let one = |s: &str| -> String {
+        match s {
+            "Running" => "Running",
+            "R" => "Runnable",
+            "R+" => "Runnable (Preempted)",
+            "S" => "Sleeping",
+            "D" => "Uninterruptible Sleep",
+            "T" => "Stopped",
+            "t" => "Traced",
+            "X" => "Exit (Dead)",
+            "Z" => "Exit (Zombie)",
+            "x" => "Task Dead",
+            "I" => "Idle",
+            "K" => "Wakekill",
+            "W" => "Waking",
+            "P" => "Parked",
+            "N" => "No Load",
+            other => other,
+        }
+        .to_string()
+    };
+    state.split('|').map(one).collect::<Vec<_>>().join(" | ")
 }
 
 /// A flow from or to the selected slice.
@@ -156,7 +186,143 @@ pub fn load(conn: &Connection, request: &DetailsRequest) -> rusqlite::Result<Det
     match *request {
         DetailsRequest::Slice(id) => slice(conn, id),
         DetailsRequest::Sched(id) => sched(conn, id),
+        DetailsRequest::ThreadState(id) => thread_state(conn, id),
+        DetailsRequest::State(id) => state(conn, id),
     }
+}
+
+fn thread_state(conn: &Connection, id: i64) -> rusqlite::Result<Details> {
+    #[allow(clippy::type_complexity)]
+    let (ts, dur, cpu, utid, state, io_wait, blocked, waker, machine): (
+        i64,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+        Option<String>,
+        Option<i64>,
+        Option<String>,
+        Option<i64>,
+        Option<i64>,
+    ) = conn.query_row(
+        "SELECT s.ts, s.dur, s.cpu, s.utid, s.state, s.io_wait, s.blocked_function,
+                s.waker_utid, t.machine_id
+         FROM thread_state s LEFT JOIN thread t ON t.utid = s.utid WHERE s.id = ?1",
+        [id],
+        |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+                r.get(7)?,
+                r.get(8)?,
+            ))
+        },
+    )?;
+    let (thread, upid) = thread_label(conn, utid)?;
+    let state = clean(state);
+    let mut args = Vec::new();
+    // The code itself, when its meaning was spelled out in the name.
+    if let Some(raw) = state
+        .as_ref()
+        .filter(|raw| describe_task_state(raw) != **raw)
+    {
+        args.push(("state".to_string(), raw.clone()));
+    }
+    if let Some(io_wait) = io_wait {
+        args.push(("io_wait".to_string(), io_wait.to_string()));
+    }
+    if let Some(function) = clean(blocked) {
+        args.push(("blocked_function".to_string(), function));
+    }
+    if let (Some(waker), _) = thread_label(conn, waker)? {
+        args.push(("woken by".to_string(), waker));
+    }
+    Ok(Details {
+        name: state
+            .as_deref()
+            .map_or_else(|| "unknown state".to_string(), describe_task_state),
+        category: None,
+        ts,
+        dur: dur.unwrap_or(0),
+        thread,
+        process: process_label(conn, upid)?,
+        machine: machine_label(conn, machine)?,
+        source: Source::MachineFiles(files_of(conn, machine).unwrap_or_default()),
+        cpu,
+        end_state: None,
+        args,
+        flows: Vec::new(),
+    })
+}
+
+fn state(conn: &Connection, id: i64) -> rusqlite::Result<Details> {
+    #[allow(clippy::type_complexity)]
+    let (ts, dur, category, value, arg_set, track, utid, upid, machine): (
+        i64,
+        Option<i64>,
+        Option<String>,
+        Option<String>,
+        Option<i64>,
+        Option<String>,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+    ) = conn.query_row(
+        "SELECT s.ts, s.dur, s.category, s.value, s.arg_set_id, t.name, t.utid, t.upid,
+                t.machine_id
+         FROM state s LEFT JOIN __intrinsic_track t ON t.id = s.track_id WHERE s.id = ?1",
+        [id],
+        |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+                r.get(7)?,
+                r.get(8)?,
+            ))
+        },
+    )?;
+    let (thread, thread_upid) = thread_label(conn, utid)?;
+    let mut args = Vec::new();
+    if let Some(track) = clean(track) {
+        args.push(("track".to_string(), track));
+    }
+    if let Some(set) = arg_set {
+        let mut stmt =
+            conn.prepare("SELECT key, display_value FROM args WHERE arg_set_id = ?1 ORDER BY id")?;
+        let rows = stmt.query_map([set], |r| {
+            Ok((
+                r.get::<_, Option<String>>(0)?,
+                r.get::<_, Option<String>>(1)?,
+            ))
+        })?;
+        args.extend(
+            rows.filter_map(Result::ok)
+                .map(|(k, v)| (clean(k).unwrap_or_default(), clean(v).unwrap_or_default())),
+        );
+    }
+    Ok(Details {
+        name: clean(value).unwrap_or_else(|| "(no value)".to_string()),
+        category: clean(category),
+        ts,
+        dur: dur.unwrap_or(0),
+        thread,
+        process: process_label(conn, upid.or(thread_upid))?,
+        machine: machine_label(conn, machine)?,
+        source: Source::MachineFiles(files_of(conn, machine).unwrap_or_default()),
+        cpu: None,
+        end_state: None,
+        args,
+        flows: Vec::new(),
+    })
 }
 
 fn slice(conn: &Connection, id: i64) -> rusqlite::Result<Details> {

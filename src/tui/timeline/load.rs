@@ -19,11 +19,26 @@ pub enum TrackData {
     Counter(CounterSeries),
     /// One CPU's sched slices; `name` indexes thread labels.
     Sched(Lane),
+    /// One thread's scheduling states (`thread_state`), named by what they mean.
+    ThreadState(Lane),
+    /// A state track's values (`state`): each holds until the next.
+    State(Lane),
+}
+
+impl TrackData {
+    /// The one lane of a single-lane track (sched, thread state, state).
+    pub fn single_lane(&self) -> Option<&Lane> {
+        match self {
+            TrackData::Sched(l) | TrackData::ThreadState(l) | TrackData::State(l) => Some(l),
+            TrackData::Slices(_) | TrackData::Counter(_) => None,
+        }
+    }
 }
 
 #[derive(Debug)]
 pub struct Track {
-    /// `__intrinsic_track.id`, or the `ucpu` of a CPU's sched track.
+    /// `__intrinsic_track.id`, the `ucpu` of a CPU's sched track, or the `utid` of a
+    /// thread-state track.
     pub db_id: i64,
     pub label: String,
     pub data: TrackData,
@@ -203,7 +218,9 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
             let id: i64 = r.get(0)?;
             let name = text(r.get_ref(1)?).filter(|s| !s.is_empty());
             let kind = text(r.get_ref(2)?).unwrap_or_default();
-            let is_counter = text(r.get_ref(3)?).as_deref() == Some("counter");
+            let event_type = text(r.get_ref(3)?);
+            let is_counter = event_type.as_deref() == Some("counter");
+            let is_state = event_type.as_deref() == Some("state");
             let utid: Option<i64> = r.get(4)?;
             let upid: Option<i64> = r.get(5)?;
             let cpu: Option<i64> = r.get(6)?;
@@ -227,6 +244,8 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
                 label,
                 data: if is_counter {
                     TrackData::Counter(CounterSeries::default())
+                } else if is_state {
+                    TrackData::State(Lane::default())
                 } else {
                     TrackData::Slices(Vec::new())
                 },
@@ -350,10 +369,89 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
             }
         }
     }
+    {
+        let mut stmt = conn.prepare("SELECT track_id, ts, dur, id, value FROM state")?;
+        let mut rows = stmt.query([])?;
+        let open_end = bounds_end.unwrap_or(i64::MAX / 4);
+        while let Some(r) = rows.next()? {
+            let Some(&t) = by_id.get(&r.get::<_, i64>(0)?) else {
+                continue;
+            };
+            let ts: i64 = r.get(1)?;
+            let dur: i64 = r.get::<_, Option<i64>>(2)?.unwrap_or(-1);
+            let Ok(id) = u32::try_from(r.get::<_, i64>(3)?) else {
+                continue;
+            };
+            let name = match r.get_ref(4)? {
+                ValueRef::Text(b) => names.intern(&String::from_utf8_lossy(b)),
+                _ => names.intern(""),
+            };
+            let end = if dur < 0 {
+                open_end.max(ts + 1)
+            } else {
+                ts.saturating_add(dur.max(1))
+            };
+            lo = lo.min(ts);
+            hi = hi.max(end);
+            if let TrackData::State(lane) = &mut tracks[t].data {
+                lane.push(ts, end, id, name);
+            }
+        }
+    }
+    // One thread-state track per thread that has states (the idle thread has none).
+    {
+        let mut state_tracks: HashMap<i64, usize> = HashMap::new();
+        let mut state_names: HashMap<String, u32> = HashMap::new();
+        let mut stmt = conn.prepare("SELECT utid, ts, dur, id, state FROM thread_state")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let Some(utid) = r.get::<_, Option<i64>>(0)? else {
+                continue;
+            };
+            if idle_utids.contains(&utid) {
+                continue;
+            }
+            let ts: i64 = r.get(1)?;
+            let dur: i64 = r.get::<_, Option<i64>>(2)?.unwrap_or(-1);
+            let Ok(id) = u32::try_from(r.get::<_, i64>(3)?) else {
+                continue;
+            };
+            let raw = text(r.get_ref(4)?).unwrap_or_default();
+            let name = match state_names.get(&raw) {
+                Some(&n) => n,
+                None => {
+                    let n = names.intern(&super::details::describe_task_state(&raw));
+                    state_names.insert(raw, n);
+                    n
+                }
+            };
+            let end = if dur < 0 {
+                bounds_end.unwrap_or(ts + 1).max(ts + 1)
+            } else {
+                ts.saturating_add(dur.max(1))
+            };
+            lo = lo.min(ts);
+            hi = hi.max(end);
+            let t = *state_tracks.entry(utid).or_insert_with(|| {
+                tracks.push(Track {
+                    db_id: utid,
+                    label: "thread state".to_string(),
+                    data: TrackData::ThreadState(Lane::default()),
+                });
+                owners.push(Owner::Thread(utid));
+                tracks.len() - 1
+            });
+            if let TrackData::ThreadState(lane) = &mut tracks[t].data {
+                lane.push(ts, end, id, name);
+            }
+        }
+    }
     for track in &mut tracks {
         match &mut track.data {
             TrackData::Slices(lanes) => lanes.iter_mut().for_each(Lane::sort),
-            TrackData::Sched(lane) => lane.sort(),
+            TrackData::Sched(lane) | TrackData::ThreadState(lane) | TrackData::State(lane) => {
+                lane.sort()
+            }
             TrackData::Counter(_) => {}
         }
     }
@@ -362,7 +460,7 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
     let is_empty = |t: &Track| match &t.data {
         TrackData::Slices(lanes) => lanes.iter().all(Lane::is_empty),
         TrackData::Counter(c) => c.is_empty(),
-        TrackData::Sched(l) => l.is_empty(),
+        TrackData::Sched(l) | TrackData::ThreadState(l) | TrackData::State(l) => l.is_empty(),
     };
     let mut machine_nodes: Vec<MachineNode> = machines
         .iter()
@@ -445,30 +543,39 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
         let i = machine_index(&mut machine_nodes, p.machine);
         machine_nodes[i].processes.push(node);
     }
+    // Thread tracks are labelled by their thread: its state track first, then the first
+    // slice track under the thread's own label; other tracks add their name.
+    let label_thread_tracks = |tracks: &mut Vec<Track>, utid: i64, own_tracks: &mut Vec<usize>| {
+        own_tracks.sort_by_key(|&t| (!matches!(tracks[t].data, TrackData::ThreadState(_)), t));
+        let label = threads.get(&utid).map_or("thread", |t| t.label.as_str());
+        let mut named = false;
+        for &t in own_tracks.iter() {
+            let own = std::mem::take(&mut tracks[t].label);
+            tracks[t].label = match tracks[t].data {
+                TrackData::ThreadState(_) => format!("{label} state"),
+                TrackData::Slices(_) if !named => {
+                    named = true;
+                    label.to_string()
+                }
+                _ => format!("{label} {own}"),
+            };
+        }
+    };
+    for m in &mut machine_nodes {
+        for p in &mut m.processes {
+            for th in &mut p.threads {
+                label_thread_tracks(&mut tracks, th.utid, &mut th.tracks);
+            }
+        }
+    }
     // Threads without a process hang off their machine as tracks of their own.
     let mut orphans: Vec<(i64, Vec<usize>)> = thread_tracks.into_iter().collect();
     orphans.sort_by_key(|(utid, _)| *utid);
-    for (utid, ts) in orphans {
+    for (utid, mut own) in orphans {
+        label_thread_tracks(&mut tracks, utid, &mut own);
         let machine = threads.get(&utid).map_or(0, |t| t.machine);
         let i = machine_index(&mut machine_nodes, machine);
-        machine_nodes[i].tracks.extend(ts);
-    }
-    // Thread tracks are labelled by their thread; a thread's extra tracks add their name.
-    for m in &machine_nodes {
-        for p in &m.processes {
-            for th in &p.threads {
-                let label = threads.get(&th.utid).map_or("thread", |t| t.label.as_str());
-                for (k, &t) in th.tracks.iter().enumerate() {
-                    let own = std::mem::take(&mut tracks[t].label);
-                    tracks[t].label = if k == 0 && !matches!(tracks[t].data, TrackData::Counter(_))
-                    {
-                        label.to_string()
-                    } else {
-                        format!("{label} {own}")
-                    };
-                }
-            }
-        }
+        machine_nodes[i].tracks.extend(own);
     }
     let has_tracks = |m: &MachineNode| !m.tracks.is_empty() || !m.processes.is_empty();
     if machine_nodes.iter().any(has_tracks) {

@@ -80,12 +80,14 @@ pub fn rows(data: &TimelineData, collapsed: &HashSet<Group>) -> Vec<Row> {
                 });
             }
         }
-        TrackData::Sched(_) => out.push(Row::Lane {
-            track: t,
-            depth: 0,
-            indent,
-            thread: None,
-        }),
+        TrackData::Sched(_) | TrackData::ThreadState(_) | TrackData::State(_) => {
+            out.push(Row::Lane {
+                track: t,
+                depth: 0,
+                indent,
+                thread: None,
+            })
+        }
         TrackData::Counter(_) => out.push(Row::Counter { track: t, indent }),
     };
     for (mi, m) in data.machines.iter().enumerate() {
@@ -349,12 +351,19 @@ impl TimelineState {
 
     fn select(&mut self, sel: Option<Selection>) -> Option<DetailsRequest> {
         self.selection = sel;
-        let sel = sel?;
-        let data = self.data.as_ref()?;
+        let request = self.request_for(sel?)?;
         self.details = DetailsView::Loading;
-        Some(match data.tracks[sel.track].data {
-            TrackData::Sched(_) => DetailsRequest::Sched(i64::from(sel.id)),
-            _ => DetailsRequest::Slice(i64::from(sel.id)),
+        Some(request)
+    }
+
+    /// The details lookup for a selection: which table depends on the track.
+    fn request_for(&self, sel: Selection) -> Option<DetailsRequest> {
+        let id = i64::from(sel.id);
+        Some(match self.data.as_ref()?.tracks.get(sel.track)?.data {
+            TrackData::Sched(_) => DetailsRequest::Sched(id),
+            TrackData::ThreadState(_) => DetailsRequest::ThreadState(id),
+            TrackData::State(_) => DetailsRequest::State(id),
+            TrackData::Slices(_) | TrackData::Counter(_) => DetailsRequest::Slice(id),
         })
     }
 
@@ -408,9 +417,7 @@ impl TimelineState {
 
     pub fn on_details(&mut self, request: DetailsRequest, result: Result<Details, String>) {
         let Some(sel) = self.selection else { return };
-        let current = match request {
-            DetailsRequest::Slice(id) | DetailsRequest::Sched(id) => id == i64::from(sel.id),
-        };
+        let current = self.request_for(sel) == Some(request);
         if current {
             self.details = match result {
                 Ok(d) => DetailsView::Ready(Box::new(d)),
@@ -778,7 +785,7 @@ impl TimelineState {
 fn lane(data: &TimelineData, track: usize, depth: usize) -> Option<&Lane> {
     match &data.tracks.get(track)?.data {
         TrackData::Slices(lanes) => lanes.get(depth),
-        TrackData::Sched(l) if depth == 0 => Some(l),
+        data if depth == 0 => data.single_lane(),
         _ => None,
     }
 }
