@@ -333,6 +333,27 @@ pub struct ProcessRef {
     pub pid: i64,
 }
 
+/// Bytes and packets of one kind in a trace file: the TracePacket field their payload came
+/// in, and for TrackEvents also their category and name (the `annotation` arg set).
+#[derive(Clone, Copy, Debug)]
+pub struct ProtoContent {
+    pub file: u32,
+    pub path: &'static str,
+    pub annotation: ArgsRef,
+    pub size: u64,
+    pub count: u64,
+}
+
+/// What Trace Processor records on a legacy (Chrome) async track besides its set: the
+/// `source_scope` arg, whether the id was process-scoped, and the process whose event made
+/// the track (its `upid` arg, even for a global id).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LegacyAsyncInfo {
+    pub source_scope: StrId,
+    pub process_scoped: bool,
+    pub creator: Option<ProcessRef>,
+}
+
 /// What a set of async tracks is keyed by (Trace Processor's track compressor "set").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AsyncSet {
@@ -867,6 +888,10 @@ pub struct Sink {
     pub thread_refs: Interner<ThreadRef>,
     /// Keys of track dimension args, interned up front so the writer needs no `&mut`.
     pub dimension_keys: HashMap<&'static str, StrId>,
+    /// What the protobuf files are made of (see [`ProtoContent`]).
+    pub proto_content: Vec<ProtoContent>,
+    /// Legacy async sets' track args, from the first event of each set.
+    pub legacy_async: HashMap<AsyncSet, LegacyAsyncInfo>,
     /// Machines whose idle thread (tid 0) is `swapper` (proto and systrace sources).
     pub swapper_machines: Vec<MachineId>,
     /// Trace Processor's sorter queue of the events pushed from each `ord` on, as runs

@@ -235,3 +235,71 @@ fn experimental_slice_layout_packs_the_given_tracks() {
         .expect_err("a bad track id is an error");
     assert!(err.to_string().contains("'x' is not a track id"), "{err}");
 }
+
+#[test]
+fn a_legacy_async_track_has_chrome_dimensions_and_args() {
+    let (conn, _db) = import("track_event_merged_debug_annotations_args");
+    let args = |column: &str| {
+        rows(
+            &conn,
+            &format!(
+                "select a.key, a.display_value from track t join args a
+                 on a.arg_set_id = t.{column} order by a.key"
+            ),
+        )
+    };
+    // The id's track: named and scoped by its first event, made by pid 5's process.
+    assert_eq!(
+        args("dimension_arg_set_id"),
+        table(&[
+            ["name", "name1"],
+            ["scope", "cat"],
+            ["track_compressor_idx", "0"]
+        ])
+    );
+    assert_eq!(
+        args("source_arg_set_id"),
+        table(&[
+            ["source", "chrome"],
+            ["source_scope", "cat"],
+            ["trace_id_is_process_scoped", "false"],
+            ["upid", "1"],
+        ])
+    );
+    assert_eq!(
+        rows(&conn, "select pid from process where upid = 1"),
+        table(&[["5"]])
+    );
+}
+
+#[test]
+fn proto_content_counts_bytes_per_payload_and_per_track_event_name() {
+    let (conn, _db) = import("track_event_merged_debug_annotations_args");
+    let got = rows(
+        &conn,
+        "select c.path, c.count, extract_arg(c.arg_set_id, 'event.category'),
+                extract_arg(c.arg_set_id, 'event.name')
+         from __sextant_proto_content c order by c.path, c.size desc",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["TracePacket.track_descriptor", "2", "NULL", "NULL"],
+            ["TracePacket.track_event", "1", "cat", "name1"],
+            ["TracePacket.track_event", "1", "cat", "NULL"],
+        ])
+    );
+    // Every packet's bytes are counted once: only the framing (tag and length) is not.
+    let size: i64 = conn
+        .query_row("select sum(size) from __sextant_proto_content", [], |r| {
+            r.get(0)
+        })
+        .expect("sum");
+    let file = std::fs::metadata(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/track_event/track_event_merged_debug_annotations_args.pftrace"),
+    )
+    .expect("the trace")
+    .len() as i64;
+    assert!(size < file && file - size <= 4 * 3, "{size} of {file}");
+}

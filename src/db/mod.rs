@@ -496,6 +496,7 @@ impl TableWriter<'_> {
             self.tracks(conn, tables, sink)?;
             self.flows(conn, tables, sink)?;
             self.states(conn, tables, sink)?;
+            self.proto_content(conn, sink)?;
             self.cpus(conn, tables, sink)?;
             self.import_logs(conn, tables, sink)?;
             Self::stats(conn, sink)?;
@@ -546,6 +547,28 @@ impl TableWriter<'_> {
                 sink.strings.get(s.category),
                 sink.strings.get(s.value),
                 args
+            ])?;
+        }
+        Ok(())
+    }
+
+    fn proto_content(&mut self, conn: &Connection, sink: &Sink) -> Result<(), DbError> {
+        let mut rows = Vec::with_capacity(sink.proto_content.len());
+        for c in &sink.proto_content {
+            rows.push((c, self.arg_set(c.annotation, sink)?));
+        }
+        let mut stmt = conn.prepare(
+            "INSERT INTO __sextant_proto_content (id, path, size, count, arg_set_id, trace_id)
+             VALUES (?1,?2,?3,?4,?5,?6)",
+        )?;
+        for (id, (c, args)) in rows.into_iter().enumerate() {
+            stmt.execute(params![
+                id as i64,
+                c.path,
+                c.size as i64,
+                c.count as i64,
+                args,
+                c.file
             ])?;
         }
         Ok(())
@@ -660,7 +683,7 @@ impl TableWriter<'_> {
             dim("upid", tr.upid);
             dim("cpu", tr.cpu);
             dim("track_compressor_idx", tr.compressor_idx);
-            let dims = self.dimension_args(&dims, sink)?;
+            let dims = self.dimension_args(sink.args.get(tr.extra_dims), &dims, sink)?;
             let source = self.arg_set(tr.source_args, sink)?;
             stmt.execute(params![
                 id as i64,
@@ -683,14 +706,15 @@ impl TableWriter<'_> {
 
     fn dimension_args(
         &mut self,
+        extra: &[Arg],
         dims: &[(String, i64)],
         sink: &Sink,
     ) -> Result<Option<i64>, DbError> {
-        if dims.is_empty() {
+        if dims.is_empty() && extra.is_empty() {
             return Ok(None);
         }
         // Dimension keys are few and fixed; look them up without interning.
-        let mut set = Vec::with_capacity(dims.len());
+        let mut set = extra.to_vec();
         for (k, v) in dims {
             let Some(key) = sink.dimension_keys.get(k.as_str()).copied() else {
                 continue;

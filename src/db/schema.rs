@@ -80,6 +80,9 @@ CREATE TABLE __sextant_trace_time_candidate (
 -- than their track's first have a row of their own, so a trace costs a row per track.
 CREATE TABLE __sextant_track_file (track_id INTEGER PRIMARY KEY, file_id INTEGER);
 CREATE TABLE __sextant_slice_file (slice_id INTEGER PRIMARY KEY, file_id INTEGER);
+CREATE TABLE __sextant_proto_content (
+  id INTEGER PRIMARY KEY, path TEXT, size INTEGER, count INTEGER, arg_set_id INTEGER,
+  trace_id INTEGER);
 CREATE TABLE _trace_import_logs (
   id INTEGER PRIMARY KEY, trace_id INTEGER, ts INTEGER, byte_offset INTEGER, severity TEXT,
   name TEXT, arg_set_id INTEGER);

@@ -512,6 +512,43 @@ impl<'s> Builder<'s> {
         }
     }
 
+    /// A legacy async track's dimensions (`scope` when it has one, `name`) and args.
+    fn legacy_async_args(&mut self, row: &mut TrackRow, set: &AsyncSet, info: LegacyAsyncInfo) {
+        let arg = |sink: &mut Sink, key: &str, value: ArgValue| {
+            let key = sink.intern(key);
+            Arg {
+                flat_key: key,
+                key,
+                value,
+            }
+        };
+        let mut dims = Vec::new();
+        if set.scope != NULL_STR {
+            dims.push(arg(self.sink, "scope", ArgValue::Str(set.scope)));
+        }
+        dims.push(arg(self.sink, "name", str_or_null(set.name)));
+        row.extra_dims = self.sink.args.push(&dims);
+        let chrome = self.sink.intern("chrome");
+        let mut source = vec![
+            arg(self.sink, "source", ArgValue::Str(chrome)),
+            arg(
+                self.sink,
+                "trace_id_is_process_scoped",
+                ArgValue::Bool(info.process_scoped),
+            ),
+        ];
+        if let Some(p) = info.creator {
+            let upid = self.process(p);
+            source.push(arg(self.sink, "upid", ArgValue::Uint(u64::from(upid))));
+        }
+        source.push(arg(
+            self.sink,
+            "source_scope",
+            str_or_null(info.source_scope),
+        ));
+        row.source_args = self.sink.args.push(&source);
+    }
+
     fn source_chrome_args(&mut self) -> ArgsRef {
         let key = self.sink.intern("source");
         let value = self.sink.intern("chrome");
@@ -620,6 +657,9 @@ impl<'s> Builder<'s> {
                 row.upid = upid;
                 row.track_group = Some(group);
                 row.compressor_idx = Some(idx as u32);
+                if let Some(info) = self.sink.legacy_async.get(&set).copied() {
+                    self.legacy_async_args(&mut row, &set, info);
+                }
                 let track = self.new_track(row);
                 let Some(state) = self.async_sets.get_mut(&set) else {
                     return track;

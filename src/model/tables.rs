@@ -171,6 +171,9 @@ pub struct TrackRow {
     pub event_type: TrackEventType,
     pub unit: StrId,
     pub source_args: ArgsRef,
+    /// Dimension args besides utid / upid / cpu / compressor index (e.g. a legacy async
+    /// track's `scope` and `name`).
+    pub extra_dims: ArgsRef,
     pub track_group: Option<u32>,
     pub compressor_idx: Option<u32>,
     /// Unnamed descriptor tracks take the name of their first slice.
@@ -190,6 +193,7 @@ impl TrackRow {
             event_type,
             unit: NULL_STR,
             source_args: NO_ARGS,
+            extra_dims: NO_ARGS,
             track_group: None,
             compressor_idx: None,
             name_from_first_event: false,

@@ -17,8 +17,9 @@ use std::fmt::Write as _;
 
 use crate::ir::{
     self, ArgValue, ArgsBuilder, ArgsRef, AsyncSet, EventData, FlowOp, FlowV1Event, FlowV1Phase,
-    FlowsRef, MachineId, MetaValue, NamePriority, ProcessInfo, ProcessRef, Real, Sink, SliceEvent,
-    StrId, ThreadRef, ThreadStateEvent, TrackKey, NO_ARGS, NO_FLOWS, NO_TS, NULL_STR,
+    FlowsRef, LegacyAsyncInfo, MachineId, MetaValue, NamePriority, ProcessInfo, ProcessRef, Real,
+    Sink, SliceEvent, StrId, ThreadRef, ThreadStateEvent, TrackKey, NO_ARGS, NO_FLOWS, NO_TS,
+    NULL_STR,
 };
 use crate::parse::{FileContext, ParseError};
 
@@ -719,6 +720,8 @@ enum Pending {
         phase: u8,
         /// `Some(pid)` for `id2.local` (process-scoped) cookies.
         local_pid: Option<i64>,
+        /// The event's process, named in its track's args.
+        pid: i64,
         cookie: u64,
         /// The event's own name (NULL when absent), for naming the cookie's track.
         raw_name: StrId,
@@ -1240,6 +1243,7 @@ impl Importer {
             data: Pending::Async {
                 phase: ph,
                 local_pid: local.then_some(pid),
+                pid,
                 cookie,
                 raw_name,
                 slice,
@@ -1438,6 +1442,7 @@ impl Importer {
                 Pending::Async {
                     phase,
                     local_pid,
+                    pid,
                     cookie,
                     raw_name,
                     mut slice,
@@ -1454,6 +1459,11 @@ impl Importer {
                         name,
                         scope: NULL_STR,
                     };
+                    sink.legacy_async.entry(set).or_insert(LegacyAsyncInfo {
+                        source_scope: NULL_STR,
+                        process_scoped: local_pid.is_some(),
+                        creator: Some(ProcessRef { machine, pid }),
+                    });
                     slice.track = sink.track(TrackKey::AsyncCookie { set, cookie });
                     match phase {
                         b'b' => EventData::Begin(slice),

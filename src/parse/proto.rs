@@ -130,6 +130,11 @@ struct Parser<'a> {
     /// The name of each legacy async id's first event: it names the id's track, so an
     /// end event without a name still closes the slice its begin opened.
     async_names: HashMap<(MachineId, Option<ProcessRef>, u64), StrId>,
+    /// Bytes and packets per payload field, and per TrackEvent (category, name).
+    content: HashMap<&'static str, (u64, u64)>,
+    event_content: FxHashMap<(StrId, StrId), (u64, u64)>,
+    /// Size of the TrackEvent packet being parsed, until its category and name are known.
+    pending_track_event: Option<u64>,
     /// The thread each kernel memory map (`rss_stat.mm_id`) was last reported by.
     mm_owners: HashMap<(MachineId, u32), i64>,
     /// Some packet named the trace's uuid.
@@ -181,6 +186,9 @@ pub fn parse_with_progress(
         async_names: HashMap::new(),
         latest_ftrace_start: HashMap::new(),
         uuid_seen: false,
+        content: HashMap::new(),
+        event_content: FxHashMap::default(),
+        pending_track_event: None,
         mm_owners: HashMap::new(),
         chrome_metadata_packets: 0,
     };
@@ -247,6 +255,39 @@ pub fn parse_with_progress(
     }
     p.finish(bytes);
     Ok(())
+}
+
+/// The TracePacket field a packet's payload came in, as a content path.
+fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
+    use trace_packet::Data as D;
+    match data {
+        Some(D::FtraceEvents(_)) => "TracePacket.ftrace_events",
+        Some(D::ProcessTree(_)) => "TracePacket.process_tree",
+        Some(D::ClockSnapshot(_)) => "TracePacket.clock_snapshot",
+        Some(D::Trigger(_)) => "TracePacket.trigger",
+        Some(D::ServiceEvent(_)) => "TracePacket.service_event",
+        Some(D::InitialDisplayState(_)) => "TracePacket.initial_display_state",
+        Some(D::CloneSnapshotTrigger(_)) => "TracePacket.clone_snapshot_trigger",
+        Some(D::SysStats(_)) => "TracePacket.sys_stats",
+        Some(D::ProcessStats(_)) => "TracePacket.process_stats",
+        Some(D::TrackEvent(_)) => "TracePacket.track_event",
+        Some(D::FtraceStats(_)) => "TracePacket.ftrace_stats",
+        Some(D::TraceStats(_)) => "TracePacket.trace_stats",
+        Some(D::StreamingProfilePacket(_)) => "TracePacket.streaming_profile_packet",
+        Some(D::SynchronizationMarker(_)) => "TracePacket.synchronization_marker",
+        Some(D::ProcessDescriptor(_)) => "TracePacket.process_descriptor",
+        Some(D::ThreadDescriptor(_)) => "TracePacket.thread_descriptor",
+        Some(D::SystemInfo(_)) => "TracePacket.system_info",
+        Some(D::TraceConfig(_)) => "TracePacket.trace_config",
+        Some(D::ChromeMetadata(_)) => "TracePacket.chrome_metadata",
+        Some(D::CpuInfo(_)) => "TracePacket.cpu_info",
+        Some(D::CompressedPackets(_)) => "TracePacket.compressed_packets",
+        Some(D::TrackDescriptor(_)) => "TracePacket.track_descriptor",
+        Some(D::TraceUuid(_)) => "TracePacket.trace_uuid",
+        Some(D::RemoteClockSync(_)) => "TracePacket.remote_clock_sync",
+        Some(D::ZstdCompressedPackets(_)) => "TracePacket.zstd_compressed_packets",
+        None => "TracePacket (payload Sextant does not read)",
+    }
 }
 
 /// Bytes of the file hashed into a trace uuid when the trace names none.
@@ -376,6 +417,15 @@ impl Parser<'_> {
             }
         };
         self.packets += 1;
+        self.flush_pending_track_event();
+        let path = content_path(pkt.data.as_ref());
+        if matches!(pkt.data, Some(trace_packet::Data::TrackEvent(_))) {
+            self.pending_track_event = Some(bytes.len() as u64);
+        } else {
+            let entry = self.content.entry(path).or_default();
+            entry.0 += bytes.len() as u64;
+            entry.1 += 1;
+        }
         let machine = match self.packet_machine(pkt.machine_id) {
             Ok(m) => m,
             Err(e) => {
@@ -1111,11 +1161,68 @@ impl Parser<'_> {
     /// A trace that names no uuid gets one hashed from its first bytes, so the same file
     /// always has the same uuid.
     fn finish(&mut self, bytes: &[u8]) {
+        self.flush_pending_track_event();
+        let file = self.sink.current_file;
+        let mut paths: Vec<(&'static str, (u64, u64))> = self.content.drain().collect();
+        paths.sort_unstable();
+        for (path, (size, count)) in paths {
+            self.sink.proto_content.push(ProtoContent {
+                file,
+                path,
+                annotation: NO_ARGS,
+                size,
+                count,
+            });
+        }
+        let mut events: Vec<((StrId, StrId), (u64, u64))> = self.event_content.drain().collect();
+        events.sort_unstable_by_key(|(_, (size, _))| std::cmp::Reverse(*size));
+        let (category_key, name_key) = (
+            self.sink.intern("event.category"),
+            self.sink.intern("event.name"),
+        );
+        for ((category, name), (size, count)) in events {
+            let value = |s: StrId| {
+                if s == NULL_STR {
+                    ArgValue::Null
+                } else {
+                    ArgValue::Str(s)
+                }
+            };
+            let annotation = self.sink.args.push(&[
+                Arg {
+                    flat_key: category_key,
+                    key: category_key,
+                    value: value(category),
+                },
+                Arg {
+                    flat_key: name_key,
+                    key: name_key,
+                    value: value(name),
+                },
+            ]);
+            self.sink.proto_content.push(ProtoContent {
+                file,
+                path: "TracePacket.track_event",
+                annotation,
+                size,
+                count,
+            });
+        }
         if !self.uuid_seen {
             let hash = fnv1a(&bytes[..bytes.len().min(UUID_HASH_BYTES)]);
             let s = uuid_string(0, hash);
             self.sink
                 .metadata("trace_uuid", self.ctx.machine, MetaValue::Str(s));
+        }
+    }
+
+    /// A TrackEvent packet that ended before its category and name were read is counted
+    /// without them.
+    fn flush_pending_track_event(&mut self) {
+        if let Some(size) = self.pending_track_event.take() {
+            let entry = self.content.entry("TracePacket.track_event").or_default();
+            entry.0 += size;
+            entry.1 += 1;
         }
     }
 
@@ -1669,6 +1776,11 @@ impl Parser<'_> {
         if missing_iid {
             self.sink.stat("interned_data_tokenizer_errors", machine, 1);
         }
+        if let Some(size) = self.pending_track_event.take() {
+            let entry = self.event_content.entry((category, name)).or_default();
+            entry.0 += size;
+            entry.1 += 1;
+        }
         let Some(seq) = self.sequences.get(&key) else {
             return;
         };
@@ -1989,6 +2101,20 @@ impl Parser<'_> {
             name,
             scope,
         };
+        let creator = seq_thread.and_then(|t| {
+            Some(ProcessRef {
+                machine,
+                pid: t.pid?,
+            })
+        });
+        self.sink
+            .legacy_async
+            .entry(set)
+            .or_insert(LegacyAsyncInfo {
+                source_scope: scope,
+                process_scoped: process.is_some(),
+                creator,
+            });
         slice.track = self.sink.track(TrackKey::AsyncCookie { set, cookie });
         if matches!(phase, b'e' | b'F') {
             // An end only merges its annotations into the slice it closes.
