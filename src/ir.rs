@@ -962,6 +962,8 @@ impl Sink {
             EventData::Complete { slice, dur, .. } => {
                 *dur == 0 && slice.args == NO_ARGS && slice.flows == NO_FLOWS
             }
+            // Every ftrace event names its thread: few threads, many events.
+            EventData::Thread(_) => true,
             _ => false,
         };
         let payload = if shareable {

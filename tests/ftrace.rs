@@ -351,3 +351,69 @@ fn memory_counters_and_oom_scores_go_to_the_threads_process_and_span_join_lines_
          110,10,100.000000,-300.000000\n"
     );
 }
+
+#[test]
+fn a_blocked_reason_after_the_waking_still_reaches_the_blocked_row() {
+    // The kernel reports sched_blocked_reason from the wakeup path, after sched_waking.
+    let (conn, _db) = import("blocked_reason_after_waking.systrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, dur, state, io_wait, blocked_function from thread_state order by id"
+        ),
+        table(&[
+            ["10258854000", "10000000000", "Running", "NULL", "NULL"],
+            [
+                "20258854000",
+                "741146000",
+                "D",
+                "1",
+                "worker_thread+0x534/0x820"
+            ],
+            ["21000000000", "-1", "R", "NULL", "NULL"],
+        ])
+    );
+}
+
+#[test]
+fn a_memory_counter_before_the_process_list_goes_to_the_threads_process() {
+    // rss_stat from tid 101 at 1000, then a process_tree says 101 is a thread of pid 100.
+    let (conn, _db) = import("rss_before_process_tree.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select p.pid, t.name, c.ts from counter c
+             join process_counter_track t on t.id = c.track_id join process p using (upid)
+             order by c.ts"
+        ),
+        table(&[
+            ["100", "mem.rss.anon", "1000"],
+            ["100", "mem.rss.anon", "3000"]
+        ])
+    );
+    // No process was made up for the tid, and the thread is one row.
+    assert_eq!(
+        rows(
+            &conn,
+            "select (select count(*) from process where pid = 101),
+                    (select count(*) from thread where tid = 101)"
+        ),
+        table(&[["0", "1"]])
+    );
+}
+
+#[test]
+fn cpu_numbers_past_any_range_still_get_rows_of_their_own() {
+    let (conn, _db) = import("huge_cpu_numbers.systrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select cpu, (select count(*) from cpu) from cpu order by cpu"
+        ),
+        table(&[["5000", "2"], ["6000", "2"]])
+    );
+    assert_eq!(
+        rows(&conn, "select count(distinct ucpu) from sched"),
+        table(&[["2"]])
+    );
+}

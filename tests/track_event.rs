@@ -303,3 +303,63 @@ fn proto_content_counts_bytes_per_payload_and_per_track_event_name() {
     .len() as i64;
     assert!(size < file && file - size <= 4 * 3, "{size} of {file}");
 }
+
+#[test]
+fn a_positive_delta_overflow_invalidates_the_sequence_too() {
+    let (conn, _db) = import("positive_delta_overflow");
+    assert_eq!(stat(&conn, "streaming_profile_invalid_timestamp"), "2");
+    assert_eq!(stat(&conn, "track_event_invalid_timestamp"), "1");
+    assert_eq!(stat(&conn, "trace_sorter_negative_timestamp_dropped"), "0");
+}
+
+#[test]
+fn a_state_event_may_use_the_sequences_default_track() {
+    use prost::Message;
+    use sextant::protos::{
+        trace_packet, track_event, Trace, TracePacket, TracePacketDefaults, TrackDescriptor,
+        TrackEvent, TrackEventDefaults,
+    };
+    let seq = Some(trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(1));
+    let trace = Trace {
+        packet: vec![
+            TracePacket {
+                timestamp: Some(0),
+                optional_trusted_packet_sequence_id: seq,
+                incremental_state_cleared: Some(true),
+                trace_packet_defaults: Some(TracePacketDefaults {
+                    track_event_defaults: Some(TrackEventDefaults {
+                        track_uuid: Some(7),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                }),
+                data: Some(trace_packet::Data::TrackDescriptor(TrackDescriptor {
+                    uuid: Some(7),
+                    state: Some(Default::default()),
+                    ..Default::default()
+                })),
+                ..Default::default()
+            },
+            TracePacket {
+                timestamp: Some(100),
+                optional_trusted_packet_sequence_id: seq,
+                sequence_flags: Some(2),
+                data: Some(trace_packet::Data::TrackEvent(TrackEvent {
+                    r#type: Some(track_event::Type::State as i32),
+                    name_field: Some(track_event::NameField::Name("On".into())),
+                    ..Default::default()
+                })),
+                ..Default::default()
+            },
+        ],
+    };
+    let file = TempFile::with_bytes("default-state.pftrace", &trace.encode_to_vec());
+    let db = TempFile::new("default-state.sqlite");
+    sextant::import::import_path(file.path(), db.path()).expect("import");
+    let conn = sextant::db::open_read_only(db.path()).expect("open");
+    assert_eq!(
+        rows(&conn, "select ts, value from state"),
+        table(&[["100", "On"]])
+    );
+    assert_eq!(stat(&conn, "track_event_parser_errors"), "0");
+}

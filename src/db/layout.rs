@@ -4,6 +4,7 @@
 //! row it needs is free at its start; its slices keep their relative depth below it.
 
 use std::collections::HashMap;
+use std::marker::PhantomData;
 use std::os::raw::c_int;
 use std::sync::{Arc, Mutex};
 
@@ -20,6 +21,8 @@ const SLICE_COLUMNS: &str =
 const SLICE_COLUMN_COUNT: usize = 11;
 const LAYOUT_DEPTH: c_int = SLICE_COLUMN_COUNT as c_int;
 const FILTER_TRACK_IDS: c_int = LAYOUT_DEPTH + 1;
+/// Deepest nesting the packing considers (Trace Processor drops slices deeper than 512).
+const MAX_DEPTH: i64 = 1024;
 
 /// Registers the table function; slices are read through `side`, a second connection to
 /// the same database (a virtual table cannot safely re-enter the connection running it).
@@ -64,7 +67,8 @@ fn layout_depths(slices: &[(i64, i64, i64, i64, Option<i64>)]) -> Vec<i64> {
     let mut extent: HashMap<usize, (i64, i64)> = HashMap::new();
     for (i, s) in slices.iter().enumerate() {
         let r = root[i];
-        let rel = (s.3 - slices[r].3).max(0);
+        // Depths are at most a few hundred; a corrupt one must not make the packing huge.
+        let rel = s.3.saturating_sub(slices[r].3).clamp(0, MAX_DEPTH);
         let e = extent.entry(r).or_insert((i64::MIN, 0));
         e.0 = e.0.max(end_of(s));
         e.1 = e.1.max(rel);
@@ -95,7 +99,8 @@ fn layout_depths(slices: &[(i64, i64, i64, i64, Option<i64>)]) -> Vec<i64> {
         .enumerate()
         .map(|(i, s)| {
             let r = root[i];
-            placed.get(&r).copied().unwrap_or(0) + (s.3 - slices[r].3).max(0)
+            let rel = s.3.saturating_sub(slices[r].3).clamp(0, MAX_DEPTH);
+            placed.get(&r).copied().unwrap_or(0) + rel
         })
         .collect()
 }
@@ -158,9 +163,10 @@ unsafe impl<'vtab> VTab<'vtab> for LayoutTable {
     fn open(&'vtab mut self) -> rusqlite::Result<LayoutCursor<'vtab>> {
         Ok(LayoutCursor {
             base: sqlite3_vtab_cursor::default(),
-            table: self,
+            side: self.side.clone(),
             rows: Vec::new(),
             at: 0,
+            table: PhantomData,
         })
     }
 }
@@ -169,7 +175,10 @@ unsafe impl<'vtab> VTab<'vtab> for LayoutTable {
 struct LayoutCursor<'vtab> {
     /// Must come first: SQLite sees this struct as its `sqlite3_vtab_cursor`.
     base: sqlite3_vtab_cursor,
-    table: &'vtab LayoutTable,
+    /// The cursor's own handle on the side connection: SQLite may write into the table
+    /// struct (error messages) while cursors are open, so they hold no reference to it.
+    side: Arc<Mutex<Connection>>,
+    table: PhantomData<&'vtab LayoutTable>,
     /// The slice columns plus layout_depth, per row.
     rows: Vec<Vec<Value>>,
     at: usize,
@@ -198,10 +207,10 @@ impl LayoutCursor<'_> {
             return Ok(());
         }
         let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
-        let conn =
-            self.table.side.lock().map_err(|_| {
-                Error::ModuleError("experimental_slice_layout: lock poisoned".into())
-            })?;
+        let conn = self
+            .side
+            .lock()
+            .map_err(|_| Error::ModuleError("experimental_slice_layout: lock poisoned".into()))?;
         let mut stmt = conn.prepare(&format!(
             "SELECT {SLICE_COLUMNS} FROM slice WHERE track_id IN ({list}) ORDER BY id"
         ))?;
@@ -250,8 +259,13 @@ unsafe impl VTabCursor for LayoutCursor<'_> {
                 "experimental_slice_layout needs its filter_track_ids argument".into(),
             ));
         }
-        let track_ids: Option<String> = args.get(0)?;
-        self.load(track_ids.as_deref().unwrap_or(""))
+        // One track id may come as a number.
+        let track_ids = match args.get::<Value>(0)? {
+            Value::Text(s) => s,
+            Value::Integer(i) => i.to_string(),
+            _ => String::new(),
+        };
+        self.load(&track_ids)
     }
 
     fn next(&mut self) -> rusqlite::Result<()> {

@@ -604,7 +604,7 @@ impl TableWriter<'_> {
                 i.android_build_fingerprint,
                 i.android_sdk_version,
                 i.system_ram_bytes,
-                i.system_ram_bytes.map(|b| (b + (1 << 29)) >> 30),
+                i.system_ram_bytes.map(|b| b.saturating_add(1 << 29) >> 30),
                 label_index
             ])?;
         }

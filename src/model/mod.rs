@@ -16,6 +16,8 @@ use crate::ir::*;
 /// Turns a sorted, time-converted event stream into [`Tables`].
 /// Width of each machine's ucpu range.
 const CPUS_PER_MACHINE: u32 = 4096;
+/// Where ucpus of cpus numbered past their machine's range start.
+const ODD_CPUS_FIRST_UCPU: u32 = 1 << 30;
 
 pub struct Builder<'s> {
     sink: &'s mut Sink,
@@ -44,8 +46,12 @@ pub struct Builder<'s> {
     sched_pending: HashMap<(MachineId, u32), (u32, SchedRow)>,
     /// Index into `tables.cpus` per machine's cpu.
     cpus: HashMap<(MachineId, u32), usize>,
+    /// Process counter tracks made before their thread's process was known: (track, utid).
+    unsettled_process_counters: Vec<(u32, u32)>,
     /// Process counter tracks by (upid, name, type).
     process_counters: HashMap<(u32, StrId, &'static str), u32>,
+    /// Cpus numbered past their machine's range so far.
+    odd_cpus: u32,
     /// The ucpu range of each machine other than the host (1, 2, ...).
     cpu_ranges: HashMap<u32, u32>,
     /// Legacy unnestable tracks (atrace `S`/`F`): (begin count, last begin ts), cumulative.
@@ -54,6 +60,8 @@ pub struct Builder<'s> {
     open_states: FxHashMap<u32, usize>,
     /// Each thread's open `thread_state` row (see `thread_state.rs`).
     open_thread_states: FxHashMap<u32, thread_state::OpenThreadState>,
+    /// Each thread's last closed blocked (`D`) row, unwritten until a later one replaces it.
+    last_blocked_states: FxHashMap<u32, thread_state::OpenThreadState>,
     /// Which descriptor uuid last described each tid / pid, and the row each uuid got.
     thread_claims: FxHashMap<(MachineId, i64), u64>,
     process_claims: FxHashMap<(MachineId, i64), u64>,
@@ -142,10 +150,13 @@ impl<'s> Builder<'s> {
             sched_pending: HashMap::new(),
             cpus: HashMap::new(),
             cpu_ranges: HashMap::new(),
+            odd_cpus: 0,
             process_counters: HashMap::new(),
+            unsettled_process_counters: Vec::new(),
             unnestable: FxHashMap::default(),
             open_states: FxHashMap::default(),
             open_thread_states: FxHashMap::default(),
+            last_blocked_states: FxHashMap::default(),
             thread_claims: FxHashMap::default(),
             process_claims: FxHashMap::default(),
             uuid_threads: FxHashMap::default(),
@@ -423,14 +434,21 @@ impl<'s> Builder<'s> {
             }
             TrackKey::ThreadProcessCounter { thread, name, kind } => {
                 let utid = self.thread(thread);
-                let upid = match self.tables.threads[utid as usize].upid {
-                    Some(upid) => upid,
-                    None => self.process(ProcessRef {
-                        machine: thread.machine,
-                        pid: thread.tid,
-                    }),
-                };
-                (self.process_counter_track(upid, name, kind), true)
+                match self.tables.threads[utid as usize].upid {
+                    Some(upid) => (self.process_counter_track(upid, name, kind), true),
+                    // The thread's process is not known yet (ftrace often starts before the
+                    // process list): a thread counter for now, moved to the process the
+                    // thread turns out to belong to when the import ends.
+                    None => {
+                        let machine = self.tables.threads[utid as usize].machine;
+                        let t = self.new_track(TrackRow {
+                            utid: Some(utid),
+                            ..TrackRow::new(name, kind, machine, TrackEventType::Counter)
+                        });
+                        self.unsettled_process_counters.push((t, utid));
+                        (t, true)
+                    }
+                }
             }
             TrackKey::ThreadCounter { thread, name, kind } => {
                 let utid = self.thread(thread);
@@ -593,9 +611,18 @@ impl<'s> Builder<'s> {
             let next = self.cpu_ranges.len() as u32 + 1;
             *self.cpu_ranges.entry(mrow).or_insert(next)
         };
+        // A cpu number past its machine's range (untrusted input) gets an id of its own
+        // above all the ranges, so ids never clash.
+        let ucpu = match range.checked_mul(CPUS_PER_MACHINE) {
+            Some(start) if cpu < CPUS_PER_MACHINE && start < ODD_CPUS_FIRST_UCPU => start + cpu,
+            _ => {
+                self.odd_cpus += 1;
+                ODD_CPUS_FIRST_UCPU.saturating_add(self.odd_cpus)
+            }
+        };
         let index = self.tables.cpus.len();
         self.tables.cpus.push(CpuRow {
-            ucpu: range * CPUS_PER_MACHINE + cpu.min(CPUS_PER_MACHINE - 1),
+            ucpu,
             cpu,
             machine: mrow,
             cluster_id: None,
@@ -1747,6 +1774,13 @@ impl<'s> Builder<'s> {
             self.out.sched(id, &row, self.sink);
         }
         self.flush_thread_states();
+        for (track, utid) in std::mem::take(&mut self.unsettled_process_counters) {
+            if let Some(upid) = self.tables.threads[utid as usize].upid {
+                let row = &mut self.tables.tracks[track as usize];
+                row.upid = Some(upid);
+                row.utid = None;
+            }
+        }
         self.tables
     }
 }
@@ -1821,7 +1855,7 @@ fn merge_end_args(begin: &[Arg], end: &[Arg], sink: &mut Sink) -> Vec<Arg> {
         };
         if let Some((prefix, index)) = first_array_index(key) {
             let next = next_index.entry(prefix.to_string()).or_insert(0);
-            *next = (*next).max(index + 1);
+            *next = (*next).max(index.saturating_add(1));
         }
     }
     for arg in end {
@@ -1831,7 +1865,11 @@ fn merge_end_args(begin: &[Arg], end: &[Arg], sink: &mut Sink) -> Vec<Arg> {
             let base = *next_index.get(prefix)?;
             let open = prefix.len();
             let close = open + key[open..].find(']')?;
-            Some(format!("{prefix}[{}{}", base + index, &key[close..]))
+            Some(format!(
+                "{prefix}[{}{}",
+                base.saturating_add(index),
+                &key[close..]
+            ))
         });
         if let Some(key) = renamed {
             arg.key = sink.intern(&key);

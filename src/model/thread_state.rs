@@ -98,33 +98,48 @@ impl Builder<'_> {
         self.open_thread_state(ts, utid, runnable, opening);
     }
 
-    /// `sched_blocked_reason`: why the thread's current uninterruptible sleep began.
+    /// `sched_blocked_reason`: why the thread's latest uninterruptible sleep began. The
+    /// kernel reports it from the wakeup path, after the waking: the sleep is usually over
+    /// by then, so the thread's last blocked row is kept unwritten until the next one.
     pub(super) fn thread_state_blocked_reason(
         &mut self,
         utid: u32,
         io_wait: Option<bool>,
         function: StrId,
     ) {
-        let Some(open) = self.open_thread_states.get_mut(&utid) else {
-            return;
+        let open_blocked = self
+            .open_thread_states
+            .get(&utid)
+            .is_some_and(|open| self.is_blocked(open.row.state));
+        let row = if open_blocked {
+            self.open_thread_states.get_mut(&utid).map(|o| &mut o.row)
+        } else {
+            self.last_blocked_states.get_mut(&utid).map(|o| &mut o.row)
         };
-        let blocked = self
-            .sink
-            .strings
-            .get(open.row.state)
-            .is_some_and(|s| s.starts_with('D'));
-        if blocked {
-            open.row.io_wait = io_wait;
+        if let Some(row) = row {
+            row.io_wait = io_wait;
             if function != NULL_STR {
-                open.row.blocked_function = function;
+                row.blocked_function = function;
             }
         }
     }
 
-    /// Writes the rows still open at the end of the trace (their `dur` stays −1).
+    fn is_blocked(&self, state: StrId) -> bool {
+        self.sink
+            .strings
+            .get(state)
+            .is_some_and(|s| s.starts_with('D'))
+    }
+
+    /// Writes the rows still open at the end of the trace (their `dur` stays −1) and the
+    /// blocked rows kept for a late blocked reason.
     pub(super) fn flush_thread_states(&mut self) {
-        let mut open: Vec<OpenThreadState> =
-            self.open_thread_states.drain().map(|(_, v)| v).collect();
+        let mut open: Vec<OpenThreadState> = self
+            .open_thread_states
+            .drain()
+            .chain(self.last_blocked_states.drain())
+            .map(|(_, v)| v)
+            .collect();
         open.sort_unstable_by_key(|o| o.id);
         for o in open {
             self.out.thread_state(o.id, &o.row, self.sink);
@@ -142,7 +157,14 @@ impl Builder<'_> {
             if ended {
                 open.row.dur = ts - open.row.ts;
             }
-            self.out.thread_state(open.id, &open.row, self.sink);
+            if self.is_blocked(open.row.state) {
+                // Kept for a blocked reason still to come; the one it replaces is final.
+                if let Some(done) = self.last_blocked_states.insert(utid, open) {
+                    self.out.thread_state(done.id, &done.row, self.sink);
+                }
+            } else {
+                self.out.thread_state(open.id, &open.row, self.sink);
+            }
         }
     }
 

@@ -39,17 +39,51 @@ struct Sequence {
     thread: Option<ThreadRef>,
     /// Some packet of the sequence had `first_packet_on_sequence`.
     first_packet_seen: bool,
-    /// Running time for `timestamp_delta_us` deltas, in ns. Arithmetic saturates, so a
-    /// delta that overflows leaves the base negative and every later delta on the sequence
-    /// is rejected as an invalid timestamp, as Trace Processor does.
+    /// Running time for `timestamp_delta_us` deltas, in ns (see [`Sequence::advance`]).
     ref_ts_ns: Option<i64>,
+    /// A delta overflowed: every later delta is invalid until a new reference time.
+    ref_ts_broken: bool,
     /// Base for `thread_time_delta_us` (µs).
     ref_thread_time_us: Option<i64>,
     /// Interned kernel symbols (`sched_blocked_reason.caller`).
     kernel_symbols: HashMap<u64, StrId>,
 }
 
+/// A delta timestamp, resolved against its sequence's running time.
+enum DeltaTs {
+    /// No reference time since the sequence started or lost data.
+    NoBase,
+    /// Overflowed, negative, or after an overflow: the event is dropped and counted.
+    Invalid,
+    Valid(i64),
+}
+
 impl Sequence {
+    /// Adds a µs delta to the running time, as Trace Processor does: a result below zero
+    /// or an overflow makes this and (for an overflow) every later delta invalid.
+    fn advance(&mut self, delta_us: i64) -> DeltaTs {
+        if self.ref_ts_broken {
+            return DeltaTs::Invalid;
+        }
+        let Some(base) = self.ref_ts_ns else {
+            return DeltaTs::NoBase;
+        };
+        match delta_us.checked_mul(1000).and_then(|d| base.checked_add(d)) {
+            Some(ns) => {
+                self.ref_ts_ns = Some(ns);
+                if ns < 0 {
+                    DeltaTs::Invalid
+                } else {
+                    DeltaTs::Valid(ns)
+                }
+            }
+            None => {
+                self.ref_ts_broken = true;
+                DeltaTs::Invalid
+            }
+        }
+    }
+
     /// SEQ_INCREMENTAL_STATE_CLEARED: forget interned data, defaults and counters.
     fn clear(&mut self) {
         let thread = self.thread;
@@ -447,6 +481,7 @@ impl Parser<'_> {
                 seq.valid = false;
                 seq.counter_values.clear();
                 seq.ref_ts_ns = None;
+                seq.ref_ts_broken = false;
                 seq.ref_thread_time_us = None;
                 self.sink.stat("sequence_packet_loss_flagged", machine, 1);
             }
@@ -519,7 +554,9 @@ impl Parser<'_> {
                 };
                 if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
                     seq.thread = Some(thread);
-                    seq.ref_ts_ns = t.reference_timestamp_us.map(|us| us.saturating_mul(1000));
+                    let reference = t.reference_timestamp_us.map(|us| us.checked_mul(1000));
+                    seq.ref_ts_broken = matches!(reference, Some(None));
+                    seq.ref_ts_ns = reference.flatten();
                     seq.ref_thread_time_us = t.reference_thread_time_us;
                 }
                 let name = t
@@ -1117,7 +1154,7 @@ impl Parser<'_> {
             meta.push(("system_ram_bytes", MetaValue::Int(v as i64)));
             meta.push((
                 "system_ram_gb",
-                MetaValue::Int(((v + (1 << 29)) >> 30) as i64),
+                MetaValue::Int((v.saturating_add(1 << 29) >> 30) as i64),
             ));
         }
         if let Some(v) = info.timezone_off_mins {
@@ -1141,15 +1178,8 @@ impl Parser<'_> {
         };
         let mut invalid = 0;
         for &delta_us in &profile.timestamp_delta_us {
-            match seq.ref_ts_ns {
-                Some(base) => {
-                    let ns = base.saturating_add(delta_us.saturating_mul(1000));
-                    seq.ref_ts_ns = Some(ns);
-                    if ns < 0 {
-                        invalid += 1;
-                    }
-                }
-                None => invalid += 1,
+            if !matches!(seq.advance(delta_us), DeltaTs::Valid(_)) {
+                invalid += 1;
             }
         }
         if invalid > 0 {
@@ -1531,7 +1561,8 @@ impl Parser<'_> {
                         .copied()
                 });
                 if let (Some(begin), Some(delta)) = (begin, stats::ftrace_cpu_delta(what)) {
-                    self.sink.set_stat(delta, Some(cpu), machine, value - begin);
+                    self.sink
+                        .set_stat(delta, Some(cpu), machine, value.saturating_sub(begin));
                 }
             }
         }
@@ -1674,13 +1705,13 @@ impl Parser<'_> {
         };
         // Timestamp: delta or absolute µs on MONOTONIC, else the packet's.
         let (ts, clock) = match ev.timestamp {
-            Some(track_event::Timestamp::TimestampDeltaUs(d)) => match seq.ref_ts_ns {
-                Some(base) => {
-                    let ns = base.saturating_add(d.saturating_mul(1000));
-                    seq.ref_ts_ns = Some(ns);
-                    (ns, None)
+            Some(track_event::Timestamp::TimestampDeltaUs(d)) => match seq.advance(d) {
+                DeltaTs::Valid(ns) => (ns, None),
+                DeltaTs::Invalid => {
+                    self.sink.stat("track_event_invalid_timestamp", machine, 1);
+                    return;
                 }
-                None => {
+                DeltaTs::NoBase => {
                     self.sink.stat("track_event_tokenizer_errors", machine, 1);
                     return;
                 }
@@ -1930,7 +1961,9 @@ impl Parser<'_> {
                     .legacy_event
                     .as_ref()
                     .is_some_and(|l| l.pid_override.is_some() || l.tid_override.is_some());
-                let on_state_track = seq_thread.is_none()
+                // Track 0 falls back to the sequence's thread; a described uuid (the event's
+                // or the sequence default's) is the track itself.
+                let on_state_track = (uuid != 0 || seq_thread.is_none())
                     && !forced_thread
                     && self
                         .sink

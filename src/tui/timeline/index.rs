@@ -91,17 +91,32 @@ impl Lane {
 
     /// Sorts by start; loads arrive in id order, which is usually but not always ts order.
     pub fn sort(&mut self) {
-        if self.ts.windows(2).all(|w| w[0] <= w[1]) {
-            return;
+        if !self.ts.windows(2).all(|w| w[0] <= w[1]) {
+            let mut order: Vec<usize> = (0..self.len()).collect();
+            order.sort_by_key(|&i| (self.ts[i], self.id[i]));
+            self.ts = order.iter().map(|&i| self.ts[i]).collect();
+            self.end = order.iter().map(|&i| self.end[i]).collect();
+            self.id = order.iter().map(|&i| self.id[i]).collect();
+            self.name = order.iter().map(|&i| self.name[i]).collect();
         }
-        let mut order: Vec<usize> = (0..self.len()).collect();
-        order.sort_by_key(|&i| (self.ts[i], self.id[i]));
-        self.ts = order.iter().map(|&i| self.ts[i]).collect();
-        self.end = order.iter().map(|&i| self.end[i]).collect();
-        self.id = order.iter().map(|&i| self.id[i]).collect();
-        self.name = order.iter().map(|&i| self.name[i]).collect();
         // Ends must stay sorted for the binary search; a slice that overlaps its
         // predecessor (malformed input) is drawn from where the previous one ends.
+        for i in 1..self.end.len() {
+            if self.end[i] < self.end[i - 1] {
+                self.end[i] = self.end[i - 1];
+            }
+        }
+    }
+
+    /// Sorts a lane of back-to-back intervals (a CPU's sched slices, a thread's states):
+    /// one whose end is unknown (drawn to the end of the trace) ends where the next begins.
+    pub fn sort_sequential(&mut self) {
+        self.sort();
+        for i in 1..self.ts.len() {
+            if self.end[i - 1] > self.ts[i] {
+                self.end[i - 1] = self.ts[i].max(self.ts[i - 1].saturating_add(1));
+            }
+        }
         for i in 1..self.end.len() {
             if self.end[i] < self.end[i - 1] {
                 self.end[i] = self.end[i - 1];
@@ -296,6 +311,19 @@ mod tests {
             l.push(ts, ts + dur.max(1), i as u32, 0);
         }
         l
+    }
+
+    #[test]
+    fn an_interval_of_unknown_end_stops_where_the_next_begins() {
+        // A thread state whose end was lost is drawn to the end of the trace (1000) by the
+        // loader; the states after it must stay reachable.
+        let mut l = Lane::default();
+        l.push(0, 1000, 0, 0);
+        l.push(100, 200, 1, 0);
+        l.push(200, 1000, 2, 0);
+        l.sort_sequential();
+        assert_eq!(l.end, [100, 200, 1000]);
+        assert_eq!(l.first_ending_after(150), 1);
     }
 
     #[test]

@@ -280,7 +280,7 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
                 _ => names.intern(""),
             };
             let end = if dur < 0 {
-                open_end.max(ts + 1)
+                open_end.max(ts.saturating_add(1))
             } else {
                 ts.saturating_add(dur.max(1))
             };
@@ -358,7 +358,7 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
                 names.intern(threads.get(&utid).map_or("?", |t| t.label.as_str()))
             });
             let end = if dur < 0 {
-                bounds_end.unwrap_or(ts + 1).max(ts + 1)
+                bounds_end.unwrap_or(i64::MIN).max(ts.saturating_add(1))
             } else {
                 ts.saturating_add(dur.max(1))
             };
@@ -387,7 +387,7 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
                 _ => names.intern(""),
             };
             let end = if dur < 0 {
-                open_end.max(ts + 1)
+                open_end.max(ts.saturating_add(1))
             } else {
                 ts.saturating_add(dur.max(1))
             };
@@ -426,7 +426,7 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
                 }
             };
             let end = if dur < 0 {
-                bounds_end.unwrap_or(ts + 1).max(ts + 1)
+                bounds_end.unwrap_or(i64::MIN).max(ts.saturating_add(1))
             } else {
                 ts.saturating_add(dur.max(1))
             };
@@ -450,7 +450,7 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
         match &mut track.data {
             TrackData::Slices(lanes) => lanes.iter_mut().for_each(Lane::sort),
             TrackData::Sched(lane) | TrackData::ThreadState(lane) | TrackData::State(lane) => {
-                lane.sort()
+                lane.sort_sequential()
             }
             TrackData::Counter(_) => {}
         }
