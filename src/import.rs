@@ -639,7 +639,9 @@ fn order_ties_by_queue(sink: &mut Sink) {
     if sink.queue_runs.is_empty() {
         return;
     }
-    let mut previous_queue: Option<u32> = None;
+    // The last event before the current group, by its insertion order; its queue is looked
+    // up only when a group of ties needs it.
+    let mut previous: Option<u32> = None;
     let mut start = 0;
     let events = &mut sink.events;
     let queue_runs = &sink.queue_runs;
@@ -653,16 +655,18 @@ fn order_ties_by_queue(sink: &mut Sink) {
         while end < events.len() && events[end].ts == ts {
             end += 1;
         }
-        let group = &mut events[start..end];
-        let first_queue = queue_of(group[0].ord);
-        if group.iter().any(|e| queue_of(e.ord) != first_queue) {
-            let previous = previous_queue;
-            group.sort_by_key(|e| {
-                let q = queue_of(e.ord);
-                (Some(q) != previous, q, e.ord)
-            });
+        if end - start > 1 {
+            let group = &mut events[start..end];
+            let first_queue = queue_of(group[0].ord);
+            if group.iter().any(|e| queue_of(e.ord) != first_queue) {
+                let previous_queue = previous.map(queue_of);
+                group.sort_by_key(|e| {
+                    let q = queue_of(e.ord);
+                    (Some(q) != previous_queue, q, e.ord)
+                });
+            }
         }
-        previous_queue = group.last().map(|e| queue_of(e.ord));
+        previous = Some(events[end - 1].ord);
         start = end;
     }
 }

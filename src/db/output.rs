@@ -113,7 +113,8 @@ pub fn translate(conn: &Connection, stmt: &str) -> Result<Option<String>, QueryE
                     .strip_prefix('(')
                     .and_then(|a| a.strip_suffix(')'))
                     .unwrap_or("");
-                if let Some(view) = super::span_join::create_view(conn, name, module, args, body)? {
+                if let Some(view) = super::span_join::create_table(conn, name, module, args, body)?
+                {
                     return Ok(Some(view));
                 }
             }
