@@ -938,6 +938,16 @@ impl Sink {
         })
     }
 
+    /// An arg with a plain key (no array index, so its flat key is the key itself).
+    pub fn arg(&mut self, key: &str, value: ArgValue) -> Arg {
+        let key = self.intern(key);
+        Arg {
+            flat_key: key,
+            key,
+            value,
+        }
+    }
+
     /// Events pushed from now on go to sorter queue `queue` (0 = the default queue).
     pub fn set_queue(&mut self, queue: u32) {
         let current = self.queue_runs.last().map_or(0, |r| r.1);

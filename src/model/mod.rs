@@ -532,49 +532,35 @@ impl<'s> Builder<'s> {
 
     /// A legacy async track's dimensions (`scope` when it has one, `name`) and args.
     fn legacy_async_args(&mut self, row: &mut TrackRow, set: &AsyncSet, info: LegacyAsyncInfo) {
-        let arg = |sink: &mut Sink, key: &str, value: ArgValue| {
-            let key = sink.intern(key);
-            Arg {
-                flat_key: key,
-                key,
-                value,
-            }
-        };
         let mut dims = Vec::new();
         if set.scope != NULL_STR {
-            dims.push(arg(self.sink, "scope", ArgValue::Str(set.scope)));
+            dims.push(self.sink.arg("scope", ArgValue::Str(set.scope)));
         }
-        dims.push(arg(self.sink, "name", str_or_null(set.name)));
+        dims.push(self.sink.arg("name", str_or_null(set.name)));
         row.extra_dims = self.sink.args.push(&dims);
         let chrome = self.sink.intern("chrome");
         let mut source = vec![
-            arg(self.sink, "source", ArgValue::Str(chrome)),
-            arg(
-                self.sink,
+            self.sink.arg("source", ArgValue::Str(chrome)),
+            self.sink.arg(
                 "trace_id_is_process_scoped",
                 ArgValue::Bool(info.process_scoped),
             ),
         ];
         if let Some(p) = info.creator {
             let upid = self.process(p);
-            source.push(arg(self.sink, "upid", ArgValue::Uint(u64::from(upid))));
+            source.push(self.sink.arg("upid", ArgValue::Uint(u64::from(upid))));
         }
-        source.push(arg(
-            self.sink,
-            "source_scope",
-            str_or_null(info.source_scope),
-        ));
+        source.push(
+            self.sink
+                .arg("source_scope", str_or_null(info.source_scope)),
+        );
         row.source_args = self.sink.args.push(&source);
     }
 
     fn source_chrome_args(&mut self) -> ArgsRef {
-        let key = self.sink.intern("source");
         let value = self.sink.intern("chrome");
-        self.sink.args.push(&[Arg {
-            flat_key: key,
-            key,
-            value: ArgValue::Str(value),
-        }])
+        let source = self.sink.arg("source", ArgValue::Str(value));
+        self.sink.args.push(&[source])
     }
 
     /// One counter track per process, name and type, however the events named it.
@@ -866,14 +852,7 @@ impl<'s> Builder<'s> {
     /// Track args Trace Processor gives descriptor tracks.
     fn descriptor_args(&mut self, d: &Descriptor) -> ArgsRef {
         let mut args = Vec::new();
-        let mut add = |sink: &mut Sink, key: &str, value: ArgValue| {
-            let key = sink.intern(key);
-            args.push(Arg {
-                flat_key: key,
-                key,
-                value,
-            });
-        };
+        let mut add = |sink: &mut Sink, key: &str, value: ArgValue| args.push(sink.arg(key, value));
         let descriptor = self.sink.intern("descriptor");
         add(self.sink, "source", ArgValue::Str(descriptor));
         add(self.sink, "trace_id", ArgValue::Uint(d.uuid));

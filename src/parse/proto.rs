@@ -1206,10 +1206,6 @@ impl Parser<'_> {
         }
         let mut events: Vec<((StrId, StrId), (u64, u64))> = self.event_content.drain().collect();
         events.sort_unstable_by_key(|(_, (size, _))| std::cmp::Reverse(*size));
-        let (category_key, name_key) = (
-            self.sink.intern("event.category"),
-            self.sink.intern("event.name"),
-        );
         for ((category, name), (size, count)) in events {
             let value = |s: StrId| {
                 if s == NULL_STR {
@@ -1218,18 +1214,11 @@ impl Parser<'_> {
                     ArgValue::Str(s)
                 }
             };
-            let annotation = self.sink.args.push(&[
-                Arg {
-                    flat_key: category_key,
-                    key: category_key,
-                    value: value(category),
-                },
-                Arg {
-                    flat_key: name_key,
-                    key: name_key,
-                    value: value(name),
-                },
-            ]);
+            let annotation = [
+                self.sink.arg("event.category", value(category)),
+                self.sink.arg("event.name", value(name)),
+            ];
+            let annotation = self.sink.args.push(&annotation);
             self.sink.proto_content.push(ProtoContent {
                 file,
                 path: "TracePacket.track_event",
@@ -1340,14 +1329,8 @@ impl Parser<'_> {
             }
             previous = Some(&cpu.frequencies);
             let mut args = Vec::new();
-            let mut add = |sink: &mut Sink, key: &str, value: ArgValue| {
-                let key = sink.intern(key);
-                args.push(Arg {
-                    flat_key: key,
-                    key,
-                    value,
-                });
-            };
+            let mut add =
+                |sink: &mut Sink, key: &str, value: ArgValue| args.push(sink.arg(key, value));
             if let Some(arm) = &cpu.arm_identifier {
                 for (key, value) in [
                     ("arm_cpu_implementer", arm.implementer),
@@ -1486,14 +1469,7 @@ impl Parser<'_> {
         });
         let args: Vec<Arg> = args
             .iter()
-            .map(|(key, value)| {
-                let key = self.sink.intern(key);
-                Arg {
-                    flat_key: key,
-                    key,
-                    value: *value,
-                }
-            })
+            .map(|(key, value)| self.sink.arg(key, *value))
             .collect();
         let slice = SliceEvent {
             track,

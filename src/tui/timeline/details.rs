@@ -84,6 +84,25 @@ fn clean(s: Option<String>) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
+/// An arg set's keys and values, sanitized, in insertion order.
+fn args_of(conn: &Connection, set: Option<i64>) -> rusqlite::Result<Vec<(String, String)>> {
+    let Some(set) = set else {
+        return Ok(Vec::new());
+    };
+    let mut stmt =
+        conn.prepare("SELECT key, display_value FROM args WHERE arg_set_id = ?1 ORDER BY id")?;
+    let rows = stmt.query_map([set], |r| {
+        Ok((
+            r.get::<_, Option<String>>(0)?,
+            r.get::<_, Option<String>>(1)?,
+        ))
+    })?;
+    Ok(rows
+        .filter_map(Result::ok)
+        .map(|(k, v)| (clean(k).unwrap_or_default(), clean(v).unwrap_or_default()))
+        .collect())
+}
+
 fn thread_label(
     conn: &Connection,
     utid: Option<i64>,
@@ -295,20 +314,7 @@ fn state(conn: &Connection, id: i64) -> rusqlite::Result<Details> {
     if let Some(track) = clean(track) {
         args.push(("track".to_string(), track));
     }
-    if let Some(set) = arg_set {
-        let mut stmt =
-            conn.prepare("SELECT key, display_value FROM args WHERE arg_set_id = ?1 ORDER BY id")?;
-        let rows = stmt.query_map([set], |r| {
-            Ok((
-                r.get::<_, Option<String>>(0)?,
-                r.get::<_, Option<String>>(1)?,
-            ))
-        })?;
-        args.extend(
-            rows.filter_map(Result::ok)
-                .map(|(k, v)| (clean(k).unwrap_or_default(), clean(v).unwrap_or_default())),
-        );
-    }
+    args.extend(args_of(conn, arg_set)?);
     Ok(Details {
         name: clean(value).unwrap_or_else(|| "(no value)".to_string()),
         category: clean(category),
@@ -347,21 +353,7 @@ fn slice(conn: &Connection, id: i64) -> rusqlite::Result<Details> {
     )?;
     let (thread, thread_upid) = thread_label(conn, utid)?;
     let process = process_label(conn, upid.or(thread_upid))?;
-    let mut args = Vec::new();
-    if let Some(set) = arg_set {
-        let mut stmt =
-            conn.prepare("SELECT key, display_value FROM args WHERE arg_set_id = ?1 ORDER BY id")?;
-        args = stmt
-            .query_map([set], |r| {
-                Ok((
-                    r.get::<_, Option<String>>(0)?,
-                    r.get::<_, Option<String>>(1)?,
-                ))
-            })?
-            .filter_map(Result::ok)
-            .map(|(k, v)| (clean(k).unwrap_or_default(), clean(v).unwrap_or_default()))
-            .collect();
-    }
+    let args = args_of(conn, arg_set)?;
     let mut flows = Vec::new();
     for (outgoing, sql) in [
         (true, "SELECT s.id, s.name, s.ts, s.track_id, s.depth FROM flow f JOIN slice s ON s.id = f.slice_in WHERE f.slice_out = ?1 ORDER BY s.ts"),

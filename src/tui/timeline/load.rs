@@ -93,7 +93,25 @@ struct Names {
     names: Vec<Box<str>>,
 }
 
+/// Where an interval of `dur` from `ts` ends on screen: an unfinished one (−1) reaches
+/// `open_end`, and every interval covers at least 1 ns so it can be drawn and picked.
+fn interval_end(ts: i64, dur: i64, open_end: i64) -> i64 {
+    if dur < 0 {
+        open_end.max(ts.saturating_add(1))
+    } else {
+        ts.saturating_add(dur.max(1))
+    }
+}
+
 impl Names {
+    /// A name read from the database; anything but text is the empty name.
+    fn intern_value(&mut self, v: ValueRef<'_>) -> u32 {
+        match v {
+            ValueRef::Text(b) => self.intern(&String::from_utf8_lossy(b)),
+            _ => self.intern(""),
+        }
+    }
+
     fn intern(&mut self, raw: &str) -> u32 {
         if let Some(&id) = self.ids.get(raw) {
             return id;
@@ -275,15 +293,8 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
             let Ok(id) = u32::try_from(r.get::<_, i64>(4)?) else {
                 continue;
             };
-            let name = match r.get_ref(5)? {
-                ValueRef::Text(b) => names.intern(&String::from_utf8_lossy(b)),
-                _ => names.intern(""),
-            };
-            let end = if dur < 0 {
-                open_end.max(ts.saturating_add(1))
-            } else {
-                ts.saturating_add(dur.max(1))
-            };
+            let name = names.intern_value(r.get_ref(5)?);
+            let end = interval_end(ts, dur, open_end);
             lo = lo.min(ts);
             hi = hi.max(end);
             if let TrackData::Slices(lanes) = &mut tracks[t].data {
@@ -357,11 +368,7 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
             let name = *thread_names.entry(utid).or_insert_with(|| {
                 names.intern(threads.get(&utid).map_or("?", |t| t.label.as_str()))
             });
-            let end = if dur < 0 {
-                bounds_end.unwrap_or(i64::MIN).max(ts.saturating_add(1))
-            } else {
-                ts.saturating_add(dur.max(1))
-            };
+            let end = interval_end(ts, dur, bounds_end.unwrap_or(i64::MIN));
             lo = lo.min(ts);
             hi = hi.max(end);
             if let TrackData::Sched(lane) = &mut tracks[t].data {
@@ -382,15 +389,8 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
             let Ok(id) = u32::try_from(r.get::<_, i64>(3)?) else {
                 continue;
             };
-            let name = match r.get_ref(4)? {
-                ValueRef::Text(b) => names.intern(&String::from_utf8_lossy(b)),
-                _ => names.intern(""),
-            };
-            let end = if dur < 0 {
-                open_end.max(ts.saturating_add(1))
-            } else {
-                ts.saturating_add(dur.max(1))
-            };
+            let name = names.intern_value(r.get_ref(4)?);
+            let end = interval_end(ts, dur, open_end);
             lo = lo.min(ts);
             hi = hi.max(end);
             if let TrackData::State(lane) = &mut tracks[t].data {
@@ -425,11 +425,7 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
                     n
                 }
             };
-            let end = if dur < 0 {
-                bounds_end.unwrap_or(i64::MIN).max(ts.saturating_add(1))
-            } else {
-                ts.saturating_add(dur.max(1))
-            };
+            let end = interval_end(ts, dur, bounds_end.unwrap_or(i64::MIN));
             lo = lo.min(ts);
             hi = hi.max(end);
             let t = *state_tracks.entry(utid).or_insert_with(|| {
