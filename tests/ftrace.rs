@@ -3,8 +3,6 @@
 //! (traces copied from the reference implementation's conformance cases into
 //! tests/data/ftrace).
 
-use std::path::Path;
-
 use rusqlite::Connection;
 
 mod common;
@@ -12,15 +10,7 @@ mod common;
 use common::{rows, table, TempFile};
 
 fn import(name: &str) -> (Connection, TempFile) {
-    let trace = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/ftrace")
-        .join(name);
-    let db = TempFile::new(&format!("{name}.sqlite"));
-    sextant::import::import_path(&trace, db.path())
-        .unwrap_or_else(|e| panic!("importing {name} failed: {e}"));
-    let conn = sextant::db::open_read_only(db.path())
-        .unwrap_or_else(|e| panic!("opening the database of {name} failed: {e}"));
-    (conn, db)
+    common::import_data("ftrace", name)
 }
 
 const STATES: &str = "

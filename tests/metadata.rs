@@ -2,8 +2,6 @@
 //! trace, its config, or hashed from the file), and facts derived from an Android build
 //! fingerprint. Traces copied from the reference implementation's conformance cases.
 
-use std::path::Path;
-
 use rusqlite::Connection;
 
 mod common;
@@ -11,15 +9,7 @@ mod common;
 use common::{rows, table, TempFile};
 
 fn import(name: &str) -> (Connection, TempFile) {
-    let trace = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/metadata")
-        .join(name);
-    let db = TempFile::new(&format!("{name}.sqlite"));
-    sextant::import::import_path(&trace, db.path())
-        .unwrap_or_else(|e| panic!("importing {name} failed: {e}"));
-    let conn = sextant::db::open_read_only(db.path())
-        .unwrap_or_else(|e| panic!("opening the database of {name} failed: {e}"));
-    (conn, db)
+    common::import_data("metadata", name)
 }
 
 const METADATA: &str = "select name, coalesce(int_value, str_value) from metadata

@@ -12,15 +12,7 @@ mod common;
 use common::{rows, table, TempFile};
 
 fn import(name: &str) -> (Connection, TempFile) {
-    let trace = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/track_event")
-        .join(format!("{name}.pftrace"));
-    let db = TempFile::new(&format!("{name}.sqlite"));
-    sextant::import::import_path(&trace, db.path())
-        .unwrap_or_else(|e| panic!("importing {name} failed: {e}"));
-    let conn = sextant::db::open_read_only(db.path())
-        .unwrap_or_else(|e| panic!("opening the database of {name} failed: {e}"));
-    (conn, db)
+    common::import_data("track_event", &format!("{name}.pftrace"))
 }
 
 fn stat(conn: &Connection, name: &str) -> String {

@@ -86,3 +86,18 @@ pub fn table<const N: usize>(rows: &[[&str; N]]) -> Vec<Vec<String>> {
         .map(|r| r.iter().map(|s| s.to_string()).collect())
         .collect()
 }
+
+/// Imports `tests/data/<dir>/<file>` into a fresh database and opens it for queries; the
+/// database file goes when the returned guard drops.
+pub fn import_data(dir: &str, file: &str) -> (Connection, TempFile) {
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(dir)
+        .join(file);
+    let db = TempFile::new(&format!("{file}.sqlite"));
+    sextant::import::import_path(&trace, db.path())
+        .unwrap_or_else(|e| panic!("importing {file} failed: {e}"));
+    let conn = sextant::db::open_read_only(db.path())
+        .unwrap_or_else(|e| panic!("opening the database of {file} failed: {e}"));
+    (conn, db)
+}
