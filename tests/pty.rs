@@ -22,6 +22,8 @@ struct Pty {
     slave: File,
     output: Arc<Mutex<Vec<u8>>>,
     child: Child,
+    /// The slave's modes before sextant started (read later, sextant may be in raw mode).
+    modes_before: LocalModes,
 }
 
 impl Pty {
@@ -45,6 +47,7 @@ impl Pty {
             },
         )
         .expect("setting the window size");
+        let modes_before = tcgetattr(&slave).expect("termios").local_modes;
         let stdio = |f: &File| Stdio::from(f.try_clone().expect("cloning the slave"));
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_sextant"));
         cmd.args(args)
@@ -84,6 +87,7 @@ impl Pty {
             slave,
             output,
             child,
+            modes_before,
         }
     }
 
@@ -121,7 +125,6 @@ impl Pty {
 fn demo_session_query_trace_time_switch_and_clean_exit() {
     let history = TempFile::new("history");
     let mut pty = Pty::spawn(&[], &history);
-    let before = tcgetattr(&pty.slave).expect("termios");
 
     let at = pty.wait_for("phone", 0);
     pty.wait_for("watch", 0);
@@ -171,7 +174,10 @@ fn demo_session_query_trace_time_switch_and_clean_exit() {
     // reporting off, cursor shown.
     let after = tcgetattr(pty.slave.as_fd()).expect("termios");
     for flag in [LocalModes::ICANON, LocalModes::ECHO] {
-        assert!(before.local_modes.contains(flag));
+        assert!(
+            pty.modes_before.contains(flag),
+            "{flag:?} was off before sextant ran"
+        );
         assert!(after.local_modes.contains(flag), "{flag:?} not restored");
     }
     std::thread::sleep(Duration::from_millis(200));
