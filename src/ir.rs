@@ -653,6 +653,16 @@ pub enum EventData {
     SchedSwitch(SchedSwitch),
     /// A cpu's description from the trace (CpuInfo).
     CpuInfo(Box<CpuDescription>),
+    /// `sys_enter` (a begin) or `sys_exit` (an end) on the thread's slice track. The model
+    /// names it: the number means a syscall of the machine's architecture, which SystemInfo
+    /// may give later in the file.
+    Syscall {
+        track: TrackRef,
+        machine: MachineId,
+        number: i64,
+        args: ArgsRef,
+        enter: bool,
+    },
     /// `sched_blocked_reason`: why the thread's current uninterruptible sleep began.
     BlockedReason {
         thread: ThreadRef,

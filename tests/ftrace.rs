@@ -407,3 +407,61 @@ fn cpu_numbers_past_any_range_still_get_rows_of_their_own() {
         table(&[["2"]])
     );
 }
+
+#[test]
+fn syscalls_become_slices_named_for_the_machines_architecture() {
+    let (conn, _db) = import("sys_syscall.pftrace");
+    // aarch64 (from SystemInfo's utsname): syscall 0 is io_setup, 1 io_destroy.
+    assert_eq!(
+        rows(
+            &conn,
+            "select slice.ts, dur, slice.name, t.tid, extract_arg(slice.arg_set_id, 'ret')
+             from slice join thread_track tt on slice.track_id = tt.id join thread t using (utid)
+             order by slice.ts"
+        ),
+        table(&[
+            ["100", "6", "sys_io_setup", "1", "0"],
+            ["105", "5", "sys_io_destroy", "2", "0"],
+        ])
+    );
+}
+
+#[test]
+fn syscalls_of_an_unknown_architecture_are_counted_not_imported() {
+    // The same trace without its SystemInfo packet (written with Perfetto's Python
+    // bindings): the numbers cannot be named.
+    let (conn, _db) = import("sys_syscall_no_arch.pftrace");
+    assert_eq!(rows(&conn, "select count(*) from slice"), table(&[["0"]]));
+    assert_eq!(
+        rows(
+            &conn,
+            "select severity, value from stats where name = 'syscall_unknown'"
+        ),
+        table(&[["data_loss", "4"]])
+    );
+}
+
+#[test]
+fn syscall_arguments_and_return_values_become_args() {
+    // The same trace written for x86_64 (with Perfetto's Python bindings), where syscall 59
+    // is execve, with two arguments on its sys_enter and -2 (ENOENT) on its sys_exit.
+    let (conn, _db) = import("sys_syscall_x86_64_args.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.name, a.flat_key, a.key, a.int_value, a.value_type
+             from slice s join args a using (arg_set_id) where s.ts = 100 order by a.key"
+        ),
+        table(&[
+            ["sys_execve", "args", "args[0]", "4096", "uint"],
+            [
+                "sys_execve",
+                "args",
+                "args[1]",
+                "-9223372036854775803",
+                "uint"
+            ],
+            ["sys_execve", "ret", "ret", "-2", "int"],
+        ])
+    );
+}

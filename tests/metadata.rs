@@ -74,6 +74,11 @@ fn the_config_uuid_and_the_build_fingerprint() {
             ["android_incremental_build", "7679548"],
             // Android 12 is API level 31.
             ["android_sdk_version", "31"],
+            // The config as text, as Trace Processor prints it (int64s signed).
+            [
+                "trace_config_pbtxt",
+                "trace_uuid_msb: 1314564453825188563\ntrace_uuid_lsb: -6605018796207623390"
+            ],
             ["trace_uuid", "123e4567-e89b-12d3-a456-426655443322"],
         ])
     );

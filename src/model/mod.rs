@@ -4,6 +4,8 @@
 //! The rules follow Trace Processor's trackers (see `reference/behaviour-parsers.md`): the
 //! same input gives the same rows, so Perfetto SQL written against Trace Processor works.
 
+mod syscall;
+mod syscall_table;
 mod tables;
 mod thread_state;
 
@@ -1427,6 +1429,43 @@ impl<'s> Builder<'s> {
             .push((key, value));
     }
 
+    /// A syscall's begin or end, named for the machine's architecture.
+    fn syscall(
+        &mut self,
+        ts: i64,
+        track: TrackRef,
+        machine: MachineId,
+        number: i64,
+        args: ArgsRef,
+        enter: bool,
+    ) {
+        let arch = self
+            .sink
+            .machines
+            .get(&machine)
+            .and_then(|m| m.arch.as_deref());
+        let Some(name) = arch.and_then(|arch| syscall::name(arch, number)) else {
+            let row = self.machine_row(machine);
+            self.stat("syscall_unknown", row);
+            return;
+        };
+        let slice = SliceEvent {
+            track,
+            category: NULL_STR,
+            name: self.sink.intern(name),
+            args,
+            thread_ts: NO_TS,
+            flows: NO_FLOWS,
+        };
+        let track = self.resolve_track(track);
+        self.note_ts(ts);
+        if enter {
+            self.begin(track, ts, &slice);
+        } else {
+            self.end(track, ts, &slice);
+        }
+    }
+
     /// The track a begin or end lands on: async cookies pick (and count) their slot.
     fn slice_track(&mut self, track: TrackRef, ts: i64, phase: AsyncPhase) -> u32 {
         let key = *self.sink.tracks.get(track);
@@ -1522,6 +1561,13 @@ impl<'s> Builder<'s> {
                     args,
                 });
             }
+            EventData::Syscall {
+                track,
+                machine,
+                number,
+                args,
+                enter,
+            } => self.syscall(ts, track, machine, number, args, enter),
             EventData::FlowV1(f) => self.flow_v1(ts, &f),
             EventData::SchedSwitch(s) => {
                 self.note_ts(ts);

@@ -2,6 +2,8 @@
 //! [`crate::ir::Sink`], with raw timestamps and the clock they were read on.
 
 pub mod atrace;
+mod config_schema;
+pub mod config_text;
 pub mod json;
 pub mod proto;
 pub mod systrace;

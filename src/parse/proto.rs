@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use prost::Message;
 
-use super::{atrace, FileContext, MachineScope, ParseError};
+use super::{atrace, config_text, FileContext, MachineScope, ParseError};
 use crate::ir::{clocks, *};
 use crate::manifest::ManifestError;
 use crate::protos::{self, debug_annotation, ftrace_event, trace_packet, track_event, TracePacket};
@@ -631,7 +631,18 @@ impl Parser<'_> {
                 self.sink.metadata("trace_uuid", machine, MetaValue::Str(s));
             }
             // The config's uuid names the trace unless a TraceUuid packet does.
-            trace_packet::Data::TraceConfig(config) => {
+            trace_packet::Data::TraceConfig(bytes) => {
+                let text = config_text::trace_config_text(&bytes);
+                self.sink
+                    .metadata("trace_config_pbtxt", machine, MetaValue::Str(text));
+                let Ok(config) = protos::TraceConfig::decode(&bytes[..]) else {
+                    self.sink.stat("proto_packet_decode_failure", machine, 1);
+                    return;
+                };
+                if let Some(name) = config.unique_session_name {
+                    self.sink
+                        .metadata("unique_session_name", machine, MetaValue::Str(name));
+                }
                 if let (Some(msb), Some(lsb), false) =
                     (config.trace_uuid_msb, config.trace_uuid_lsb, self.uuid_seen)
                 {
@@ -2591,6 +2602,37 @@ impl Parser<'_> {
                     },
                     io_wait: b.io_wait.map(|v| v != 0),
                     function,
+                };
+                self.sink.push(ts, clock, data);
+            }
+            E::SysEnter(e) => {
+                let args: Vec<Arg> = e
+                    .args
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| Arg {
+                        flat_key: self.sink.intern("args"),
+                        key: self.sink.intern(&format!("args[{i}]")),
+                        value: ArgValue::Uint(v),
+                    })
+                    .collect();
+                let data = EventData::Syscall {
+                    track: self.sink.thread_track(machine, pid, None),
+                    machine,
+                    number: e.id.unwrap_or(0),
+                    args: self.sink.args.push(&args),
+                    enter: true,
+                };
+                self.sink.push(ts, clock, data);
+            }
+            E::SysExit(e) => {
+                let ret = self.sink.arg("ret", ArgValue::Int(e.ret.unwrap_or(0)));
+                let data = EventData::Syscall {
+                    track: self.sink.thread_track(machine, pid, None),
+                    machine,
+                    number: e.id.unwrap_or(0),
+                    args: self.sink.args.push(&[ret]),
+                    enter: false,
                 };
                 self.sink.push(ts, clock, data);
             }
