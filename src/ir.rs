@@ -153,6 +153,8 @@ pub struct ArgArena {
     args: Vec<Arg>,
     /// (start, len) into `args`; index 0 is the empty set.
     sets: Vec<(u32, u32)>,
+    /// Sets stored by [`ArgArena::push_shared`], by a hash of their content.
+    shared: HashMap<u64, ArgsRef, FxBuild>,
 }
 
 impl Default for ArgArena {
@@ -160,6 +162,7 @@ impl Default for ArgArena {
         Self {
             args: Vec::new(),
             sets: vec![(0, 0)],
+            shared: HashMap::default(),
         }
     }
 }
@@ -182,6 +185,39 @@ impl ArgArena {
         }
         let id = self.sets.len() as ArgsRef;
         self.sets.push((start, self.args.len() as u32 - start));
+        id
+    }
+
+    /// Like [`ArgArena::push`], but a set equal to one stored earlier this way is stored
+    /// once: raw ftrace events repeat the same few sets (a scheduler switching between
+    /// the same threads) millions of times.
+    pub fn push_shared(&mut self, args: &[Arg]) -> ArgsRef {
+        if args.is_empty() {
+            return NO_ARGS;
+        }
+        let mut hasher = FxHasher::default();
+        for a in args {
+            let value = match a.value {
+                ArgValue::Int(v) => (0u8, v as u64),
+                ArgValue::Uint(v) => (1, v),
+                ArgValue::Str(s) => (2, u64::from(s)),
+                ArgValue::Real(v) => (3, v.to_bits()),
+                ArgValue::Bool(b) => (4, u64::from(b)),
+                ArgValue::Pointer(p) => (5, p),
+                ArgValue::Json(s) => (6, u64::from(s)),
+                ArgValue::Null => (7, 0),
+                ArgValue::ThreadUtid(u) => (8, u64::from(u)),
+            };
+            (a.flat_key, a.key, value).hash(&mut hasher);
+        }
+        let hash = hasher.finish();
+        if let Some(&id) = self.shared.get(&hash) {
+            if self.get(id) == args {
+                return id;
+            }
+        }
+        let id = self.push(args);
+        self.shared.insert(hash, id);
         id
     }
 
@@ -515,6 +551,19 @@ pub struct SliceEvent {
     pub flows: FlowsRef,
 }
 
+/// An ftrace event as Trace Processor's raw table keeps it: its name and fields (as args),
+/// and where it ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FtraceRaw {
+    pub machine: MachineId,
+    pub cpu: u32,
+    /// The thread it ran on (the event's `pid`).
+    pub tid: i64,
+    pub name: StrId,
+    pub args: ArgsRef,
+    pub common_flags: Option<u32>,
+}
+
 /// Legacy (JSON / atrace-style v1) flow event: `s`, `t`, `f`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FlowV1Event {
@@ -663,6 +712,8 @@ pub enum EventData {
         args: ArgsRef,
         enter: bool,
     },
+    /// An ftrace event's raw row (`ftrace_event`): every event has one.
+    FtraceRaw(FtraceRaw),
     /// `sched_blocked_reason`: why the thread's current uninterruptible sleep began.
     BlockedReason {
         thread: ThreadRef,
@@ -870,6 +921,9 @@ pub struct MachineInfo {
 #[derive(Default)]
 pub struct Sink {
     pub strings: StringPool,
+    /// Ids of `&'static str`s by address, so the keys that every raw ftrace event repeats
+    /// are not hashed by content each time.
+    static_ids: FxHashMap<(usize, usize), StrId>,
     pub tracks: Interner<TrackKey>,
     pub clocks: Interner<ClockDomain>,
     pub args: ArgArena,
@@ -946,6 +1000,27 @@ impl Sink {
             sequence: 0,
             file: self.current_file,
         })
+    }
+
+    /// Interns a string that lives for the whole program (a schema's field name).
+    pub fn intern_static(&mut self, s: &'static str) -> StrId {
+        let address = (s.as_ptr() as usize, s.len());
+        if let Some(&id) = self.static_ids.get(&address) {
+            return id;
+        }
+        let id = self.strings.intern(s);
+        self.static_ids.insert(address, id);
+        id
+    }
+
+    /// [`Sink::arg`] for a key that lives for the whole program.
+    pub fn static_arg(&mut self, key: &'static str, value: ArgValue) -> Arg {
+        let key = self.intern_static(key);
+        Arg {
+            flat_key: key,
+            key,
+            value,
+        }
     }
 
     /// An arg with a plain key (no array index, so its flat key is the key itself).

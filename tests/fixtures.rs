@@ -4,8 +4,6 @@
 //! Threads and processes are identified by tid/pid and names, never by row ids. Facts an
 //! expect file lists under "Not asserted / unsure" are not asserted here.
 
-use std::path::Path;
-
 use rusqlite::Connection;
 
 mod common;
@@ -14,18 +12,7 @@ use common::{rows, table, TempFile};
 
 /// Imports `tests/data/<name>` into a fresh temporary database and opens it read-only.
 fn import(name: &str) -> (Connection, TempFile) {
-    let trace = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name);
-    let db =
-        std::env::temp_dir().join(format!("sextant-test-{}-{name}.sqlite", std::process::id()));
-    let guard = TempFile(db.clone());
-    let _ = std::fs::remove_file(&db);
-    sextant::import::import_path(&trace, &db)
-        .unwrap_or_else(|e| panic!("importing {name} failed: {e}"));
-    let conn = sextant::db::open_read_only(&db)
-        .unwrap_or_else(|e| panic!("opening the database of {name} failed: {e}"));
-    (conn, guard)
+    common::import_data("", name)
 }
 
 /// Sum of a stat's values over all its rows (0 when absent).
@@ -946,6 +933,22 @@ fn h_systrace() {
             ["0", "100012000000", "-1", "0", "swapper", "NULL", "120"],
             ["1", "100002500000", "5000000", "600", "net", "D", "120"],
             ["1", "100007500000", "-1", "0", "swapper", "NULL", "120"],
+        ])
+    );
+}
+
+#[test]
+fn compact_sched_gets_raw_rows_like_full_events() {
+    let (c, _db) = import("c2_compact_sched.pftrace");
+    // One raw row per switch that made a sched row (the cpu's first only primes it), and
+    // one per waking, on the thread that was running.
+    assert_eq!(
+        rows(&c, "select to_ftrace(id) from ftrace_event order by id"),
+        table(&[
+            ["      GameThread-101   (-----) [000] .... 1.010000: sched_switch: prev_comm=GameThread prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120"],
+            ["          <idle>-0     (-----) [000] .... 1.020000: sched_waking: comm=AudioThread pid=102 prio=120 target_cpu=000"],
+            ["          <idle>-0     (-----) [000] .... 1.025000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=AudioThread next_pid=102 next_prio=120"],
+            ["     AudioThread-102   (-----) [000] .... 1.030000: sched_switch: prev_comm=AudioThread prev_pid=102 prev_prio=120 prev_state=D ==> next_comm=swapper/0 next_pid=0 next_prio=120"],
         ])
     );
 }

@@ -465,3 +465,65 @@ fn syscall_arguments_and_return_values_become_args() {
         ])
     );
 }
+
+#[test]
+fn every_ftrace_event_has_a_raw_row_with_typed_args_and_to_ftrace_prints_it() {
+    // kfree / kmalloc: events Sextant models nowhere else, with unsigned 64-bit values.
+    let (conn, _db) = import("kmalloc_unsigned.pftrace");
+    assert_eq!(
+        rows(&conn, "select to_ftrace(id) from ftrace_event order by id"),
+        table(&[
+            ["       <unknown>-10    (   10) [000] .... 0.000000: kfree: call_site=16 ptr=32"],
+            ["       <unknown>-10    (   10) [000] .... 0.000000: kfree: call_site=18446744073709551600 ptr=18446744073709551584"],
+            ["       <unknown>-10    (   10) [000] .... 0.000000: kmalloc: bytes_alloc=32 bytes_req=16 call_site=18446744073709551600 gfp_flags=GFP_NOWAIT ptr=18446744073709551584"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select e.name, a.key, a.value_type, a.display_value
+             from raw e join args a using (arg_set_id) where e.id = 2 order by a.id"
+        ),
+        table(&[
+            ["kmalloc", "bytes_alloc", "uint", "32"],
+            ["kmalloc", "bytes_req", "uint", "16"],
+            ["kmalloc", "call_site", "uint", "18446744073709551600"],
+            ["kmalloc", "gfp_flags", "uint", "0"],
+            ["kmalloc", "ptr", "uint", "18446744073709551584"],
+        ])
+    );
+}
+
+#[test]
+fn scheduler_raw_rows_carry_every_field_and_symbolized_callers() {
+    let (conn, _db) = import("sched_blocked_reason_symbolized.pftrace");
+    let lines = rows(&conn, "select to_ftrace(id) from ftrace_event order by id");
+    assert_eq!(
+        lines[..2],
+        table(&[
+            ["          <idle>-0     (-----) [001] .... 0.000000: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=0 prev_state=D ==> next_comm=100 next_pid=100 next_prio=0"],
+            ["          <idle>-0     (-----) [002] .... 0.000000: sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=0 prev_state=D ==> next_comm=102 next_pid=102 next_prio=0"],
+        ])[..]
+    );
+    // A caller interned as a kernel symbol is named; one that is not stays a number.
+    let blocked: Vec<&str> = lines
+        .iter()
+        .map(|l| l[0].as_str())
+        .filter(|l| l.contains("sched_blocked_reason"))
+        .collect();
+    assert!(blocked
+        .iter()
+        .any(|l| l.ends_with("pid=102 iowait=1 caller=filemap_fault")));
+    assert!(blocked
+        .iter()
+        .any(|l| l.ends_with("pid=101 iowait=0 caller=2")));
+    // A switch's raw row has all seven fields even where the event left some unset.
+    assert_eq!(
+        rows(
+            &conn,
+            "select count(*) from ftrace_event e join args a using (arg_set_id)
+             where e.id = 0"
+        ),
+        table(&[["7"]])
+    );
+}

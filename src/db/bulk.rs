@@ -23,11 +23,12 @@ pub(super) enum Table {
     Counter,
     Sched,
     ThreadState,
+    FtraceEvent,
     Args,
     SliceFile,
 }
 
-const TABLES: usize = 6;
+const TABLES: usize = 7;
 
 impl Table {
     fn index(self) -> usize {
@@ -55,6 +56,11 @@ impl Table {
                 "INSERT INTO thread_state (id, ts, dur, cpu, utid, state, io_wait,
                  blocked_function, waker_utid, waker_id, irq_context, ucpu) VALUES ",
                 12,
+            ),
+            Table::FtraceEvent => (
+                "INSERT INTO __intrinsic_ftrace_event (id, ts, name, cpu, utid, arg_set_id,
+                 common_flags, ucpu) VALUES ",
+                8,
             ),
             Table::Args => (
                 "INSERT INTO args (id, arg_set_id, flat_key, key, int_value, string_value,

@@ -8,6 +8,7 @@ use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, OpenFlags};
 
+use super::ftrace_text::{ArgText, RawEventLine};
 use super::DbError;
 
 fn lookup_conn(path: &Path) -> Result<Connection, DbError> {
@@ -47,6 +48,49 @@ fn arg_text(ctx: &Context<'_>, i: usize) -> rusqlite::Result<Option<String>> {
         ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
         _ => None,
     })
+}
+
+/// The `ftrace_event` row `id` with its thread, process and args, or None without one.
+fn raw_event_line(conn: &Connection, id: i64) -> rusqlite::Result<Option<RawEventLine>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT e.ts, e.cpu, t.tid, t.name, p.pid, e.name, e.arg_set_id
+         FROM __intrinsic_ftrace_event e LEFT JOIN thread t USING (utid)
+         LEFT JOIN process p USING (upid) WHERE e.id = ?1",
+    )?;
+    let mut rows = stmt.query([id])?;
+    let Some(row) = rows.next()? else {
+        return Ok(None);
+    };
+    let mut event = RawEventLine {
+        ts: row.get(0)?,
+        cpu: row.get::<_, Option<i64>>(1)?.unwrap_or(0),
+        tid: row.get::<_, Option<i64>>(2)?.unwrap_or(0),
+        thread_name: row.get(3)?,
+        tgid: row.get(4)?,
+        name: row.get::<_, Option<String>>(5)?.unwrap_or_default(),
+        args: Vec::new(),
+    };
+    let set: Option<i64> = row.get(6)?;
+    drop(rows);
+    if let Some(set) = set {
+        let mut stmt = conn.prepare_cached(
+            "SELECT key, value_type, int_value, string_value, real_value FROM args
+             WHERE arg_set_id = ?1 ORDER BY id",
+        )?;
+        let mut rows = stmt.query([set])?;
+        while let Some(row) = rows.next()? {
+            let value = match row.get::<_, Option<String>>(1)?.as_deref() {
+                Some("uint") => ArgText::Uint(row.get::<_, Option<i64>>(2)?.unwrap_or(0) as u64),
+                Some("real") => ArgText::Real(row.get::<_, Option<f64>>(4)?.unwrap_or(0.0)),
+                Some("string") => {
+                    ArgText::Str(row.get::<_, Option<String>>(3)?.unwrap_or_default())
+                }
+                _ => ArgText::Int(row.get::<_, Option<i64>>(2)?.unwrap_or(0)),
+            };
+            event.args.push((row.get(0)?, value));
+        }
+    }
+    Ok(Some(event))
 }
 
 /// Registers the functions. Lookups run on a second read-only connection to the same
@@ -94,6 +138,17 @@ pub fn register_functions(conn: &Connection, path: &Path) -> Result<(), DbError>
              WHERE name = ?2 AND machine_id = ?1 LIMIT 1",
             &[&machine, &name],
         )
+    })?;
+
+    let s = side.clone();
+    conn.create_scalar_function("to_ftrace", 1, flags, move |ctx| {
+        let Some(id) = arg_int(ctx, 0)? else {
+            return Ok(Value::Null);
+        };
+        let conn = s
+            .lock()
+            .map_err(|_| rusqlite::Error::UserFunctionError("lookup connection poisoned".into()))?;
+        Ok(raw_event_line(&conn, id)?.map_or(Value::Null, |e| Value::Text(e.line())))
     })?;
 
     let s = side;

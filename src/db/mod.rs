@@ -2,6 +2,7 @@
 //! connections with Perfetto's SQL functions, and `trace_processor_shell`-style CSV output.
 
 mod bulk;
+mod ftrace_text;
 mod functions;
 mod layout;
 mod output;
@@ -12,7 +13,7 @@ pub use functions::register_functions;
 
 pub use output::{run_script, split_statements, translate, QueryError};
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -22,10 +23,12 @@ use bulk::{Destination, Message, Pipe, Rows, Table};
 
 use crate::clock::report::{CandidateRow, Report, SnapshotRow};
 use crate::ir::{
-    clocks, Arg, ArgValue, ArgsRef, MachineId, MetaValue, Sink, StrId, NO_ARGS, NO_FILE,
+    clocks, Arg, ArgValue, ArgsRef, FxHashMap, MachineId, MetaValue, Sink, StrId, NO_ARGS, NO_FILE,
     NO_MACHINE, NO_TS,
 };
-use crate::model::{CounterRow, RowSink, SchedRow, SliceRow, Tables, ThreadStateRow};
+use crate::model::{
+    CounterRow, FtraceEventRow, RowSink, SchedRow, SliceRow, Tables, ThreadStateRow,
+};
 use crate::stats;
 
 #[derive(Debug, thiserror::Error)]
@@ -146,6 +149,7 @@ pub fn begin(
         counters: Rows::new(Table::Counter),
         sched: Rows::new(Table::Sched),
         thread_states: Rows::new(Table::ThreadState),
+        ftrace_events: Rows::new(Table::FtraceEvent),
         args: Rows::new(Table::Args),
         slice_files: Rows::new(Table::SliceFile),
         waiting: VecDeque::new(),
@@ -155,8 +159,8 @@ pub fn begin(
         rows: 0,
         tick,
         next_arg_row: 0,
-        sets_by_content: HashMap::new(),
-        sets_by_ref: HashMap::new(),
+        sets_by_content: FxHashMap::default(),
+        sets_by_ref: FxHashMap::default(),
     })
 }
 
@@ -200,6 +204,7 @@ pub struct TableWriter<'t> {
     counters: Rows,
     sched: Rows,
     thread_states: Rows,
+    ftrace_events: Rows,
     args: Rows,
     slice_files: Rows,
     /// Slices ended, waiting for the ones before them: `waiting[i]` is slice `next_slice + i`.
@@ -213,8 +218,8 @@ pub struct TableWriter<'t> {
     tick: &'t mut dyn FnMut(u64) -> bool,
     next_arg_row: i64,
     /// Identical arg sets share one id.
-    sets_by_content: HashMap<Vec<(StrId, StrId, u8, u64)>, i64>,
-    sets_by_ref: HashMap<ArgsRef, i64>,
+    sets_by_content: FxHashMap<Vec<(StrId, StrId, u8, u64)>, i64>,
+    sets_by_ref: FxHashMap<ArgsRef, i64>,
 }
 
 impl RowSink for TableWriter<'_> {
@@ -229,6 +234,9 @@ impl RowSink for TableWriter<'_> {
     }
     fn thread_state(&mut self, id: u32, s: &ThreadStateRow, sink: &Sink) {
         self.stream(|w| w.write_thread_state(id, s, sink));
+    }
+    fn ftrace_event(&mut self, id: u32, e: &FtraceEventRow, sink: &Sink) {
+        self.stream(|w| w.write_ftrace_event(id, e, sink));
     }
     fn checkpoint(&mut self, tables: &Tables, sink: &Sink) {
         if self.error.is_some() {
@@ -291,6 +299,7 @@ impl TableWriter<'_> {
             Table::Counter,
             Table::Sched,
             Table::ThreadState,
+            Table::FtraceEvent,
             Table::Args,
             Table::SliceFile,
         ] {
@@ -306,6 +315,7 @@ impl TableWriter<'_> {
             Table::Counter => &mut self.counters,
             Table::Sched => &mut self.sched,
             Table::ThreadState => &mut self.thread_states,
+            Table::FtraceEvent => &mut self.ftrace_events,
             Table::Args => &mut self.args,
             Table::SliceFile => &mut self.slice_files,
         }
@@ -858,6 +868,25 @@ impl TableWriter<'_> {
         row.opt_int(s.irq_context);
         row.opt_int(s.ucpu);
         self.send_if_full(Table::ThreadState)
+    }
+
+    fn write_ftrace_event(
+        &mut self,
+        id: u32,
+        e: &FtraceEventRow,
+        sink: &Sink,
+    ) -> Result<(), DbError> {
+        let args = self.arg_set(e.args, sink)?;
+        let row = &mut self.ftrace_events;
+        row.int(id);
+        row.int(e.ts);
+        row.text(sink.strings.get(e.name));
+        row.int(e.cpu);
+        row.int(e.utid);
+        row.opt_int(args);
+        row.opt_int(e.common_flags);
+        row.int(e.ucpu);
+        self.send_if_full(Table::FtraceEvent)
     }
 
     fn import_logs(&mut self, conn: &Connection, t: &Tables, sink: &Sink) -> Result<(), DbError> {

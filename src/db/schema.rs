@@ -37,6 +37,9 @@ CREATE TABLE thread_state (
   id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, cpu INTEGER, utid INTEGER,
   state TEXT, io_wait INTEGER, blocked_function TEXT, waker_utid INTEGER, waker_id INTEGER,
   irq_context INTEGER, ucpu INTEGER);
+CREATE TABLE __intrinsic_ftrace_event (
+  id INTEGER PRIMARY KEY, ts INTEGER, name TEXT, cpu INTEGER, utid INTEGER,
+  arg_set_id INTEGER, common_flags INTEGER, ucpu INTEGER);
 CREATE TABLE __intrinsic_state (
   id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, track_id INTEGER, category TEXT,
   value TEXT, arg_set_id INTEGER);
@@ -101,6 +104,11 @@ CREATE INDEX flow_in ON flow(slice_in);
 /// Views, created with the tables so readers can use them while the import runs.
 pub const VIEWS: &str = r#"
 CREATE VIEW sched AS SELECT * FROM sched_slice;
+CREATE VIEW ftrace_event AS
+  SELECT id, ts, name, cpu, utid, arg_set_id, common_flags, ucpu FROM __intrinsic_ftrace_event;
+CREATE VIEW raw AS
+  SELECT id, 'ftrace_event' AS type, ts, name, cpu, utid, arg_set_id, common_flags, ucpu
+  FROM __intrinsic_ftrace_event;
 CREATE VIEW slices AS SELECT * FROM slice;
 CREATE VIEW instant AS SELECT ts, track_id, name, arg_set_id FROM slice WHERE dur = 0;
 CREATE VIEW trace_file AS SELECT * FROM __intrinsic_trace_file;

@@ -1429,6 +1429,29 @@ impl<'s> Builder<'s> {
             .push((key, value));
     }
 
+    /// An ftrace event's `ftrace_event` row.
+    fn ftrace_raw(&mut self, ts: i64, raw: &FtraceRaw) {
+        let utid = self.thread(ThreadRef {
+            machine: raw.machine,
+            tid: raw.tid,
+            pid: None,
+        });
+        let ucpu = self.cpu(raw.machine, raw.cpu);
+        let row = FtraceEventRow {
+            ts,
+            name: raw.name,
+            cpu: raw.cpu,
+            utid,
+            args: raw.args,
+            common_flags: raw.common_flags,
+            ucpu,
+        };
+        let id = self.tables.ftrace_event_count;
+        self.tables.ftrace_event_count += 1;
+        self.note_ts(ts);
+        self.out.ftrace_event(id, &row, self.sink);
+    }
+
     /// A syscall's begin or end, named for the machine's architecture.
     fn syscall(
         &mut self,
@@ -1568,6 +1591,7 @@ impl<'s> Builder<'s> {
                 args,
                 enter,
             } => self.syscall(ts, track, machine, number, args, enter),
+            EventData::FtraceRaw(raw) => self.ftrace_raw(ts, &raw),
             EventData::FlowV1(f) => self.flow_v1(ts, &f),
             EventData::SchedSwitch(s) => {
                 self.note_ts(ts);

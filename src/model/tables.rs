@@ -9,6 +9,7 @@ pub trait RowSink {
     fn counter(&mut self, id: u32, row: &CounterRow, sink: &Sink);
     fn sched(&mut self, id: u32, row: &SchedRow, sink: &Sink);
     fn thread_state(&mut self, id: u32, row: &ThreadStateRow, sink: &Sink);
+    fn ftrace_event(&mut self, id: u32, row: &FtraceEventRow, sink: &Sink);
     /// Called every [`CHECKPOINT_EVENTS`] events with the tables so far, so a writer can
     /// publish a consistent snapshot (readers then see data land during the import).
     fn checkpoint(&mut self, _tables: &Tables, _sink: &Sink) {}
@@ -24,6 +25,7 @@ pub struct CollectRows {
     pub counters: Vec<CounterRow>,
     pub sched: Vec<(u32, SchedRow)>,
     pub thread_states: Vec<(u32, ThreadStateRow)>,
+    pub ftrace_events: Vec<(u32, FtraceEventRow)>,
 }
 
 impl RowSink for CollectRows {
@@ -39,6 +41,9 @@ impl RowSink for CollectRows {
     fn thread_state(&mut self, id: u32, row: &ThreadStateRow, _: &Sink) {
         self.thread_states.push((id, *row));
     }
+    fn ftrace_event(&mut self, id: u32, row: &FtraceEventRow, _: &Sink) {
+        self.ftrace_events.push((id, *row));
+    }
 }
 
 #[derive(Debug, Default)]
@@ -52,6 +57,7 @@ pub struct Tables {
     pub counter_count: u32,
     pub sched_count: u32,
     pub thread_state_count: u32,
+    pub ftrace_event_count: u32,
     pub flows: Vec<FlowRow>,
     /// `state` rows (few; each one's `dur` is known only when the next state arrives).
     pub states: Vec<StateRow>,
@@ -228,6 +234,17 @@ pub struct CounterRow {
 }
 
 #[derive(Debug, Clone, Copy)]
+pub struct FtraceEventRow {
+    pub ts: i64,
+    pub name: StrId,
+    pub cpu: u32,
+    pub utid: u32,
+    pub args: ArgsRef,
+    pub common_flags: Option<u32>,
+    pub ucpu: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
 pub struct StateRow {
     pub ts: i64,
     /// −1 while no later state has replaced it.

@@ -4,93 +4,13 @@
 //! from the schema print under their number; bytes that stop decoding end the text.
 
 use super::config_schema::{ENUMS, MESSAGES, TRACE_CONFIG};
-
-pub(crate) struct Message {
-    /// Sorted by field number.
-    pub fields: &'static [Field],
-}
-
-pub(crate) struct Field {
-    pub number: u32,
-    pub name: &'static str,
-    pub kind: Kind,
-}
-
-pub(crate) struct Enum {
-    pub values: &'static [(i32, &'static str)],
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
-    Int32,
-    Int64,
-    Uint32,
-    Uint64,
-    Sint32,
-    Sint64,
-    Bool,
-    Enum(usize),
-    Message(usize),
-    String,
-    Bytes,
-    Fixed32,
-    Fixed64,
-    Sfixed32,
-    Sfixed64,
-    Float,
-    Double,
-}
+use super::schema::{next_field, take, varint, zigzag, Kind, Value};
 
 /// The text of a serialized TraceConfig.
 pub fn trace_config_text(bytes: &[u8]) -> String {
     let mut out = String::new();
     print_message(&mut out, TRACE_CONFIG, bytes, 0);
     out
-}
-
-enum Value<'a> {
-    Varint(u64),
-    Fixed64(u64),
-    Fixed32(u32),
-    Len(&'a [u8]),
-}
-
-/// Reads one field; None at the end or where the bytes stop being protobuf.
-fn next_field<'a>(bytes: &mut &'a [u8]) -> Option<(u32, Value<'a>)> {
-    let tag = varint(bytes)?;
-    let number = u32::try_from(tag >> 3).ok()?;
-    let value = match tag & 7 {
-        0 => Value::Varint(varint(bytes)?),
-        1 => Value::Fixed64(u64::from_le_bytes(take(bytes, 8)?.try_into().ok()?)),
-        2 => {
-            let len = usize::try_from(varint(bytes)?).ok()?;
-            Value::Len(take(bytes, len)?)
-        }
-        5 => Value::Fixed32(u32::from_le_bytes(take(bytes, 4)?.try_into().ok()?)),
-        _ => return None,
-    };
-    Some((number, value))
-}
-
-fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
-    if bytes.len() < n {
-        return None;
-    }
-    let (head, rest) = bytes.split_at(n);
-    *bytes = rest;
-    Some(head)
-}
-
-fn varint(bytes: &mut &[u8]) -> Option<u64> {
-    let mut value = 0u64;
-    for (i, &b) in bytes.iter().enumerate().take(10) {
-        value |= u64::from(b & 0x7f) << (7 * i);
-        if b & 0x80 == 0 {
-            *bytes = &bytes[i + 1..];
-            return Some(value);
-        }
-    }
-    None
 }
 
 fn start_line(out: &mut String, depth: usize) {
@@ -103,13 +23,9 @@ fn start_line(out: &mut String, depth: usize) {
 }
 
 fn print_message(out: &mut String, message: usize, mut bytes: &[u8], depth: usize) {
-    let fields = MESSAGES.get(message).map_or(&[][..], |m| m.fields);
+    let message = MESSAGES.get(message);
     while let Some((number, value)) = next_field(&mut bytes) {
-        let field = fields
-            .binary_search_by_key(&number, |f| f.number)
-            .ok()
-            .map(|i| &fields[i]);
-        let Some(field) = field else {
+        let Some(field) = message.and_then(|m| m.field(number)) else {
             start_line(out, depth);
             let text = match value {
                 Value::Varint(v) | Value::Fixed64(v) => v.to_string(),
@@ -169,8 +85,7 @@ fn scalar(kind: Kind, value: Value) -> String {
         Kind::Int32 | Kind::Sfixed32 => (bits as i32).to_string(),
         Kind::Int64 | Kind::Sfixed64 => (bits as i64).to_string(),
         Kind::Uint32 | Kind::Fixed32 => (bits as u32).to_string(),
-        Kind::Sint32 => (((bits as u32) >> 1) as i32 ^ -((bits & 1) as i32)).to_string(),
-        Kind::Sint64 => ((bits >> 1) as i64 ^ -((bits & 1) as i64)).to_string(),
+        Kind::Sint32 | Kind::Sint64 => zigzag(bits).to_string(),
         Kind::Bool => (bits != 0).to_string(),
         Kind::Enum(e) => {
             let number = bits as i32;

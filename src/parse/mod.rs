@@ -4,8 +4,11 @@
 pub mod atrace;
 mod config_schema;
 pub mod config_text;
+mod ftrace_raw;
+mod ftrace_schema;
 pub mod json;
 pub mod proto;
+mod schema;
 pub mod systrace;
 
 use std::collections::HashMap;

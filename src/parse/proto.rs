@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use prost::Message;
 
-use super::{atrace, config_text, FileContext, MachineScope, ParseError};
+use super::{atrace, config_text, ftrace_raw, FileContext, MachineScope, ParseError};
 use crate::ir::{clocks, *};
 use crate::manifest::ManifestError;
 use crate::protos::{self, debug_annotation, ftrace_event, trace_packet, track_event, TracePacket};
@@ -148,6 +148,7 @@ struct FtraceOrigin {
 struct CompactCpu {
     next_pid: i64,
     next_comm: StrId,
+    next_prio: i32,
 }
 
 struct Parser<'a> {
@@ -616,7 +617,9 @@ impl Parser<'_> {
             trace_packet::Data::ProcessTree(tree) => {
                 self.process_tree(machine, ts.unwrap_or(0), clock, &tree)
             }
-            trace_packet::Data::FtraceEvents(bundle) => self.ftrace_bundle(machine, seq_id, bundle),
+            trace_packet::Data::FtraceEvents(bundle) => {
+                self.ftrace_bundle(machine, seq_id, bundle, bytes);
+            }
             trace_packet::Data::SystemInfo(info) => self.system_info(machine, &info),
             trace_packet::Data::CpuInfo(info) => self.cpu_info(machine, ts, clock, &info),
             trace_packet::Data::TraceStats(stats) => self.trace_stats(machine, &stats),
@@ -2473,7 +2476,9 @@ impl Parser<'_> {
         machine: MachineId,
         seq_id: u32,
         bundle: protos::FtraceEventBundle,
+        packet: &[u8],
     ) {
+        let raw_events = ftrace_raw::bundle_events(packet);
         let cpu = bundle.cpu.unwrap_or(0);
         let clock_id = match bundle.ftrace_clock.unwrap_or(0) {
             4 => clocks::MONOTONIC_RAW,
@@ -2488,7 +2493,7 @@ impl Parser<'_> {
         };
         let queue = 1 + cpu_range.saturating_mul(4096).saturating_add(cpu.min(4095));
         self.sink.set_queue(queue);
-        for ev in bundle.event {
+        for (i, ev) in bundle.event.into_iter().enumerate() {
             let ts = ev.timestamp.unwrap_or(0) as i64;
             let pid = i64::from(ev.pid.unwrap_or(0));
             // Every event names the thread it ran on, whether or not Sextant reads the
@@ -2510,7 +2515,6 @@ impl Parser<'_> {
                 };
                 self.sink.push(ts, clock, EventData::Thread(thread));
             }
-            let Some(event) = ev.event else { continue };
             let origin = FtraceOrigin {
                 machine,
                 seq_id,
@@ -2518,7 +2522,21 @@ impl Parser<'_> {
                 pid,
                 common_flags: ev.common_flags,
             };
+            // A kind Sextant does not read still gets its raw row.
+            let Some(event) = ev.event else {
+                if let Some(raw) = raw_events.get(i) {
+                    self.raw_ftrace_event(origin, ts, clock, raw);
+                }
+                continue;
+            };
+            if let ftrace_event::Event::SchedSwitch(s) = &event {
+                self.sched_switch(origin, ts, clock, s);
+                continue;
+            }
             self.ftrace_event(origin, ts, clock, event);
+            if let Some(raw) = raw_events.get(i) {
+                self.raw_ftrace_event(origin, ts, clock, raw);
+            }
         }
         // Every cpu's data is complete from the latest of these on (Trace Processor keeps it
         // as metadata).
@@ -2555,26 +2573,8 @@ impl Parser<'_> {
         } = origin;
         use ftrace_event::Event as E;
         match event {
-            E::SchedSwitch(s) => {
-                let prev_state = match decode_task_state(s.prev_state.unwrap_or(0)) {
-                    Some(st) => self.sink.intern(&st),
-                    None => {
-                        self.sink.stat("task_state_invalid", machine, 1);
-                        NULL_STR
-                    }
-                };
-                let data = EventData::SchedSwitch(SchedSwitch {
-                    machine,
-                    cpu,
-                    prev_tid: i64::from(s.prev_pid.unwrap_or(0)),
-                    prev_comm: self.sink.intern_opt(s.prev_comm.as_deref()),
-                    prev_state,
-                    next_tid: i64::from(s.next_pid.unwrap_or(0)),
-                    next_comm: self.sink.intern_opt(s.next_comm.as_deref()),
-                    next_prio: s.next_prio.unwrap_or(0),
-                });
-                self.sink.push(ts, clock, data);
-            }
+            // Read with its raw row in `sched_switch`.
+            E::SchedSwitch(s) => self.sched_switch(origin, ts, clock, &s),
             E::SchedWaking(w) => {
                 let data = EventData::SchedWaking(SchedWaking {
                     machine,
@@ -2852,6 +2852,7 @@ impl Parser<'_> {
                 CompactCpu {
                     next_pid,
                     next_comm,
+                    next_prio: c.switch_next_prio[i],
                 },
             );
             let Some(prev) = prev else {
@@ -2874,6 +2875,16 @@ impl Parser<'_> {
                 next_prio: c.switch_next_prio[i],
             });
             self.sink.push(ts, clock, data);
+            let raw = RawSwitch {
+                prev_comm: prev.next_comm,
+                prev_pid: prev.next_pid,
+                prev_prio: prev.next_prio,
+                prev_state: c.switch_prev_state[i],
+                next_comm,
+                next_pid,
+                next_prio: c.switch_next_prio[i],
+            };
+            self.raw_sched_switch(machine, cpu, (ts, clock), raw, None);
         }
         let n = c.waking_timestamp.len();
         let mut ts = 0i64;
@@ -2902,8 +2913,143 @@ impl Parser<'_> {
                 irq_context,
             });
             self.sink.push(ts, clock, data);
+            // The raw row: what a sched_waking event would have carried, on the waker.
+            let args = [
+                self.sink.static_arg("comm", ArgValue::Str(comm)),
+                self.sink.static_arg("pid", ArgValue::Int(i64::from(tid))),
+                self.sink.static_arg(
+                    "prio",
+                    ArgValue::Int(i64::from(c.waking_prio.get(i).copied().unwrap_or(0))),
+                ),
+                self.sink.static_arg(
+                    "target_cpu",
+                    ArgValue::Int(i64::from(c.waking_target_cpu.get(i).copied().unwrap_or(0))),
+                ),
+            ];
+            let raw = FtraceRaw {
+                machine,
+                cpu,
+                tid: waker.unwrap_or(0),
+                name: self.sink.intern("sched_waking"),
+                args: self.sink.args.push_shared(&args),
+                common_flags: c.waking_common_flags.get(i).copied(),
+            };
+            self.sink.push(ts, clock, EventData::FtraceRaw(raw));
         }
     }
+
+    /// A full `sched_switch`: the scheduler's event and its raw row.
+    fn sched_switch(
+        &mut self,
+        origin: FtraceOrigin,
+        ts: i64,
+        clock: ClockRef,
+        s: &protos::SchedSwitchFtraceEvent,
+    ) {
+        let FtraceOrigin { machine, cpu, .. } = origin;
+        let prev_state = match decode_task_state(s.prev_state.unwrap_or(0)) {
+            Some(st) => self.sink.intern(&st),
+            None => {
+                self.sink.stat("task_state_invalid", machine, 1);
+                NULL_STR
+            }
+        };
+        let raw = RawSwitch {
+            prev_comm: self.sink.intern_opt(s.prev_comm.as_deref()),
+            prev_pid: i64::from(s.prev_pid.unwrap_or(0)),
+            prev_prio: s.prev_prio.unwrap_or(0),
+            prev_state: s.prev_state.unwrap_or(0),
+            next_comm: self.sink.intern_opt(s.next_comm.as_deref()),
+            next_pid: i64::from(s.next_pid.unwrap_or(0)),
+            next_prio: s.next_prio.unwrap_or(0),
+        };
+        let data = EventData::SchedSwitch(SchedSwitch {
+            machine,
+            cpu,
+            prev_tid: raw.prev_pid,
+            prev_comm: raw.prev_comm,
+            prev_state,
+            next_tid: raw.next_pid,
+            next_comm: raw.next_comm,
+            next_prio: raw.next_prio,
+        });
+        self.sink.push(ts, clock, data);
+        self.raw_sched_switch(machine, cpu, (ts, clock), raw, origin.common_flags);
+    }
+
+    /// A `sched_switch`'s raw row: all seven fields, always, in the proto's order (as
+    /// Trace Processor writes them, for full and compact switches alike).
+    fn raw_sched_switch(
+        &mut self,
+        machine: MachineId,
+        cpu: u32,
+        (ts, clock): (i64, ClockRef),
+        s: RawSwitch,
+        common_flags: Option<u32>,
+    ) {
+        let args = [
+            self.sink
+                .static_arg("prev_comm", ArgValue::Str(s.prev_comm)),
+            self.sink.static_arg("prev_pid", ArgValue::Int(s.prev_pid)),
+            self.sink
+                .static_arg("prev_prio", ArgValue::Int(i64::from(s.prev_prio))),
+            self.sink
+                .static_arg("prev_state", ArgValue::Int(s.prev_state)),
+            self.sink
+                .static_arg("next_comm", ArgValue::Str(s.next_comm)),
+            self.sink.static_arg("next_pid", ArgValue::Int(s.next_pid)),
+            self.sink
+                .static_arg("next_prio", ArgValue::Int(i64::from(s.next_prio))),
+        ];
+        let raw = FtraceRaw {
+            machine,
+            cpu,
+            tid: s.prev_pid,
+            name: self.sink.intern("sched_switch"),
+            args: self.sink.args.push_shared(&args),
+            common_flags,
+        };
+        self.sink.push(ts, clock, EventData::FtraceRaw(raw));
+    }
+
+    /// Any other event's raw row, its fields read through the schema.
+    fn raw_ftrace_event(&mut self, origin: FtraceOrigin, ts: i64, clock: ClockRef, event: &[u8]) {
+        let Some((number, payload)) = ftrace_raw::event_payload(event) else {
+            return;
+        };
+        let symbols = self
+            .sequences
+            .get(&(origin.machine, origin.seq_id))
+            .map(|seq| &seq.kernel_symbols);
+        let kernel_symbol = |iid: u64| symbols.and_then(|s| s.get(&iid).copied());
+        let mut args = Vec::new();
+        let Some(name) =
+            ftrace_raw::read_event(self.sink, number, payload, &kernel_symbol, &mut args)
+        else {
+            self.sink.stat("ftrace_event_unknown", origin.machine, 1);
+            return;
+        };
+        let raw = FtraceRaw {
+            machine: origin.machine,
+            cpu: origin.cpu,
+            tid: origin.pid,
+            name,
+            args: self.sink.args.push_shared(&args),
+            common_flags: origin.common_flags,
+        };
+        self.sink.push(ts, clock, EventData::FtraceRaw(raw));
+    }
+}
+
+/// A `sched_switch`'s fields, from a full event or a compact one.
+struct RawSwitch {
+    prev_comm: StrId,
+    prev_pid: i64,
+    prev_prio: i32,
+    prev_state: i64,
+    next_comm: StrId,
+    next_pid: i64,
+    next_prio: i32,
 }
 
 /// Decodes a `sched_switch` prev_state with the kernel 4.4 layout (Trace Processor's

@@ -87,6 +87,7 @@ pub fn fix(name: &str) -> Option<&'static str> {
         "ftrace_cpu_overrun_delta" | "ftrace_cpu_commit_overrun_delta" | "ftrace_cpu_dropped_events_delta" => {
             "Fix: enlarge the ftrace per-cpu buffer (buffer_size_kb), drain it more often (drain_period_ms) or trace fewer events."
         }
+        "ftrace_event_unknown" => "Fix: the trace has ftrace events newer than this Sextant; update Sextant (tools/gen_schemas.py ftrace).",
         "syscall_unknown" => "Fix: record SystemInfo (utsname) in the trace so syscall numbers can be named; Sextant knows aarch64, arm, x86 and x86_64.",
         "ftrace_parse_errors" => "Fix: the device's ftrace format differs from what the tracing service expects; update Perfetto on the device.",
         n if n.starts_with("rss_stat") => "Fix: record the process's memory with a kernel that reports rss_stat mm_id with curr, or poll it with process_stats.",
