@@ -108,7 +108,7 @@ pub const STATS: &[StatDef] = &[
     def("mismatched_sched_switch_tids", false, Error, Analysis,
         "A sched_switch's prev_pid did not match the task running on that cpu; the running slice was left open."),
     def("ftrace_event_unknown", false, DataLoss, Analysis,
-        "ftrace events of a kind Perfetto's schema (as Sextant knows it) does not list; they have no ftrace_event row."),
+        "ftrace events with no ftrace_event row: a kind Perfetto's schema (as Sextant knows it) does not list, or a bundle whose bytes could not be matched to its events."),
     def("syscall_unknown", false, DataLoss, Analysis,
         "sys_enter / sys_exit events whose number names no syscall of the machine's architecture (SystemInfo utsname.machine), or whose machine gave no architecture Sextant knows; they were dropped."),
     def("task_state_invalid", false, Error, Analysis,

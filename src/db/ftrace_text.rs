@@ -66,7 +66,7 @@ impl RawEventLine {
             None | Some("") => "<unknown>",
             Some(n) => n,
         };
-        out.push_str(&" ".repeat(16usize.saturating_sub(name.len())));
+        out.push_str(&" ".repeat(16usize.saturating_sub(name.chars().count())));
         out.extend(name.chars().map(|c| if c == '-' { '_' } else { c }));
         let tid = self.tid.to_string();
         out.push_str(&format!(

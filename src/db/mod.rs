@@ -159,7 +159,7 @@ pub fn begin(
         rows: 0,
         tick,
         next_arg_row: 0,
-        sets_by_content: FxHashMap::default(),
+        sets_by_content: std::collections::HashMap::new(),
         sets_by_ref: FxHashMap::default(),
     })
 }
@@ -218,7 +218,8 @@ pub struct TableWriter<'t> {
     tick: &'t mut dyn FnMut(u64) -> bool,
     next_arg_row: i64,
     /// Identical arg sets share one id.
-    sets_by_content: FxHashMap<Vec<(StrId, StrId, u8, u64)>, i64>,
+    /// Keyed by values from the trace: SipHash, so a crafted file cannot flood it.
+    sets_by_content: std::collections::HashMap<Vec<(StrId, StrId, u8, u64)>, i64>,
     sets_by_ref: FxHashMap<ArgsRef, i64>,
 }
 

@@ -35,16 +35,18 @@ pub(crate) fn bundle_events(mut packet: &[u8]) -> Vec<&[u8]> {
     events
 }
 
-/// The kind (FtraceEvent field number) and payload of one serialized FtraceEvent.
+/// The kind (FtraceEvent field number) and payload of one serialized FtraceEvent: the last
+/// event field, as a protobuf decoder keeps the last member of a oneof.
 pub(crate) fn event_payload(mut event: &[u8]) -> Option<(u32, &[u8])> {
+    let mut found = None;
     while let Some((number, value)) = next_field(&mut event) {
         if let (n, Value::Len(payload)) = (number, value) {
             if !matches!(n, TIMESTAMP | PID | COMMON_FLAGS) {
-                return Some((n, payload));
+                found = Some((n, payload));
             }
         }
     }
-    None
+    found
 }
 
 /// The name of event kind `number` and the index of its message in the schema.

@@ -2478,8 +2478,19 @@ impl Parser<'_> {
         bundle: protos::FtraceEventBundle,
         packet: &[u8],
     ) {
-        let raw_events = ftrace_raw::bundle_events(packet);
+        let mut raw_events = ftrace_raw::bundle_events(packet);
         let cpu = bundle.cpu.unwrap_or(0);
+        // Raw rows need each event's bytes; where the packet's bytes do not line up with
+        // its decoded events (repeated bundles, groups), the bundle gets none, counted.
+        if raw_events.len() != bundle.event.len() {
+            raw_events.clear();
+            let missing = bundle
+                .event
+                .iter()
+                .filter(|e| !matches!(e.event, Some(ftrace_event::Event::SchedSwitch(_))))
+                .count() as i64;
+            self.sink.stat("ftrace_event_unknown", machine, missing);
+        }
         let clock_id = match bundle.ftrace_clock.unwrap_or(0) {
             4 => clocks::MONOTONIC_RAW,
             _ => clocks::BOOTTIME,
@@ -2573,8 +2584,8 @@ impl Parser<'_> {
         } = origin;
         use ftrace_event::Event as E;
         match event {
-            // Read with its raw row in `sched_switch`.
-            E::SchedSwitch(s) => self.sched_switch(origin, ts, clock, &s),
+            // `ftrace_bundle` reads it (with its raw row) through `sched_switch`.
+            E::SchedSwitch(_) => {}
             E::SchedWaking(w) => {
                 let data = EventData::SchedWaking(SchedWaking {
                     machine,

@@ -521,9 +521,11 @@ fn fmt_elapsed(d: Duration) -> String {
     }
 }
 
-/// Column widths that fit the content, within bounds.
-fn column_widths(r: &QueryResult) -> Vec<usize> {
-    r.columns
+/// Column widths that fit the content: each at most 48 wide, unless the screen has room
+/// left over, which goes to the columns cut short (left to right).
+fn column_widths(r: &QueryResult, screen_width: usize) -> Vec<usize> {
+    let natural: Vec<usize> = r
+        .columns
         .iter()
         .enumerate()
         .map(|(i, name)| {
@@ -534,9 +536,19 @@ fn column_widths(r: &QueryResult) -> Vec<usize> {
                 .map(|row| row.get(i).map_or(0, |c| c.text().chars().count()))
                 .max()
                 .unwrap_or(0);
-            widest.max(name.chars().count()).clamp(3, 48)
+            widest.max(name.chars().count()).max(3)
         })
-        .collect()
+        .collect();
+    let mut widths: Vec<usize> = natural.iter().map(|&w| w.min(48)).collect();
+    // Two columns of margin, and " │ " after each column.
+    let used = 2 + widths.iter().map(|w| w + 3).sum::<usize>();
+    let mut spare = screen_width.saturating_sub(used);
+    for (width, &want) in widths.iter_mut().zip(&natural) {
+        let more = want.saturating_sub(*width).min(spare);
+        *width += more;
+        spare -= more;
+    }
+    widths
 }
 
 fn fit(s: &str, width: usize, right: bool) -> String {
@@ -654,7 +666,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &QueryState, theme: &Theme) {
     if result.columns.is_empty() || table_area.height == 0 {
         return;
     }
-    let widths = column_widths(result);
+    let widths = column_widths(result, area.width as usize);
     let first_col = state.col_offset.min(result.columns.len().saturating_sub(1));
     let numeric: Vec<bool> = (0..result.columns.len())
         .map(|i| {
@@ -704,6 +716,21 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &QueryState, theme: &Theme) {
 mod tests {
     use super::*;
     use ratatui::crossterm::event::KeyModifiers;
+
+    #[test]
+    fn long_columns_take_the_room_the_screen_has_left() {
+        let result = QueryResult {
+            columns: vec!["n".into(), "line".into()],
+            rows: vec![vec![Cell::Int(1), Cell::Text("x".repeat(100))]],
+            truncated: false,
+            statements: 0,
+        };
+        // Narrow: the long column stops at 48.
+        assert_eq!(column_widths(&result, 40), vec![3, 48]);
+        // Wide: it gets what is left after the margin and separators (2, and 3 after each).
+        assert_eq!(column_widths(&result, 100), vec![3, 89]);
+        assert_eq!(column_widths(&result, 200), vec![3, 100]);
+    }
 
     fn key(c: KeyCode) -> KeyEvent {
         KeyEvent::new(c, KeyModifiers::NONE)
