@@ -13,7 +13,7 @@ use crate::clock::report::{self, Report};
 use crate::clock::{self, Context, Format, ManifestClocks, ManifestEdge, Placement, Plan};
 use crate::db::{self, ImportFacts, TraceFileRow};
 use crate::ir::{
-    clocks, ClockDomain, Event, EventData, MachineId, MetaValue, Sink, StatKey, NO_FILE, NO_MACHINE,
+    clocks, ClockDomain, Event, MachineId, MetaValue, Sink, StatKey, NO_FILE, NO_MACHINE,
 };
 use crate::manifest::{self, Manifest, ManifestError};
 use crate::parse::{self, FileContext, MachineScope, ParseError};
@@ -573,8 +573,7 @@ fn convert_events(sink: &mut Sink, placement: &Placement, keep: bool) -> Option<
                 true
             }
             Plan::Drop(_) => {
-                // A raw ftrace row shadows its event: count the event once.
-                if !matches!(payloads[ev.payload as usize].1, EventData::FtraceRaw(_)) {
+                if payloads[ev.payload as usize].1.counts_as_event() {
                     *dropped.entry(c).or_default() += 1;
                 }
                 false

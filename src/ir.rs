@@ -551,6 +551,14 @@ pub struct SliceEvent {
     pub flows: FlowsRef,
 }
 
+impl EventData {
+    /// Whether this record stands for an event of the trace in counts shown to the user
+    /// (events per clock, events dropped): a raw ftrace row shadows its event.
+    pub fn counts_as_event(&self) -> bool {
+        !matches!(self, EventData::FtraceRaw(_))
+    }
+}
+
 /// An ftrace event as Trace Processor's raw table keeps it: its name and fields (as args),
 /// and where it ran.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

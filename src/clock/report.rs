@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::{place, Context, ManifestClocks, Placement, PlacementInput, Plan};
-use crate::ir::{clocks, ClockDomain, EventData, MachineId, Sink};
+use crate::ir::{clocks, ClockDomain, MachineId, Sink};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodeRow {
@@ -68,8 +68,7 @@ pub fn events_per_clock(sink: &Sink) -> Vec<u64> {
     let mut counts = vec![0u64; sink.clocks.len()];
     for ev in &sink.events {
         let (clock, data) = &sink.payloads[ev.payload as usize];
-        // A raw ftrace row shadows its event: count the event once.
-        if matches!(data, EventData::FtraceRaw(_)) {
+        if !data.counts_as_event() {
             continue;
         }
         if let Some(n) = counts.get_mut(*clock as usize) {

@@ -466,26 +466,23 @@ impl<'s> Builder<'s> {
                 cpu,
                 name,
                 kind,
-            } => {
-                let mrow = self.machine_row(machine);
-                self.cpu(machine, cpu);
-                let t = self.new_track(TrackRow {
-                    cpu: Some(cpu),
-                    ..TrackRow::new(name, kind, mrow, TrackEventType::Counter)
-                });
-                (t, true)
             }
-            TrackKey::CpuSlices {
+            | TrackKey::CpuSlices {
                 machine,
                 cpu,
                 name,
                 kind,
             } => {
+                let event_type = if matches!(key, TrackKey::CpuCounter { .. }) {
+                    TrackEventType::Counter
+                } else {
+                    TrackEventType::Slice
+                };
                 let mrow = self.machine_row(machine);
                 self.cpu(machine, cpu);
                 let t = self.new_track(TrackRow {
                     cpu: Some(cpu),
-                    ..TrackRow::new(name, kind, mrow, TrackEventType::Slice)
+                    ..TrackRow::new(name, kind, mrow, event_type)
                 });
                 (t, true)
             }

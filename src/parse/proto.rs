@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use prost::Message;
 
-use super::{atrace, config_text, ftrace_raw, FileContext, MachineScope, ParseError};
+use super::{atrace, config_text, ftrace_raw, schema, FileContext, MachineScope, ParseError};
 use crate::ir::{clocks, *};
 use crate::manifest::ManifestError;
 use crate::protos::{self, debug_annotation, ftrace_event, trace_packet, track_event, TracePacket};
@@ -178,18 +178,15 @@ struct Parser<'a> {
     chrome_metadata_packets: u32,
     /// Latest `last_read_event_timestamp` of the ftrace bundles, per machine.
     latest_ftrace_start: HashMap<MachineId, i64>,
+    /// Scratch space for a raw ftrace event's args.
+    raw_args: Vec<Arg>,
 }
 
-/// Reads a varint; `None` if the buffer ends inside it.
+/// Reads a varint and its length in bytes; `None` if the buffer ends inside it.
 fn read_varint(buf: &[u8]) -> Option<(u64, usize)> {
-    let mut value = 0u64;
-    for (i, &b) in buf.iter().enumerate().take(10) {
-        value |= u64::from(b & 0x7f) << (7 * i);
-        if b & 0x80 == 0 {
-            return Some((value, i + 1));
-        }
-    }
-    None
+    let mut rest = buf;
+    let value = schema::varint(&mut rest)?;
+    Some((value, buf.len() - rest.len()))
 }
 
 /// Imports a protobuf trace. A file cut off in the middle keeps every whole packet before
@@ -226,6 +223,7 @@ pub fn parse_with_progress(
         pending_track_event: None,
         mm_owners: HashMap::new(),
         chrome_metadata_packets: 0,
+        raw_args: Vec::new(),
     };
     // Track events take about 16 bytes or more on the wire; reserving up front avoids the
     // doubling spike (old and new buffers alive at once) on large traces.
@@ -2617,13 +2615,21 @@ impl Parser<'_> {
                 self.sink.push(ts, clock, data);
             }
             E::SysEnter(e) => {
+                // Syscalls take six arguments: their keys are interned by address.
+                const KEYS: [&str; 6] = [
+                    "args[0]", "args[1]", "args[2]", "args[3]", "args[4]", "args[5]",
+                ];
+                let flat_key = self.sink.intern_static("args");
                 let args: Vec<Arg> = e
                     .args
                     .iter()
                     .enumerate()
                     .map(|(i, &v)| Arg {
-                        flat_key: self.sink.intern("args"),
-                        key: self.sink.intern(&format!("args[{i}]")),
+                        flat_key,
+                        key: match KEYS.get(i) {
+                            Some(key) => self.sink.intern_static(key),
+                            None => self.sink.intern(&format!("args[{i}]")),
+                        },
                         value: ArgValue::Uint(v),
                     })
                     .collect();
@@ -2637,7 +2643,9 @@ impl Parser<'_> {
                 self.sink.push(ts, clock, data);
             }
             E::SysExit(e) => {
-                let ret = self.sink.arg("ret", ArgValue::Int(e.ret.unwrap_or(0)));
+                let ret = self
+                    .sink
+                    .static_arg("ret", ArgValue::Int(e.ret.unwrap_or(0)));
                 let data = EventData::Syscall {
                     track: self.sink.thread_track(machine, pid, None),
                     machine,
@@ -3033,10 +3041,13 @@ impl Parser<'_> {
             .get(&(origin.machine, origin.seq_id))
             .map(|seq| &seq.kernel_symbols);
         let kernel_symbol = |iid: u64| symbols.and_then(|s| s.get(&iid).copied());
-        let mut args = Vec::new();
-        let Some(name) =
-            ftrace_raw::read_event(self.sink, number, payload, &kernel_symbol, &mut args)
-        else {
+        // One buffer for every event's args, not an allocation each.
+        let mut args = std::mem::take(&mut self.raw_args);
+        args.clear();
+        let name = ftrace_raw::read_event(self.sink, number, payload, &kernel_symbol, &mut args);
+        let set = self.sink.args.push_shared(&args);
+        self.raw_args = args;
+        let Some(name) = name else {
             self.sink.stat("ftrace_event_unknown", origin.machine, 1);
             return;
         };
@@ -3045,7 +3056,7 @@ impl Parser<'_> {
             cpu: origin.cpu,
             tid: origin.pid,
             name,
-            args: self.sink.args.push_shared(&args),
+            args: set,
             common_flags: origin.common_flags,
         };
         self.sink.push(ts, clock, EventData::FtraceRaw(raw));
