@@ -185,6 +185,128 @@ mod tests {
         }
     }
 
+    /// Runs `f` on a thread of its own and fails, naming `what`, if it has not returned
+    /// within a minute (a hang fails the test instead of hanging `cargo test`).
+    fn within_a_minute<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(f());
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("{what} did not finish within a minute"))
+    }
+
+    /// Tables several batches long in every finishing table, each row with an arg set of
+    /// its own, written with live checkpoints: every row arrives, every arg set resolves.
+    #[test]
+    fn finishing_tables_far_larger_than_a_batch_are_written_whole() {
+        use crate::ir::ProtoContent;
+        use crate::model::{
+            FlowRow, ImportLogRow, ProcessRow, StateRow, ThreadRow, TrackEventType, TrackRow,
+        };
+        let n = 3 * bulk::BATCH_ROWS + 17;
+        for live in [true, false] {
+            let counts = within_a_minute("the import", move || {
+                let path = crate::database::temp_path();
+                let conn = create(&path, live).expect("create");
+                let mut tick = |_| true;
+                let mut writer = begin(conn, live, &mut tick).expect("begin");
+                let mut sink = Sink::new();
+                let key = sink.intern("k");
+                let mut set = |v: usize| {
+                    sink.args.push(&[Arg {
+                        flat_key: key,
+                        key,
+                        value: ArgValue::Int(v as i64),
+                    }])
+                };
+                let mut tables = Tables::default();
+                tables.machines.push(MachineRow {
+                    raw_id: 0,
+                    info: Default::default(),
+                });
+                let mut contents = Vec::new();
+                for i in 0..n {
+                    let mut p = ProcessRow::new(i as i64, 0);
+                    p.extra_args.push((key, ArgValue::Int(i as i64)));
+                    tables.processes.push(p);
+                    let mut t = ThreadRow::new(i as i64, 0);
+                    t.extra_args.push((key, ArgValue::Int(-(i as i64) - 1)));
+                    tables.threads.push(t);
+                    let mut tr = TrackRow::new(NULL_STR, "thread", 0, TrackEventType::Slice);
+                    tr.utid = Some(i as u32);
+                    tables.tracks.push(tr);
+                    tables.flows.push(FlowRow {
+                        slice_out: 0,
+                        slice_in: 1,
+                        trace_id: None,
+                        args: set(n + i),
+                    });
+                    tables.import_logs.push(ImportLogRow {
+                        ts: i as i64,
+                        name: "flow_no_enclosing_slice",
+                        file: 0,
+                        args: set(2 * n + i),
+                    });
+                    tables.states.push(StateRow {
+                        ts: i as i64,
+                        dur: 1,
+                        track: 0,
+                        category: NULL_STR,
+                        value: NULL_STR,
+                        args: set(3 * n + i),
+                    });
+                    contents.push(ProtoContent {
+                        file: 0,
+                        path: "TracePacket.track_event",
+                        annotation: set(4 * n + i),
+                        size: 1,
+                        count: 1,
+                    });
+                }
+                sink.proto_content = contents;
+                writer.checkpoint(&tables, &sink);
+                writer.checkpoint(&tables, &sink);
+                let conn = writer
+                    .finish(&tables, &sink, &ImportFacts::default())
+                    .expect("finish");
+                commit(&conn, live).expect("commit");
+                drop(conn);
+                let reader = open_read_only(&path).expect("reader");
+                let count = |sql: &str| -> i64 {
+                    reader.query_row(sql, [], |r| r.get(0)).expect(sql)
+                };
+                let counts = [
+                    "SELECT count(*) FROM process",
+                    "SELECT count(*) FROM thread",
+                    "SELECT count(*) FROM track",
+                    "SELECT count(*) FROM flow",
+                    "SELECT count(*) FROM _trace_import_logs",
+                    "SELECT count(*) FROM __intrinsic_state",
+                    "SELECT count(*) FROM __sextant_proto_content",
+                    // Every arg set named anywhere has its rows.
+                    "SELECT count(DISTINCT arg_set_id) FROM args",
+                    "SELECT count(*) FROM (SELECT arg_set_id FROM process UNION ALL
+                       SELECT arg_set_id FROM thread UNION ALL
+                       SELECT dimension_arg_set_id FROM __intrinsic_track UNION ALL
+                       SELECT arg_set_id FROM flow UNION ALL
+                       SELECT arg_set_id FROM _trace_import_logs UNION ALL
+                       SELECT arg_set_id FROM __intrinsic_state UNION ALL
+                       SELECT arg_set_id FROM __sextant_proto_content) s
+                     WHERE s.arg_set_id NOT IN (SELECT arg_set_id FROM args)",
+                ]
+                .map(count);
+                drop(reader);
+                remove_db(&path);
+                counts
+            });
+            let n = n as i64;
+            // Tracks share dimension sets with nothing else; the other sets are all
+            // different: 2n identity sets + n track sets + 4n finishing sets.
+            assert_eq!(counts, [n, n, n, n, n, n, n, 7 * n, 0], "live: {live}");
+        }
+    }
+
     fn remove_db(path: &Path) {
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
