@@ -273,9 +273,8 @@ mod tests {
                 commit(&conn, live).expect("commit");
                 drop(conn);
                 let reader = open_read_only(&path).expect("reader");
-                let count = |sql: &str| -> i64 {
-                    reader.query_row(sql, [], |r| r.get(0)).expect(sql)
-                };
+                let count =
+                    |sql: &str| -> i64 { reader.query_row(sql, [], |r| r.get(0)).expect(sql) };
                 let counts = [
                     "SELECT count(*) FROM process",
                     "SELECT count(*) FROM thread",
