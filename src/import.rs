@@ -17,7 +17,7 @@ use crate::ir::{
 };
 use crate::manifest::{self, Manifest, ManifestError};
 use crate::parse::{self, FileContext, MachineScope, ParseError};
-use crate::source::{self, Kind, SourceError, TraceFile};
+use crate::source::{self, Fault, Kind, SourceError, TraceFile};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
@@ -29,6 +29,8 @@ pub enum ImportError {
     Manifest { file: String, error: ManifestError },
     #[error("{file}: Unknown trace type provided (ERR:fmt): not a Perfetto protobuf, Chrome JSON or systrace file, nor a ZIP/TAR/gzip archive")]
     UnknownType { file: String },
+    #[error("{file}: {}", Fault::Limit { limit: *limit }.describe())]
+    TooLarge { file: String, limit: u64 },
     #[error("the import was cancelled")]
     Cancelled,
     #[error("there is no clock node {0} to put trace time on")]
@@ -192,8 +194,8 @@ impl Session {
         let mut sink = Sink::new();
         let bytes_total: u64 = files
             .iter()
-            .filter(|f| !f.kind.is_container())
-            .map(|f| f.size)
+            .filter_map(|f| f.data.as_ref())
+            .map(|d| d.stored_len())
             .sum();
         let mut state = Progress {
             stage: Stage::Reading,
@@ -207,6 +209,14 @@ impl Session {
         let traces: Vec<usize> = (0..files.len())
             .filter(|&i| !files[i].kind.is_container())
             .collect();
+        if traces.is_empty() && !files.is_empty() && !files[0].problems.is_empty() {
+            // An archive with nothing readable left.
+            let problems: Vec<&str> = files[0].problems.iter().map(|p| p.1.as_str()).collect();
+            return Err(ImportError::Source(SourceError::Corrupt {
+                name: input_name.to_string(),
+                problem: problems.join("; "),
+            }));
+        }
         if traces.is_empty() || traces.iter().all(|&i| files[i].kind == Kind::Unknown) {
             return Err(ImportError::UnknownType {
                 file: input_name.to_string(),
@@ -232,7 +242,19 @@ impl Session {
             if cancel.load(Ordering::Relaxed) {
                 return Err(ImportError::Cancelled);
             }
-            if file.kind.is_container() || file.kind == Kind::Manifest {
+            sink.current_file = order as u32;
+            // A damaged container, read anyway.
+            for (stat, _) in &file.problems {
+                sink.stat(stat, NO_MACHINE, 1);
+            }
+            let Some(data) = file.data.clone() else {
+                state.files_done += 1;
+                continue;
+            };
+            if file.kind == Kind::Manifest {
+                // Read by the manifest setup; its size is what it holds.
+                rows[order].size = setup.manifest_size;
+                file.size = setup.manifest_size;
                 state.files_done += 1;
                 continue;
             }
@@ -240,53 +262,102 @@ impl Session {
             let name = file_names[order].clone();
             state.stage = Stage::Parsing { file: name.clone() };
             progress(&state);
-            sink.current_file = index;
             let ctx = setup.context(index, file.name.as_deref(), &mut sink);
-            let bytes = std::mem::take(&mut file.bytes);
-            let wrap = |error| match error {
-                ParseError::Cancelled => ImportError::Cancelled,
-                error => ImportError::Parse {
-                    file: name.clone(),
-                    error,
-                },
-            };
-            match file.kind {
+            let opened = data.open().map_err(|error| SourceError::Read {
+                path: name.clone(),
+                error,
+            })?;
+            let monitor = opened.monitor.clone();
+            let mut reader = opened.reader;
+            let stored = data.stored_len();
+            let parsed = match file.kind {
                 Kind::Proto => {
                     let base = state.clone();
-                    let mut tick = |pos: usize, events: usize| {
+                    let watch = monitor.clone();
+                    let mut tick = |_pos: u64, events: usize| {
                         let mut s = base.clone();
-                        s.bytes_done += pos as u64;
+                        s.bytes_done += watch.stored().min(stored);
                         s.events = events as u64;
                         progress(&s);
                         !cancel.load(Ordering::Relaxed)
                     };
-                    parse::proto::parse_with_progress(&bytes, &mut sink, &ctx, &mut tick)
-                        .map_err(wrap)?;
-                    sink.name_swapper(ctx.machine);
+                    let r = parse::proto::parse_stream(
+                        &mut reader,
+                        data.size_hint(),
+                        &mut sink,
+                        &ctx,
+                        &mut tick,
+                    );
                     formats[order] = Some(Format::Proto);
-                    if setup.is_pinned(file.name.as_deref())
-                        && sink.snapshots.iter().any(|s| s.file == index)
-                    {
-                        return Err(ImportError::Manifest {
-                            file: name,
-                            error: ManifestError::PinWithSnapshots,
-                        });
-                    }
+                    r
                 }
                 Kind::Json => {
-                    parse::json::parse(&bytes, &mut sink, &ctx).map_err(wrap)?;
                     formats[order] = Some(Format::Json);
+                    parse::json::parse_stream(&mut reader, &mut sink, &ctx)
                 }
                 Kind::Systrace => {
-                    parse::systrace::parse(&bytes, &mut sink, &ctx).map_err(wrap)?;
-                    sink.name_swapper(ctx.machine);
                     formats[order] = Some(Format::Systrace);
+                    parse::systrace::parse_stream(&mut reader, &mut sink, &ctx)
                 }
-                Kind::Unknown => return Err(ImportError::UnknownType { file: name }),
-                _ => {}
+                _ => return Err(ImportError::UnknownType { file: name }),
+            };
+            // The rest of the stream (what the parser did not need) still counts in the
+            // file's size.
+            if parsed.is_ok() {
+                let _ = std::io::copy(&mut reader, &mut std::io::sink());
             }
+            drop(reader);
+            let fault = monitor.fault();
+            match (fault, parsed) {
+                (Some(Fault::Limit { limit }), _) => {
+                    return Err(ImportError::TooLarge { file: name, limit });
+                }
+                (Some(Fault::ManifestNotFirst), _) => {
+                    return Err(ImportError::Manifest {
+                        file: name,
+                        error: ManifestError::NotFirst,
+                    });
+                }
+                (_, Err(ParseError::Cancelled)) => return Err(ImportError::Cancelled),
+                (Some(fault), Err(_)) => {
+                    // Nothing usable before the break: the break is the error, named with
+                    // the archive it is in.
+                    let name = match file.parent {
+                        Some(_) => format!("{input_name}: {name}"),
+                        None => name,
+                    };
+                    return Err(ImportError::Source(SourceError::Corrupt {
+                        name,
+                        problem: fault.describe(),
+                    }));
+                }
+                (_, Err(error)) => return Err(ImportError::Parse { file: name, error }),
+                (Some(fault), Ok(())) => {
+                    let stat = match fault {
+                        Fault::MemberCut { .. } => "archive_member_truncated",
+                        _ => "compressed_stream_truncated",
+                    };
+                    sink.stat(stat, ctx.machine, 1);
+                }
+                (None, Ok(())) => {}
+            }
+            if file.kind != Kind::Json {
+                sink.name_swapper(ctx.machine);
+            }
+            if file.kind == Kind::Proto
+                && setup.is_pinned(file.name.as_deref())
+                && sink.snapshots.iter().any(|s| s.file == index)
+            {
+                return Err(ImportError::Manifest {
+                    file: name,
+                    error: ManifestError::PinWithSnapshots,
+                });
+            }
+            // Once read, a file's size is what it held (decompressed).
+            file.size = monitor.delivered();
+            rows[order].size = file.size;
             state.files_done += 1;
-            state.bytes_done += file.size;
+            state.bytes_done += stored;
             state.events = sink.events.len() as u64;
             progress(&state);
         }
@@ -673,11 +744,39 @@ fn order_ties_by_queue(sink: &mut Sink) {
     }
 }
 
+/// A manifest file's bytes (it is small, and needed whole).
+fn read_manifest(file: &TraceFile, name: &str) -> Result<Vec<u8>, ImportError> {
+    let read_error = |error| {
+        ImportError::Source(SourceError::Read {
+            path: name.to_string(),
+            error,
+        })
+    };
+    let Some(data) = &file.data else {
+        return Ok(Vec::new());
+    };
+    let mut opened = data.open().map_err(read_error)?;
+    let bytes = source::read_bounded(&mut opened.reader, MAX_MANIFEST_BYTES, "the manifest")
+        .map_err(read_error)?;
+    if let Some(fault) = opened.monitor.fault() {
+        return Err(ImportError::Source(SourceError::Corrupt {
+            name: name.to_string(),
+            problem: fault.describe(),
+        }));
+    }
+    Ok(bytes)
+}
+
 /// The manifest of an input (if any), checked and resolved against the files.
 struct ManifestSetup {
     manifest: Option<Manifest>,
     clocks: ManifestClocks,
+    /// The manifest file's size.
+    manifest_size: u64,
 }
+
+/// A manifest larger than this is refused (real ones are a few KB).
+const MAX_MANIFEST_BYTES: u64 = 16 << 20;
 
 impl ManifestSetup {
     fn read(
@@ -691,6 +790,7 @@ impl ManifestSetup {
         let none = ManifestSetup {
             manifest: None,
             clocks: ManifestClocks::default(),
+            manifest_size: 0,
         };
         let Some(&at) = manifests.first() else {
             return Ok(none);
@@ -703,7 +803,8 @@ impl ManifestSetup {
         if files[..at].iter().any(is_trace) {
             return Err(fail(ManifestError::NotFirst));
         }
-        let m = manifest::parse(&files[at].bytes).map_err(fail)?;
+        let bytes = read_manifest(&files[at], &names[at])?;
+        let m = manifest::parse(&bytes).map_err(fail)?;
         m.check_references().map_err(fail)?;
         // An override naming a member that is itself an archive or a manifest is refused
         // (even a second manifest: Trace Processor meets the override first).
@@ -802,6 +903,7 @@ impl ManifestSetup {
         Ok(ManifestSetup {
             manifest: Some(m),
             clocks,
+            manifest_size: bytes.len() as u64,
         })
     }
 

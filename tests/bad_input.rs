@@ -408,11 +408,19 @@ const X1: &str = r#"{"ph":"X","pid":1,"tid":1,"ts":1,"dur":2,"name":"first"}"#;
 const X2: &str = r#"{"ph":"X","pid":1,"tid":1,"ts":5,"dur":2,"name":"second"}"#;
 
 #[test]
-fn json_truncated_object_is_an_error() {
+fn json_object_cut_short_keeps_its_events_and_counts_the_cut() {
     let text = format!(r#"{{"traceEvents": [{X1}, {X2}"#);
-    expect_err("trunc.json", text.as_bytes(), &["ends in the middle"]);
+    let db = expect_ok("trunc.json", text.as_bytes());
+    assert_eq!(db.slices().len(), 2);
+    assert_eq!(db.stat("json_truncated"), 1);
     let text = format!(r#"{{"traceEvents": [{X1}, {X2}], "metadata": {{"a": "#);
-    expect_err("trunc-meta.json", text.as_bytes(), &["ends in the middle"]);
+    let db = expect_ok("trunc-meta.json", text.as_bytes());
+    assert_eq!(db.slices().len(), 2);
+    assert_eq!(db.stat("json_truncated"), 1);
+    assert_eq!(
+        db.stat_severity("json_truncated").as_deref(),
+        Some("data_loss")
+    );
 }
 
 #[test]
@@ -648,13 +656,34 @@ fn systrace_unbalanced_begin_end() {
 // ---------------------------------------------------------------------------------------
 
 #[test]
-fn gzip_with_corrupt_data_is_an_error() {
+fn gzip_corrupt_half_way_keeps_what_came_before_and_counts_it() {
+    let full = expect_ok("whole.pftrace", &data("a_track_events.pftrace")).slices();
     let mut gz = gzip(&data("a_track_events.pftrace"));
     let mid = gz.len() / 2;
     for b in &mut gz[mid..mid + 16] {
         *b ^= 0x5a;
     }
-    expect_err("corrupt.pftrace.gz", &gz, &["gzip", "corrupt"]);
+    let db = expect_ok("corrupt.pftrace.gz", &gz);
+    assert_eq!(db.stat("compressed_stream_truncated"), 1);
+    let slices: usize = db
+        .conn
+        .query_row("select count(*) from slice", [], |r| r.get(0))
+        .expect("count");
+    assert!(
+        slices > 0 && slices < full.len(),
+        "{slices} of {}",
+        full.len()
+    );
+}
+
+#[test]
+fn gzip_corrupt_from_its_start_is_an_error() {
+    let mut gz = gzip(&data("a_track_events.pftrace"));
+    // Past the 10-byte header, the deflate data itself.
+    for b in &mut gz[10..30] {
+        *b ^= 0x5a;
+    }
+    expect_err("corrupt-start.pftrace.gz", &gz, &["corrupt"]);
 }
 
 #[test]
@@ -689,7 +718,7 @@ fn corrupt_member(zip_bytes: &mut [u8], index: usize) {
 }
 
 #[test]
-fn zip_with_corrupt_member_is_an_error() {
+fn zip_with_a_corrupt_member_keeps_the_others_and_counts_it_against_that_member() {
     for method in [
         zip::CompressionMethod::Stored,
         zip::CompressionMethod::Deflated,
@@ -702,34 +731,52 @@ fn zip_with_corrupt_member_is_an_error() {
         ]);
         corrupt_member(&mut z, 1);
         let tag = format!("corrupt-member-{method:?}.zip");
-        match import(&tag, &z) {
-            Outcome::Ok(_) => panic!("{tag}: a corrupt member was imported silently"),
-            Outcome::Err { message, .. } => {
-                assert!(
-                    message.contains("broken.pftrace"),
-                    "{tag}: the error should name the member: {message}"
-                );
-                let lower = message.to_lowercase();
-                assert!(
-                    ["corrupt", "decompress", "checksum", "invalid"]
-                        .iter()
-                        .any(|p| lower.contains(p)),
-                    "{tag}: the error should say what is wrong: {message}"
-                );
-            }
-        }
+        let db = expect_ok(&tag, &z);
+        // Counted once, on the broken member's file.
+        let on: Vec<(String, i64)> = {
+            let mut st = db
+                .conn
+                .prepare(
+                    "select f.name, s.value from stats s join __intrinsic_trace_file f
+                     on f.id = s.trace_id where s.name = 'compressed_stream_truncated'
+                     and s.value > 0",
+                )
+                .expect("query");
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .expect("rows")
+                .collect::<Result<_, _>>()
+                .expect("rows")
+        };
+        assert_eq!(on, [("broken.pftrace".to_string(), 1)], "{tag}");
+        // The good member is whole.
+        let names: Vec<String> = db.slices().into_iter().map(|s| s.0).collect();
+        assert!(names.len() > 1, "{tag}: {names:?}");
     }
 }
 
 #[test]
-fn zip_with_corrupt_directory_is_an_error() {
+fn zip_with_a_corrupt_directory_is_read_from_its_local_headers() {
     let chrome = data("g_chrome.json");
+    let whole = expect_ok("good.json", &chrome).slices();
     let mut z = zip_of(&[("good.json", &chrome, zip::CompressionMethod::Deflated)]);
     // Break the end-of-central-directory record's offset field.
     let eocd = z.len() - 22;
     assert_eq!(&z[eocd..eocd + 4], b"PK\x05\x06");
     z[eocd + 16..eocd + 20].copy_from_slice(&[0xff, 0xff, 0xff, 0x0f]);
-    expect_err("bad-directory.zip", &z, &["zip"]);
+    let db = expect_ok("bad-directory.zip", &z);
+    assert_eq!(db.slices(), whole);
+    assert_eq!(db.stat("archive_damaged"), 1);
+}
+
+#[test]
+fn zip_without_any_readable_member_is_an_error() {
+    let mut z = zip_of(&[(
+        "good.json",
+        &data("g_chrome.json"),
+        zip::CompressionMethod::Deflated,
+    )]);
+    z.truncate(40);
+    expect_err("nothing-left.zip", &z, &["zip", "cut", "corrupt"]);
 }
 
 #[test]

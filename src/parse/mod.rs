@@ -68,3 +68,21 @@ impl ParseError {
         ParseError::Invalid(msg.into())
     }
 }
+
+/// Hands out its bytes `step` at a time, as a slow pipe or a decompressor would: streamed
+/// parsers must read the same events from it as from the whole file.
+#[cfg(test)]
+pub(crate) struct Trickle<'a> {
+    pub bytes: &'a [u8],
+    pub step: usize,
+}
+
+#[cfg(test)]
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.step.min(buf.len()).min(self.bytes.len());
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        Ok(n)
+    }
+}

@@ -3,6 +3,7 @@
 //! interned data, packet defaults, incremental counters and delta timestamps.
 
 use std::collections::HashMap;
+use std::io::Read;
 
 use prost::Message;
 
@@ -196,19 +197,90 @@ fn read_varint(buf: &[u8]) -> Option<(u64, usize)> {
 /// Imports a protobuf trace. A file cut off in the middle keeps every whole packet before
 /// the cut and counts the rest in `proto_truncated`.
 pub fn parse(bytes: &[u8], sink: &mut Sink, ctx: &FileContext) -> Result<(), ParseError> {
-    parse_with_progress(bytes, sink, ctx, &mut |_, _| true)
+    let mut input = bytes;
+    parse_stream(&mut input, bytes.len() as u64, sink, ctx, &mut |_, _| true)
 }
 
 /// Packets between two calls of the progress callback.
 const PACKETS_PER_TICK: u64 = 1 << 16;
 
-/// Like [`parse`]; `tick(bytes read, events so far)` is called every few thousand packets,
-/// and the parse stops with [`ParseError::Cancelled`] when it returns false.
-pub fn parse_with_progress(
-    bytes: &[u8],
+/// Bytes read from the input at a time.
+const CHUNK: usize = 4 << 20;
+
+/// The unread part of a streamed file: whole packets are parsed in place, a packet cut by
+/// the end of the buffer waits for the next read.
+struct Window<'r> {
+    input: &'r mut dyn Read,
+    buf: Vec<u8>,
+    /// Where the unparsed bytes start in `buf`.
+    at: usize,
+    /// The file offset of `buf[0]`.
+    base: u64,
+    eof: bool,
+    /// The file's first bytes, kept for the trace uuid's hash.
+    head: Vec<u8>,
+    /// Bytes to read next time.
+    chunk: usize,
+}
+
+impl Window<'_> {
+    /// Makes at least `n` unparsed bytes available, unless the input ends first.
+    fn want(&mut self, n: usize) -> Result<bool, ParseError> {
+        while self.buf.len() - self.at < n && !self.eof {
+            if self.at > 0 {
+                self.buf.drain(..self.at);
+                self.base += self.at as u64;
+                self.at = 0;
+            }
+            let start = self.buf.len();
+            // Grow by what is there, not by what a (maybe corrupt) length claims: a chunk
+            // (small at first, for small files), or doubling for a packet larger than one.
+            let room = self.chunk.max(start);
+            self.chunk = (self.chunk * 2).min(CHUNK);
+            self.buf.resize(start + room, 0);
+            let mut filled = start;
+            while filled < self.buf.len() {
+                match self.input.read(&mut self.buf[filled..]) {
+                    Ok(0) => {
+                        self.eof = true;
+                        break;
+                    }
+                    Ok(k) => filled += k,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        return Err(ParseError::invalid(format!("cannot read the file: {e}")))
+                    }
+                }
+            }
+            self.buf.truncate(filled);
+            if self.head.len() < UUID_HASH_BYTES {
+                let take = (UUID_HASH_BYTES - self.head.len()).min(filled - start);
+                let new = &self.buf[start..start + take];
+                self.head.extend_from_slice(new);
+            }
+        }
+        Ok(self.buf.len() - self.at >= n)
+    }
+
+    fn unparsed(&self) -> &[u8] {
+        &self.buf[self.at..]
+    }
+
+    /// The file offset of the first unparsed byte.
+    fn pos(&self) -> u64 {
+        self.base + self.at as u64
+    }
+}
+
+/// Like [`parse`], reading `input` as a stream (`size_hint`: its length if known, to size
+/// buffers). `tick(events so far)` is called every few thousand packets, and the parse
+/// stops with [`ParseError::Cancelled`] when it returns false.
+pub fn parse_stream(
+    input: &mut dyn Read,
+    size_hint: u64,
     sink: &mut Sink,
     ctx: &FileContext,
-    tick: &mut dyn FnMut(usize, usize) -> bool,
+    tick: &mut dyn FnMut(u64, usize) -> bool,
 ) -> Result<(), ParseError> {
     let mut p = Parser {
         sink,
@@ -232,66 +304,88 @@ pub fn parse_with_progress(
     };
     // Track events take about 16 bytes or more on the wire; reserving up front avoids the
     // doubling spike (old and new buffers alive at once) on large traces.
-    p.sink.events.reserve(bytes.len() / 16);
-    let mut pos = 0usize;
-    while pos < bytes.len() {
-        let Some((tag, n)) = read_varint(&bytes[pos..]) else {
-            p.truncated(pos)?;
+    let hint = usize::try_from(size_hint).unwrap_or(usize::MAX);
+    p.sink.events.reserve(hint.min(1 << 34) / 16);
+    let mut w = Window {
+        input,
+        buf: Vec::new(),
+        at: 0,
+        base: 0,
+        eof: false,
+        head: Vec::new(),
+        chunk: 64 << 10,
+    };
+    // A field's header: a tag and a length, ten bytes each at most.
+    const HEADER: usize = 20;
+    loop {
+        w.want(HEADER)?;
+        if w.unparsed().is_empty() {
+            break;
+        }
+        let bytes = w.unparsed();
+        let Some((tag, n)) = read_varint(bytes) else {
+            p.truncated(w.pos())?;
             break;
         };
         let field = tag >> 3;
         let wire = tag & 7;
-        pos += n;
-        let skip = match wire {
-            0 => read_varint(&bytes[pos..]).map(|(_, n)| n),
-            1 => Some(8),
-            5 => Some(4),
-            2 => match read_varint(&bytes[pos..]) {
-                Some((len, n)) => {
-                    let start = pos + n;
-                    let end = start
-                        .checked_add(len as usize)
-                        .filter(|&e| e <= bytes.len());
-                    match end {
-                        Some(end) => {
-                            if field == 1 {
-                                p.packet(&bytes[start..end], start as u64);
-                                if let Some(e) = p.fatal.take() {
-                                    return Err(e);
-                                }
-                                if p.packets.is_multiple_of(PACKETS_PER_TICK)
-                                    && !tick(end, p.sink.events.len())
-                                {
-                                    return Err(ParseError::Cancelled);
-                                }
-                            }
-                            Some(end - pos)
-                        }
-                        None => None,
-                    }
+        let (value_at, len) = match wire {
+            0 => match read_varint(&bytes[n..]) {
+                Some((_, k)) => (n, k),
+                None => {
+                    p.truncated(w.pos())?;
+                    break;
                 }
-                None => None,
+            },
+            1 => (n, 8),
+            5 => (n, 4),
+            2 => match read_varint(&bytes[n..]) {
+                Some((len, k)) => match usize::try_from(len) {
+                    Ok(len) => (n + k, len),
+                    Err(_) => {
+                        p.truncated(w.pos())?;
+                        break;
+                    }
+                },
+                None => {
+                    p.truncated(w.pos())?;
+                    break;
+                }
             },
             _ => {
                 if p.packets == 0 {
                     return Err(ParseError::invalid(format!(
-                        "not a Perfetto protobuf trace: invalid wire type {wire} at byte {pos}"
+                        "not a Perfetto protobuf trace: invalid wire type {wire} at byte {}",
+                        w.pos()
                     )));
                 }
                 p.sink.stat("proto_packet_decode_failure", ctx.machine, 1);
-                p.finish(bytes);
-                return Ok(());
-            }
-        };
-        match skip {
-            Some(n) if pos + n <= bytes.len() => pos += n,
-            _ => {
-                p.truncated(pos)?;
                 break;
             }
+        };
+        let Some(end) = value_at.checked_add(len) else {
+            p.truncated(w.pos())?;
+            break;
+        };
+        if !w.want(end)? {
+            p.truncated(w.pos())?;
+            break;
         }
+        if field == 1 && wire == 2 {
+            let offset = w.pos() + value_at as u64;
+            let packet = &w.unparsed()[value_at..end];
+            p.packet(packet, offset);
+            if let Some(e) = p.fatal.take() {
+                return Err(e);
+            }
+            if p.packets.is_multiple_of(PACKETS_PER_TICK) && !tick(w.pos(), p.sink.events.len()) {
+                return Err(ParseError::Cancelled);
+            }
+        }
+        w.at += end;
     }
-    p.finish(bytes);
+    let head = std::mem::take(&mut w.head);
+    p.finish(&head);
     Ok(())
 }
 
@@ -397,7 +491,7 @@ fn lossy(s: &str) -> &str {
 }
 
 impl Parser<'_> {
-    fn truncated(&mut self, at: usize) -> Result<(), ParseError> {
+    fn truncated(&mut self, at: u64) -> Result<(), ParseError> {
         if self.packets == 0 {
             return Err(ParseError::Truncated(format!(
                 "the first packet (byte {at}); the file is empty or not a protobuf trace"
@@ -3204,6 +3298,24 @@ mod tests {
         assert_eq!(sdk("Tiramisu"), None);
     }
     use super::*;
+
+    #[test]
+    fn a_stream_read_a_few_bytes_at_a_time_parses_as_the_whole_file_does() {
+        let bytes = include_bytes!("../../tests/data/a_track_events.pftrace");
+        let ctx = FileContext::new(0, 0);
+        let mut whole = Sink::new();
+        parse(bytes, &mut whole, &ctx).expect("parses");
+        for step in [1, 3, 4096] {
+            let mut sink = Sink::new();
+            let mut input = crate::parse::Trickle { bytes, step };
+            parse_stream(&mut input, 0, &mut sink, &ctx, &mut |_, _| true).expect("parses");
+            assert_eq!(
+                format!("{:?}", sink.decoded()),
+                format!("{:?}", whole.decoded())
+            );
+            assert_eq!(sink.stats, whole.stats, "step {step}");
+        }
+    }
 
     #[test]
     fn task_states_use_the_4_4_layout() {

@@ -19,7 +19,7 @@
 //! files and on the JSON file's own TRACE_FILE clock for `systemTraceEvents` ([`parse_text`]).
 
 use std::borrow::Cow;
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 
 use super::atrace::{self, clean_utf8};
 use super::{FileContext, ParseError};
@@ -34,30 +34,70 @@ const PRELUDE_LOOKAHEAD: usize = 4096;
 const TRACE_DATA_SECTION: &[u8] = br#"<script class="trace-data" type="application/text">"#;
 const SCRIPT_END: &[u8] = b"</script>";
 
-/// Imports a whole systrace file (plain ftrace text or systrace HTML).
+/// Imports a whole systrace file (plain ftrace text or systrace HTML) from memory.
+pub fn parse(bytes: &[u8], sink: &mut Sink, ctx: &FileContext) -> Result<(), ParseError> {
+    let mut input = bytes;
+    parse_stream(&mut input, sink, ctx)
+}
+
+/// Imports a systrace file (plain ftrace text or systrace HTML), reading it line by line.
 ///
 /// Lines that do not tokenize count as stat `systrace_parse_failure` and are skipped, as are
 /// the handlers' own errors. As in Trace Processor, a last line without a terminating `\n` is
 /// not read, and in HTML the `</script>` closing the first ftrace block ends parsing.
-pub fn parse(bytes: &[u8], sink: &mut Sink, ctx: &FileContext) -> Result<(), ParseError> {
-    let data = strip_prelude(bytes)?;
+pub fn parse_stream(
+    input: &mut dyn Read,
+    sink: &mut Sink,
+    ctx: &FileContext,
+) -> Result<(), ParseError> {
+    let read_err = |e: std::io::Error| ParseError::invalid(format!("cannot read the file: {e}"));
+    let mut head = Vec::with_capacity(HEAD_BYTES);
+    input
+        .take(HEAD_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(read_err)?;
+    let (skip, compressed) = strip_prelude(&head);
+    let mut body = std::io::Cursor::new(head);
+    body.set_position(skip as u64);
+    let inflate_failed = std::rc::Rc::new(std::cell::Cell::new(false));
+    let mut reader: Box<dyn BufRead + '_> = if compressed {
+        let decoder = flate2::read::ZlibDecoder::new(body.chain(input));
+        Box::new(BufReader::with_capacity(
+            1 << 16,
+            Inflated {
+                inner: decoder,
+                failed: inflate_failed.clone(),
+            },
+        ))
+    } else {
+        Box::new(BufReader::with_capacity(1 << 16, body.chain(input)))
+    };
+    // The first bytes of the ftrace text tell HTML from plain text.
+    let html = is_html(reader.fill_buf().map_err(read_err)?);
+    if compressed && inflate_failed.get() {
+        return Err(ParseError::invalid(
+            "cannot inflate the compressed atrace data (after TRACE:)",
+        ));
+    }
     let clock = sink.builtin_clock(ctx.machine, clocks::MONOTONIC);
     let mut parser = LineParser::new(sink, ctx.machine, clock);
-
-    let html = is_html(&data);
     let mut state = if html {
         State::HtmlBeforeSystrace
     } else {
         State::Systrace
     };
 
-    let mut rest: &[u8] = &data;
     let mut first = true;
-    // Only `\n`-terminated lines are read (a trailing partial line is dropped, as the
-    // reference does).
-    while let Some(nl) = rest.iter().position(|&b| b == b'\n') {
-        let mut line = &rest[..nl];
-        rest = &rest[nl + 1..];
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        reader.read_until(b'\n', &mut buf).map_err(read_err)?;
+        // Only `\n`-terminated lines are read (a trailing partial line is dropped, as the
+        // reference does).
+        let Some((&b'\n', line)) = buf.split_last() else {
+            break;
+        };
+        let mut line = line;
         if let [head @ .., b'\r'] = line {
             line = head;
         }
@@ -107,7 +147,36 @@ pub fn parse(bytes: &[u8], sink: &mut Sink, ctx: &FileContext) -> Result<(), Par
             }
         }
     }
+    if inflate_failed.get() {
+        // The lines before the break were read.
+        sink.stat("compressed_stream_truncated", ctx.machine, 1);
+    }
     Ok(())
+}
+
+/// The first bytes read at once: enough for the `TRACE:\n` prelude and the first lines.
+const HEAD_BYTES: usize = 64 << 10;
+
+/// Inflated `atrace -z` data: a zlib stream that breaks part-way ends the text there (the
+/// lines before it are kept).
+struct Inflated<R> {
+    inner: R,
+    failed: std::rc::Rc<std::cell::Cell<bool>>,
+}
+
+impl<R: Read> Read for Inflated<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.failed.get() {
+            return Ok(0);
+        }
+        match self.inner.read(buf) {
+            Err(e) if e.kind() != std::io::ErrorKind::Interrupted => {
+                self.failed.set(true);
+                Ok(0)
+            }
+            r => r,
+        }
+    }
 }
 
 /// Imports ftrace text lines embedded in a Chrome JSON file (`systemTraceEvents`).
@@ -158,27 +227,21 @@ enum DumpKind {
     Short,
 }
 
-/// Drops a `TRACE:\n` prelude (inflating a zlib stream that follows it, as `atrace -z`
-/// writes) and returns the ftrace text.
-fn strip_prelude(bytes: &[u8]) -> Result<Cow<'_, [u8]>, ParseError> {
+/// Finds a `TRACE:\n` prelude (adb `atrace` output) in the first bytes and returns where
+/// the text after it starts, and whether that is a zlib stream (`atrace -z`; the decoder stops at the end of
+/// the stream, so bytes adb appends after it are never read).
+fn strip_prelude(head: &[u8]) -> (usize, bool) {
     const MARKER: &[u8] = b"TRACE:\n";
-    let head = &bytes[..bytes.len().min(PRELUDE_LOOKAHEAD)];
-    let Some(pos) = find(head, MARKER) else {
-        return Ok(Cow::Borrowed(bytes));
+    let lookahead = &head[..head.len().min(PRELUDE_LOOKAHEAD)];
+    let Some(pos) = find(lookahead, MARKER) else {
+        return (0, false);
     };
-    let body = &bytes[pos + MARKER.len()..];
+    let start = pos + MARKER.len();
+    let body = &head[start..];
     let zlib = body.len() >= 2
         && body[0] & 0x0f == 8
         && (u16::from(body[0]) << 8 | u16::from(body[1])) % 31 == 0;
-    if !zlib {
-        return Ok(Cow::Borrowed(body));
-    }
-    // The decoder stops at the end of the zlib stream; adb may append unrelated bytes.
-    let mut out = Vec::new();
-    flate2::read::ZlibDecoder::new(body)
-        .read_to_end(&mut out)
-        .map_err(|e| ParseError::invalid(format!("cannot inflate compressed atrace data: {e}")))?;
-    Ok(Cow::Owned(out))
+    (start, zlib)
 }
 
 /// Systrace HTML starts with a tag; an ftrace line may start with `<idle>` / `<...>` too.
@@ -763,6 +826,24 @@ impl LineParser {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stream_read_a_few_bytes_at_a_time_parses_as_the_whole_file_does() {
+        let bytes = include_bytes!("../../tests/data/h_systrace.txt");
+        let ctx = FileContext::new(0, 0);
+        let mut whole = Sink::new();
+        parse(bytes, &mut whole, &ctx).expect("parses");
+        for step in [1, 3, 4096] {
+            let mut sink = Sink::new();
+            let mut input = crate::parse::Trickle { bytes, step };
+            parse_stream(&mut input, &mut sink, &ctx).expect("parses");
+            assert_eq!(
+                format!("{:?}", sink.decoded()),
+                format!("{:?}", whole.decoded())
+            );
+            assert_eq!(sink.stats, whole.stats, "step {step}");
+        }
+    }
     use crate::ir::DecodedEvent;
 
     fn ctx() -> FileContext {

@@ -1,0 +1,363 @@
+//! Opens an input and lists the trace files in it, each sniffed by content (never by name):
+//! ZIP and TAR archives, gzip streams, perfetto manifests, protobuf, JSON and systrace.
+//!
+//! Nothing is read whole here: a file is a [`Data`] (a range of the input, decompressed as
+//! its container requires) that the parser streams from; only the first few KB of each are
+//! read, to tell what it is.
+
+mod archive;
+mod gzip;
+mod stream;
+
+pub use stream::{
+    format_size, parse_size, read_bounded, Backing, Codec, Data, Fault, Limits, Monitor, Opened,
+    LIMIT_ENV,
+};
+
+use std::path::Path;
+use std::sync::Arc;
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Proto,
+    Json,
+    Systrace,
+    Manifest,
+    Zip,
+    Tar,
+    Gzip,
+    Unknown,
+}
+
+impl Kind {
+    /// The `trace_type` Trace Processor writes into `__intrinsic_trace_file`.
+    pub fn trace_type(self) -> &'static str {
+        match self {
+            Kind::Proto => "proto",
+            Kind::Json => "json",
+            Kind::Systrace => "systrace",
+            Kind::Manifest => "perfetto_manifest",
+            Kind::Zip => "zip",
+            Kind::Tar => "tar",
+            Kind::Gzip => "gzip",
+            Kind::Unknown => "unknown",
+        }
+    }
+
+    pub fn is_container(self) -> bool {
+        matches!(self, Kind::Zip | Kind::Tar | Kind::Gzip)
+    }
+
+    /// Processing priority inside an archive: manifest, proto, containers, the rest.
+    fn priority(self) -> i32 {
+        match self {
+            Kind::Manifest => -1,
+            Kind::Proto => 0,
+            Kind::Zip | Kind::Tar | Kind::Gzip => 1,
+            _ => 2,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    // The io error is part of the message, not a `source`, so it is printed once.
+    #[error("cannot read {path}: {error}")]
+    Read { path: String, error: std::io::Error },
+    #[error("{name}: {problem}")]
+    Corrupt { name: String, problem: String },
+    #[error("{name}: an archive inside an archive is not supported (recursive synchronization is not supported)")]
+    NestedArchive { name: String },
+}
+
+/// One input file: the archive itself, or a trace inside it.
+#[derive(Debug)]
+pub struct TraceFile {
+    /// Member path inside the parent; `None` for the top-level input.
+    pub name: Option<String>,
+    pub kind: Kind,
+    /// Where its bytes are; `None` for a container (its members are files of their own).
+    pub data: Option<Data>,
+    /// Its size as stored: the input's length, a member's (compressed) size in its archive.
+    /// A decompressed stream's size is known once it is read.
+    pub size: u64,
+    /// Index of the containing file in the list.
+    pub parent: Option<usize>,
+    /// Name for messages when the file has no name of its own (a decompressed stream).
+    pub origin: Option<String>,
+    /// What is wrong with a container that was read anyway (a ZIP without its central
+    /// directory, a TAR cut short, a member with nothing readable left): the stat that
+    /// counts it, and what happened.
+    pub problems: Vec<(&'static str, String)>,
+}
+
+impl TraceFile {
+    /// Name for messages: the member path, the stream it was decompressed from, or the
+    /// input path for the top-level file.
+    pub fn display_name<'a>(&'a self, input: &'a str) -> &'a str {
+        match (&self.name, &self.origin) {
+            (Some(n), _) if !n.is_empty() => n,
+            (_, Some(origin)) => origin,
+            _ => input,
+        }
+    }
+}
+
+fn skip_ws(bytes: &[u8]) -> &[u8] {
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(bytes.len());
+    &bytes[start..]
+}
+
+fn starts_with_ci(bytes: &[u8], prefix: &[u8]) -> bool {
+    bytes.len() >= prefix.len() && bytes[..prefix.len()].eq_ignore_ascii_case(prefix)
+}
+
+/// Guesses what a file is from its first bytes.
+pub fn sniff(bytes: &[u8]) -> Kind {
+    if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
+        return Kind::Zip;
+    }
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        return Kind::Gzip;
+    }
+    if bytes.len() >= 262 && &bytes[257..262] == b"ustar" {
+        return Kind::Tar;
+    }
+    if crate::manifest::is_manifest(bytes) {
+        return Kind::Manifest;
+    }
+    let text = skip_ws(bytes);
+    if let Some(rest) = text.strip_prefix(b"{") {
+        if skip_ws(rest).starts_with(b"\"") {
+            return Kind::Json;
+        }
+    }
+    if let Some(rest) = text.strip_prefix(b"[") {
+        let rest = skip_ws(rest);
+        if rest.starts_with(b"{") || rest.starts_with(b"]") {
+            return Kind::Json;
+        }
+    }
+    if bytes.first() == Some(&0x0a) {
+        return Kind::Proto;
+    }
+    let head = &bytes[..bytes.len().min(4096)];
+    let head_has = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
+    if head_has(b"# tracer")
+        || head_has(b"TRACE:\n")
+        || starts_with_ci(text, b"<!doctype html>")
+        || starts_with_ci(text, b"<html>")
+        || bytes.starts_with(b"cpus=")
+        || bytes.starts_with(b" ")
+    {
+        return Kind::Systrace;
+    }
+    // A proto trace may also start with a packet of another top-level field number; only
+    // field 1 (TracePacket) is valid, so anything else is unknown.
+    Kind::Unknown
+}
+
+/// How many bytes of a file are read to tell what it is.
+const SNIFF_BYTES: usize = 4096;
+
+/// The first bytes of `data` and what they say it is.
+fn sniff_data(name: &str, data: &Data) -> Result<(Kind, Option<Fault>), SourceError> {
+    let (head, fault) = data.head(SNIFF_BYTES).map_err(|error| SourceError::Read {
+        path: name.to_string(),
+        error,
+    })?;
+    Ok((sniff(&head), fault))
+}
+
+/// Opens a path (with the decompression limit of [`Limits::from_env`]) and lists the files
+/// to process, in processing order.
+pub fn open(path: &Path) -> Result<Vec<TraceFile>, SourceError> {
+    let limits = Limits::from_env().map_err(|problem| SourceError::Corrupt {
+        name: LIMIT_ENV.to_string(),
+        problem,
+    })?;
+    open_with(path, limits)
+}
+
+/// Like [`open`], with the limits given.
+pub fn open_with(path: &Path, limits: Limits) -> Result<Vec<TraceFile>, SourceError> {
+    let name = path.display().to_string();
+    let meta = std::fs::metadata(path).map_err(|error| SourceError::Read {
+        path: name.clone(),
+        error,
+    })?;
+    if meta.is_dir() {
+        return Err(SourceError::Read {
+            path: name,
+            error: std::io::Error::other("it is a directory, not a trace file"),
+        });
+    }
+    list(&name, Backing::File(path.to_path_buf()), limits)
+}
+
+/// Like [`open`], from bytes already in memory (the embedded demo, tests).
+pub fn open_bytes(input_name: &str, bytes: Vec<u8>) -> Result<Vec<TraceFile>, SourceError> {
+    list(
+        input_name,
+        Backing::Memory(Arc::from(bytes)),
+        Limits::default(),
+    )
+}
+
+fn list(input_name: &str, backing: Backing, limits: Limits) -> Result<Vec<TraceFile>, SourceError> {
+    let size = backing.len().map_err(|error| SourceError::Read {
+        path: input_name.to_string(),
+        error,
+    })?;
+    let whole = Data::whole(backing.clone(), limits);
+    let (kind, _) = sniff_data(input_name, &whole)?;
+    let mut files = vec![TraceFile {
+        name: None,
+        kind,
+        data: (!kind.is_container()).then(|| whole.clone()),
+        size,
+        parent: None,
+        origin: None,
+        problems: Vec::new(),
+    }];
+    match kind {
+        Kind::Zip | Kind::Tar => {
+            let listing = if kind == Kind::Zip {
+                archive::zip(input_name, &backing, limits)?
+            } else {
+                archive::tar(input_name, &backing, limits)?
+            };
+            if let Some(problem) = listing.problem {
+                files[0].problems.push(("archive_damaged", problem));
+            }
+            let mut sorted = Vec::with_capacity(listing.members.len());
+            for (i, m) in listing.members.into_iter().enumerate() {
+                let (k, fault) = sniff_data(&format!("{input_name}: {}", m.name), &m.data)?;
+                if let (Kind::Unknown, Some(fault)) = (k, &fault) {
+                    // Cut or corrupt before anything readable: nothing of it can be kept.
+                    let problem = format!("{}: {}", m.name, fault.describe());
+                    files[0]
+                        .problems
+                        .push(("archive_member_truncated", problem));
+                    continue;
+                }
+                sorted.push((i, m, k));
+            }
+            sorted.sort_by(|a, b| {
+                (a.2.priority(), &a.1.name, a.0).cmp(&(b.2.priority(), &b.1.name, b.0))
+            });
+            for (_, m, k) in sorted {
+                if matches!(k, Kind::Zip | Kind::Tar) {
+                    return Err(SourceError::NestedArchive { name: m.name });
+                }
+                let size = m.data.len.unwrap_or(0);
+                if k == Kind::Gzip {
+                    let parent = files.len();
+                    files.push(TraceFile {
+                        name: Some(m.name.clone()),
+                        kind: Kind::Gzip,
+                        data: None,
+                        size,
+                        parent: Some(0),
+                        origin: None,
+                        problems: Vec::new(),
+                    });
+                    gunzip_children(&m.name, &m.data, parent, &mut files)?;
+                } else {
+                    files.push(TraceFile {
+                        name: Some(m.name),
+                        kind: k,
+                        data: Some(m.data),
+                        size,
+                        parent: Some(0),
+                        origin: None,
+                        problems: Vec::new(),
+                    });
+                }
+            }
+        }
+        Kind::Gzip => gunzip_children(input_name, &whole, 0, &mut files)?,
+        _ => {}
+    }
+    Ok(files)
+}
+
+/// The decompressed files of a gzip stream: one, or a leading manifest member and the
+/// trace after it. A stream that holds an archive is refused.
+fn gunzip_children(
+    name: &str,
+    compressed: &Data,
+    parent: usize,
+    files: &mut Vec<TraceFile>,
+) -> Result<(), SourceError> {
+    let all = compressed.then(Codec::Gzip {
+        skip: 0,
+        take: None,
+    });
+    let first = compressed.then(Codec::Gzip {
+        skip: 0,
+        take: Some(1),
+    });
+    let (first_kind, fault) = sniff_data(name, &first)?;
+    if let Some(Fault::Compressed { problem }) = fault.filter(|_| first_kind == Kind::Unknown) {
+        // Nothing readable at all: the stream is corrupt from its start.
+        return Err(SourceError::Corrupt {
+            name: name.to_string(),
+            problem: format!("gzip data is corrupt: {problem}"),
+        });
+    }
+    let mut children = Vec::new();
+    if first_kind == Kind::Manifest {
+        children.push((Kind::Manifest, first));
+        let rest = compressed.then(Codec::Gzip {
+            skip: 1,
+            take: None,
+        });
+        let (rest_head, _) = rest.head(SNIFF_BYTES).map_err(|error| SourceError::Read {
+            path: name.to_string(),
+            error,
+        })?;
+        if !rest_head.is_empty() {
+            children.push((sniff(&rest_head), rest));
+        }
+    } else {
+        let (kind, _) = sniff_data(name, &all)?;
+        children.push((kind, all));
+    }
+    for (kind, data) in children {
+        if kind.is_container() {
+            return Err(SourceError::NestedArchive {
+                name: name.to_string(),
+            });
+        }
+        files.push(TraceFile {
+            name: Some(String::new()),
+            kind,
+            data: Some(data),
+            size: 0,
+            parent: Some(parent),
+            origin: Some(format!("{name} (decompressed)")),
+            problems: Vec::new(),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniffs_by_content() {
+        assert_eq!(sniff(b"\x0a\x02\x08\x01"), Kind::Proto);
+        assert_eq!(sniff(b"  {\"traceEvents\": []}"), Kind::Json);
+        assert_eq!(sniff(b"[{\"ph\":\"X\"}"), Kind::Json);
+        assert_eq!(sniff(b"{\"perfetto_manifest\": {}}"), Kind::Manifest);
+        assert_eq!(sniff(b"# tracer: nop\n"), Kind::Systrace);
+        assert_eq!(sniff(b"PK\x03\x04rest"), Kind::Zip);
+        assert_eq!(sniff(b"\x1f\x8b\x08"), Kind::Gzip);
+        assert_eq!(sniff(b"hello world"), Kind::Unknown);
+    }
+}
