@@ -510,7 +510,8 @@ impl TableWriter<'_> {
             self.proto_content(conn, sink)?;
             self.cpus(conn, tables, sink)?;
             self.import_logs(conn, tables, sink)?;
-            Self::stats(conn, sink)?;
+            Self::stats(conn, sink, facts)?;
+            Self::trace_diagnostics(conn, sink)?;
             Self::metadata(conn, facts, sink)?;
             Self::files_and_snapshots(conn, facts)?;
             self.track_files(conn)?;
@@ -955,42 +956,46 @@ impl TableWriter<'_> {
         Ok(())
     }
 
-    fn stats(conn: &Connection, sink: &Sink) -> Result<(), DbError> {
+    fn stats(conn: &Connection, sink: &Sink, facts: &ImportFacts) -> Result<(), DbError> {
+        let contexts: Vec<_> = facts
+            .report
+            .files
+            .iter()
+            .map(|f| (f.machine, f.file))
+            .collect();
         let mut stmt = conn.prepare(
-            "INSERT INTO stats (name, idx, severity, source, value, description, machine_id,
-             trace_id) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
+            "INSERT INTO stats (name, key, idx, severity, source, value, description, machine_id,
+             trace_id) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
         )?;
-        let mut rows: Vec<_> = sink.stats.iter().collect();
-        rows.sort_by_key(|(k, _)| (k.name, k.machine, k.file, k.idx));
-        let mut seen = std::collections::HashSet::new();
-        for (key, value) in rows {
-            seen.insert(key.name);
-            let def = stats::lookup(key.name);
+        for r in stats::rows(&sink.stats, &contexts) {
             stmt.execute(params![
-                key.name,
-                key.idx,
-                def.map_or("error", |d| d.severity.as_str()),
-                def.map_or("analysis", |d| d.source.as_str()),
-                value,
-                def.map(|d| d.description),
-                nullable_machine(key.machine),
-                nullable_file(key.file)
+                r.name,
+                r.key,
+                r.idx,
+                r.severity,
+                r.source,
+                r.value,
+                r.description,
+                r.machine,
+                r.file
             ])?;
         }
-        // Single stats nobody incremented still exist, at 0, as in Trace Processor.
-        for def in stats::STATS {
-            if def.indexed || seen.contains(def.name) {
-                continue;
-            }
+        Ok(())
+    }
+
+    fn trace_diagnostics(conn: &Connection, sink: &Sink) -> Result<(), DbError> {
+        let mut stmt = conn.prepare(
+            "INSERT INTO __intrinsic_trace_diagnostics (key, title, description, remediation,
+             confidence, trace_id) VALUES (?1,?2,?3,?4,?5,?6)",
+        )?;
+        for d in &sink.diagnostics {
             stmt.execute(params![
-                def.name,
-                Option::<i64>::None,
-                def.severity.as_str(),
-                def.source.as_str(),
-                0,
-                def.description,
-                0,
-                0
+                d.key,
+                d.title,
+                d.description,
+                d.remediation,
+                d.confidence,
+                d.file
             ])?;
         }
         Ok(())
