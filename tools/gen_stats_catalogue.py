@@ -105,6 +105,8 @@ SEXTANT = [
     ('ftrace_event_unknown', False, 'DataLoss', 'Analysis', "ftrace events with no ftrace_event row: a kind Perfetto's schema (as Sextant knows it) does not list, or a bundle whose bytes could not be matched to its events."),
     ('syscall_unknown', False, 'DataLoss', 'Analysis', "sys_enter / sys_exit events whose number names no syscall of the machine's architecture (SystemInfo utsname.machine), or whose machine gave no architecture Sextant knows; they were dropped."),
     ('sequence_packet_loss_flagged', False, 'DataLoss', 'Analysis', 'The tracing service flagged lost packets on a sequence (previous_packet_dropped); counted even when the trace has no TraceStats to attribute them to a buffer.'),
+    ('sequence_packet_loss', True, 'DataLoss', 'Analysis', 'Packets of this sequence (idx = trusted_packet_sequence_id) that came after a gap the service flagged (previous_packet_dropped), its first packet excepted: the loss markers per writer.'),
+    ('sequence_packets_skipped', True, 'Notice', 'Analysis', 'Packets of this sequence (idx = trusted_packet_sequence_id) skipped because they need incremental state (interned names, defaults) that was lost or never written.'),
     ('proto_truncated', False, 'DataLoss', 'Analysis', 'The protobuf trace ends in the middle of a packet; everything before it was imported.'),
     ('proto_packet_decode_failure', False, 'DataLoss', 'Analysis', 'TracePackets that could not be decoded were skipped.'),
     ('proto_packet_kind_not_imported', True, 'Notice', 'Analysis', 'TracePackets of a kind Sextant does not import (idx = the TracePacket field number): they are in the file but not in the tables.'),

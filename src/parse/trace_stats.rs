@@ -358,9 +358,21 @@ impl LossTracker {
         }
     }
 
-    /// End of the file: what streaming into a file cost, and the config diagnostics.
+    /// End of the file: the losses of each sequence, what streaming into a file cost, and
+    /// the config diagnostics.
     pub fn finish(&mut self, sink: &mut Sink) {
         let file = sink.current_file;
+        let mut sequences: Vec<_> = self.sequences.iter().collect();
+        sequences.sort_unstable_by_key(|(k, _)| **k);
+        for (&(machine, seq_id), seq) in sequences {
+            let idx = Some(i64::from(seq_id));
+            if seq.lost > 0 {
+                sink.set_stat("sequence_packet_loss", idx, machine, seq.lost);
+            }
+            if seq.skipped > 0 {
+                sink.set_stat("sequence_packets_skipped", idx, machine, seq.skipped as i64);
+            }
+        }
         for (&machine, facts) in &self.machines {
             let Some(config) = &facts.config else {
                 continue;
