@@ -224,7 +224,7 @@ impl TableWriter<'_> {
             let args = self.arg_set(c.annotation, sink)?;
             self.row(Table::ProtoContent, |row| {
                 row.int(id as i64);
-                row.text(Some(&c.path));
+                row.text(Some(c.path));
                 row.int(c.size as i64);
                 row.int(c.count as i64);
                 row.opt_int(args);

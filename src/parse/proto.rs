@@ -490,12 +490,9 @@ impl Parser<'_> {
                 return;
             }
         };
-        let trusted_seq = match pkt.optional_trusted_packet_sequence_id {
-            Some(trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(s)) => {
-                Some(s)
-            }
-            None => None,
-        };
+        let trusted_seq = pkt
+            .optional_trusted_packet_sequence_id
+            .map(|trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(s)| s);
         let seq_id = trusted_seq.unwrap_or(0);
         let flags = pkt.sequence_flags.unwrap_or(0);
         let dropped = pkt.previous_packet_dropped.unwrap_or(0);
