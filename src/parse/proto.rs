@@ -1582,8 +1582,10 @@ impl Parser<'_> {
                     self.sink.stat("track_event_invalid_timestamp", machine, 1);
                     return;
                 }
+                // As the reference names it (its track_event_tokenizer_errors stays 0).
                 DeltaTs::NoBase => {
-                    self.sink.stat("track_event_tokenizer_errors", machine, 1);
+                    let name = "track_event_skipped_timestamp_delta_without_valid_state";
+                    self.sink.stat(name, machine, 1);
                     return;
                 }
             },
@@ -1599,7 +1601,7 @@ impl Parser<'_> {
             _ => match packet_ts {
                 Some(t) => (t, Some(packet_clock)),
                 None => {
-                    self.sink.stat("track_event_tokenizer_errors", machine, 1);
+                    self.sink.stat("track_event_missing_timestamp", machine, 1);
                     return;
                 }
             },

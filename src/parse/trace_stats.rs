@@ -492,6 +492,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_stat_named_here_is_catalogued() {
+        let b = trace_stats::BufferStats::default();
+        for name in CAUSES
+            .iter()
+            .map(|c| c.1)
+            .chain(buffer_fields(&b).map(|f| f.0))
+        {
+            let def = stats::lookup(name).unwrap_or_else(|| panic!("{name}"));
+            assert!(def.indexed, "{name}");
+        }
+    }
+
+    #[test]
     fn service_versions_are_read_as_the_reference_reads_them() {
         assert_eq!(service_major("Perfetto v54.0-abc"), Some(54));
         assert_eq!(service_major("Perfetto v38-1234"), Some(38));

@@ -255,6 +255,47 @@ mod tests {
         assert_eq!(names.len(), STATS.len(), "a stat is listed twice");
     }
 
+    /// Every stat name passed to a counting call in the sources is in the catalogue (an
+    /// unknown one would be written as an `error` with no description).
+    #[test]
+    fn every_stat_the_code_counts_is_catalogued() {
+        fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    out.push(p);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        walk(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut files,
+        );
+        let mut checked = 0;
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap();
+            for call in ["stat(", "stat_indexed(", "set_stat(", ".log("] {
+                for (at, _) in text.match_indices(call) {
+                    let rest = text[at + call.len()..].trim_start();
+                    let Some(rest) = rest.strip_prefix('"') else {
+                        continue;
+                    };
+                    let name = &rest[..rest.find('"').unwrap()];
+                    let ident = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_';
+                    if name.is_empty() || !name.chars().all(ident) {
+                        continue;
+                    }
+                    assert!(lookup(name).is_some(), "{}: {name}", f.display());
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 50, "only {checked} calls found");
+    }
+
     #[test]
     fn every_context_has_every_single_stat_and_indexed_ones_only_when_counted() {
         let mut counted = HashMap::new();
