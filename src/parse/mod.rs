@@ -11,6 +11,7 @@ pub mod proto;
 mod schema;
 pub mod systrace;
 mod trace_stats;
+mod wire_repair;
 
 use std::collections::HashMap;
 
