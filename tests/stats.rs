@@ -185,3 +185,49 @@ fn the_buffer_loss_trace_has_a_row_for_a_discarded_chunk_stat_as_the_reference_d
         ])
     );
 }
+
+/// A Trace of the given serialized TracePackets.
+fn trace(packets: &[&[u8]]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for p in packets {
+        out.push(0x0a);
+        out.push(p.len() as u8);
+        out.extend_from_slice(p);
+    }
+    out
+}
+
+#[test]
+fn packets_without_a_sequence_are_counted_not_silently_used() {
+    // timestamp = 5 (field 8), then: previous_packet_dropped = 1 (field 42); an empty
+    // TrackEvent (field 11); an unknown payload kind (field 900, 1 byte); and a TrackEvent
+    // with a sequence id (field 10) for contrast.
+    let bytes = trace(&[
+        &[0x40, 5, 0xd0, 0x02, 1],
+        &[0x40, 5, 0x5a, 0],
+        &[0x40, 5, 0xa2, 0x38, 1, 0],
+        &[0x40, 5, 0x50, 7, 0x5a, 0],
+    ]);
+    let input = TempFile::with_bytes("no_sequence.pftrace", &bytes);
+    let db = TempFile::new("no_sequence.sqlite");
+    sextant::import::import_path(input.path(), db.path()).expect("imports");
+    let conn = sextant::db::open_read_only(db.path()).expect("opens");
+    let got = stat_rows(
+        &conn,
+        "name in ('previous_packet_dropped_missing_sequence_id',
+                  'track_event_missing_sequence_id', 'proto_packet_kind_not_imported')",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["track_event_missing_sequence_id", "-", "1", "error"],
+            [
+                "previous_packet_dropped_missing_sequence_id",
+                "-",
+                "1",
+                "error"
+            ],
+            ["proto_packet_kind_not_imported", "900", "1", "notice"],
+        ])
+    );
+}

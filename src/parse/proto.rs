@@ -541,6 +541,29 @@ impl Parser<'_> {
         let needs_state = flags & SEQ_NEEDS_INCREMENTAL_STATE != 0;
         self.losses
             .packet(machine, trusted_seq, dropped, needs_state);
+        if trusted_seq.is_none() {
+            // Sequence state without a sequence to keep it on, counted as the reference does.
+            let cleared =
+                pkt.incremental_state_cleared() || flags & SEQ_INCREMENTAL_STATE_CLEARED != 0;
+            let missing = [
+                (cleared, "incremental_state_cleared_missing_sequence_id"),
+                (
+                    !cleared && dropped != 0,
+                    "previous_packet_dropped_missing_sequence_id",
+                ),
+                (
+                    pkt.trace_packet_defaults.is_some(),
+                    "trace_packet_defaults_missing_sequence_id",
+                ),
+                (
+                    pkt.interned_data.is_some(),
+                    "interned_data_missing_sequence_id",
+                ),
+            ];
+            for (_, name) in missing.into_iter().filter(|m| m.0) {
+                self.stat(name, machine);
+            }
+        }
         {
             let seq = self.sequences.entry((machine, seq_id)).or_default();
             if pkt.first_packet_on_sequence() {
