@@ -666,7 +666,10 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &StatsState, theme: &Theme) {
         ];
         if group_losses > 0 {
             header.push(Span::styled(
-                format!(" · {group_losses} losses"),
+                format!(
+                    " · {group_losses} {}",
+                    if group_losses == 1 { "loss" } else { "losses" }
+                ),
                 theme.warning(),
             ));
         }
