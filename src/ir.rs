@@ -945,6 +945,8 @@ pub struct Sink {
     pub snapshots: Vec<ClockSnapshot>,
     pub descriptors: HashMap<(MachineId, u64), Descriptor>,
     pub stats: HashMap<StatKey, i64>,
+    /// Findings of the checks of each file's trace config (`__intrinsic_trace_diagnostics`).
+    pub diagnostics: Vec<crate::stats::diagnostics::TraceDiagnostic>,
     /// (name, machine, file, value); a later value for the same key replaces the earlier.
     pub metadata: Vec<(String, MachineId, u32, MetaValue)>,
     pub machines: HashMap<MachineId, MachineInfo>,

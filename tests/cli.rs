@@ -187,6 +187,16 @@ fn unknown_module_is_a_clear_error() {
 }
 
 #[test]
+fn a_module_under_a_known_one_is_an_error_not_a_no_op() {
+    let err = failing([
+        "query".as_ref(),
+        data("a_track_events.pftrace").as_os_str(),
+        "INCLUDE PERFETTO MODULE slices.flat_slices; select 1".as_ref(),
+    ]);
+    assert!(err.contains("unknown module 'slices.flat_slices'"), "{err}");
+}
+
+#[test]
 fn extract_arg_reads_debug_annotations() {
     let out = query(
         &data("a_track_events.pftrace"),

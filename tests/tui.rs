@@ -280,8 +280,55 @@ fn demo_stats_lists_drops_first_with_their_fix() {
         assert!(screen.contains("Fix:"), "{screen}");
         snapshot!(format!("demo_stats_{w}x{h}"), screen);
         harness.key(KeyCode::Char('z'));
-        snapshot!(format!("demo_stats_all_{w}x{h}"), harness.screen());
+        harness.key(KeyCode::Char('z'));
+        let screen = harness.screen();
+        assert!(
+            screen.contains("all ") && screen.contains("stats"),
+            "{screen}"
+        );
+        snapshot!(format!("demo_stats_all_{w}x{h}"), screen);
     }
+}
+
+#[test]
+fn stats_group_buffer_losses_by_file_with_their_causes_and_fixes() {
+    for (w, h) in SIZES {
+        let mut harness = Harness::fixture("buffer_loss.pftrace", w, h);
+        harness.key(KeyCode::Char('3'));
+        let screen = harness.screen();
+        // The per-buffer table: buffer 0 overwrote 3 MiB, buffer 1 discarded 12 chunks.
+        assert!(screen.contains("3.0 MiB"), "{screen}");
+        assert!(screen.contains("smb_full 1"), "{screen}");
+        assert!(screen.contains("TraceStats: 2 buffers"), "{screen}");
+        assert!(screen.contains("Fix:"), "{screen}");
+        snapshot!(format!("buffer_loss_stats_{w}x{h}"), screen);
+    }
+    // Each cause row explains itself: down to the SMB-full row of buffer 1.
+    let mut harness = Harness::fixture("buffer_loss.pftrace", 80, 24);
+    harness.key(KeyCode::Char('3'));
+    while !harness
+        .screen()
+        .contains("  traced_buf_data_loss_smb_full[buffer 1] (")
+    {
+        let before = harness.screen();
+        harness.key(KeyCode::Char('j'));
+        assert_ne!(before, harness.screen(), "the cause row is not listed");
+    }
+    let screen = harness.screen();
+    assert!(screen.contains("shm_size_hint_kb"), "{screen}");
+    snapshot!("buffer_loss_stats_smb_full_80x24", screen);
+}
+
+#[test]
+fn a_file_without_trace_stats_never_claims_nothing_was_lost() {
+    let mut harness = Harness::fixture("c_sched.pftrace", 80, 24);
+    harness.key(KeyCode::Char('3'));
+    let screen = harness.screen();
+    assert!(
+        screen.contains("no TraceStats: buffer losses unknown"),
+        "{screen}"
+    );
+    assert!(!screen.contains("nothing was lost"), "{screen}");
 }
 
 #[test]

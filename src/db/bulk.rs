@@ -47,6 +47,7 @@ pub(super) enum Table {
     CpuFrequency,
     ImportLog,
     Stats,
+    TraceDiagnostics,
     Metadata,
     TraceFile,
     ClockSnapshot,
@@ -58,7 +59,7 @@ pub(super) enum Table {
     TraceBounds,
 }
 
-pub(super) const TABLES: usize = 27;
+pub(super) const TABLES: usize = 28;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -80,6 +81,7 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::CpuFrequency,
     Table::ImportLog,
     Table::Stats,
+    Table::TraceDiagnostics,
     Table::Metadata,
     Table::TraceFile,
     Table::ClockSnapshot,
@@ -188,7 +190,12 @@ impl Table {
             ),
             Table::Stats => (
                 "stats",
-                "name, idx, severity, source, value, description, machine_id, trace_id",
+                "name, key, idx, severity, source, value, description, machine_id, trace_id",
+                false,
+            ),
+            Table::TraceDiagnostics => (
+                "__intrinsic_trace_diagnostics",
+                "key, title, description, remediation, confidence, trace_id",
                 false,
             ),
             Table::Metadata => (

@@ -122,11 +122,7 @@ pub fn translate(conn: &Connection, stmt: &str) -> Result<Option<String>, QueryE
         }
         ["INCLUDE", "PERFETTO", "MODULE", module, ..] => {
             let module = module.trim_end_matches(';').to_ascii_lowercase();
-            if KNOWN_MODULES.contains(&module.as_str())
-                || KNOWN_MODULES
-                    .iter()
-                    .any(|m| module.starts_with(&format!("{m}.")))
-            {
+            if module_is_known(&module) {
                 Ok(None)
             } else {
                 Err(QueryError::UnknownModule(module))
@@ -159,6 +155,17 @@ pub fn translate(conn: &Connection, stmt: &str) -> Result<Option<String>, QueryE
             Ok(Some(format!("CREATE TEMP {kind} {rest}")))
         }
         _ => Ok(Some(body.to_string())),
+    }
+}
+
+/// A module Sextant has, or a wildcard (`slices.*`) that names at least one. Anything
+/// else is an error: a module that is not there must never be a silent no-op.
+fn module_is_known(module: &str) -> bool {
+    match module.strip_suffix(".*") {
+        Some(prefix) => KNOWN_MODULES
+            .iter()
+            .any(|m| *m == prefix || m.starts_with(&format!("{prefix}."))),
+        None => KNOWN_MODULES.contains(&module),
     }
 }
 
@@ -323,6 +330,26 @@ mod tests {
         .unwrap();
         let err = run_script(&conn, "INCLUDE PERFETTO MODULE nope.x;", &mut out).unwrap_err();
         assert!(err.to_string().contains("nope.x"));
+        run_script(
+            &conn,
+            "INCLUDE PERFETTO MODULE slices.*; select 1",
+            &mut out,
+        )
+        .unwrap();
+        // A module under one Sextant has is still a module it does not have.
+        for missing in [
+            "slices.flat_slices",
+            "prelude.after_eof.tables",
+            "common.x",
+            "android.*",
+        ] {
+            let sql = format!("INCLUDE PERFETTO MODULE {missing}; select 1");
+            let err = run_script(&conn, &sql, &mut out).unwrap_err();
+            assert!(
+                matches!(&err, QueryError::UnknownModule(m) if m == missing),
+                "{err}"
+            );
+        }
         assert!(matches!(
             run_script(&conn, " -- nothing\n", &mut out),
             Err(QueryError::Empty)

@@ -55,8 +55,11 @@ CREATE TABLE cpu (
 CREATE TABLE cpu_available_frequencies (
   id INTEGER PRIMARY KEY, cpu INTEGER, freq INTEGER, ucpu INTEGER);
 CREATE TABLE stats (
-  id INTEGER PRIMARY KEY, name TEXT, key TEXT, idx INTEGER, severity TEXT, source TEXT,
+  id INTEGER PRIMARY KEY, name TEXT, key INTEGER, idx INTEGER, severity TEXT, source TEXT,
   value INTEGER, description TEXT, machine_id INTEGER, trace_id INTEGER);
+CREATE TABLE __intrinsic_trace_diagnostics (
+  id INTEGER PRIMARY KEY, key TEXT, title TEXT, description TEXT, remediation TEXT,
+  confidence REAL, trace_id INTEGER);
 CREATE TABLE metadata (
   id INTEGER PRIMARY KEY, name TEXT, key_type TEXT, int_value INTEGER, str_value TEXT,
   machine_id INTEGER, trace_id INTEGER);

@@ -1,6 +1,6 @@
 //! The tables written whole rather than streamed: machines, processes, threads and tracks
 //! (at every live checkpoint and at the end, each time replacing the last), and at the end
-//! flows, states, cpus, import logs, stats, metadata, the trace files and Sextant's clock
+//! flows, states, cpus, import logs, stats, trace diagnostics, metadata, the trace files and Sextant's clock
 //! report. Each row's arg sets are resolved first ([`TableWriter::arg_set`]), then the row
 //! goes into the same batches as the streamed tables, so it reaches the writer thread by
 //! message like every other row.
@@ -46,7 +46,8 @@ impl TableWriter<'_> {
         self.proto_content(sink)?;
         self.cpus(t, sink)?;
         self.import_logs(t, sink)?;
-        self.stats(sink)?;
+        self.stats(sink, facts)?;
+        self.trace_diagnostics(sink)?;
         self.metadata(facts, sink)?;
         self.files_and_snapshots(facts)?;
         self.clock_report(facts)?;
@@ -278,38 +279,40 @@ impl TableWriter<'_> {
         Ok(())
     }
 
-    fn stats(&mut self, sink: &Sink) -> Result<(), DbError> {
-        let mut rows: Vec<_> = sink.stats.iter().collect();
-        rows.sort_by_key(|(k, _)| (k.name, k.machine, k.file, k.idx));
-        let mut seen = std::collections::HashSet::new();
-        for (key, &value) in rows {
-            seen.insert(key.name);
-            let def = stats::lookup(key.name);
+    /// `stats` rows as [`stats::rows`] builds them: the catalogue's singles in every
+    /// (machine, file) context the clock report placed, and what was counted.
+    fn stats(&mut self, sink: &Sink, facts: &ImportFacts) -> Result<(), DbError> {
+        let contexts: Vec<_> = facts
+            .report
+            .files
+            .iter()
+            .map(|f| (f.machine, f.file))
+            .collect();
+        for r in stats::rows(&sink.stats, &contexts) {
             self.row(Table::Stats, |row| {
-                row.text(Some(key.name));
-                row.opt_int(key.idx);
-                row.text(Some(def.map_or("error", |d| d.severity.as_str())));
-                row.text(Some(def.map_or("analysis", |d| d.source.as_str())));
-                row.int(value);
-                row.text(def.map(|d| d.description));
-                row.opt_int(nullable_machine(key.machine));
-                row.opt_int(nullable_file(key.file));
+                row.text(Some(r.name));
+                row.opt_int(r.key);
+                row.opt_int(r.idx);
+                row.text(Some(r.severity));
+                row.text(Some(r.source));
+                row.int(r.value);
+                row.text(Some(r.description));
+                row.opt_int(r.machine);
+                row.opt_int(r.file);
             })?;
         }
-        // Single stats nobody incremented still exist, at 0, as in Trace Processor.
-        for def in stats::STATS {
-            if def.indexed || seen.contains(def.name) {
-                continue;
-            }
-            self.row(Table::Stats, |row| {
-                row.text(Some(def.name));
-                row.opt_int(None::<i64>);
-                row.text(Some(def.severity.as_str()));
-                row.text(Some(def.source.as_str()));
-                row.int(0);
-                row.text(Some(def.description));
-                row.int(0);
-                row.int(0);
+        Ok(())
+    }
+
+    fn trace_diagnostics(&mut self, sink: &Sink) -> Result<(), DbError> {
+        for d in &sink.diagnostics {
+            self.row(Table::TraceDiagnostics, |row| {
+                row.text(Some(d.key));
+                row.text(Some(d.title));
+                row.text(Some(&d.description));
+                row.text(Some(&d.remediation));
+                row.real(Some(d.confidence));
+                row.int(d.file);
             })?;
         }
         Ok(())

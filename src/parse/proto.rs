@@ -7,13 +7,13 @@ use std::io::Read;
 
 use prost::Message;
 
+use super::trace_stats::LossTracker;
 use super::{
     atrace, config_text, ftrace_raw, schema, wire_repair, FileContext, MachineScope, ParseError,
 };
 use crate::ir::{clocks, *};
 use crate::manifest::ManifestError;
 use crate::protos::{self, debug_annotation, ftrace_event, trace_packet, track_event, TracePacket};
-use crate::stats;
 
 const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
 const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
@@ -183,6 +183,8 @@ struct Parser<'a> {
     latest_ftrace_start: HashMap<MachineId, i64>,
     /// Scratch space for a raw ftrace event's args.
     raw_args: Vec<Arg>,
+    /// What the trace reports about its losses (TraceStats, FtraceStats, loss markers).
+    losses: LossTracker,
     /// The packet being parsed: where its bytes are in memory, and its offset in the file.
     packet_at: (usize, u64),
 }
@@ -300,6 +302,7 @@ pub fn parse_stream(
         mm_owners: HashMap::new(),
         chrome_metadata_packets: 0,
         raw_args: Vec::new(),
+        losses: LossTracker::default(),
         packet_at: (0, 0),
     };
     // Track events take about 16 bytes or more on the wire; reserving up front avoids the
@@ -420,6 +423,27 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::ZstdCompressedPackets(_)) => "TracePacket.zstd_compressed_packets",
         None => "TracePacket (payload Sextant does not read)",
     }
+}
+
+/// TracePacket fields Sextant's `TracePacket` declares.
+const KNOWN_PACKET_FIELDS: &[u32] = &[
+    1, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 41, 42, 43, 44, 45, 46, 50, 51, 54, 58,
+    59, 60, 67, 69, 70, 79, 87, 89, 98, 107, 113, 133,
+];
+
+/// The field number of the payload of a packet whose kind Sextant does not import: the
+/// first length-delimited field its `TracePacket` does not declare (a payload it decodes
+/// but ignores is named by its own number).
+fn unknown_payload(mut packet: &[u8]) -> Option<u32> {
+    const PAYLOADS_IGNORED: &[u32] = &[7, 9, 50, 133];
+    while let Some((number, value)) = schema::next_field(&mut packet) {
+        if matches!(value, schema::Value::Len(_))
+            && (!KNOWN_PACKET_FIELDS.contains(&number) || PAYLOADS_IGNORED.contains(&number))
+        {
+            return Some(number);
+        }
+    }
+    None
 }
 
 /// Bytes of the file hashed into a trace uuid when the trace names none.
@@ -602,11 +626,38 @@ impl Parser<'_> {
                 return;
             }
         };
-        let seq_id = match pkt.optional_trusted_packet_sequence_id {
-            Some(trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(s)) => s,
-            None => 0,
-        };
+        let trusted_seq = pkt
+            .optional_trusted_packet_sequence_id
+            .map(|trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(s)| s);
+        let seq_id = trusted_seq.unwrap_or(0);
         let flags = pkt.sequence_flags.unwrap_or(0);
+        let dropped = pkt.previous_packet_dropped.unwrap_or(0);
+        let needs_state = flags & SEQ_NEEDS_INCREMENTAL_STATE != 0;
+        self.losses
+            .packet(machine, trusted_seq, dropped, needs_state);
+        if trusted_seq.is_none() {
+            // Sequence state without a sequence to keep it on, counted as the reference does.
+            let cleared =
+                pkt.incremental_state_cleared() || flags & SEQ_INCREMENTAL_STATE_CLEARED != 0;
+            let missing = [
+                (cleared, "incremental_state_cleared_missing_sequence_id"),
+                (
+                    !cleared && dropped != 0,
+                    "previous_packet_dropped_missing_sequence_id",
+                ),
+                (
+                    pkt.trace_packet_defaults.is_some(),
+                    "trace_packet_defaults_missing_sequence_id",
+                ),
+                (
+                    pkt.interned_data.is_some(),
+                    "interned_data_missing_sequence_id",
+                ),
+            ];
+            for (_, name) in missing.into_iter().filter(|m| m.0) {
+                self.stat(name, machine);
+            }
+        }
         {
             let seq = self.sequences.entry((machine, seq_id)).or_default();
             if pkt.first_packet_on_sequence() {
@@ -647,11 +698,12 @@ impl Parser<'_> {
                 self.stat("interned_data_skipped_incremental_state_invalid", machine);
             }
         }
-        if flags & SEQ_NEEDS_INCREMENTAL_STATE != 0 && !valid {
+        if needs_state && !valid {
             self.stat(
                 "packet_skipped_seq_needs_incremental_state_invalid",
                 machine,
             );
+            self.losses.skipped(machine, seq_id);
             return;
         }
         let seq_clock = self
@@ -672,9 +724,36 @@ impl Parser<'_> {
             self.clock(machine, 0, clocks::UNTIMED)
         };
         let Some(data) = pkt.data else {
+            if let Some(kind) = unknown_payload(bytes) {
+                let kind = Some(i64::from(kind));
+                self.sink
+                    .stat_indexed("proto_packet_kind_not_imported", kind, machine, 1);
+            }
             return;
         };
+        match &data {
+            trace_packet::Data::ServiceEvent(e) => {
+                self.losses.service_event(self.sink, machine, ts, e);
+            }
+            trace_packet::Data::CloneSnapshotTrigger(_) => {
+                self.losses.clone_snapshot_trigger(self.sink, machine, ts);
+            }
+            trace_packet::Data::SystemInfo(info) => self.losses.system_info(machine, info),
+            trace_packet::Data::SysStats(_)
+            | trace_packet::Data::ProcessStats(_)
+            | trace_packet::Data::CompressedPackets(_)
+            | trace_packet::Data::ZstdCompressedPackets(_) => {
+                let kind = unknown_payload(bytes).map(i64::from);
+                self.sink
+                    .stat_indexed("proto_packet_kind_not_imported", kind, machine, 1);
+            }
+            _ => {}
+        }
         match data {
+            // The reference drops TrackEvents it cannot give a sequence.
+            trace_packet::Data::TrackEvent(_) if trusted_seq.is_none() => {
+                self.stat("track_event_missing_sequence_id", machine);
+            }
             trace_packet::Data::TrackEvent(ev) => {
                 self.track_event(machine, seq_id, ts, clock, ev);
             }
@@ -756,8 +835,12 @@ impl Parser<'_> {
             }
             trace_packet::Data::SystemInfo(info) => self.system_info(machine, &info),
             trace_packet::Data::CpuInfo(info) => self.cpu_info(machine, ts, clock, &info),
-            trace_packet::Data::TraceStats(stats) => self.trace_stats(machine, &stats),
-            trace_packet::Data::FtraceStats(stats) => self.ftrace_stats(machine, &stats),
+            trace_packet::Data::TraceStats(stats) => {
+                self.losses.trace_stats(self.sink, machine, &stats);
+            }
+            trace_packet::Data::FtraceStats(stats) => {
+                self.losses.ftrace_stats(self.sink, machine, seq_id, &stats);
+            }
             trace_packet::Data::StreamingProfilePacket(profile) => {
                 self.streaming_profile(machine, seq_id, &profile);
             }
@@ -776,7 +859,7 @@ impl Parser<'_> {
                     self.sink.stat("proto_packet_decode_failure", machine, 1);
                     return;
                 };
-                if let Some(name) = config.unique_session_name {
+                if let Some(name) = config.unique_session_name.clone() {
                     self.sink
                         .metadata("unique_session_name", machine, MetaValue::Str(name));
                 }
@@ -787,6 +870,7 @@ impl Parser<'_> {
                     let s = uuid_string(msb as u64, lsb as u64);
                     self.sink.metadata("trace_uuid", machine, MetaValue::Str(s));
                 }
+                self.losses.trace_config(self.sink, machine, config);
             }
             trace_packet::Data::ChromeMetadata(meta) => self.chrome_metadata(machine, &meta),
             _ => {}
@@ -1340,6 +1424,7 @@ impl Parser<'_> {
     /// always has the same uuid.
     fn finish(&mut self, bytes: &[u8]) {
         self.flush_pending_track_event();
+        self.losses.finish(self.sink);
         let file = self.sink.current_file;
         let mut paths: Vec<(&'static str, (u64, u64))> = self.content.drain().collect();
         paths.sort_unstable();
@@ -1634,185 +1719,6 @@ impl Parser<'_> {
         self.sink.push(ts, clock, data);
     }
 
-    /// The kernel ring buffer's own counters, read at the start and at the end of tracing,
-    /// per cpu; at the end, the growth since the start (overruns are lost events).
-    fn ftrace_stats(&mut self, machine: MachineId, s: &protos::FtraceStats) {
-        use protos::ftrace_stats::Phase;
-        /// Trace Processor's FTRACE_STATUS_ABI_ZERO_DATA_LENGTH.
-        const ZERO_DATA_LENGTH: i32 = 12;
-        let end = match s.phase() {
-            Phase::StartOfTrace => false,
-            Phase::EndOfTrace => true,
-            Phase::Unspecified => {
-                self.sink.stat("ftrace_stats_unknown_phase", machine, 1);
-                return;
-            }
-        };
-        for c in &s.cpu_stats {
-            let Ok(cpu) = i64::try_from(c.cpu.unwrap_or(0)) else {
-                continue;
-            };
-            let seconds_to_ns = |v: Option<f64>| v.map(|s| (s * 1e9) as u64);
-            let values = [
-                ("entries", c.entries),
-                ("overrun", c.overrun),
-                ("commit_overrun", c.commit_overrun),
-                ("bytes", c.bytes_read),
-                ("oldest_event_ts", seconds_to_ns(c.oldest_event_ts)),
-                ("now_ts", seconds_to_ns(c.now_ts)),
-                ("dropped_events", c.dropped_events),
-                ("read_events", c.read_events),
-            ];
-            for (what, value) in values {
-                let Some(value) = value else { continue };
-                let Some(name) = stats::ftrace_cpu_stat(what, end) else {
-                    continue;
-                };
-                let value = value as i64;
-                self.sink.set_stat(name, Some(cpu), machine, value);
-                if !end {
-                    continue;
-                }
-                let begin = stats::ftrace_cpu_stat(what, false).and_then(|b| {
-                    self.sink
-                        .stats
-                        .get(&StatKey {
-                            name: b,
-                            idx: Some(cpu),
-                            machine,
-                            file: self.sink.current_file,
-                        })
-                        .copied()
-                });
-                if let (Some(begin), Some(delta)) = (begin, stats::ftrace_cpu_delta(what)) {
-                    self.sink
-                        .set_stat(delta, Some(cpu), machine, value.saturating_sub(begin));
-                }
-            }
-        }
-        for &status in &s.ftrace_parse_errors {
-            let name = if status == ZERO_DATA_LENGTH {
-                "ftrace_abi_errors_skipped_zero_data_length"
-            } else {
-                "ftrace_parse_errors"
-            };
-            self.sink.stat(name, machine, 1);
-        }
-    }
-
-    fn trace_stats(&mut self, machine: MachineId, s: &protos::TraceStats) {
-        let set = |sink: &mut Sink, name: &'static str, idx: Option<i64>, v: Option<u64>| {
-            if let Some(v) = v {
-                sink.set_stat(name, idx, machine, v as i64);
-            }
-        };
-        for (i, b) in s.buffer_stats.iter().enumerate() {
-            let idx = Some(i as i64);
-            set(self.sink, "traced_buf_bytes_written", idx, b.bytes_written);
-            set(
-                self.sink,
-                "traced_buf_chunks_discarded",
-                idx,
-                b.chunks_discarded,
-            );
-            set(
-                self.sink,
-                "traced_buf_chunks_overwritten",
-                idx,
-                b.chunks_overwritten,
-            );
-            set(
-                self.sink,
-                "traced_buf_patches_failed",
-                idx,
-                b.patches_failed,
-            );
-            set(
-                self.sink,
-                "traced_buf_abi_violations",
-                idx,
-                b.abi_violations,
-            );
-            set(
-                self.sink,
-                "traced_buf_trace_writer_packet_loss",
-                idx,
-                b.trace_writer_packet_loss,
-            );
-        }
-        set(
-            self.sink,
-            "traced_producers_connected",
-            None,
-            s.producers_connected.map(u64::from),
-        );
-        set(self.sink, "traced_producers_seen", None, s.producers_seen);
-        set(
-            self.sink,
-            "traced_data_sources_registered",
-            None,
-            s.data_sources_registered.map(u64::from),
-        );
-        set(
-            self.sink,
-            "traced_data_sources_seen",
-            None,
-            s.data_sources_seen,
-        );
-        set(
-            self.sink,
-            "traced_tracing_sessions",
-            None,
-            s.tracing_sessions.map(u64::from),
-        );
-        set(
-            self.sink,
-            "traced_total_buffers",
-            None,
-            s.total_buffers.map(u64::from),
-        );
-        set(
-            self.sink,
-            "traced_chunks_discarded",
-            None,
-            s.chunks_discarded,
-        );
-        set(
-            self.sink,
-            "traced_patches_discarded",
-            None,
-            s.patches_discarded,
-        );
-        set(
-            self.sink,
-            "traced_flushes_requested",
-            None,
-            s.flushes_requested,
-        );
-        set(
-            self.sink,
-            "traced_flushes_succeeded",
-            None,
-            s.flushes_succeeded,
-        );
-        set(self.sink, "traced_flushes_failed", None, s.flushes_failed);
-        if let Some(f) = &s.filter_stats {
-            set(self.sink, "filter_input_packets", None, f.input_packets);
-            set(self.sink, "filter_input_bytes", None, f.input_bytes);
-            set(self.sink, "filter_output_bytes", None, f.output_bytes);
-            set(self.sink, "filter_errors", None, f.errors);
-            set(self.sink, "filter_time_taken_ns", None, f.time_taken_ns);
-            for (i, v) in f.bytes_discarded_per_buffer.iter().enumerate() {
-                set(
-                    self.sink,
-                    "traced_buf_bytes_filtered_out",
-                    Some(i as i64),
-                    Some(*v),
-                );
-            }
-        }
-    }
-
     // ----- TrackEvent --------------------------------------------------------------------
 
     fn track_event(
@@ -1835,8 +1741,10 @@ impl Parser<'_> {
                     self.sink.stat("track_event_invalid_timestamp", machine, 1);
                     return;
                 }
+                // As the reference names it (its track_event_tokenizer_errors stays 0).
                 DeltaTs::NoBase => {
-                    self.sink.stat("track_event_tokenizer_errors", machine, 1);
+                    let name = "track_event_skipped_timestamp_delta_without_valid_state";
+                    self.sink.stat(name, machine, 1);
                     return;
                 }
             },
@@ -1852,7 +1760,7 @@ impl Parser<'_> {
             _ => match packet_ts {
                 Some(t) => (t, Some(packet_clock)),
                 None => {
-                    self.sink.stat("track_event_tokenizer_errors", machine, 1);
+                    self.sink.stat("track_event_missing_timestamp", machine, 1);
                     return;
                 }
             },
@@ -2614,6 +2522,12 @@ impl Parser<'_> {
     ) {
         let mut raw_events = ftrace_raw::bundle_events(packet);
         let cpu = bundle.cpu.unwrap_or(0);
+        // The kernel lost events of this cpu before the bundle (its ring buffer was full).
+        if bundle.lost_events() {
+            let idx = Some(i64::from(cpu));
+            self.sink
+                .set_stat("ftrace_cpu_has_data_loss", idx, machine, 1);
+        }
         // Raw rows need each event's bytes; where the packet's bytes do not line up with
         // its decoded events (repeated bundles, groups), the bundle gets none, counted.
         if raw_events.len() != bundle.event.len() {
@@ -2639,6 +2553,13 @@ impl Parser<'_> {
         let queue = 1 + cpu_range.saturating_mul(4096).saturating_add(cpu.min(4095));
         self.sink.set_queue(queue);
         for (i, ev) in bundle.event.into_iter().enumerate() {
+            // An event with nothing but a timestamp and pid is dropped, as the reference
+            // drops it, and counted.
+            let raw = raw_events.get(i).copied();
+            if ev.event.is_none() && raw.is_some_and(|r| ftrace_raw::event_payload(r).is_none()) {
+                self.sink.stat("ftrace_missing_event_id", machine, 1);
+                continue;
+            }
             let ts = ev.timestamp.unwrap_or(0) as i64;
             let pid = i64::from(ev.pid.unwrap_or(0));
             // Every event names the thread it ran on, whether or not Sextant reads the

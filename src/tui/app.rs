@@ -480,7 +480,7 @@ impl App {
                 }
             }
             Answer::Details(request, result) => self.timeline.on_details(request, result),
-            Answer::Stats(r) => self.stats.rows = Some(r),
+            Answer::Stats(r) => self.stats.set_rows(r),
             Answer::Clocks(r) => self.clocks.graph = Some(r),
             Answer::Candidates(r) => self.chooser.candidates = Some(r),
         }

@@ -46,8 +46,8 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
     (
         "Stats (3)",
         &[
-            ("j k, PgDn PgUp, g G", "move; the line below explains the stat and how to avoid it"),
-            ("z", "show every stat, or only non-zero ones"),
+            ("j k, PgDn PgUp, g G", "move; the lines below say what the stat means and how to avoid it"),
+            ("z", "list losses and notices, then non-zero stats, then all"),
         ],
     ),
     (

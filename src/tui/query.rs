@@ -802,6 +802,12 @@ mod tests {
         assert_eq!(r.rows, vec![vec![Cell::Int(42)]]);
         let e = run(&conn, "INCLUDE PERFETTO MODULE no.such.module").unwrap_err();
         assert!(e.contains("no.such.module"), "{e}");
+        let e = run(
+            &conn,
+            "INCLUDE PERFETTO MODULE slices.flat_slices; select 1",
+        )
+        .unwrap_err();
+        assert!(e.contains("unknown module 'slices.flat_slices'"), "{e}");
     }
 
     #[test]

@@ -1,0 +1,233 @@
+//! The `stats` table and `__intrinsic_trace_diagnostics` on a trace whose recorder lost data
+//! in every way TraceStats, FtraceStats and the loss markers report it
+//! (`tests/data/buffer_loss.pftrace`, written by `tools/gen_buffer_loss_trace.py`), and the
+//! reference's catalogue on a plain fixture.
+
+mod common;
+
+use common::{rows, table, TempFile};
+use rusqlite::Connection;
+
+fn import(name: &str) -> (Connection, TempFile) {
+    common::import_data("", name)
+}
+
+fn stat_rows(conn: &Connection, filter: &str) -> Vec<Vec<String>> {
+    rows(
+        conn,
+        &format!(
+            "select name, coalesce(idx, '-'), value, severity from stats
+             where {filter} order by key is null, key, name, idx"
+        ),
+    )
+}
+
+#[test]
+fn every_per_buffer_counter_is_read_indexed_by_buffer() {
+    let (conn, _db) = import("buffer_loss.pftrace");
+    let got = rows(
+        &conn,
+        "select idx, count(*) from stats where name like 'traced_buf_%'
+           and name not like 'traced_buf_data_loss_%' and name not in
+           ('traced_buf_sequence_packet_loss', 'traced_buf_incremental_sequences_dropped')
+         group by idx order by idx",
+    );
+    // The 20 BufferStats counters for each of the two buffers, written even when 0.
+    assert_eq!(got, table(&[["0", "20"], ["1", "20"]]));
+    let got = stat_rows(
+        &conn,
+        "name in ('traced_buf_bytes_overwritten', 'traced_buf_chunks_discarded',
+                  'traced_buf_patches_failed', 'traced_buf_trace_writer_packet_loss')
+         and value > 0",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["traced_buf_bytes_overwritten", "0", "3145728", "info"],
+            ["traced_buf_chunks_discarded", "1", "12", "info"],
+            ["traced_buf_patches_failed", "1", "2", "data_loss"],
+            ["traced_buf_trace_writer_packet_loss", "1", "3", "data_loss"],
+        ])
+    );
+}
+
+#[test]
+fn loss_markers_are_attributed_to_buffers_by_cause_and_to_sequences() {
+    let (conn, _db) = import("buffer_loss.pftrace");
+    let got = stat_rows(
+        &conn,
+        "(name like 'traced_buf_data_loss_%' or name like 'traced_buf_%sequence%'
+          or name like 'sequence_packet%') and value > 0",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["traced_buf_sequence_packet_loss", "0", "1", "data_loss"],
+            ["traced_buf_sequence_packet_loss", "1", "1", "data_loss"],
+            [
+                "traced_buf_incremental_sequences_dropped",
+                "1",
+                "1",
+                "data_loss"
+            ],
+            ["traced_buf_data_loss_read_gap", "0", "1", "data_loss"],
+            ["traced_buf_data_loss_overwrite", "0", "1", "data_loss"],
+            ["traced_buf_data_loss_smb_full", "1", "1", "data_loss"],
+            ["sequence_packet_loss", "1", "1", "data_loss"],
+            ["sequence_packet_loss", "2", "1", "data_loss"],
+            ["sequence_packet_loss_flagged", "-", "2", "data_loss"],
+            ["sequence_packets_skipped", "3", "3", "notice"],
+        ])
+    );
+}
+
+#[test]
+fn flushes_ftrace_overruns_and_streaming_losses_are_counted() {
+    let (conn, _db) = import("buffer_loss.pftrace");
+    let got = stat_rows(
+        &conn,
+        "name in ('traced_final_flush_failed', 'traced_final_flush_succeeded',
+                  'traced_flushes_failed', 'ftrace_cpu_overrun_delta',
+                  'ftrace_cpu_has_data_loss', 'config_write_into_file_no_flush',
+                  'config_write_into_file_discard', 'long_trace_mode_bytes_overwritten')",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["ftrace_cpu_overrun_delta", "0", "0", "info"],
+            ["ftrace_cpu_overrun_delta", "1", "1500", "info"],
+            ["ftrace_cpu_has_data_loss", "1", "1", "data_loss"],
+            ["traced_final_flush_failed", "-", "1", "data_loss"],
+            ["traced_final_flush_succeeded", "-", "0", "info"],
+            ["traced_flushes_failed", "-", "1", "data_loss"],
+            ["config_write_into_file_no_flush", "-", "1", "error"],
+            ["config_write_into_file_discard", "1", "1", "data_loss"],
+            [
+                "long_trace_mode_bytes_overwritten",
+                "0",
+                "3145728",
+                "data_loss"
+            ],
+        ])
+    );
+}
+
+#[test]
+fn the_config_is_checked_against_the_trace() {
+    let (conn, _db) = import("buffer_loss.pftrace");
+    let got = rows(
+        &conn,
+        "select key, title, confidence, trace_id from __intrinsic_trace_diagnostics order by id",
+    );
+    // 512 KB drained once a second is 0.5 MB/s; the ftrace buffers lost data, which makes
+    // the reference sure of both ftrace findings.
+    assert_eq!(
+        got,
+        table(&[
+            ["tiny_ftrace_buffer", "Ftrace buffer too small", "0.9", "0"],
+            [
+                "low_ftrace_drain_bandwidth",
+                "Low ftrace drain bandwidth",
+                "0.9",
+                "0"
+            ],
+            [
+                "discard_buffer_for_streaming",
+                "DISCARD buffer for streaming",
+                "0.8",
+                "0"
+            ],
+        ])
+    );
+}
+
+#[test]
+fn every_single_stat_of_the_reference_has_a_row_even_at_zero() {
+    let (conn, _db) = import("a_track_events.pftrace");
+    let got = rows(
+        &conn,
+        "select count(distinct name), count(distinct key), min(key), max(key) from stats
+         where key is not null",
+    );
+    // The reference's 269 per-context single stats and its 9 global ones.
+    assert_eq!(got, table(&[["278", "278", "0", "357"]]));
+    let got = rows(
+        &conn,
+        "select value, machine_id, trace_id from stats where name = 'traced_chunks_discarded'",
+    );
+    assert_eq!(got, table(&[["0", "0", "0"]]));
+    let got = rows(
+        &conn,
+        "select value, machine_id, trace_id from stats where name = 'parse_trace_duration_ns'",
+    );
+    assert_eq!(got, table(&[["0", "NULL", "NULL"]]));
+    // No TraceStats: no per-buffer rows, and nothing says a buffer lost nothing.
+    let got = rows(
+        &conn,
+        "select count(*) from stats where name like 'traced_buf_%'",
+    );
+    assert_eq!(got, table(&[["0"]]));
+}
+
+#[test]
+fn the_buffer_loss_trace_has_a_row_for_a_discarded_chunk_stat_as_the_reference_does() {
+    let (conn, _db) = import("buffer_loss.pftrace");
+    let got = rows(
+        &conn,
+        "select name, idx, value, key from stats where name = 'traced_buf_chunks_discarded'
+         order by idx",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["traced_buf_chunks_discarded", "0", "0", "130"],
+            ["traced_buf_chunks_discarded", "1", "12", "130"],
+        ])
+    );
+}
+
+/// A Trace of the given serialized TracePackets.
+fn trace(packets: &[&[u8]]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for p in packets {
+        out.push(0x0a);
+        out.push(p.len() as u8);
+        out.extend_from_slice(p);
+    }
+    out
+}
+
+#[test]
+fn packets_without_a_sequence_are_counted_not_silently_used() {
+    // timestamp = 5 (field 8), then: previous_packet_dropped = 1 (field 42); an empty
+    // TrackEvent (field 11); an unknown payload kind (field 900, 1 byte); and a TrackEvent
+    // with a sequence id (field 10) for contrast.
+    let bytes = trace(&[
+        &[0x40, 5, 0xd0, 0x02, 1],
+        &[0x40, 5, 0x5a, 0],
+        &[0x40, 5, 0xa2, 0x38, 1, 0],
+        &[0x40, 5, 0x50, 7, 0x5a, 0],
+    ]);
+    let input = TempFile::with_bytes("no_sequence.pftrace", &bytes);
+    let db = TempFile::new("no_sequence.sqlite");
+    sextant::import::import_path(input.path(), db.path()).expect("imports");
+    let conn = sextant::db::open_read_only(db.path()).expect("opens");
+    let got = stat_rows(
+        &conn,
+        "name in ('previous_packet_dropped_missing_sequence_id',
+                  'track_event_missing_sequence_id', 'proto_packet_kind_not_imported')",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["track_event_missing_sequence_id", "-", "1", "error"],
+            [
+                "previous_packet_dropped_missing_sequence_id",
+                "-",
+                "1",
+                "error"
+            ],
+            ["proto_packet_kind_not_imported", "900", "1", "notice"],
+        ])
+    );
+}
