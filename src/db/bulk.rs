@@ -1,22 +1,32 @@
-//! The bulk load's writer thread. The model builds rows on the import thread while this
-//! thread inserts them: SQLite's per-row work is most of an import's write time, and the two
-//! halves then run on two cores.
+//! The bulk load's writer thread, which owns the import's SQLite connection outright. The
+//! model builds rows on the import thread while this thread inserts them: SQLite's per-row
+//! work is most of an import's write time, and the two halves then run on two cores.
 //!
-//! Rows travel in batches of plain values (strings copied into one buffer per batch), so the
-//! writer needs nothing of the parser's state. Inserts go through multi-row statements, and a
-//! row whose id is one more than the table's largest gets its id from SQLite (NULL binds an
-//! INTEGER PRIMARY KEY to the next rowid): that skips the search for the id's place in the
-//! b-tree, which appending rows in id order does not need.
+//! Everything the import writes reaches this thread as a [`Message`], in order: batches of
+//! rows of any table (strings copied into one buffer per batch, so the writer needs nothing
+//! of the parser's state), the clearing of a table that a checkpoint rewrites, and the
+//! transaction boundaries. Nothing else touches the connection until the thread hands it
+//! back at the end ([`Pipe::finish`]).
+//!
+//! The rule that keeps an import from ever hanging: no lock is shared with this thread, and
+//! nothing the import thread holds while it sends can be wanted by this thread. The channel
+//! is bounded (a few batches in flight), so a sender waits only for this thread to insert,
+//! and this thread waits for nothing but the next message; when it fails it returns, the
+//! channel closes, and the next send fails instead of blocking.
+//!
+//! Inserts go through multi-row statements, and a row whose id is one more than the table's
+//! largest gets its id from SQLite (NULL binds an INTEGER PRIMARY KEY to the next rowid):
+//! that skips the search for the id's place in the b-tree, which appending rows in id order
+//! does not need.
 
 use std::sync::mpsc::{self, Receiver, SyncSender};
-use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 use rusqlite::Connection;
 
 use super::DbError;
 
-/// The tables filled while the model streams rows. Each has an integer id as first column.
+/// Every table the import writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Table {
     Slice,
@@ -26,58 +36,213 @@ pub(super) enum Table {
     FtraceEvent,
     Args,
     SliceFile,
+    Machine,
+    Process,
+    Thread,
+    Track,
+    Flow,
+    State,
+    ProtoContent,
+    Cpu,
+    CpuFrequency,
+    ImportLog,
+    Stats,
+    Metadata,
+    TraceFile,
+    ClockSnapshot,
+    ClockNode,
+    ClockEdge,
+    FilePlacement,
+    TraceTimeCandidate,
+    TrackFile,
+    TraceBounds,
 }
 
-const TABLES: usize = 7;
+pub(super) const TABLES: usize = 27;
+
+/// Every table, in [`Table::index`] order.
+pub(super) const ALL: [Table; TABLES] = [
+    Table::Slice,
+    Table::Counter,
+    Table::Sched,
+    Table::ThreadState,
+    Table::FtraceEvent,
+    Table::Args,
+    Table::SliceFile,
+    Table::Machine,
+    Table::Process,
+    Table::Thread,
+    Table::Track,
+    Table::Flow,
+    Table::State,
+    Table::ProtoContent,
+    Table::Cpu,
+    Table::CpuFrequency,
+    Table::ImportLog,
+    Table::Stats,
+    Table::Metadata,
+    Table::TraceFile,
+    Table::ClockSnapshot,
+    Table::ClockNode,
+    Table::ClockEdge,
+    Table::FilePlacement,
+    Table::TraceTimeCandidate,
+    Table::TrackFile,
+    Table::TraceBounds,
+];
 
 impl Table {
-    fn index(self) -> usize {
+    pub(super) fn index(self) -> usize {
         self as usize
     }
 
-    /// `INSERT INTO table (columns) VALUES` and the number of columns.
-    fn insert(self) -> (&'static str, usize) {
+    /// The SQL table's name.
+    fn name(self) -> &'static str {
+        self.shape().0
+    }
+
+    /// The table, its columns in the order rows give them, and whether the first column is
+    /// the table's INTEGER PRIMARY KEY (rowid).
+    fn shape(self) -> (&'static str, &'static str, bool) {
         match self {
             Table::Slice => (
-                "INSERT INTO slice (id, ts, dur, track_id, category, name, depth, parent_id,
-                 arg_set_id, thread_ts, thread_dur) VALUES ",
-                11,
+                "slice",
+                "id, ts, dur, track_id, category, name, depth, parent_id, arg_set_id, \
+                 thread_ts, thread_dur",
+                true,
             ),
-            Table::Counter => (
-                "INSERT INTO counter (id, ts, track_id, value, arg_set_id) VALUES ",
-                5,
-            ),
+            Table::Counter => ("counter", "id, ts, track_id, value, arg_set_id", true),
             Table::Sched => (
-                "INSERT INTO sched_slice (id, ts, dur, cpu, utid, end_state, priority, ucpu)
-                 VALUES ",
-                8,
+                "sched_slice",
+                "id, ts, dur, cpu, utid, end_state, priority, ucpu",
+                true,
             ),
             Table::ThreadState => (
-                "INSERT INTO thread_state (id, ts, dur, cpu, utid, state, io_wait,
-                 blocked_function, waker_utid, waker_id, irq_context, ucpu) VALUES ",
-                12,
+                "thread_state",
+                "id, ts, dur, cpu, utid, state, io_wait, blocked_function, waker_utid, \
+                 waker_id, irq_context, ucpu",
+                true,
             ),
             Table::FtraceEvent => (
-                "INSERT INTO __intrinsic_ftrace_event (id, ts, name, cpu, utid, arg_set_id,
-                 common_flags, ucpu) VALUES ",
-                8,
+                "__intrinsic_ftrace_event",
+                "id, ts, name, cpu, utid, arg_set_id, common_flags, ucpu",
+                true,
             ),
             Table::Args => (
-                "INSERT INTO args (id, arg_set_id, flat_key, key, int_value, string_value,
-                 real_value, value_type, display_value) VALUES ",
-                9,
+                "args",
+                "id, arg_set_id, flat_key, key, int_value, string_value, real_value, \
+                 value_type, display_value",
+                true,
             ),
-            Table::SliceFile => (
-                "INSERT INTO __sextant_slice_file (slice_id, file_id) VALUES ",
-                2,
+            Table::SliceFile => ("__sextant_slice_file", "slice_id, file_id", true),
+            Table::Machine => (
+                "machine",
+                "id, raw_id, name, sysname, release, version, arch, num_cpus, \
+                 android_build_fingerprint, android_sdk_version, system_ram_bytes, \
+                 system_ram_gb, label_index",
+                true,
             ),
+            Table::Process => (
+                "process",
+                "id, upid, pid, name, start_ts, end_ts, parent_upid, uid, android_appid, \
+                 android_user_id, cmdline, arg_set_id, machine_id",
+                true,
+            ),
+            Table::Thread => (
+                "thread",
+                "id, utid, tid, name, start_ts, end_ts, upid, is_main_thread, is_idle, \
+                 machine_id, arg_set_id",
+                true,
+            ),
+            Table::Track => (
+                "__intrinsic_track",
+                "id, name, type, dimension_arg_set_id, parent_id, source_arg_set_id, \
+                 machine_id, track_group_id, event_type, utid, upid, cpu, unit",
+                true,
+            ),
+            Table::Flow => (
+                "flow",
+                "id, slice_out, slice_in, trace_id, arg_set_id",
+                true,
+            ),
+            Table::State => (
+                "__intrinsic_state",
+                "id, ts, dur, track_id, category, value, arg_set_id",
+                true,
+            ),
+            Table::ProtoContent => (
+                "__sextant_proto_content",
+                "id, path, size, count, arg_set_id, trace_id",
+                true,
+            ),
+            Table::Cpu => (
+                "cpu",
+                "id, ucpu, cpu, cluster_id, processor, machine_id, capacity, arg_set_id",
+                true,
+            ),
+            Table::CpuFrequency => ("cpu_available_frequencies", "cpu, freq, ucpu", false),
+            Table::ImportLog => (
+                "_trace_import_logs",
+                "id, trace_id, ts, byte_offset, severity, name, arg_set_id",
+                true,
+            ),
+            Table::Stats => (
+                "stats",
+                "name, idx, severity, source, value, description, machine_id, trace_id",
+                false,
+            ),
+            Table::Metadata => (
+                "metadata",
+                "name, key_type, int_value, str_value, machine_id, trace_id",
+                false,
+            ),
+            Table::TraceFile => (
+                "__intrinsic_trace_file",
+                "id, parent_id, name, size, trace_type, processing_order, is_container",
+                true,
+            ),
+            Table::ClockSnapshot => (
+                "clock_snapshot",
+                "ts, clock_id, clock_name, clock_value, snapshot_id, machine_id",
+                false,
+            ),
+            Table::ClockNode => (
+                "__sextant_clock_node",
+                "id, machine_id, clock_id, clock_name, file_id, sequence_id, label, \
+                 is_trace_time",
+                true,
+            ),
+            Table::ClockEdge => (
+                "__sextant_clock_edge",
+                "src_node_id, dst_node_id, source, offset_ns, readings, file_id",
+                false,
+            ),
+            Table::FilePlacement => (
+                "__sextant_file_placement",
+                "file_id, machine_id, node_id, status, path, events, dropped",
+                false,
+            ),
+            Table::TraceTimeCandidate => (
+                "__sextant_trace_time_candidate",
+                "node_id, label, is_current, dropped_events",
+                false,
+            ),
+            Table::TrackFile => ("__sextant_track_file", "track_id, file_id", true),
+            Table::TraceBounds => ("trace_bounds", "start_ts, end_ts", false),
         }
     }
 
+    pub(super) fn columns(self) -> usize {
+        self.shape().1.split(',').count()
+    }
+
     fn sql(self, rows: usize) -> String {
-        let (head, columns) = self.insert();
-        let one = format!("({})", vec!["?"; columns].join(","));
-        format!("{head}{}", vec![one.as_str(); rows].join(","))
+        let (name, columns, _) = self.shape();
+        let one = format!("({})", vec!["?"; self.columns()].join(","));
+        format!(
+            "INSERT INTO {name} ({columns}) VALUES {}",
+            vec![one.as_str(); rows].join(",")
+        )
     }
 }
 
@@ -107,11 +272,10 @@ pub(super) struct Rows {
 
 impl Rows {
     pub(super) fn new(table: Table) -> Rows {
-        let columns = table.insert().1;
         Rows {
             table,
-            columns,
-            values: Vec::with_capacity(BATCH_ROWS * columns),
+            columns: table.columns(),
+            values: Vec::new(),
             text: String::new(),
         }
     }
@@ -156,29 +320,21 @@ impl Rows {
 }
 
 /// The connection of the bulk load, with what the inserts know of each table.
-pub(super) struct Destination {
-    pub(super) conn: Connection,
-    /// The largest id inserted per table.
+struct Destination {
+    conn: Connection,
+    /// The largest id inserted per table since it was last cleared.
     last_ids: [Option<i64>; TABLES],
 }
 
 impl Destination {
-    pub(super) fn new(conn: Connection) -> Destination {
-        // Two statements per streamed table, besides the few the small tables use.
-        conn.set_prepared_statement_cache_capacity(32);
-        Destination {
-            conn,
-            last_ids: [None; TABLES],
-        }
-    }
-
-    pub(super) fn insert(&mut self, rows: &Rows) -> Result<(), DbError> {
+    fn insert(&mut self, rows: &Rows) -> Result<(), DbError> {
         let table = rows.table;
+        let rowid_first = table.shape().2;
         let last_id = &mut self.last_ids[table.index()];
         let mut chunks = rows.values.chunks_exact(rows.columns * ROWS_PER_STATEMENT);
         if chunks.len() > 0 {
             let mut stmt = self.conn.prepare_cached(&table.sql(ROWS_PER_STATEMENT))?;
-            let mut binder = Binder::new(rows, ROWS_PER_STATEMENT);
+            let mut binder = Binder::new(rows, ROWS_PER_STATEMENT, rowid_first);
             for chunk in &mut chunks {
                 binder.bind(&mut stmt, chunk, last_id)?;
                 stmt.raw_execute()?;
@@ -187,12 +343,19 @@ impl Destination {
         let rest = chunks.remainder();
         if !rest.is_empty() {
             let mut stmt = self.conn.prepare_cached(&table.sql(1))?;
-            let mut binder = Binder::new(rows, 1);
+            let mut binder = Binder::new(rows, 1, rowid_first);
             for row in rest.chunks_exact(rows.columns) {
                 binder.bind(&mut stmt, row, last_id)?;
                 stmt.raw_execute()?;
             }
         }
+        Ok(())
+    }
+
+    fn clear(&mut self, table: Table) -> Result<(), DbError> {
+        self.conn
+            .execute_batch(&format!("DELETE FROM {}", table.name()))?;
+        self.last_ids[table.index()] = None;
         Ok(())
     }
 }
@@ -203,14 +366,17 @@ impl Destination {
 struct Binder<'r> {
     rows: &'r Rows,
     bound: Vec<Option<Value>>,
+    /// The first column is the rowid, which SQLite can choose itself when it is the next.
+    rowid_first: bool,
 }
 
 impl<'r> Binder<'r> {
-    fn new(rows: &'r Rows, rows_per_statement: usize) -> Binder<'r> {
+    fn new(rows: &'r Rows, rows_per_statement: usize, rowid_first: bool) -> Binder<'r> {
         Binder {
             rows,
             // A statement fresh from the cache has nothing bound.
             bound: vec![None; rows.columns * rows_per_statement],
+            rowid_first,
         }
     }
 
@@ -234,7 +400,7 @@ impl<'r> Binder<'r> {
     ) -> rusqlite::Result<()> {
         for (i, &v) in values.iter().enumerate() {
             let mut v = v;
-            if i % self.rows.columns == 0 {
+            if self.rowid_first && i % self.rows.columns == 0 {
                 if let Value::Int(id) = v {
                     // NULL makes SQLite use the table's largest id + 1, this very id,
                     // without looking for its place (an empty table would start at 1: its
@@ -264,42 +430,141 @@ impl<'r> Binder<'r> {
     }
 }
 
+/// What the import thread asks of the writer thread, carried out in the order sent.
 pub(super) enum Message {
     Rows(Rows),
-    /// Answered once every message before it is written.
-    Sync(SyncSender<()>),
-}
-
-/// Locks the destination; a writer that panicked holding it leaves it unusable.
-pub(super) fn lock(dest: &Mutex<Destination>) -> Result<MutexGuard<'_, Destination>, DbError> {
-    dest.lock().map_err(|_| DbError::WriterFailed)
+    /// Empties a table that is about to be written whole again (a checkpoint's small
+    /// tables).
+    Clear(Table),
+    /// Commits what is written so far and opens the next transaction, then answers.
+    Commit(SyncSender<()>),
 }
 
 /// The writer thread and the way to it.
 pub(super) struct Pipe {
-    pub(super) tx: SyncSender<Message>,
-    pub(super) thread: JoinHandle<Result<(), DbError>>,
+    tx: Option<SyncSender<Message>>,
+    thread: Option<JoinHandle<Result<Connection, DbError>>>,
 }
 
-/// Starts the writer thread on `dest`.
-pub(super) fn spawn(dest: Arc<Mutex<Destination>>) -> Result<Pipe, DbError> {
-    // A few batches in flight keep both threads busy without holding many rows.
-    let (tx, rx) = mpsc::sync_channel(4);
-    let thread = std::thread::Builder::new()
-        .name("db-writer".into())
-        .spawn(move || run(&dest, rx))
-        .map_err(DbError::Thread)?;
-    Ok(Pipe { tx, thread })
+impl Pipe {
+    /// Starts the writer thread on `conn`, inside a transaction already begun.
+    pub(super) fn spawn(conn: Connection) -> Result<Pipe, DbError> {
+        // Two statements per streamed table, besides the few the small tables use.
+        conn.set_prepared_statement_cache_capacity(64);
+        // A few batches in flight keep both threads busy without holding many rows.
+        let (tx, rx) = mpsc::sync_channel(4);
+        let dest = Destination {
+            conn,
+            last_ids: [None; TABLES],
+        };
+        let thread = std::thread::Builder::new()
+            .name("db-writer".into())
+            .spawn(move || run(dest, rx))
+            .map_err(DbError::Thread)?;
+        Ok(Pipe {
+            tx: Some(tx),
+            thread: Some(thread),
+        })
+    }
+
+    /// Hands a message to the writer thread. When the thread has stopped (it failed), its
+    /// own error is returned.
+    pub(super) fn send(&mut self, message: Message) -> Result<(), DbError> {
+        let sent = match &self.tx {
+            Some(tx) => tx.send(message).is_ok(),
+            None => false,
+        };
+        if sent {
+            Ok(())
+        } else {
+            Err(self.stop().err().unwrap_or(DbError::WriterFailed))
+        }
+    }
+
+    /// Commits everything sent so far and waits until readers can see it.
+    pub(super) fn commit(&mut self) -> Result<(), DbError> {
+        let (done, wait) = mpsc::sync_channel(1);
+        self.send(Message::Commit(done))?;
+        match wait.recv() {
+            Ok(()) => Ok(()),
+            // The thread stopped before committing: its own error says why.
+            Err(_) => Err(self.stop().err().unwrap_or(DbError::WriterFailed)),
+        }
+    }
+
+    /// Ends the thread after everything sent so far is written, and takes back the
+    /// connection (or the thread's error).
+    pub(super) fn finish(mut self) -> Result<Connection, DbError> {
+        self.stop()
+    }
+
+    fn stop(&mut self) -> Result<Connection, DbError> {
+        drop(self.tx.take());
+        match self.thread.take() {
+            Some(thread) => thread.join().map_err(|_| DbError::WriterFailed)?,
+            None => Err(DbError::WriterFailed),
+        }
+    }
 }
 
-fn run(dest: &Mutex<Destination>, rx: Receiver<Message>) -> Result<(), DbError> {
+impl Drop for Pipe {
+    fn drop(&mut self) {
+        // An import that failed or was cancelled still stops its writer thread.
+        let _ = self.stop();
+    }
+}
+
+fn run(mut dest: Destination, rx: Receiver<Message>) -> Result<Connection, DbError> {
     for message in rx {
         match message {
-            Message::Rows(rows) => lock(dest)?.insert(&rows)?,
-            Message::Sync(done) => {
+            Message::Rows(rows) => dest.insert(&rows)?,
+            Message::Clear(table) => dest.clear(table)?,
+            Message::Commit(done) => {
+                dest.conn.execute_batch("COMMIT; BEGIN")?;
                 let _ = done.send(());
             }
         }
     }
-    Ok(())
+    Ok(dest.conn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_table_is_listed_once_in_index_order() {
+        for (i, t) in ALL.iter().enumerate() {
+            assert_eq!(t.index(), i, "{t:?}");
+        }
+    }
+
+    #[test]
+    fn every_insert_matches_the_schema() {
+        let conn = Connection::open_in_memory().expect("open");
+        conn.execute_batch(super::super::schema::TABLES)
+            .expect("schema");
+        for t in ALL {
+            conn.prepare(&t.sql(2))
+                .unwrap_or_else(|e| panic!("{t:?}: {e}"));
+        }
+    }
+
+    #[test]
+    fn a_failed_writer_makes_the_next_send_fail_instead_of_waiting() {
+        let conn = Connection::open_in_memory().expect("open");
+        // No tables: the first insert fails and the thread returns.
+        let mut pipe = Pipe::spawn(conn).expect("spawn");
+        let mut failed = false;
+        for _ in 0..100 {
+            let mut rows = Rows::new(Table::TraceBounds);
+            rows.int(1);
+            rows.int(2);
+            if pipe.send(Message::Rows(rows)).is_err() {
+                failed = true;
+                break;
+            }
+        }
+        assert!(failed);
+    }
 }

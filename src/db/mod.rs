@@ -8,28 +8,20 @@ mod layout;
 mod output;
 pub mod schema;
 mod span_join;
+mod whole;
+mod writer;
+
+pub use writer::TableWriter;
 
 pub use functions::register_functions;
 
 pub use output::{run_script, split_statements, translate, QueryError};
 
-use std::collections::VecDeque;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 
-use rusqlite::{params, Connection, OpenFlags};
-
-use bulk::{Destination, Message, Pipe, Rows, Table};
+use rusqlite::{Connection, OpenFlags};
 
 use crate::clock::report::{CandidateRow, Report, SnapshotRow};
-use crate::ir::{
-    clocks, Arg, ArgValue, ArgsRef, FxHashMap, MachineId, MetaValue, Sink, StrId, NO_ARGS, NO_FILE,
-    NO_MACHINE, NO_TS,
-};
-use crate::model::{
-    CounterRow, FtraceEventRow, RowSink, SchedRow, SliceRow, Tables, ThreadStateRow,
-};
-use crate::stats;
 
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
@@ -138,30 +130,7 @@ pub fn begin(
     live: bool,
     tick: &mut dyn FnMut(u64) -> bool,
 ) -> Result<TableWriter<'_>, DbError> {
-    conn.execute_batch("BEGIN")?;
-    let dest = Arc::new(Mutex::new(Destination::new(conn)));
-    let pipe = bulk::spawn(dest.clone())?;
-    Ok(TableWriter {
-        dest,
-        pipe: Some(pipe),
-        live,
-        slices: Rows::new(Table::Slice),
-        counters: Rows::new(Table::Counter),
-        sched: Rows::new(Table::Sched),
-        thread_states: Rows::new(Table::ThreadState),
-        ftrace_events: Rows::new(Table::FtraceEvent),
-        args: Rows::new(Table::Args),
-        slice_files: Rows::new(Table::SliceFile),
-        waiting: VecDeque::new(),
-        next_slice: 0,
-        track_files: Vec::new(),
-        error: None,
-        rows: 0,
-        tick,
-        next_arg_row: 0,
-        sets_by_content: std::collections::HashMap::new(),
-        sets_by_ref: FxHashMap::default(),
-    })
+    TableWriter::new(conn, live, tick)
 }
 
 /// Commits the bulk load, then builds indexes and leaves the database in WAL mode with
@@ -177,960 +146,12 @@ pub fn commit(conn: &Connection, live: bool) -> Result<(), DbError> {
     Ok(())
 }
 
-fn nullable_machine(m: MachineId) -> Option<i64> {
-    (m != NO_MACHINE).then_some(i64::from(m))
-}
-
-fn nullable_file(f: u32) -> Option<i64> {
-    (f != NO_FILE).then_some(i64::from(f))
-}
-
-fn opt_u32(v: Option<u32>) -> Option<i64> {
-    v.map(i64::from)
-}
-
-/// Slices that ended before an earlier-begun one wait for it at most this many ids, so
-/// rows reach SQLite in id order (appending is its cheapest insert).
-const REORDER_WINDOW: usize = 1 << 16;
-
-/// Writes rows of the bulk load: the big tables as the model streams them ([`RowSink`]),
-/// handed in batches to the writer thread; the small ones at the end.
-pub struct TableWriter<'t> {
-    dest: Arc<Mutex<Destination>>,
-    /// The writer thread, until the stream ends.
-    pipe: Option<Pipe>,
-    live: bool,
-    slices: Rows,
-    counters: Rows,
-    sched: Rows,
-    thread_states: Rows,
-    ftrace_events: Rows,
-    args: Rows,
-    slice_files: Rows,
-    /// Slices ended, waiting for the ones before them: `waiting[i]` is slice `next_slice + i`.
-    waiting: VecDeque<Option<(SliceRow, Option<i64>)>>,
-    next_slice: u32,
-    /// Per track, the file its first written slice came from (`NO_FILE` before any).
-    track_files: Vec<u32>,
-    /// The first error while streaming (the model cannot take errors mid-event).
-    error: Option<DbError>,
-    rows: u64,
-    tick: &'t mut dyn FnMut(u64) -> bool,
-    next_arg_row: i64,
-    /// Identical arg sets share one id.
-    /// Keyed by values from the trace: SipHash, so a crafted file cannot flood it.
-    sets_by_content: std::collections::HashMap<Vec<(StrId, StrId, u8, u64)>, i64>,
-    sets_by_ref: FxHashMap<ArgsRef, i64>,
-}
-
-impl RowSink for TableWriter<'_> {
-    fn slice(&mut self, id: u32, s: &SliceRow, sink: &Sink) {
-        self.stream(|w| w.write_slice(id, s, sink));
-    }
-    fn counter(&mut self, id: u32, c: &CounterRow, sink: &Sink) {
-        self.stream(|w| w.write_counter(id, c, sink));
-    }
-    fn sched(&mut self, id: u32, s: &SchedRow, sink: &Sink) {
-        self.stream(|w| w.write_sched(id, s, sink));
-    }
-    fn thread_state(&mut self, id: u32, s: &ThreadStateRow, sink: &Sink) {
-        self.stream(|w| w.write_thread_state(id, s, sink));
-    }
-    fn ftrace_event(&mut self, id: u32, e: &FtraceEventRow, sink: &Sink) {
-        self.stream(|w| w.write_ftrace_event(id, e, sink));
-    }
-    fn checkpoint(&mut self, tables: &Tables, sink: &Sink) {
-        if self.error.is_some() {
-            return;
-        }
-        let r = if self.live {
-            self.publish(tables, sink)
-        } else {
-            Ok(())
-        };
-        if let Err(e) = r {
-            self.error = Some(e);
-        } else if !(self.tick)(self.rows) {
-            self.error = Some(DbError::Cancelled);
-        }
-    }
-}
-
-impl Drop for TableWriter<'_> {
-    fn drop(&mut self) {
-        // An import that failed or was cancelled still stops its writer thread.
-        if let Some(pipe) = self.pipe.take() {
-            drop(pipe.tx);
-            let _ = pipe.thread.join();
-        }
-    }
-}
-
-impl TableWriter<'_> {
-    /// Writes one streamed row, unless an earlier one failed: the model cannot stop
-    /// mid-event, so the first error waits for [`TableWriter::finish`].
-    fn stream(&mut self, write: impl FnOnce(&mut Self) -> Result<(), DbError>) {
-        if self.error.is_some() {
-            return;
-        }
-        match write(self) {
-            Ok(()) => self.rows += 1,
-            Err(e) => self.error = Some(e),
-        }
-    }
-
-    /// Hands a batch to the writer thread, or writes it here once the thread is done.
-    fn send(&mut self, rows: Rows) -> Result<(), DbError> {
-        if rows.is_empty() {
-            return Ok(());
-        }
-        match &self.pipe {
-            Some(pipe) => pipe
-                .tx
-                .send(Message::Rows(rows))
-                .map_err(|_| DbError::WriterFailed),
-            None => bulk::lock(&self.dest)?.insert(&rows),
-        }
-    }
-
-    /// Sends every batch, full or not.
-    fn flush(&mut self) -> Result<(), DbError> {
-        for table in [
-            Table::Slice,
-            Table::Counter,
-            Table::Sched,
-            Table::ThreadState,
-            Table::FtraceEvent,
-            Table::Args,
-            Table::SliceFile,
-        ] {
-            let rows = self.batch(table).take();
-            self.send(rows)?;
-        }
-        Ok(())
-    }
-
-    fn batch(&mut self, table: Table) -> &mut Rows {
-        match table {
-            Table::Slice => &mut self.slices,
-            Table::Counter => &mut self.counters,
-            Table::Sched => &mut self.sched,
-            Table::ThreadState => &mut self.thread_states,
-            Table::FtraceEvent => &mut self.ftrace_events,
-            Table::Args => &mut self.args,
-            Table::SliceFile => &mut self.slice_files,
-        }
-    }
-
-    /// Sends a table's batch once it is full.
-    fn send_if_full(&mut self, table: Table) -> Result<(), DbError> {
-        let batch = self.batch(table);
-        if batch.is_full() {
-            let rows = batch.take();
-            self.send(rows)?;
-        }
-        Ok(())
-    }
-
-    /// Waits until the writer thread has written everything sent so far.
-    fn sync(&mut self) -> Result<(), DbError> {
-        let Some(pipe) = &self.pipe else {
-            return Ok(());
-        };
-        let (done, wait) = std::sync::mpsc::sync_channel(1);
-        pipe.tx
-            .send(Message::Sync(done))
-            .map_err(|_| DbError::WriterFailed)?;
-        wait.recv().map_err(|_| DbError::WriterFailed)
-    }
-
-    /// Ends the writer thread, with its error if it had one.
-    fn stop_writer(&mut self) -> Result<(), DbError> {
-        let Some(pipe) = self.pipe.take() else {
-            return Ok(());
-        };
-        drop(pipe.tx);
-        pipe.thread.join().map_err(|_| DbError::WriterFailed)?
-    }
-
-    /// Commits what is written so far, with the machine, process, thread and track rows as
-    /// the model has them now, so a reader sees a consistent partial trace.
-    fn publish(&mut self, tables: &Tables, sink: &Sink) -> Result<(), DbError> {
-        self.release_waiting(sink, usize::MAX)?;
-        self.flush()?;
-        if let Err(e) = self.sync() {
-            // The thread's own error says more than a closed channel.
-            self.stop_writer()?;
-            return Err(e);
-        }
-        let dest = self.dest.clone();
-        let mut dest = bulk::lock(&dest)?;
-        Self::machines(&dest.conn, tables)?;
-        self.processes(&dest.conn, tables, sink)?;
-        self.threads(&dest.conn, tables, sink)?;
-        self.tracks(&dest.conn, tables, sink)?;
-        dest.insert(&self.args.take())?;
-        dest.conn.execute_batch("COMMIT; BEGIN")?;
-        Ok(())
-    }
-
-    /// The `arg_set_id` for a parser arg set: the args-row id of its first row.
-    fn arg_set(&mut self, args: ArgsRef, sink: &Sink) -> Result<Option<i64>, DbError> {
-        if args == NO_ARGS {
-            return Ok(None);
-        }
-        if let Some(&id) = self.sets_by_ref.get(&args) {
-            return Ok(Some(id));
-        }
-        let set = sink.args.get(args);
-        let id = self.write_set(set, sink)?;
-        if let Some(id) = id {
-            self.sets_by_ref.insert(args, id);
-        }
-        Ok(id)
-    }
-
-    fn write_set(&mut self, set: &[Arg], sink: &Sink) -> Result<Option<i64>, DbError> {
-        if set.is_empty() {
-            return Ok(None);
-        }
-        let key: Vec<(StrId, StrId, u8, u64)> = set
-            .iter()
-            .map(|a| {
-                let (tag, bits) = match a.value {
-                    ArgValue::Int(v) => (0, v as u64),
-                    ArgValue::Uint(v) => (1, v),
-                    ArgValue::Str(v) => (2, v as u64),
-                    ArgValue::Real(v) => (3, v.to_bits()),
-                    ArgValue::Bool(v) => (4, v as u64),
-                    ArgValue::Pointer(v) => (5, v),
-                    ArgValue::Json(v) => (6, v as u64),
-                    ArgValue::Null => (7, 0),
-                    ArgValue::ThreadUtid(v) => (8, u64::from(v)),
-                };
-                (a.flat_key, a.key, tag, bits)
-            })
-            .collect();
-        if let Some(&id) = self.sets_by_content.get(&key) {
-            return Ok(Some(id));
-        }
-        let set_id = self.next_arg_row;
-        let strings = &sink.strings;
-        for a in set {
-            let (int, string, real, ty, display): (
-                Option<i64>,
-                Option<&str>,
-                Option<f64>,
-                &str,
-                String,
-            ) = match a.value {
-                ArgValue::Int(v) => (Some(v), None, None, "int", v.to_string()),
-                ArgValue::Uint(v) => (Some(v as i64), None, None, "uint", v.to_string()),
-                ArgValue::Str(v) => {
-                    let s = strings.get(v).unwrap_or("");
-                    (None, Some(s), None, "string", s.to_string())
-                }
-                ArgValue::Real(v) => (None, None, Some(v), "real", v.to_string()),
-                ArgValue::Bool(v) => (
-                    Some(v as i64),
-                    None,
-                    None,
-                    "bool",
-                    if v { "true" } else { "false" }.to_string(),
-                ),
-                ArgValue::Pointer(v) => (Some(v as i64), None, None, "pointer", format!("0x{v:x}")),
-                ArgValue::Json(v) => {
-                    let s = strings.get(v).unwrap_or("");
-                    (None, Some(s), None, "json", s.to_string())
-                }
-                ArgValue::Null => (None, None, None, "null", "[NULL]".to_string()),
-                // Resolved by the model; an unresolved one has no utid to show.
-                ArgValue::ThreadUtid(_) => (None, None, None, "int", "[NULL]".to_string()),
-            };
-            let row = &mut self.args;
-            row.int(self.next_arg_row);
-            row.int(set_id);
-            row.text(strings.get(a.flat_key));
-            row.text(strings.get(a.key));
-            row.opt_int(int);
-            row.text(string);
-            row.real(real);
-            row.text(Some(ty));
-            row.text(Some(&display));
-            self.next_arg_row += 1;
-        }
-        self.sets_by_content.insert(key, set_id);
-        self.send_if_full(Table::Args)?;
-        Ok(Some(set_id))
-    }
-
-    fn extra_args(
-        &mut self,
-        extra: &[(StrId, ArgValue)],
-        sink: &Sink,
-    ) -> Result<Option<i64>, DbError> {
-        let set: Vec<Arg> = extra
-            .iter()
-            .map(|&(key, value)| Arg {
-                flat_key: key,
-                key,
-                value,
-            })
-            .collect();
-        self.write_set(&set, sink)
-    }
-
-    /// Writes the small tables and what the import knows besides; ends the streaming.
-    pub fn finish(
-        mut self,
-        tables: &Tables,
-        sink: &Sink,
-        facts: &ImportFacts,
-    ) -> Result<Connection, DbError> {
-        if let Some(e) = self.error.take() {
-            if matches!(e, DbError::WriterFailed) {
-                // The thread's own error says more than a closed channel.
-                self.stop_writer()?;
-            }
-            return Err(e);
-        }
-        self.release_waiting(sink, usize::MAX)?;
-        self.flush()?;
-        self.stop_writer()?;
-        let dest = self.dest.clone();
-        {
-            let mut dest = bulk::lock(&dest)?;
-            let conn = &dest.conn;
-            Self::machines(conn, tables)?;
-            self.processes(conn, tables, sink)?;
-            self.threads(conn, tables, sink)?;
-            self.tracks(conn, tables, sink)?;
-            self.flows(conn, tables, sink)?;
-            self.states(conn, tables, sink)?;
-            self.proto_content(conn, sink)?;
-            self.cpus(conn, tables, sink)?;
-            self.import_logs(conn, tables, sink)?;
-            Self::stats(conn, sink)?;
-            Self::metadata(conn, facts, sink)?;
-            Self::files_and_snapshots(conn, facts)?;
-            self.track_files(conn)?;
-            let (start, end) = tables.trace_bounds();
-            conn.execute(
-                "INSERT INTO trace_bounds VALUES (?1, ?2)",
-                params![start, end],
-            )?;
-            dest.insert(&self.args.take())?;
-            dest.insert(&self.slice_files.take())?;
-        }
-        drop(self);
-        let dest = Arc::try_unwrap(dest).map_err(|_| DbError::WriterFailed)?;
-        let dest = dest.into_inner().map_err(|_| DbError::WriterFailed)?;
-        Ok(dest.conn)
-    }
-
-    /// `__sextant_track_file`: the file of each track's first slice.
-    fn track_files(&self, conn: &Connection) -> Result<(), DbError> {
-        let mut stmt =
-            conn.prepare("INSERT INTO __sextant_track_file (track_id, file_id) VALUES (?1, ?2)")?;
-        for (track, &file) in self.track_files.iter().enumerate() {
-            if file != NO_FILE {
-                stmt.execute(params![track as i64, file])?;
-            }
-        }
-        Ok(())
-    }
-
-    fn states(&mut self, conn: &Connection, t: &Tables, sink: &Sink) -> Result<(), DbError> {
-        let mut rows = Vec::with_capacity(t.states.len());
-        for s in &t.states {
-            rows.push((s, self.arg_set(s.args, sink)?));
-        }
-        let mut stmt = conn.prepare(
-            "INSERT INTO __intrinsic_state (id, ts, dur, track_id, category, value, arg_set_id)
-             VALUES (?1,?2,?3,?4,?5,?6,?7)",
-        )?;
-        for (id, (s, args)) in rows.into_iter().enumerate() {
-            stmt.execute(params![
-                id as i64,
-                s.ts,
-                s.dur,
-                s.track,
-                sink.strings.get(s.category),
-                sink.strings.get(s.value),
-                args
-            ])?;
-        }
-        Ok(())
-    }
-
-    fn proto_content(&mut self, conn: &Connection, sink: &Sink) -> Result<(), DbError> {
-        let mut rows = Vec::with_capacity(sink.proto_content.len());
-        for c in &sink.proto_content {
-            rows.push((c, self.arg_set(c.annotation, sink)?));
-        }
-        let mut stmt = conn.prepare(
-            "INSERT INTO __sextant_proto_content (id, path, size, count, arg_set_id, trace_id)
-             VALUES (?1,?2,?3,?4,?5,?6)",
-        )?;
-        for (id, (c, args)) in rows.into_iter().enumerate() {
-            stmt.execute(params![
-                id as i64,
-                c.path,
-                c.size as i64,
-                c.count as i64,
-                args,
-                c.file
-            ])?;
-        }
-        Ok(())
-    }
-
-    fn machines(conn: &Connection, t: &Tables) -> Result<(), DbError> {
-        // Rewritten whole at each checkpoint and at the end.
-        conn.execute("DELETE FROM machine", [])?;
-        let mut stmt = conn.prepare(
-            "INSERT INTO machine (id, raw_id, name, sysname, release, version, arch, num_cpus,
-             android_build_fingerprint, android_sdk_version, system_ram_bytes, system_ram_gb,
-             label_index) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
-        )?;
-        // label_index: 0 for the host, else the rank among the other machines.
-        let mut next_label = 0i64;
-        for (id, m) in t.machines.iter().enumerate() {
-            let i = &m.info;
-            let label_index = if m.raw_id == 0 {
-                0
-            } else {
-                next_label += 1;
-                next_label
-            };
-            stmt.execute(params![
-                id as i64,
-                m.raw_id,
-                i.name,
-                i.sysname,
-                i.release,
-                i.version,
-                i.arch,
-                i.num_cpus,
-                i.android_build_fingerprint,
-                i.android_sdk_version,
-                i.system_ram_bytes,
-                i.system_ram_bytes.map(|b| b.saturating_add(1 << 29) >> 30),
-                label_index
-            ])?;
-        }
-        Ok(())
-    }
-
-    fn processes(&mut self, conn: &Connection, t: &Tables, sink: &Sink) -> Result<(), DbError> {
-        // Rewritten whole at each checkpoint and at the end.
-        conn.execute("DELETE FROM process", [])?;
-        let mut stmt = conn.prepare(
-            "INSERT INTO process (id, upid, pid, name, start_ts, end_ts, parent_upid, uid,
-             android_appid, android_user_id, cmdline, arg_set_id, machine_id)
-             VALUES (?1,?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
-        )?;
-        for (id, p) in t.processes.iter().enumerate() {
-            let args = self.extra_args(&p.extra_args, sink)?;
-            stmt.execute(params![
-                id as i64,
-                p.pid,
-                sink.strings.get(p.name),
-                p.start_ts,
-                p.end_ts,
-                opt_u32(p.parent_upid),
-                p.uid,
-                p.uid.map(|u| u % 100_000),
-                p.uid.map(|u| u / 100_000),
-                sink.strings.get(p.cmdline),
-                args,
-                p.machine
-            ])?;
-        }
-        Ok(())
-    }
-
-    fn threads(&mut self, conn: &Connection, t: &Tables, sink: &Sink) -> Result<(), DbError> {
-        // Rewritten whole at each checkpoint and at the end.
-        conn.execute("DELETE FROM thread", [])?;
-        let mut stmt = conn.prepare(
-            "INSERT INTO thread (id, utid, tid, name, start_ts, end_ts, upid, is_main_thread,
-             is_idle, machine_id, arg_set_id) VALUES (?1,?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
-        )?;
-        for (id, th) in t.threads.iter().enumerate() {
-            let args = self.extra_args(&th.extra_args, sink)?;
-            stmt.execute(params![
-                id as i64,
-                th.tid,
-                sink.strings.get(th.name),
-                th.start_ts,
-                th.end_ts,
-                opt_u32(th.upid),
-                th.is_main_thread,
-                th.is_idle,
-                th.machine,
-                args
-            ])?;
-        }
-        Ok(())
-    }
-
-    fn tracks(&mut self, conn: &Connection, t: &Tables, sink: &Sink) -> Result<(), DbError> {
-        // Rewritten whole at each checkpoint and at the end.
-        conn.execute("DELETE FROM __intrinsic_track", [])?;
-        let mut stmt = conn.prepare(
-            "INSERT INTO __intrinsic_track (id, name, type, dimension_arg_set_id, parent_id,
-             source_arg_set_id, machine_id, track_group_id, event_type, utid, upid, cpu, unit)
-             VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
-        )?;
-        for (id, tr) in t.tracks.iter().enumerate() {
-            let mut dims = Vec::new();
-            let mut dim = |key: &str, v: Option<u32>| {
-                if let Some(v) = v {
-                    dims.push((key.to_string(), i64::from(v)));
-                }
-            };
-            dim("utid", tr.utid);
-            dim("upid", tr.upid);
-            dim("cpu", tr.cpu);
-            dim("track_compressor_idx", tr.compressor_idx);
-            let dims = self.dimension_args(sink.args.get(tr.extra_dims), &dims, sink)?;
-            let source = self.arg_set(tr.source_args, sink)?;
-            stmt.execute(params![
-                id as i64,
-                sink.strings.get(tr.name),
-                tr.kind,
-                dims,
-                opt_u32(tr.parent_id),
-                source,
-                tr.machine,
-                opt_u32(tr.track_group),
-                tr.event_type.as_str(),
-                opt_u32(tr.utid),
-                opt_u32(tr.upid),
-                opt_u32(tr.cpu),
-                sink.strings.get(tr.unit)
-            ])?;
-        }
-        Ok(())
-    }
-
-    fn dimension_args(
-        &mut self,
-        extra: &[Arg],
-        dims: &[(String, i64)],
-        sink: &Sink,
-    ) -> Result<Option<i64>, DbError> {
-        if dims.is_empty() && extra.is_empty() {
-            return Ok(None);
-        }
-        // Dimension keys are few and fixed; look them up without interning.
-        let mut set = extra.to_vec();
-        for (k, v) in dims {
-            let Some(key) = sink.dimension_keys.get(k.as_str()).copied() else {
-                continue;
-            };
-            set.push(Arg {
-                flat_key: key,
-                key,
-                value: ArgValue::Int(*v),
-            });
-        }
-        self.write_set(&set, sink)
-    }
-
-    fn write_slice(&mut self, id: u32, s: &SliceRow, sink: &Sink) -> Result<(), DbError> {
-        let args = self.arg_set(s.args, sink)?;
-        self.note_file(id, s)?;
-        if id < self.next_slice {
-            // It gave up waiting for this one: it goes in out of order.
-            return self.queue_slice(id, s, args, sink);
-        }
-        let offset = (id - self.next_slice) as usize;
-        if offset >= REORDER_WINDOW {
-            self.release_waiting(sink, offset + 1 - REORDER_WINDOW)?;
-        }
-        let offset = (id - self.next_slice) as usize;
-        if self.waiting.len() <= offset {
-            self.waiting.resize(offset + 1, None);
-        }
-        self.waiting[offset] = Some((*s, args));
-        while let Some(Some(_)) = self.waiting.front() {
-            self.release_waiting(sink, 1)?;
-        }
-        Ok(())
-    }
-
-    /// Gives up waiting for the next `count` slice ids: those that ended are written, the
-    /// others will be written out of order when they end.
-    fn release_waiting(&mut self, sink: &Sink, count: usize) -> Result<(), DbError> {
-        let mut released = 0;
-        while released < count {
-            let Some(waiting) = self.waiting.pop_front() else {
-                break;
-            };
-            if let Some((row, args)) = waiting {
-                self.queue_slice(self.next_slice, &row, args, sink)?;
-            }
-            self.next_slice += 1;
-            released += 1;
-        }
-        if released < count && count != usize::MAX {
-            let rest = u32::try_from(count - released).unwrap_or(u32::MAX);
-            self.next_slice = self.next_slice.saturating_add(rest);
-        }
-        Ok(())
-    }
-
-    fn queue_slice(
-        &mut self,
-        id: u32,
-        s: &SliceRow,
-        args: Option<i64>,
-        sink: &Sink,
-    ) -> Result<(), DbError> {
-        let row = &mut self.slices;
-        row.int(id);
-        row.int(s.ts);
-        row.int(s.dur);
-        row.int(s.track);
-        row.text(sink.strings.get(s.category));
-        row.text(sink.strings.get(s.name));
-        row.int(s.depth);
-        row.opt_int(s.parent);
-        row.opt_int(args);
-        row.opt_int((s.thread_ts != NO_TS).then_some(s.thread_ts));
-        row.opt_int((s.thread_dur != NO_TS).then_some(s.thread_dur));
-        self.send_if_full(Table::Slice)
-    }
-
-    /// Remembers the file a slice came from: once per track, and per slice for a slice
-    /// from another file than its track's first.
-    fn note_file(&mut self, id: u32, s: &SliceRow) -> Result<(), DbError> {
-        if s.file == NO_FILE {
-            return Ok(());
-        }
-        let track = s.track as usize;
-        if self.track_files.len() <= track {
-            self.track_files.resize(track + 1, NO_FILE);
-        }
-        let first = &mut self.track_files[track];
-        if *first == NO_FILE {
-            *first = s.file;
-        } else if *first != s.file {
-            self.slice_files.int(id);
-            self.slice_files.int(s.file);
-            self.send_if_full(Table::SliceFile)?;
-        }
-        Ok(())
-    }
-
-    fn write_counter(&mut self, id: u32, c: &CounterRow, sink: &Sink) -> Result<(), DbError> {
-        let args = self.arg_set(c.args, sink)?;
-        let row = &mut self.counters;
-        row.int(id);
-        row.int(c.ts);
-        row.int(c.track);
-        row.real(Some(c.value));
-        row.opt_int(args);
-        self.send_if_full(Table::Counter)
-    }
-
-    fn write_sched(&mut self, id: u32, s: &SchedRow, sink: &Sink) -> Result<(), DbError> {
-        let row = &mut self.sched;
-        row.int(id);
-        row.int(s.ts);
-        row.int(s.dur);
-        row.int(s.cpu);
-        row.int(s.utid);
-        row.text(sink.strings.get(s.end_state));
-        row.int(s.priority);
-        row.int(s.ucpu);
-        self.send_if_full(Table::Sched)
-    }
-
-    fn write_thread_state(
-        &mut self,
-        id: u32,
-        s: &ThreadStateRow,
-        sink: &Sink,
-    ) -> Result<(), DbError> {
-        let row = &mut self.thread_states;
-        row.int(id);
-        row.int(s.ts);
-        row.int(s.dur);
-        row.opt_int(s.cpu);
-        row.int(s.utid);
-        row.text(sink.strings.get(s.state));
-        row.opt_int(s.io_wait);
-        row.text(sink.strings.get(s.blocked_function));
-        row.opt_int(s.waker_utid);
-        row.opt_int(s.waker_id);
-        row.opt_int(s.irq_context);
-        row.opt_int(s.ucpu);
-        self.send_if_full(Table::ThreadState)
-    }
-
-    fn write_ftrace_event(
-        &mut self,
-        id: u32,
-        e: &FtraceEventRow,
-        sink: &Sink,
-    ) -> Result<(), DbError> {
-        let args = self.arg_set(e.args, sink)?;
-        let row = &mut self.ftrace_events;
-        row.int(id);
-        row.int(e.ts);
-        row.text(sink.strings.get(e.name));
-        row.int(e.cpu);
-        row.int(e.utid);
-        row.opt_int(args);
-        row.opt_int(e.common_flags);
-        row.int(e.ucpu);
-        self.send_if_full(Table::FtraceEvent)
-    }
-
-    fn import_logs(&mut self, conn: &Connection, t: &Tables, sink: &Sink) -> Result<(), DbError> {
-        let mut stmt = conn.prepare(
-            "INSERT INTO _trace_import_logs (id, trace_id, ts, byte_offset, severity, name,
-             arg_set_id) VALUES (?1,?2,?3,NULL,?4,?5,?6)",
-        )?;
-        for (id, log) in t.import_logs.iter().enumerate() {
-            let args = self.arg_set(log.args, sink)?;
-            let severity = stats::lookup(log.name).map_or("error", |d| d.severity.as_str());
-            stmt.execute(params![
-                id as i64, log.file, log.ts, severity, log.name, args
-            ])?;
-        }
-        Ok(())
-    }
-
-    fn flows(&mut self, conn: &Connection, t: &Tables, sink: &Sink) -> Result<(), DbError> {
-        let mut stmt = conn.prepare(
-            "INSERT INTO flow (id, slice_out, slice_in, trace_id, arg_set_id)
-             VALUES (?1,?2,?3,?4,?5)",
-        )?;
-        for (id, f) in t.flows.iter().enumerate() {
-            let args = self.arg_set(f.args, sink)?;
-            stmt.execute(params![
-                id as i64,
-                f.slice_out,
-                f.slice_in,
-                f.trace_id,
-                args
-            ])?;
-        }
-        Ok(())
-    }
-
-    fn cpus(&mut self, conn: &Connection, t: &Tables, sink: &Sink) -> Result<(), DbError> {
-        let mut cpus: Vec<_> = t.cpus.iter().collect();
-        cpus.sort_by_key(|c| c.ucpu);
-        let mut args = Vec::with_capacity(cpus.len());
-        for c in &cpus {
-            args.push(self.arg_set(c.args, sink)?);
-        }
-        let mut stmt = conn.prepare(
-            "INSERT INTO cpu (id, ucpu, cpu, cluster_id, processor, machine_id, capacity,
-             arg_set_id) VALUES (?1,?1,?2,?3,?4,?5,?6,?7)",
-        )?;
-        for (c, args) in cpus.iter().zip(&args) {
-            stmt.execute(params![
-                c.ucpu,
-                c.cpu,
-                c.cluster_id,
-                sink.strings.get(c.processor),
-                c.machine,
-                c.capacity,
-                args
-            ])?;
-        }
-        let mut stmt = conn
-            .prepare("INSERT INTO cpu_available_frequencies (cpu, freq, ucpu) VALUES (?1,?2,?3)")?;
-        for c in &cpus {
-            for freq in &c.frequencies {
-                stmt.execute(params![c.cpu, freq, c.ucpu])?;
-            }
-        }
-        Ok(())
-    }
-
-    fn stats(conn: &Connection, sink: &Sink) -> Result<(), DbError> {
-        let mut stmt = conn.prepare(
-            "INSERT INTO stats (name, idx, severity, source, value, description, machine_id,
-             trace_id) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
-        )?;
-        let mut rows: Vec<_> = sink.stats.iter().collect();
-        rows.sort_by_key(|(k, _)| (k.name, k.machine, k.file, k.idx));
-        let mut seen = std::collections::HashSet::new();
-        for (key, value) in rows {
-            seen.insert(key.name);
-            let def = stats::lookup(key.name);
-            stmt.execute(params![
-                key.name,
-                key.idx,
-                def.map_or("error", |d| d.severity.as_str()),
-                def.map_or("analysis", |d| d.source.as_str()),
-                value,
-                def.map(|d| d.description),
-                nullable_machine(key.machine),
-                nullable_file(key.file)
-            ])?;
-        }
-        // Single stats nobody incremented still exist, at 0, as in Trace Processor.
-        for def in stats::STATS {
-            if def.indexed || seen.contains(def.name) {
-                continue;
-            }
-            stmt.execute(params![
-                def.name,
-                Option::<i64>::None,
-                def.severity.as_str(),
-                def.source.as_str(),
-                0,
-                def.description,
-                0,
-                0
-            ])?;
-        }
-        Ok(())
-    }
-
-    fn metadata(conn: &Connection, facts: &ImportFacts, sink: &Sink) -> Result<(), DbError> {
-        let mut stmt = conn.prepare(
-            "INSERT INTO metadata (name, key_type, int_value, str_value, machine_id, trace_id)
-             VALUES (?1, 'single', ?2, ?3, ?4, ?5)",
-        )?;
-        for (name, machine, file, value) in &sink.metadata {
-            let (int, string) = match value {
-                MetaValue::Int(v) => (Some(*v), None),
-                MetaValue::Str(s) => (None, Some(s.as_str())),
-            };
-            // Machine facts belong to a machine; trace facts to a trace file.
-            let machine_scoped = name.starts_with("system_")
-                || name.starts_with("android_")
-                || name.starts_with("timezone");
-            stmt.execute(params![
-                name,
-                int,
-                string,
-                nullable_machine(*machine),
-                if machine_scoped {
-                    None
-                } else {
-                    nullable_file(*file)
-                }
-            ])?;
-        }
-        if let Some(clock) = facts.trace_time_clock {
-            stmt.execute(params![
-                "trace_time_clock_id",
-                clock,
-                Option::<&str>::None,
-                Option::<i64>::None,
-                Option::<i64>::None
-            ])?;
-        }
-        Ok(())
-    }
-
-    fn files_and_snapshots(conn: &Connection, facts: &ImportFacts) -> Result<(), DbError> {
-        let mut stmt = conn.prepare(
-            "INSERT INTO __intrinsic_trace_file (id, parent_id, name, size, trace_type,
-             processing_order, is_container) VALUES (?1,?2,?3,?4,?5,?6,?7)",
-        )?;
-        for (id, f) in facts.files.iter().enumerate() {
-            stmt.execute(params![
-                id as i64,
-                opt_u32(f.parent_id),
-                f.name,
-                f.size as i64,
-                f.trace_type,
-                opt_u32(f.processing_order),
-                f.is_container
-            ])?;
-        }
-        let mut stmt = conn.prepare(
-            "INSERT INTO clock_snapshot (ts, clock_id, clock_name, clock_value, snapshot_id,
-             machine_id) VALUES (?1,?2,?3,?4,?5,?6)",
-        )?;
-        for s in &facts.snapshots {
-            stmt.execute(params![
-                s.ts,
-                s.clock_id,
-                clocks::name(s.clock_id).filter(|_| (1..=6).contains(&s.clock_id)),
-                s.clock_value,
-                s.snapshot_id,
-                nullable_machine(s.machine)
-            ])?;
-        }
-        Self::clock_report(conn, facts)
-    }
-
-    fn clock_report(conn: &Connection, facts: &ImportFacts) -> Result<(), DbError> {
-        let report = &facts.report;
-        let mut stmt = conn.prepare(
-            "INSERT INTO __sextant_clock_node (id, machine_id, clock_id, clock_name, file_id,
-             sequence_id, label, is_trace_time) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
-        )?;
-        for (id, n) in report.nodes.iter().enumerate() {
-            let c = n.clock;
-            stmt.execute(params![
-                id as i64,
-                nullable_machine(c.machine),
-                c.clock_id,
-                clocks::name(c.clock_id),
-                (c.file != 0 || c.clock_id == clocks::TRACE_FILE).then_some(c.file),
-                (c.sequence != 0).then_some(c.sequence),
-                n.label,
-                n.is_trace_time
-            ])?;
-        }
-        let mut stmt = conn.prepare(
-            "INSERT INTO __sextant_clock_edge (src_node_id, dst_node_id, source, offset_ns,
-             readings, file_id) VALUES (?1,?2,?3,?4,?5,?6)",
-        )?;
-        for e in &report.edges {
-            stmt.execute(params![
-                e.src,
-                e.dst,
-                e.source,
-                e.offset_ns,
-                e.readings,
-                e.file.and_then(nullable_file)
-            ])?;
-        }
-        let mut stmt = conn.prepare(
-            "INSERT INTO __sextant_file_placement (file_id, machine_id, node_id, status, path,
-             events, dropped) VALUES (?1,?2,?3,?4,?5,?6,?7)",
-        )?;
-        for f in &report.files {
-            stmt.execute(params![
-                f.file,
-                nullable_machine(f.machine),
-                f.node,
-                f.status,
-                f.path,
-                f.events as i64,
-                f.dropped as i64
-            ])?;
-        }
-        let mut stmt = conn.prepare(
-            "INSERT INTO __sextant_trace_time_candidate (node_id, label, is_current,
-             dropped_events) VALUES (?1,?2,?3,?4)",
-        )?;
-        for c in &facts.candidates {
-            stmt.execute(params![c.node, c.label, c.current, c.dropped_events as i64])?;
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::writer::REORDER_WINDOW;
     use super::*;
-    use crate::ir::NULL_STR;
-    use crate::model::MachineRow;
+    use crate::ir::{Arg, ArgValue, ArgsRef, Sink, StrId, NO_ARGS, NO_FILE, NO_TS, NULL_STR};
+    use crate::model::{CounterRow, MachineRow, RowSink, SliceRow, Tables};
 
     #[test]
     fn a_checkpoint_is_visible_to_readers_before_the_import_ends() {
@@ -1161,6 +182,127 @@ mod tests {
         assert_eq!(ticks.len(), 2);
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    }
+
+    /// Runs `f` on a thread of its own and fails, naming `what`, if it has not returned
+    /// within a minute (a hang fails the test instead of hanging `cargo test`).
+    fn within_a_minute<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(f());
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("{what} did not finish within a minute"))
+    }
+
+    /// Tables several batches long in every finishing table, each row with an arg set of
+    /// its own, written with live checkpoints: every row arrives, every arg set resolves.
+    #[test]
+    fn finishing_tables_far_larger_than_a_batch_are_written_whole() {
+        use crate::ir::ProtoContent;
+        use crate::model::{
+            FlowRow, ImportLogRow, ProcessRow, StateRow, ThreadRow, TrackEventType, TrackRow,
+        };
+        let n = 3 * bulk::BATCH_ROWS + 17;
+        for live in [true, false] {
+            let counts = within_a_minute("the import", move || {
+                let path = crate::database::temp_path();
+                let conn = create(&path, live).expect("create");
+                let mut tick = |_| true;
+                let mut writer = begin(conn, live, &mut tick).expect("begin");
+                let mut sink = Sink::new();
+                let key = sink.intern("k");
+                let mut set = |v: usize| {
+                    sink.args.push(&[Arg {
+                        flat_key: key,
+                        key,
+                        value: ArgValue::Int(v as i64),
+                    }])
+                };
+                let mut tables = Tables::default();
+                tables.machines.push(MachineRow {
+                    raw_id: 0,
+                    info: Default::default(),
+                });
+                let mut contents = Vec::new();
+                for i in 0..n {
+                    let mut p = ProcessRow::new(i as i64, 0);
+                    p.extra_args.push((key, ArgValue::Int(i as i64)));
+                    tables.processes.push(p);
+                    let mut t = ThreadRow::new(i as i64, 0);
+                    t.extra_args.push((key, ArgValue::Int(-(i as i64) - 1)));
+                    tables.threads.push(t);
+                    let mut tr = TrackRow::new(NULL_STR, "thread", 0, TrackEventType::Slice);
+                    tr.utid = Some(i as u32);
+                    tables.tracks.push(tr);
+                    tables.flows.push(FlowRow {
+                        slice_out: 0,
+                        slice_in: 1,
+                        trace_id: None,
+                        args: set(n + i),
+                    });
+                    tables.import_logs.push(ImportLogRow {
+                        ts: i as i64,
+                        name: "flow_no_enclosing_slice",
+                        file: 0,
+                        args: set(2 * n + i),
+                    });
+                    tables.states.push(StateRow {
+                        ts: i as i64,
+                        dur: 1,
+                        track: 0,
+                        category: NULL_STR,
+                        value: NULL_STR,
+                        args: set(3 * n + i),
+                    });
+                    contents.push(ProtoContent {
+                        file: 0,
+                        path: "TracePacket.track_event",
+                        annotation: set(4 * n + i),
+                        size: 1,
+                        count: 1,
+                    });
+                }
+                sink.proto_content = contents;
+                writer.checkpoint(&tables, &sink);
+                writer.checkpoint(&tables, &sink);
+                let conn = writer
+                    .finish(&tables, &sink, &ImportFacts::default())
+                    .expect("finish");
+                commit(&conn, live).expect("commit");
+                drop(conn);
+                let reader = open_read_only(&path).expect("reader");
+                let count =
+                    |sql: &str| -> i64 { reader.query_row(sql, [], |r| r.get(0)).expect(sql) };
+                let counts = [
+                    "SELECT count(*) FROM process",
+                    "SELECT count(*) FROM thread",
+                    "SELECT count(*) FROM track",
+                    "SELECT count(*) FROM flow",
+                    "SELECT count(*) FROM _trace_import_logs",
+                    "SELECT count(*) FROM __intrinsic_state",
+                    "SELECT count(*) FROM __sextant_proto_content",
+                    // Every arg set named anywhere has its rows.
+                    "SELECT count(DISTINCT arg_set_id) FROM args",
+                    "SELECT count(*) FROM (SELECT arg_set_id FROM process UNION ALL
+                       SELECT arg_set_id FROM thread UNION ALL
+                       SELECT dimension_arg_set_id FROM __intrinsic_track UNION ALL
+                       SELECT arg_set_id FROM flow UNION ALL
+                       SELECT arg_set_id FROM _trace_import_logs UNION ALL
+                       SELECT arg_set_id FROM __intrinsic_state UNION ALL
+                       SELECT arg_set_id FROM __sextant_proto_content) s
+                     WHERE s.arg_set_id NOT IN (SELECT arg_set_id FROM args)",
+                ]
+                .map(count);
+                drop(reader);
+                remove_db(&path);
+                counts
+            });
+            let n = n as i64;
+            // Tracks share dimension sets with nothing else; the other sets are all
+            // different: 2n identity sets + n track sets + 4n finishing sets.
+            assert_eq!(counts, [n, n, n, n, n, n, n, 7 * n, 0], "live: {live}");
         }
     }
 

@@ -9,7 +9,6 @@ use crate::ir::{Arg, ArgValue, Sink, StrId};
 /// FtraceEvent fields that are not the event itself.
 const TIMESTAMP: u32 = 1;
 const PID: u32 = 2;
-const COMMON_FLAGS: u32 = 5;
 /// Event kinds read differently from their schema (sched_switch, always written whole, is
 /// not read here at all).
 const SCHED_BLOCKED_REASON: u32 = 18;
@@ -40,13 +39,21 @@ pub(crate) fn bundle_events(mut packet: &[u8]) -> Vec<&[u8]> {
 pub(crate) fn event_payload(mut event: &[u8]) -> Option<(u32, &[u8])> {
     let mut found = None;
     while let Some((number, value)) = next_field(&mut event) {
+        // `common_flags` is a varint; written as a message (a vendor numbering), it is an
+        // event of a kind the schema does not know, as Trace Processor reads it.
         if let (n, Value::Len(payload)) = (number, value) {
-            if !matches!(n, TIMESTAMP | PID | COMMON_FLAGS) {
+            if !matches!(n, TIMESTAMP | PID) {
                 found = Some((n, payload));
             }
         }
     }
     found
+}
+
+/// Whether `number` is inside the range of event kinds Perfetto numbers (Trace Processor
+/// keeps a row, unnamed, for a kind it has no descriptor for inside that range).
+pub(crate) fn in_event_range(number: u32) -> bool {
+    EVENTS.last().is_some_and(|e| number <= e.0)
 }
 
 /// The name of event kind `number` and the index of its message in the schema.
@@ -55,13 +62,21 @@ fn event_kind(number: u32) -> Option<(&'static str, usize)> {
     EVENTS.get(i).map(|&(_, name, message)| (name, message))
 }
 
+/// How a raw event reads its fields: `kernel_symbol` names an interned kernel symbol;
+/// `address` gives the stand-in for the address of a field's bytes, which is what a number
+/// written as bytes reads as (see `wire_repair`).
+pub(crate) struct Lookups<'a> {
+    pub kernel_symbol: &'a dyn Fn(u64) -> Option<StrId>,
+    pub address: &'a dyn Fn(&[u8]) -> u64,
+}
+
 /// The event's name and args (appended to `args`), or None for a kind Perfetto does not
-/// know. `kernel_symbol` names an interned kernel symbol.
+/// know.
 pub(crate) fn read_event(
     sink: &mut Sink,
     number: u32,
     mut payload: &[u8],
-    kernel_symbol: &dyn Fn(u64) -> Option<StrId>,
+    lookups: &Lookups,
     args: &mut Vec<Arg>,
 ) -> Option<StrId> {
     if number == GENERIC {
@@ -77,9 +92,9 @@ pub(crate) fn read_event(
             (Kind::Uint64, Value::Varint(iid))
                 if number == SCHED_BLOCKED_REASON && field_number == BLOCKED_REASON_CALLER =>
             {
-                kernel_symbol(iid).map_or(ArgValue::Uint(iid), ArgValue::Str)
+                (lookups.kernel_symbol)(iid).map_or(ArgValue::Uint(iid), ArgValue::Str)
             }
-            (kind, value) => match arg_value(sink, kind, value) {
+            (kind, value) => match arg_value(sink, kind, value, lookups.address) {
                 Some(v) => v,
                 None => continue,
             },
@@ -90,13 +105,34 @@ pub(crate) fn read_event(
 }
 
 /// A field's value as Trace Processor stores raw event args: signed kinds (and bools and
-/// enums) as int, unsigned as uint, strings, reals; nested messages are not stored.
-fn arg_value(sink: &mut Sink, kind: Kind, value: Value) -> Option<ArgValue> {
+/// enums) as int, unsigned as uint, strings, reals; nested messages are not stored. A value
+/// of the wrong wire type reads as Trace Processor's decoder reads it: bytes as a number
+/// give their address, a number as a string reads empty.
+fn arg_value(
+    sink: &mut Sink,
+    kind: Kind,
+    value: Value,
+    address: &dyn Fn(&[u8]) -> u64,
+) -> Option<ArgValue> {
     Some(match (kind, value) {
         (Kind::String | Kind::Bytes, Value::Len(b)) => {
             ArgValue::Str(sink.intern(&String::from_utf8_lossy(b)))
         }
-        (_, Value::Len(_)) => return None,
+        (Kind::String | Kind::Bytes, _) => ArgValue::Str(sink.intern("")),
+        (Kind::Message(_), _) => return None,
+        (
+            Kind::Int32
+            | Kind::Int64
+            | Kind::Bool
+            | Kind::Enum(_)
+            | Kind::Sint32
+            | Kind::Sint64
+            | Kind::Sfixed32
+            | Kind::Sfixed64,
+            Value::Len(b),
+        ) => ArgValue::Int(address(b) as i64),
+        (Kind::Float | Kind::Double, Value::Len(_)) => return None,
+        (_, Value::Len(b)) => ArgValue::Uint(address(b)),
         (Kind::Int32 | Kind::Int64 | Kind::Bool | Kind::Enum(_), Value::Varint(v)) => {
             ArgValue::Int(v as i64)
         }
@@ -163,7 +199,11 @@ mod tests {
         payload: &[u8],
     ) -> (Option<String>, Vec<(String, ArgValue)>) {
         let mut args = Vec::new();
-        let name = read_event(sink, number, payload, &|_| None, &mut args);
+        let lookups = Lookups {
+            kernel_symbol: &|_| None,
+            address: &|_| 0,
+        };
+        let name = read_event(sink, number, payload, &lookups, &mut args);
         let name = name.and_then(|n| sink.strings.get(n)).map(str::to_string);
         let args = args
             .iter()

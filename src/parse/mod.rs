@@ -10,6 +10,7 @@ pub mod json;
 pub mod proto;
 mod schema;
 pub mod systrace;
+mod wire_repair;
 
 use std::collections::HashMap;
 

@@ -6,7 +6,9 @@ use std::collections::HashMap;
 
 use prost::Message;
 
-use super::{atrace, config_text, ftrace_raw, schema, FileContext, MachineScope, ParseError};
+use super::{
+    atrace, config_text, ftrace_raw, schema, wire_repair, FileContext, MachineScope, ParseError,
+};
 use crate::ir::{clocks, *};
 use crate::manifest::ManifestError;
 use crate::protos::{self, debug_annotation, ftrace_event, trace_packet, track_event, TracePacket};
@@ -180,6 +182,8 @@ struct Parser<'a> {
     latest_ftrace_start: HashMap<MachineId, i64>,
     /// Scratch space for a raw ftrace event's args.
     raw_args: Vec<Arg>,
+    /// The packet being parsed: where its bytes are in memory, and its offset in the file.
+    packet_at: (usize, u64),
 }
 
 /// Reads a varint and its length in bytes; `None` if the buffer ends inside it.
@@ -224,6 +228,7 @@ pub fn parse_with_progress(
         mm_owners: HashMap::new(),
         chrome_metadata_packets: 0,
         raw_args: Vec::new(),
+        packet_at: (0, 0),
     };
     // Track events take about 16 bytes or more on the wire; reserving up front avoids the
     // doubling spike (old and new buffers alive at once) on large traces.
@@ -250,7 +255,7 @@ pub fn parse_with_progress(
                     match end {
                         Some(end) => {
                             if field == 1 {
-                                p.packet(&bytes[start..end]);
+                                p.packet(&bytes[start..end], start as u64);
                                 if let Some(e) = p.fatal.take() {
                                     return Err(e);
                                 }
@@ -402,6 +407,36 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// A packet the strict decoder refuses, read as Trace Processor's lenient decoder reads
+    /// it (see [`wire_repair`]); what had to be skipped is counted.
+    fn repair(&mut self, bytes: &[u8], offset: u64) -> Option<TracePacket> {
+        let message = wire_repair::message("perfetto.protos.TracePacket")?;
+        let (fixed, repairs) = wire_repair::repair(bytes, message, offset);
+        if fixed.is_empty() {
+            // Nothing of it is protobuf.
+            return None;
+        }
+        let pkt = TracePacket::decode(fixed.as_slice()).ok()?;
+        let machine = self.ctx.machine;
+        if repairs.mismatched_fields > 0 {
+            let n = repairs.mismatched_fields as i64;
+            self.sink.stat("proto_field_wire_type_mismatch", machine, n);
+        }
+        let skipped = repairs.skipped_fields + repairs.cut_messages;
+        if skipped > 0 {
+            self.sink
+                .stat("proto_field_skipped", machine, skipped as i64);
+        }
+        if repairs.fixed_strings > 0 {
+            self.sink.stat(
+                "proto_string_invalid_utf8",
+                machine,
+                repairs.fixed_strings as i64,
+            );
+        }
+        Some(pkt)
+    }
+
     fn stat(&mut self, name: &'static str, machine: MachineId) {
         self.sink.stat(name, machine, 1);
     }
@@ -441,13 +476,20 @@ impl Parser<'_> {
         }
     }
 
-    fn packet(&mut self, bytes: &[u8]) {
+    /// One TracePacket, found at byte `offset` of the file.
+    fn packet(&mut self, bytes: &[u8], offset: u64) {
+        self.packet_at = (bytes.as_ptr() as usize, offset);
+        // Raw ftrace rows read the packet's own bytes, repaired or not: a skipped field
+        // may be an event of a kind the schema does not know.
         let pkt = match TracePacket::decode(bytes) {
             Ok(p) => p,
-            Err(_) => {
-                self.stat("proto_packet_decode_failure", self.ctx.machine);
-                return;
-            }
+            Err(_) => match self.repair(bytes, offset) {
+                Some(p) => p,
+                None => {
+                    self.stat("proto_packet_decode_failure", self.ctx.machine);
+                    return;
+                }
+            },
         };
         self.packets += 1;
         self.flush_pending_track_event();
@@ -3041,15 +3083,29 @@ impl Parser<'_> {
             .get(&(origin.machine, origin.seq_id))
             .map(|seq| &seq.kernel_symbols);
         let kernel_symbol = |iid: u64| symbols.and_then(|s| s.get(&iid).copied());
+        let (packet_start, packet_offset) = self.packet_at;
+        let address = |b: &[u8]| {
+            let inside = (b.as_ptr() as usize).wrapping_sub(packet_start) as u64;
+            wire_repair::BOGUS_BASE + packet_offset + inside
+        };
+        let lookups = ftrace_raw::Lookups {
+            kernel_symbol: &kernel_symbol,
+            address: &address,
+        };
         // One buffer for every event's args, not an allocation each.
         let mut args = std::mem::take(&mut self.raw_args);
         args.clear();
-        let name = ftrace_raw::read_event(self.sink, number, payload, &kernel_symbol, &mut args);
+        let name = ftrace_raw::read_event(self.sink, number, payload, &lookups, &mut args);
         let set = self.sink.args.push_shared(&args);
         self.raw_args = args;
-        let Some(name) = name else {
-            self.sink.stat("ftrace_event_unknown", origin.machine, 1);
-            return;
+        let name = match name {
+            Some(name) => name,
+            // A kind Perfetto's numbering leaves unnamed: a row without name or args.
+            None if ftrace_raw::in_event_range(number) => NULL_STR,
+            None => {
+                self.sink.stat("ftrace_event_unknown", origin.machine, 1);
+                return;
+            }
         };
         let raw = FtraceRaw {
             machine: origin.machine,

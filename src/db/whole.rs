@@ -1,0 +1,439 @@
+//! The tables written whole rather than streamed: machines, processes, threads and tracks
+//! (at every live checkpoint and at the end, each time replacing the last), and at the end
+//! flows, states, cpus, import logs, stats, metadata, the trace files and Sextant's clock
+//! report. Each row's arg sets are resolved first ([`TableWriter::arg_set`]), then the row
+//! goes into the same batches as the streamed tables, so it reaches the writer thread by
+//! message like every other row.
+
+use super::bulk::Table;
+use super::writer::TableWriter;
+use super::{DbError, ImportFacts};
+use crate::ir::{clocks, Arg, ArgValue, MachineId, MetaValue, Sink, NO_FILE, NO_MACHINE};
+use crate::model::Tables;
+use crate::stats;
+
+fn nullable_machine(m: MachineId) -> Option<i64> {
+    (m != NO_MACHINE).then_some(i64::from(m))
+}
+
+fn nullable_file(f: u32) -> Option<i64> {
+    (f != NO_FILE).then_some(i64::from(f))
+}
+
+fn opt_u32(v: Option<u32>) -> Option<i64> {
+    v.map(i64::from)
+}
+
+impl TableWriter<'_> {
+    /// Machines, processes, threads and tracks as the model has them now, replacing what
+    /// an earlier checkpoint wrote.
+    pub(super) fn identities(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        self.machines(t)?;
+        self.processes(t, sink)?;
+        self.threads(t, sink)?;
+        self.tracks(t, sink)
+    }
+
+    /// Everything else, once the model is done.
+    pub(super) fn rest(
+        &mut self,
+        t: &Tables,
+        sink: &Sink,
+        facts: &ImportFacts,
+    ) -> Result<(), DbError> {
+        self.flows(t, sink)?;
+        self.states(t, sink)?;
+        self.proto_content(sink)?;
+        self.cpus(t, sink)?;
+        self.import_logs(t, sink)?;
+        self.stats(sink)?;
+        self.metadata(facts, sink)?;
+        self.files_and_snapshots(facts)?;
+        self.clock_report(facts)?;
+        self.track_files()?;
+        let (start, end) = t.trace_bounds();
+        self.row(Table::TraceBounds, |row| {
+            row.int(start);
+            row.int(end);
+        })
+    }
+
+    fn machines(&mut self, t: &Tables) -> Result<(), DbError> {
+        self.clear(Table::Machine)?;
+        // label_index: 0 for the host, else the rank among the other machines.
+        let mut next_label = 0i64;
+        for (id, m) in t.machines.iter().enumerate() {
+            let i = &m.info;
+            let label_index = if m.raw_id == 0 {
+                0
+            } else {
+                next_label += 1;
+                next_label
+            };
+            self.row(Table::Machine, |row| {
+                row.int(id as i64);
+                row.int(m.raw_id);
+                row.text(i.name.as_deref());
+                row.text(i.sysname.as_deref());
+                row.text(i.release.as_deref());
+                row.text(i.version.as_deref());
+                row.text(i.arch.as_deref());
+                row.opt_int(i.num_cpus);
+                row.text(i.android_build_fingerprint.as_deref());
+                row.opt_int(i.android_sdk_version);
+                row.opt_int(i.system_ram_bytes);
+                row.opt_int(i.system_ram_bytes.map(|b| b.saturating_add(1 << 29) >> 30));
+                row.int(label_index);
+            })?;
+        }
+        Ok(())
+    }
+
+    fn processes(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        self.clear(Table::Process)?;
+        for (id, p) in t.processes.iter().enumerate() {
+            let args = self.extra_args(&p.extra_args, sink)?;
+            self.row(Table::Process, |row| {
+                row.int(id as i64);
+                row.int(id as i64);
+                row.int(p.pid);
+                row.text(sink.strings.get(p.name));
+                row.opt_int(p.start_ts);
+                row.opt_int(p.end_ts);
+                row.opt_int(opt_u32(p.parent_upid));
+                row.opt_int(p.uid);
+                row.opt_int(p.uid.map(|u| u % 100_000));
+                row.opt_int(p.uid.map(|u| u / 100_000));
+                row.text(sink.strings.get(p.cmdline));
+                row.opt_int(args);
+                row.int(p.machine);
+            })?;
+        }
+        Ok(())
+    }
+
+    fn threads(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        self.clear(Table::Thread)?;
+        for (id, th) in t.threads.iter().enumerate() {
+            let args = self.extra_args(&th.extra_args, sink)?;
+            self.row(Table::Thread, |row| {
+                row.int(id as i64);
+                row.int(id as i64);
+                row.int(th.tid);
+                row.text(sink.strings.get(th.name));
+                row.opt_int(th.start_ts);
+                row.opt_int(th.end_ts);
+                row.opt_int(opt_u32(th.upid));
+                row.opt_int(th.is_main_thread);
+                row.int(th.is_idle);
+                row.int(th.machine);
+                row.opt_int(args);
+            })?;
+        }
+        Ok(())
+    }
+
+    fn tracks(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        self.clear(Table::Track)?;
+        for (id, tr) in t.tracks.iter().enumerate() {
+            let dims = [
+                ("utid", tr.utid),
+                ("upid", tr.upid),
+                ("cpu", tr.cpu),
+                ("track_compressor_idx", tr.compressor_idx),
+            ];
+            let dims = self.dimension_args(sink.args.get(tr.extra_dims), &dims, sink)?;
+            let source = self.arg_set(tr.source_args, sink)?;
+            self.row(Table::Track, |row| {
+                row.int(id as i64);
+                row.text(sink.strings.get(tr.name));
+                row.text(Some(tr.kind));
+                row.opt_int(dims);
+                row.opt_int(opt_u32(tr.parent_id));
+                row.opt_int(source);
+                row.int(tr.machine);
+                row.opt_int(opt_u32(tr.track_group));
+                row.text(Some(tr.event_type.as_str()));
+                row.opt_int(opt_u32(tr.utid));
+                row.opt_int(opt_u32(tr.upid));
+                row.opt_int(opt_u32(tr.cpu));
+                row.text(sink.strings.get(tr.unit));
+            })?;
+        }
+        Ok(())
+    }
+
+    /// A track's dimension arg set: its extra dimensions, then those of `dims` it has.
+    fn dimension_args(
+        &mut self,
+        extra: &[Arg],
+        dims: &[(&str, Option<u32>)],
+        sink: &Sink,
+    ) -> Result<Option<i64>, DbError> {
+        if extra.is_empty() && dims.iter().all(|(_, v)| v.is_none()) {
+            return Ok(None);
+        }
+        let mut set = extra.to_vec();
+        for &(k, v) in dims {
+            // Dimension keys are few and fixed; look them up without interning.
+            let (Some(v), Some(&key)) = (v, sink.dimension_keys.get(k)) else {
+                continue;
+            };
+            set.push(Arg {
+                flat_key: key,
+                key,
+                value: ArgValue::Int(i64::from(v)),
+            });
+        }
+        self.write_set(&set, sink)
+    }
+
+    fn flows(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        for (id, f) in t.flows.iter().enumerate() {
+            let args = self.arg_set(f.args, sink)?;
+            self.row(Table::Flow, |row| {
+                row.int(id as i64);
+                row.int(f.slice_out);
+                row.int(f.slice_in);
+                row.opt_int(f.trace_id);
+                row.opt_int(args);
+            })?;
+        }
+        Ok(())
+    }
+
+    fn states(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        for (id, s) in t.states.iter().enumerate() {
+            let args = self.arg_set(s.args, sink)?;
+            self.row(Table::State, |row| {
+                row.int(id as i64);
+                row.int(s.ts);
+                row.int(s.dur);
+                row.int(s.track);
+                row.text(sink.strings.get(s.category));
+                row.text(sink.strings.get(s.value));
+                row.opt_int(args);
+            })?;
+        }
+        Ok(())
+    }
+
+    fn proto_content(&mut self, sink: &Sink) -> Result<(), DbError> {
+        for (id, c) in sink.proto_content.iter().enumerate() {
+            let args = self.arg_set(c.annotation, sink)?;
+            self.row(Table::ProtoContent, |row| {
+                row.int(id as i64);
+                row.text(Some(&c.path));
+                row.int(c.size as i64);
+                row.int(c.count as i64);
+                row.opt_int(args);
+                row.int(c.file);
+            })?;
+        }
+        Ok(())
+    }
+
+    fn cpus(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        let mut cpus: Vec<_> = t.cpus.iter().collect();
+        cpus.sort_by_key(|c| c.ucpu);
+        for c in &cpus {
+            let args = self.arg_set(c.args, sink)?;
+            self.row(Table::Cpu, |row| {
+                row.int(c.ucpu);
+                row.int(c.ucpu);
+                row.int(c.cpu);
+                row.opt_int(c.cluster_id);
+                row.text(sink.strings.get(c.processor));
+                row.int(c.machine);
+                row.opt_int(c.capacity);
+                row.opt_int(args);
+            })?;
+        }
+        for c in &cpus {
+            for &freq in &c.frequencies {
+                self.row(Table::CpuFrequency, |row| {
+                    row.int(c.cpu);
+                    row.int(freq);
+                    row.int(c.ucpu);
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    fn import_logs(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        for (id, log) in t.import_logs.iter().enumerate() {
+            let args = self.arg_set(log.args, sink)?;
+            let severity = stats::lookup(log.name).map_or("error", |d| d.severity.as_str());
+            self.row(Table::ImportLog, |row| {
+                row.int(id as i64);
+                row.int(log.file);
+                row.int(log.ts);
+                row.opt_int(None::<i64>);
+                row.text(Some(severity));
+                row.text(Some(log.name));
+                row.opt_int(args);
+            })?;
+        }
+        Ok(())
+    }
+
+    fn stats(&mut self, sink: &Sink) -> Result<(), DbError> {
+        let mut rows: Vec<_> = sink.stats.iter().collect();
+        rows.sort_by_key(|(k, _)| (k.name, k.machine, k.file, k.idx));
+        let mut seen = std::collections::HashSet::new();
+        for (key, &value) in rows {
+            seen.insert(key.name);
+            let def = stats::lookup(key.name);
+            self.row(Table::Stats, |row| {
+                row.text(Some(key.name));
+                row.opt_int(key.idx);
+                row.text(Some(def.map_or("error", |d| d.severity.as_str())));
+                row.text(Some(def.map_or("analysis", |d| d.source.as_str())));
+                row.int(value);
+                row.text(def.map(|d| d.description));
+                row.opt_int(nullable_machine(key.machine));
+                row.opt_int(nullable_file(key.file));
+            })?;
+        }
+        // Single stats nobody incremented still exist, at 0, as in Trace Processor.
+        for def in stats::STATS {
+            if def.indexed || seen.contains(def.name) {
+                continue;
+            }
+            self.row(Table::Stats, |row| {
+                row.text(Some(def.name));
+                row.opt_int(None::<i64>);
+                row.text(Some(def.severity.as_str()));
+                row.text(Some(def.source.as_str()));
+                row.int(0);
+                row.text(Some(def.description));
+                row.int(0);
+                row.int(0);
+            })?;
+        }
+        Ok(())
+    }
+
+    fn metadata(&mut self, facts: &ImportFacts, sink: &Sink) -> Result<(), DbError> {
+        for (name, machine, file, value) in &sink.metadata {
+            let (int, string) = match value {
+                MetaValue::Int(v) => (Some(*v), None),
+                MetaValue::Str(s) => (None, Some(s.as_str())),
+            };
+            // Machine facts belong to a machine; trace facts to a trace file.
+            let machine_scoped = name.starts_with("system_")
+                || name.starts_with("android_")
+                || name.starts_with("timezone");
+            self.row(Table::Metadata, |row| {
+                row.text(Some(name));
+                row.text(Some("single"));
+                row.opt_int(int);
+                row.text(string);
+                row.opt_int(nullable_machine(*machine));
+                row.opt_int(if machine_scoped {
+                    None
+                } else {
+                    nullable_file(*file)
+                });
+            })?;
+        }
+        if let Some(clock) = facts.trace_time_clock {
+            self.row(Table::Metadata, |row| {
+                row.text(Some("trace_time_clock_id"));
+                row.text(Some("single"));
+                row.int(clock);
+                row.text(None);
+                row.opt_int(None::<i64>);
+                row.opt_int(None::<i64>);
+            })?;
+        }
+        Ok(())
+    }
+
+    fn files_and_snapshots(&mut self, facts: &ImportFacts) -> Result<(), DbError> {
+        for (id, f) in facts.files.iter().enumerate() {
+            self.row(Table::TraceFile, |row| {
+                row.int(id as i64);
+                row.opt_int(opt_u32(f.parent_id));
+                row.text(f.name.as_deref());
+                row.int(f.size as i64);
+                row.text(Some(f.trace_type));
+                row.opt_int(opt_u32(f.processing_order));
+                row.int(f.is_container);
+            })?;
+        }
+        for s in &facts.snapshots {
+            self.row(Table::ClockSnapshot, |row| {
+                row.int(s.ts);
+                row.int(s.clock_id);
+                row.text(clocks::name(s.clock_id).filter(|_| (1..=6).contains(&s.clock_id)));
+                row.int(s.clock_value);
+                row.int(s.snapshot_id);
+                row.opt_int(nullable_machine(s.machine));
+            })?;
+        }
+        Ok(())
+    }
+
+    fn clock_report(&mut self, facts: &ImportFacts) -> Result<(), DbError> {
+        let report = &facts.report;
+        for (id, n) in report.nodes.iter().enumerate() {
+            let c = n.clock;
+            self.row(Table::ClockNode, |row| {
+                row.int(id as i64);
+                row.opt_int(nullable_machine(c.machine));
+                row.int(c.clock_id);
+                row.text(clocks::name(c.clock_id));
+                row.opt_int((c.file != 0 || c.clock_id == clocks::TRACE_FILE).then_some(c.file));
+                row.opt_int((c.sequence != 0).then_some(c.sequence));
+                row.text(Some(&n.label));
+                row.int(n.is_trace_time);
+            })?;
+        }
+        for e in &report.edges {
+            self.row(Table::ClockEdge, |row| {
+                row.int(e.src);
+                row.int(e.dst);
+                row.text(Some(e.source));
+                row.int(e.offset_ns);
+                row.int(e.readings);
+                row.opt_int(e.file.and_then(nullable_file));
+            })?;
+        }
+        for f in &report.files {
+            self.row(Table::FilePlacement, |row| {
+                row.int(f.file);
+                row.opt_int(nullable_machine(f.machine));
+                row.opt_int(f.node);
+                row.text(Some(f.status));
+                row.text(Some(&f.path));
+                row.int(f.events as i64);
+                row.int(f.dropped as i64);
+            })?;
+        }
+        for c in &facts.candidates {
+            self.row(Table::TraceTimeCandidate, |row| {
+                row.int(c.node);
+                row.text(Some(&c.label));
+                row.int(c.current);
+                row.int(c.dropped_events as i64);
+            })?;
+        }
+        Ok(())
+    }
+
+    /// `__sextant_track_file`: the file of each track's first slice.
+    fn track_files(&mut self) -> Result<(), DbError> {
+        let files = std::mem::take(&mut self.track_files);
+        for (track, &file) in files.iter().enumerate() {
+            if file != NO_FILE {
+                self.row(Table::TrackFile, |row| {
+                    row.int(track as i64);
+                    row.int(file);
+                })?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,451 @@
+//! The import side of the bulk load: turns the model's rows into batches for the writer
+//! thread ([`super::bulk`]), which owns the connection. The big tables stream in as the
+//! model produces them ([`RowSink`]); arg sets are numbered and deduplicated here, so every
+//! row carries its final `arg_set_id` when it is sent; the tables written whole (machines,
+//! processes, threads, tracks at each checkpoint; the rest at the end) are built by
+//! [`super::whole`] into the same batches.
+//!
+//! Nothing here holds a lock: rows leave by message only, so a full channel means the writer
+//! is busy, never that it waits for this thread.
+
+use std::collections::VecDeque;
+
+use rusqlite::Connection;
+
+use super::bulk::{Message, Pipe, Rows, Table, ALL, TABLES};
+use super::{DbError, ImportFacts};
+use crate::ir::{Arg, ArgValue, ArgsRef, FxHashMap, Sink, StrId, NO_ARGS, NO_FILE, NO_TS};
+use crate::model::{
+    CounterRow, FtraceEventRow, RowSink, SchedRow, SliceRow, Tables, ThreadStateRow,
+};
+
+/// Slices that ended before an earlier-begun one wait for it at most this many ids, so
+/// rows reach SQLite in id order (appending is its cheapest insert).
+pub(super) const REORDER_WINDOW: usize = 1 << 16;
+
+/// Writes rows of the bulk load: the big tables as the model streams them ([`RowSink`]),
+/// handed in batches to the writer thread; the small ones at checkpoints and at the end.
+pub struct TableWriter<'t> {
+    pipe: Pipe,
+    live: bool,
+    /// The batch being filled, per table ([`Table::index`]).
+    batches: Vec<Rows>,
+    /// Slices ended, waiting for the ones before them: `waiting[i]` is slice `next_slice + i`.
+    waiting: VecDeque<Option<(SliceRow, Option<i64>)>>,
+    next_slice: u32,
+    /// Per track, the file its first written slice came from (`NO_FILE` before any).
+    pub(super) track_files: Vec<u32>,
+    /// The first error while streaming (the model cannot take errors mid-event).
+    error: Option<DbError>,
+    rows: u64,
+    tick: &'t mut dyn FnMut(u64) -> bool,
+    next_arg_row: i64,
+    /// Identical arg sets share one id.
+    /// Keyed by values from the trace: SipHash, so a crafted file cannot flood it.
+    sets_by_content: std::collections::HashMap<Vec<(StrId, StrId, u8, u64)>, i64>,
+    sets_by_ref: FxHashMap<ArgsRef, i64>,
+}
+
+impl RowSink for TableWriter<'_> {
+    fn slice(&mut self, id: u32, s: &SliceRow, sink: &Sink) {
+        self.stream(|w| w.write_slice(id, s, sink));
+    }
+    fn counter(&mut self, id: u32, c: &CounterRow, sink: &Sink) {
+        self.stream(|w| w.write_counter(id, c, sink));
+    }
+    fn sched(&mut self, id: u32, s: &SchedRow, sink: &Sink) {
+        self.stream(|w| w.write_sched(id, s, sink));
+    }
+    fn thread_state(&mut self, id: u32, s: &ThreadStateRow, sink: &Sink) {
+        self.stream(|w| w.write_thread_state(id, s, sink));
+    }
+    fn ftrace_event(&mut self, id: u32, e: &FtraceEventRow, sink: &Sink) {
+        self.stream(|w| w.write_ftrace_event(id, e, sink));
+    }
+    fn checkpoint(&mut self, tables: &Tables, sink: &Sink) {
+        if self.error.is_some() {
+            return;
+        }
+        let r = if self.live {
+            self.publish(tables, sink)
+        } else {
+            Ok(())
+        };
+        if let Err(e) = r {
+            self.error = Some(e);
+        } else if !(self.tick)(self.rows) {
+            self.error = Some(DbError::Cancelled);
+        }
+    }
+}
+
+impl<'t> TableWriter<'t> {
+    pub(super) fn new(
+        conn: Connection,
+        live: bool,
+        tick: &'t mut dyn FnMut(u64) -> bool,
+    ) -> Result<TableWriter<'t>, DbError> {
+        conn.execute_batch("BEGIN")?;
+        Ok(TableWriter {
+            pipe: Pipe::spawn(conn)?,
+            live,
+            batches: ALL.iter().map(|&t| Rows::new(t)).collect(),
+            waiting: VecDeque::new(),
+            next_slice: 0,
+            track_files: Vec::new(),
+            error: None,
+            rows: 0,
+            tick,
+            next_arg_row: 0,
+            sets_by_content: std::collections::HashMap::new(),
+            sets_by_ref: FxHashMap::default(),
+        })
+    }
+
+    /// Writes one streamed row, unless an earlier one failed: the model cannot stop
+    /// mid-event, so the first error waits for [`TableWriter::finish`].
+    fn stream(&mut self, write: impl FnOnce(&mut Self) -> Result<(), DbError>) {
+        if self.error.is_some() {
+            return;
+        }
+        match write(self) {
+            Ok(()) => self.rows += 1,
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    /// The batch being filled for `table`.
+    pub(super) fn batch(&mut self, table: Table) -> &mut Rows {
+        &mut self.batches[table.index()]
+    }
+
+    /// Sends a table's batch once it is full.
+    pub(super) fn send_if_full(&mut self, table: Table) -> Result<(), DbError> {
+        let batch = self.batch(table);
+        if batch.is_full() {
+            let rows = batch.take();
+            self.pipe.send(Message::Rows(rows))?;
+        }
+        Ok(())
+    }
+
+    /// Adds one row to `table` (`fill` pushes its values in column order).
+    pub(super) fn row(
+        &mut self,
+        table: Table,
+        fill: impl FnOnce(&mut Rows),
+    ) -> Result<(), DbError> {
+        fill(self.batch(table));
+        self.send_if_full(table)
+    }
+
+    /// Empties a table the writer is about to write whole again.
+    pub(super) fn clear(&mut self, table: Table) -> Result<(), DbError> {
+        // Rows of it still in the batch belong to the old contents.
+        let _ = self.batch(table).take();
+        self.pipe.send(Message::Clear(table))
+    }
+
+    /// Sends every batch, full or not.
+    fn flush(&mut self) -> Result<(), DbError> {
+        for i in 0..TABLES {
+            let rows = self.batches[i].take();
+            if !rows.is_empty() {
+                self.pipe.send(Message::Rows(rows))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Commits what is written so far, with the machine, process, thread and track rows as
+    /// the model has them now and every arg row they name, so a reader sees a consistent
+    /// partial trace.
+    fn publish(&mut self, tables: &Tables, sink: &Sink) -> Result<(), DbError> {
+        self.release_waiting(sink, usize::MAX)?;
+        self.identities(tables, sink)?;
+        self.flush()?;
+        self.pipe.commit()
+    }
+
+    /// Writes the small tables and what the import knows besides; ends the streaming and
+    /// hands back the connection once the writer thread has written everything.
+    pub fn finish(
+        mut self,
+        tables: &Tables,
+        sink: &Sink,
+        facts: &ImportFacts,
+    ) -> Result<Connection, DbError> {
+        if let Some(e) = self.error.take() {
+            return Err(match e {
+                // The thread's own error says more than a closed channel.
+                DbError::WriterFailed => self.pipe.finish().err().unwrap_or(e),
+                e => e,
+            });
+        }
+        self.release_waiting(sink, usize::MAX)?;
+        self.identities(tables, sink)?;
+        self.rest(tables, sink, facts)?;
+        self.flush()?;
+        self.pipe.finish()
+    }
+
+    /// The `arg_set_id` for a parser arg set: the args-row id of its first row.
+    pub(super) fn arg_set(&mut self, args: ArgsRef, sink: &Sink) -> Result<Option<i64>, DbError> {
+        if args == NO_ARGS {
+            return Ok(None);
+        }
+        if let Some(&id) = self.sets_by_ref.get(&args) {
+            return Ok(Some(id));
+        }
+        let set = sink.args.get(args);
+        let id = self.write_set(set, sink)?;
+        if let Some(id) = id {
+            self.sets_by_ref.insert(args, id);
+        }
+        Ok(id)
+    }
+
+    pub(super) fn write_set(&mut self, set: &[Arg], sink: &Sink) -> Result<Option<i64>, DbError> {
+        if set.is_empty() {
+            return Ok(None);
+        }
+        let key: Vec<(StrId, StrId, u8, u64)> = set
+            .iter()
+            .map(|a| {
+                let (tag, bits) = match a.value {
+                    ArgValue::Int(v) => (0, v as u64),
+                    ArgValue::Uint(v) => (1, v),
+                    ArgValue::Str(v) => (2, v as u64),
+                    ArgValue::Real(v) => (3, v.to_bits()),
+                    ArgValue::Bool(v) => (4, v as u64),
+                    ArgValue::Pointer(v) => (5, v),
+                    ArgValue::Json(v) => (6, v as u64),
+                    ArgValue::Null => (7, 0),
+                    ArgValue::ThreadUtid(v) => (8, u64::from(v)),
+                };
+                (a.flat_key, a.key, tag, bits)
+            })
+            .collect();
+        if let Some(&id) = self.sets_by_content.get(&key) {
+            return Ok(Some(id));
+        }
+        let set_id = self.next_arg_row;
+        let strings = &sink.strings;
+        for a in set {
+            let (int, string, real, ty, display): (
+                Option<i64>,
+                Option<&str>,
+                Option<f64>,
+                &str,
+                String,
+            ) = match a.value {
+                ArgValue::Int(v) => (Some(v), None, None, "int", v.to_string()),
+                ArgValue::Uint(v) => (Some(v as i64), None, None, "uint", v.to_string()),
+                ArgValue::Str(v) => {
+                    let s = strings.get(v).unwrap_or("");
+                    (None, Some(s), None, "string", s.to_string())
+                }
+                ArgValue::Real(v) => (None, None, Some(v), "real", v.to_string()),
+                ArgValue::Bool(v) => (
+                    Some(v as i64),
+                    None,
+                    None,
+                    "bool",
+                    if v { "true" } else { "false" }.to_string(),
+                ),
+                ArgValue::Pointer(v) => (Some(v as i64), None, None, "pointer", format!("0x{v:x}")),
+                ArgValue::Json(v) => {
+                    let s = strings.get(v).unwrap_or("");
+                    (None, Some(s), None, "json", s.to_string())
+                }
+                ArgValue::Null => (None, None, None, "null", "[NULL]".to_string()),
+                // Resolved by the model; an unresolved one has no utid to show.
+                ArgValue::ThreadUtid(_) => (None, None, None, "int", "[NULL]".to_string()),
+            };
+            let id = self.next_arg_row;
+            let row = self.batch(Table::Args);
+            row.int(id);
+            row.int(set_id);
+            row.text(strings.get(a.flat_key));
+            row.text(strings.get(a.key));
+            row.opt_int(int);
+            row.text(string);
+            row.real(real);
+            row.text(Some(ty));
+            row.text(Some(&display));
+            self.next_arg_row += 1;
+        }
+        self.sets_by_content.insert(key, set_id);
+        self.send_if_full(Table::Args)?;
+        Ok(Some(set_id))
+    }
+
+    pub(super) fn extra_args(
+        &mut self,
+        extra: &[(StrId, ArgValue)],
+        sink: &Sink,
+    ) -> Result<Option<i64>, DbError> {
+        let set: Vec<Arg> = extra
+            .iter()
+            .map(|&(key, value)| Arg {
+                flat_key: key,
+                key,
+                value,
+            })
+            .collect();
+        self.write_set(&set, sink)
+    }
+
+    fn write_slice(&mut self, id: u32, s: &SliceRow, sink: &Sink) -> Result<(), DbError> {
+        let args = self.arg_set(s.args, sink)?;
+        self.note_file(id, s)?;
+        if id < self.next_slice {
+            // It gave up waiting for this one: it goes in out of order.
+            return self.queue_slice(id, s, args, sink);
+        }
+        let offset = (id - self.next_slice) as usize;
+        if offset >= REORDER_WINDOW {
+            self.release_waiting(sink, offset + 1 - REORDER_WINDOW)?;
+        }
+        let offset = (id - self.next_slice) as usize;
+        if self.waiting.len() <= offset {
+            self.waiting.resize(offset + 1, None);
+        }
+        self.waiting[offset] = Some((*s, args));
+        while let Some(Some(_)) = self.waiting.front() {
+            self.release_waiting(sink, 1)?;
+        }
+        Ok(())
+    }
+
+    /// Gives up waiting for the next `count` slice ids: those that ended are written, the
+    /// others will be written out of order when they end.
+    fn release_waiting(&mut self, sink: &Sink, count: usize) -> Result<(), DbError> {
+        let mut released = 0;
+        while released < count {
+            let Some(waiting) = self.waiting.pop_front() else {
+                break;
+            };
+            if let Some((row, args)) = waiting {
+                self.queue_slice(self.next_slice, &row, args, sink)?;
+            }
+            self.next_slice += 1;
+            released += 1;
+        }
+        if released < count && count != usize::MAX {
+            let rest = u32::try_from(count - released).unwrap_or(u32::MAX);
+            self.next_slice = self.next_slice.saturating_add(rest);
+        }
+        Ok(())
+    }
+
+    fn queue_slice(
+        &mut self,
+        id: u32,
+        s: &SliceRow,
+        args: Option<i64>,
+        sink: &Sink,
+    ) -> Result<(), DbError> {
+        self.row(Table::Slice, |row| {
+            row.int(id);
+            row.int(s.ts);
+            row.int(s.dur);
+            row.int(s.track);
+            row.text(sink.strings.get(s.category));
+            row.text(sink.strings.get(s.name));
+            row.int(s.depth);
+            row.opt_int(s.parent);
+            row.opt_int(args);
+            row.opt_int((s.thread_ts != NO_TS).then_some(s.thread_ts));
+            row.opt_int((s.thread_dur != NO_TS).then_some(s.thread_dur));
+        })
+    }
+
+    /// Remembers the file a slice came from: once per track, and per slice for a slice
+    /// from another file than its track's first.
+    fn note_file(&mut self, id: u32, s: &SliceRow) -> Result<(), DbError> {
+        if s.file == NO_FILE {
+            return Ok(());
+        }
+        let track = s.track as usize;
+        if self.track_files.len() <= track {
+            self.track_files.resize(track + 1, NO_FILE);
+        }
+        let first = &mut self.track_files[track];
+        if *first == NO_FILE {
+            *first = s.file;
+        } else if *first != s.file {
+            let file = s.file;
+            self.row(Table::SliceFile, |row| {
+                row.int(id);
+                row.int(file);
+            })?;
+        }
+        Ok(())
+    }
+
+    fn write_counter(&mut self, id: u32, c: &CounterRow, sink: &Sink) -> Result<(), DbError> {
+        let args = self.arg_set(c.args, sink)?;
+        self.row(Table::Counter, |row| {
+            row.int(id);
+            row.int(c.ts);
+            row.int(c.track);
+            row.real(Some(c.value));
+            row.opt_int(args);
+        })
+    }
+
+    fn write_sched(&mut self, id: u32, s: &SchedRow, sink: &Sink) -> Result<(), DbError> {
+        self.row(Table::Sched, |row| {
+            row.int(id);
+            row.int(s.ts);
+            row.int(s.dur);
+            row.int(s.cpu);
+            row.int(s.utid);
+            row.text(sink.strings.get(s.end_state));
+            row.int(s.priority);
+            row.int(s.ucpu);
+        })
+    }
+
+    fn write_thread_state(
+        &mut self,
+        id: u32,
+        s: &ThreadStateRow,
+        sink: &Sink,
+    ) -> Result<(), DbError> {
+        self.row(Table::ThreadState, |row| {
+            row.int(id);
+            row.int(s.ts);
+            row.int(s.dur);
+            row.opt_int(s.cpu);
+            row.int(s.utid);
+            row.text(sink.strings.get(s.state));
+            row.opt_int(s.io_wait);
+            row.text(sink.strings.get(s.blocked_function));
+            row.opt_int(s.waker_utid);
+            row.opt_int(s.waker_id);
+            row.opt_int(s.irq_context);
+            row.opt_int(s.ucpu);
+        })
+    }
+
+    fn write_ftrace_event(
+        &mut self,
+        id: u32,
+        e: &FtraceEventRow,
+        sink: &Sink,
+    ) -> Result<(), DbError> {
+        let args = self.arg_set(e.args, sink)?;
+        self.row(Table::FtraceEvent, |row| {
+            row.int(id);
+            row.int(e.ts);
+            row.text(sink.strings.get(e.name));
+            row.int(e.cpu);
+            row.int(e.utid);
+            row.opt_int(args);
+            row.opt_int(e.common_flags);
+            row.int(e.ucpu);
+        })
+    }
+}
