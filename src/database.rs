@@ -16,6 +16,11 @@ use crate::import::{self, ImportError, ImportSummary};
 pub enum OpenError {
     #[error(transparent)]
     Import(#[from] ImportError),
+    #[error("cannot write the database {}: {error}", path.display())]
+    Create {
+        path: PathBuf,
+        error: std::io::Error,
+    },
     #[error("cannot finish the database {}: {error}", path.display())]
     Finish {
         path: PathBuf,
@@ -90,6 +95,11 @@ pub fn open_trace(
 fn import_into(trace: &Path, out: &Path) -> Result<ImportSummary, OpenError> {
     cleanup::sweep_stale_siblings(out);
     let temp = TempPath::database(cleanup::sibling_temp_path(out));
+    // Fails now, naming the output, rather than after the parse, naming the temporary.
+    std::fs::File::create_new(temp.path()).map_err(|error| OpenError::Create {
+        path: out.to_path_buf(),
+        error,
+    })?;
     let summary = import::import_path(trace, temp.path())?;
     rollback_journal(temp.path())?;
     // Side files an older database left at `out` would be read as the new one's.

@@ -72,7 +72,16 @@ pub fn install(report: PanicReport) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-        let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+        // A signal the parent set to be ignored stays ignored: `nohup sextant …` survives
+        // the hangup, a background job of a script the interrupt.
+        let wanted: Vec<i32> = [SIGINT, SIGTERM, SIGHUP]
+            .into_iter()
+            .filter(|&s| !ignored(s))
+            .collect();
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let mut signals = signal_hook::iterator::Signals::new(wanted)?;
         std::thread::Builder::new()
             .name("signals".into())
             .spawn(move || {
@@ -82,6 +91,19 @@ pub fn install(report: PanicReport) -> std::io::Result<()> {
             })?;
     }
     Ok(())
+}
+
+/// Whether `signal` is ignored now (as the parent left it).
+#[cfg(unix)]
+fn ignored(signal: i32) -> bool {
+    let mut old = std::mem::MaybeUninit::<libc::sigaction>::zeroed();
+    // SAFETY: with a null new action, sigaction only writes the current disposition into
+    // `old`, a properly sized and aligned sigaction we own; it is read only if the call
+    // succeeded (and a zeroed sigaction is a valid value anyway).
+    unsafe {
+        libc::sigaction(signal, std::ptr::null(), old.as_mut_ptr()) == 0
+            && old.assume_init().sa_sigaction == libc::SIG_IGN
+    }
 }
 
 /// While the guard lives, shutdown requests go to `listener` (which returns whether it took

@@ -113,6 +113,46 @@ fn import_output_is_renamed_into_place_and_reading_it_leaves_no_side_files() {
     assert_eq!(tmp.entries(), Vec::<String>::new());
 }
 
+#[test]
+fn a_failed_import_output_leaves_nothing_and_names_the_output() {
+    let tmp = TempDir::new("failed-tmp");
+    let work = TempDir::new("failed-out");
+    let bad = work.path().join("bad.json");
+    std::fs::write(&bad, br#"{"traceEvents": 5}"#).expect("writing");
+    let db = work.path().join("out.sqlite");
+    let out = run(
+        &tmp,
+        &[os("import"), bad.as_os_str(), os("-o"), db.as_os_str()],
+    );
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("traceEvents must be an array"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(work.entries(), ["bad.json"]);
+    assert_eq!(tmp.entries(), Vec::<String>::new());
+
+    // An output that cannot be written fails before the import, naming the output.
+    let nowhere = work.path().join("missing-dir").join("out.sqlite");
+    let out = run(
+        &tmp,
+        &[
+            os("import"),
+            data("c_sched.pftrace").as_os_str(),
+            os("-o"),
+            nowhere.as_os_str(),
+        ],
+    );
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("cannot write the database {}", nowhere.display())),
+        "{err}"
+    );
+    assert_eq!(work.entries(), ["bad.json"]);
+}
+
 /// The state letter of a process in /proc (`T` when stopped), if it still exists.
 fn proc_state(pid: u32) -> Option<char> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -129,6 +169,45 @@ fn wait_exit(child: &mut Child, what: &str) -> ExitStatus {
         assert!(Instant::now() < deadline, "sextant did not end on {what}");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Starts `cmd` and, once an entry of `dir` satisfies `wanted`, stops the process
+/// (SIGSTOP) — a known point to signal it at, however fast or slow the machine. Returns the
+/// stopped child and the entry, checked to be still there once the process stopped.
+fn stop_when_written(
+    mut cmd: Command,
+    dir: &TempDir,
+    wanted: impl Fn(&str) -> bool,
+) -> (Child, String) {
+    let mut child = cmd
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting sextant");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let name = loop {
+        if let Some(name) = dir.entries().into_iter().find(|n| wanted(n)) {
+            break name;
+        }
+        assert!(
+            child.try_wait().expect("waiting").is_none(),
+            "sextant ended before the file was seen"
+        );
+        assert!(Instant::now() < deadline, "the file never appeared");
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let pid = child.id();
+    kill_process(Pid::from_child(&child), Signal::STOP).expect("stopping sextant");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while proc_state(pid) != Some('T') {
+        assert!(Instant::now() < deadline, "sextant did not stop");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(
+        dir.entries().contains(&name),
+        "sextant got past {name} before it stopped: {:?}",
+        dir.entries()
+    );
+    (child, name)
 }
 
 #[test]
@@ -152,46 +231,19 @@ fn import_output_interrupted_leaves_no_output_and_no_temporary_file() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let before = std::fs::read(&db).expect("the older output");
 
-    let mut child = command(
+    let cmd = command(
         &tmp,
         &[os("import"), trace.as_os_str(), os("-o"), db.as_os_str()],
-    )
-    .stderr(Stdio::piped())
-    .spawn()
-    .expect("starting sextant");
-    let pid = child.id();
-    // Wait for the database being written beside the output.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let temporary = loop {
-        let found = work
-            .entries()
-            .into_iter()
-            .find(|n| n.starts_with(".out.sqlite.sextant-") && n.ends_with(".tmp"));
-        if let Some(name) = found {
-            break name;
-        }
-        assert!(
-            child.try_wait().expect("waiting").is_none(),
-            "the import ended before its temporary database was seen"
-        );
-        assert!(Instant::now() < deadline, "no temporary database appeared");
-        std::thread::sleep(Duration::from_millis(2));
-    };
-    // Freeze it, to signal it at a known point: mid-import, the temporary there, the
-    // output not replaced yet.
-    let child_pid = Pid::from_child(&child);
-    kill_process(child_pid, Signal::STOP).expect("stopping sextant");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while proc_state(pid) != Some('T') {
-        assert!(Instant::now() < deadline, "sextant did not stop");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    assert!(
-        work.entries().contains(&temporary),
-        "the import got past its temporary database before it stopped: {:?}",
-        work.entries()
     );
+    // Stopped mid-import: the temporary there and written to (SQLite has its schema in
+    // it), the output not replaced yet.
+    let (mut child, _) = stop_when_written(cmd, &work, |n| {
+        n.starts_with(".out.sqlite.sextant-")
+            && n.ends_with(".tmp")
+            && std::fs::metadata(work.path().join(n)).is_ok_and(|m| m.len() > 0)
+    });
     assert_eq!(std::fs::read(&db).expect("the output"), before);
+    let child_pid = Pid::from_child(&child);
 
     kill_process(child_pid, Signal::TERM).expect("signalling sextant");
     kill_process(child_pid, Signal::CONT).expect("resuming sextant");
@@ -294,4 +346,32 @@ fn the_next_run_removes_what_dead_runs_left_and_nothing_else() {
     let mut expected = vec![live_temp, other_temp, "out.sqlite".to_string()];
     expected.sort();
     assert_eq!(work.entries(), expected);
+}
+
+#[test]
+fn a_hangup_the_parent_ignores_stays_ignored() {
+    // `nohup sextant query …`: SIGHUP is ignored when sextant starts, and stays so.
+    let tmp = TempDir::new("nohup-tmp");
+    let trace = TempFile::with_bytes("big.json", &common::big_json_trace(150_000));
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", "trap '' HUP; exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_sextant"))
+        .args([
+            os("query"),
+            trace.0.as_os_str(),
+            os("select count(*) from slice"),
+        ])
+        .env("TMPDIR", tmp.path())
+        .stdout(Stdio::piped());
+    // Hung up mid-import, while its temporary database is there.
+    let (child, _) = stop_when_written(cmd, &tmp, |n| {
+        n.starts_with("sextant-") && n.ends_with(".sqlite")
+    });
+    let pid = Pid::from_child(&child);
+    kill_process(pid, Signal::HUP).expect("signalling sextant");
+    kill_process(pid, Signal::CONT).expect("resuming sextant");
+    let out = child.wait_with_output().expect("waiting for sextant");
+    assert!(out.status.success(), "exit status {}", out.status);
+    assert_eq!(text(&out.stdout), "\"count(*)\"\n150000\n");
+    assert_eq!(tmp.entries(), Vec::<String>::new());
 }
