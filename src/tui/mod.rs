@@ -39,6 +39,11 @@ use crate::cleanup::TempPath;
 pub enum TuiError {
     #[error("terminal: {0}")]
     Terminal(#[from] std::io::Error),
+    #[error("cannot create the session's directory in {}: {error}", dir.display())]
+    SessionDir {
+        dir: std::path::PathBuf,
+        error: std::io::Error,
+    },
 }
 
 /// The threads the effects go to. Dropping them stops and joins them all.
@@ -105,7 +110,10 @@ const TICK: Duration = Duration::from_millis(250);
 /// terminal is restored, the threads are cancelled and joined, and the session's databases
 /// are removed before this returns; panic messages kept meanwhile are then printed.
 pub fn run(input: Input) -> Result<(), TuiError> {
-    let dir = TempPath::session_dir()?;
+    let dir = TempPath::session_dir().map_err(|error| TuiError::SessionDir {
+        dir: std::env::temp_dir(),
+        error,
+    })?;
     let (tx, rx) = mpsc::channel();
     let requests = tx.clone();
     let listening =
