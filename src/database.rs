@@ -1,31 +1,48 @@
 //! Where an import's database lives: a file given with `-o`, an existing Sextant database
 //! opened as it is, or a temporary file removed when the session ends.
+//!
+//! A temporary database is a registered [`TempPath`]: it and SQLite's side files go on
+//! every exit (see [`crate::cleanup`]). An `-o` output is written beside its destination
+//! under a hidden temporary name and renamed into place only when complete, so an
+//! interrupted import leaves neither a half-written output nor its temporary file (and an
+//! older file at that path stays as it was).
 
 use std::path::{Path, PathBuf};
 
+use crate::cleanup::{self, TempPath};
 use crate::import::{self, ImportError, ImportSummary};
 
-/// A database file; temporary ones are deleted on drop.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    #[error("cannot write the database {}: {error}", path.display())]
+    Create {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("cannot finish the database {}: {error}", path.display())]
+    Finish {
+        path: PathBuf,
+        error: rusqlite::Error,
+    },
+    #[error("cannot move the finished database into place at {}: {error}", path.display())]
+    Rename {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
+/// A database file; a temporary one is removed, with its side files, on drop.
 #[derive(Debug)]
 pub struct Database {
     pub path: PathBuf,
-    temporary: bool,
+    _temporary: Option<TempPath>,
 }
 
-impl Drop for Database {
-    fn drop(&mut self) {
-        if self.temporary {
-            let _ = std::fs::remove_file(&self.path);
-        }
-    }
-}
-
-/// A fresh temporary path for a database.
+/// A fresh temporary path for a database (not registered for removal: see [`TempPath`]).
 pub fn temp_path() -> PathBuf {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    std::env::temp_dir().join(format!("sextant-{}-{nanos}.sqlite", std::process::id()))
+    cleanup::temp_database_path()
 }
 
 /// True when the file is an SQLite database (so it is opened, not imported).
@@ -42,21 +59,71 @@ pub fn is_sqlite(path: &Path) -> bool {
 pub fn open_trace(
     trace: &Path,
     out: Option<&Path>,
-) -> Result<(Database, Option<ImportSummary>), ImportError> {
+) -> Result<(Database, Option<ImportSummary>), OpenError> {
     if is_sqlite(trace) && out.is_none() {
         return Ok((
             Database {
                 path: trace.to_path_buf(),
-                temporary: false,
+                _temporary: None,
             },
             None,
         ));
     }
-    let (path, temporary) = match out {
-        Some(p) => (p.to_path_buf(), false),
-        None => (temp_path(), true),
+    match out {
+        None => {
+            let temp = TempPath::database(temp_path());
+            let summary = import::import_path(trace, temp.path())?;
+            rollback_journal(temp.path())?;
+            let db = Database {
+                path: temp.path().to_path_buf(),
+                _temporary: Some(temp),
+            };
+            Ok((db, Some(summary)))
+        }
+        Some(out) => {
+            let summary = import_into(trace, out)?;
+            let db = Database {
+                path: out.to_path_buf(),
+                _temporary: None,
+            };
+            Ok((db, Some(summary)))
+        }
+    }
+}
+
+/// Imports `trace` beside `out` and renames the complete database to `out`.
+fn import_into(trace: &Path, out: &Path) -> Result<ImportSummary, OpenError> {
+    cleanup::sweep_stale_siblings(out);
+    let temp = TempPath::database(cleanup::sibling_temp_path(out));
+    // Fails now, naming the output, rather than after the parse, naming the temporary.
+    std::fs::File::create_new(temp.path()).map_err(|error| OpenError::Create {
+        path: out.to_path_buf(),
+        error,
+    })?;
+    let summary = import::import_path(trace, temp.path())?;
+    rollback_journal(temp.path())?;
+    // Side files an older database left at `out` would be read as the new one's.
+    for suffix in cleanup::SIDE_FILES {
+        let _ = std::fs::remove_file(cleanup::with_suffix(out, suffix));
+    }
+    std::fs::rename(temp.path(), out).map_err(|error| OpenError::Rename {
+        path: out.to_path_buf(),
+        error,
+    })?;
+    temp.keep();
+    Ok(summary)
+}
+
+/// Leaves a finished database in rollback-journal mode: readers (read-only, as `sextant
+/// query`, the explorer and most tools open it) then create no `-wal`/`-shm` files beside
+/// it, which a read-only connection could not remove when it closes.
+fn rollback_journal(path: &Path) -> Result<(), OpenError> {
+    let finish = |error| OpenError::Finish {
+        path: path.to_path_buf(),
+        error,
     };
-    let db = Database { path, temporary };
-    let summary = import::import_path(trace, &db.path)?;
-    Ok((db, Some(summary)))
+    let conn = rusqlite::Connection::open(path).map_err(finish)?;
+    conn.pragma_update(None, "journal_mode", "DELETE")
+        .map_err(finish)?;
+    conn.close().map_err(|(_, e)| finish(e))
 }

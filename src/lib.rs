@@ -4,6 +4,7 @@
 //! Data flows one way: [`source`] → [`parse`] → [`clock`] → sort → [`model`] → [`db`];
 //! [`import`] runs the pipeline.
 
+pub mod cleanup;
 pub mod clock;
 pub mod database;
 pub mod db;
@@ -14,6 +15,7 @@ pub mod manifest;
 pub mod model;
 pub mod parse;
 pub mod protos;
+pub mod shutdown;
 pub mod source;
 pub mod stats;
 pub mod tui;

@@ -49,17 +49,36 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    if let Err(e) = color_eyre::install() {
-        eprintln!("sextant: {e}");
+    // color-eyre reports errors; its panic report is printed by `sextant::shutdown`'s hook,
+    // which restores the terminal first. SIGINT, SIGTERM and SIGHUP end the process through
+    // `sextant::shutdown` too, which removes the temporary files.
+    let (panic_hook, eyre_hook) = color_eyre::config::HookBuilder::default().into_hooks();
+    if let Err(e) = eyre_hook.install() {
+        warn(format_args!("{e}"));
+    }
+    let report =
+        move |info: &std::panic::PanicHookInfo<'_>| panic_hook.panic_report(info).to_string();
+    if let Err(e) = sextant::shutdown::install(Box::new(report)) {
+        warn(format_args!("cannot handle signals: {e}"));
     }
     let cli = Cli::parse();
-    match run(cli) {
+    // What crashed or killed runs left in the temp directory.
+    sextant::cleanup::sweep_stale(&std::env::temp_dir());
+    let code = match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("sextant: {e:#}");
+            warn(format_args!("{e:#}"));
             ExitCode::FAILURE
         }
-    }
+    };
+    // Everything is cleaned up: a run asked to end by a signal now ends by it.
+    sextant::shutdown::finish();
+    code
+}
+
+/// Prints to stderr; a stderr that is gone (a hung-up terminal) is not an error then.
+fn warn(message: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr(), "sextant: {message}");
 }
 
 fn run(cli: Cli) -> Result<()> {

@@ -1,21 +1,24 @@
 //! End to end: the real binary in a pseudo-terminal. It opens the demo, shows both
 //! machines, runs a query at the SQL prompt, switches trace_time, quits with status 0, and
-//! leaves the terminal as it found it (cooked mode, main screen, cursor shown).
+//! leaves the terminal as it found it (cooked mode, main screen, cursor shown). However the
+//! explorer ends — `q`, a hangup, SIGTERM or SIGINT mid-import, a panic on any thread — the
+//! terminal is restored and its temp directory (a fresh one per test) is left empty.
 
 mod common;
 
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{AsFd, BorrowedFd};
-use std::os::unix::process::CommandExt;
-use std::process::{Child, Command, Stdio};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use rustix::process::{kill_process, Pid, Signal};
 use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
 use rustix::termios::{tcgetattr, tcsetwinsize, LocalModes, Winsize};
 
-use common::TempFile;
+use common::{TempDir, TempFile};
 
 struct Pty {
     master: File,
@@ -27,7 +30,9 @@ struct Pty {
 }
 
 impl Pty {
-    fn spawn(args: &[&str], history: &TempFile) -> Pty {
+    /// Starts sextant with `args`, its history in `history`, its temp directory `tmp` and
+    /// the extra environment `env`.
+    fn spawn(args: &[&str], history: &TempFile, tmp: &TempDir, env: &[(&str, &str)]) -> Pty {
         let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("openpt");
         grantpt(&master).expect("grantpt");
         unlockpt(&master).expect("unlockpt");
@@ -53,6 +58,8 @@ impl Pty {
         cmd.args(args)
             .env("TERM", "xterm-256color")
             .env("SEXTANT_HISTORY", &history.0)
+            .env("TMPDIR", tmp.path())
+            .envs(env.iter().copied())
             .stdin(stdio(&slave))
             .stdout(stdio(&slave))
             .stderr(stdio(&slave));
@@ -106,10 +113,59 @@ impl Pty {
             assert!(
                 Instant::now() < deadline,
                 "never saw {needle:?}; the screen stream ends with: {:?}",
-                &text[text.len().saturating_sub(2000)..]
+                tail(&text)
             );
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    fn pid(&self) -> Pid {
+        Pid::from_child(&self.child)
+    }
+
+    fn signal(&self, signal: Signal) {
+        kill_process(self.pid(), signal).expect("signalling sextant");
+    }
+
+    /// Waits for sextant to end (a watchdog, not a timing: it fails only if it never does).
+    fn wait_exit(&mut self, what: &str) -> ExitStatus {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(s) = self.child.try_wait().expect("waiting for sextant") {
+                return s;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "sextant did not end on {what}; the screen stream ends with: {:?}",
+                tail(&self.text())
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The terminal is as it was before sextant ran: cooked mode and echo back on, the
+    /// alternate screen left, mouse reporting off and the cursor shown — all written after
+    /// byte `from` of the screen stream. Returns where the alternate screen was left.
+    fn assert_restored(&self, from: usize) -> usize {
+        let after = tcgetattr(self.slave.as_fd()).expect("termios");
+        for flag in [LocalModes::ICANON, LocalModes::ECHO] {
+            assert!(
+                self.modes_before.contains(flag),
+                "{flag:?} was off before sextant ran"
+            );
+            assert!(after.local_modes.contains(flag), "{flag:?} not restored");
+        }
+        // The bytes were written before sextant ended; the reader thread may lag.
+        let left = self.wait_for("\x1b[?1049l", from);
+        let text = self.text();
+        let tail = &text[from..];
+        for (what, seq) in [
+            ("the cursor was not shown again", "\x1b[?25h"),
+            ("mouse reporting was not turned off", "\x1b[?1000l"),
+        ] {
+            assert!(tail.contains(seq), "{what}");
+        }
+        left
     }
 
     fn send(&mut self, bytes: &str) {
@@ -121,10 +177,20 @@ impl Pty {
     }
 }
 
+/// The last 2000 bytes of the screen stream (at a character boundary).
+fn tail(text: &str) -> &str {
+    let mut at = text.len().saturating_sub(2000);
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    &text[at..]
+}
+
 #[test]
 fn demo_session_query_trace_time_switch_and_clean_exit() {
     let history = TempFile::new("history");
-    let mut pty = Pty::spawn(&[], &history);
+    let tmp = TempDir::new("pty-tmp");
+    let mut pty = Pty::spawn(&[], &history, &tmp, &[]);
 
     let at = pty.wait_for("phone", 0);
     pty.wait_for("watch", 0);
@@ -159,38 +225,105 @@ fn demo_session_query_trace_time_switch_and_clean_exit() {
     pty.send("2");
     pty.wait_for("trace time is on", at);
     pty.send("q");
-
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        if let Some(s) = pty.child.try_wait().expect("waiting for sextant") {
-            break s;
-        }
-        assert!(Instant::now() < deadline, "sextant did not quit on q");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = pty.wait_exit("q");
     assert!(status.success(), "exit status {status}");
-
-    // Restored: cooked mode and echo back on, as before; alternate screen left, mouse
-    // reporting off, cursor shown.
-    let after = tcgetattr(pty.slave.as_fd()).expect("termios");
-    for flag in [LocalModes::ICANON, LocalModes::ECHO] {
-        assert!(
-            pty.modes_before.contains(flag),
-            "{flag:?} was off before sextant ran"
-        );
-        assert!(after.local_modes.contains(flag), "{flag:?} not restored");
-    }
-    std::thread::sleep(Duration::from_millis(200));
-    let text = pty.text();
-    let tail = &text[text.rfind("answer-42").unwrap_or(0)..];
-    for (what, seq) in [
-        ("the alternate screen was not left", "\x1b[?1049l"),
-        ("the cursor was not shown again", "\x1b[?25h"),
-        ("mouse reporting was not turned off", "\x1b[?1000l"),
-    ] {
-        assert!(tail.contains(seq), "{what}");
-    }
+    pty.assert_restored(at);
     // The query went into the history file.
     let saved = std::fs::read_to_string(&history.0).expect("history written");
     assert!(saved.contains("answer-"), "{saved}");
+    // Both databases (the import's and the switch's) are gone with their directory.
+    assert_eq!(tmp.entries(), Vec::<String>::new());
+}
+
+/// The session directory the explorer made in `tmp`, once it made it.
+fn session_dir(tmp: &TempDir) -> String {
+    let entries = tmp.entries();
+    assert_eq!(entries.len(), 1, "one session directory: {entries:?}");
+    assert!(entries[0].starts_with("sextant-"), "{entries:?}");
+    entries[0].clone()
+}
+
+#[test]
+fn a_hangup_or_an_interrupt_ends_the_explorer_restores_the_terminal_and_leaves_nothing() {
+    for (signal, number) in [(Signal::HUP, 1), (Signal::INT, 2)] {
+        let history = TempFile::new("history");
+        let tmp = TempDir::new("pty-tmp");
+        let mut pty = Pty::spawn(&[], &history, &tmp, &[]);
+        let at = pty.wait_for("events from", 0);
+        // The import is done: its database is in the session directory.
+        let dir = session_dir(&tmp);
+        let files = std::fs::read_dir(tmp.path().join(&dir))
+            .expect("the session directory")
+            .count();
+        assert!(files > 0, "the session directory is empty");
+
+        pty.signal(signal);
+        let status = pty.wait_exit(&format!("{signal:?}"));
+        // It ends by the signal itself, as a shell expects.
+        assert_eq!(status.signal(), Some(number), "exit status {status}");
+        pty.assert_restored(at);
+        assert_eq!(tmp.entries(), Vec::<String>::new(), "after {signal:?}");
+    }
+}
+
+#[test]
+fn sigterm_during_an_import_ends_the_explorer_and_leaves_nothing() {
+    let trace = TempFile::with_bytes("big.json", &common::big_json_trace(150_000));
+    let history = TempFile::new("history");
+    let tmp = TempDir::new("pty-tmp");
+    let mut pty = Pty::spawn(&[&trace.name()], &history, &tmp, &[]);
+    // The progress bar: the import is under way (finished or not, the end must be clean).
+    let at = pty.wait_for("importing", 0);
+    session_dir(&tmp);
+    pty.signal(Signal::TERM);
+    let status = pty.wait_exit("SIGTERM");
+    assert_eq!(status.signal(), Some(15), "exit status {status}");
+    pty.assert_restored(at);
+    assert_eq!(tmp.entries(), Vec::<String>::new());
+}
+
+/// Starts the demo with the fault `fault` injected (debug builds read `SEXTANT_FAULT`).
+fn with_fault(fault: &str, tmp: &TempDir, history: &TempFile) -> Pty {
+    Pty::spawn(&[], history, tmp, &[("SEXTANT_FAULT", fault)])
+}
+
+#[test]
+fn a_panic_on_another_thread_ends_the_explorer_restores_the_terminal_and_prints_it() {
+    let history = TempFile::new("history");
+    let tmp = TempDir::new("pty-tmp");
+    let mut pty = with_fault("importer-thread-panic", &tmp, &history);
+    let status = pty.wait_exit("a panic on the importer thread");
+    assert_eq!(status.code(), Some(101), "exit status {status}");
+    let left = pty.assert_restored(0);
+    // The message comes after the terminal is restored, so it stays readable.
+    let printed = pty.wait_for("injected fault: the importer thread died", left);
+    assert!(printed > left);
+    assert_eq!(tmp.entries(), Vec::<String>::new());
+}
+
+#[test]
+fn a_panic_on_the_ui_thread_restores_the_terminal_and_prints_it() {
+    let history = TempFile::new("history");
+    let tmp = TempDir::new("pty-tmp");
+    let mut pty = with_fault("ui-panic", &tmp, &history);
+    let status = pty.wait_exit("a panic on the UI thread");
+    assert_eq!(status.code(), Some(101), "exit status {status}");
+    let left = pty.assert_restored(0);
+    pty.wait_for("injected fault: the UI thread panicked", left);
+    assert_eq!(tmp.entries(), Vec::<String>::new());
+}
+
+#[test]
+fn a_caught_panic_is_shown_then_printed_once_the_terminal_is_restored() {
+    let history = TempFile::new("history");
+    let tmp = TempDir::new("pty-tmp");
+    let mut pty = with_fault("importer-job-panic", &tmp, &history);
+    // On screen, as the import's failure.
+    let at = pty.wait_for("internal error", 0);
+    pty.send("q");
+    let status = pty.wait_exit("q");
+    assert!(status.success(), "exit status {status}");
+    let left = pty.assert_restored(at);
+    pty.wait_for("injected fault: the import panicked", left);
+    assert_eq!(tmp.entries(), Vec::<String>::new());
 }

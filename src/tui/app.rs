@@ -248,6 +248,10 @@ impl App {
                 self.query.on_event(e);
                 Vec::new()
             }
+            AppEvent::Shutdown(_) => {
+                self.quit = true;
+                Vec::new()
+            }
         }
     }
 

@@ -16,4 +16,6 @@ pub enum AppEvent {
         answer: Answer,
     },
     Query(QueryEvent),
+    /// The process is asked to end (a signal, a thread's panic): quit as on `q`.
+    Shutdown(crate::shutdown::Reason),
 }

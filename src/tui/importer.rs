@@ -3,9 +3,10 @@
 //! database file so the panes keep reading the old one until the new one is complete.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 
 use crate::import::{ImportError, ImportSummary, Progress, Session, TraceTimeCandidate};
 use crate::source;
@@ -88,10 +89,11 @@ pub enum Command {
 
 /// The app's side of the importer thread.
 pub struct Importer {
-    commands: Sender<Command>,
+    commands: Option<Sender<Command>>,
     pub cancel: Arc<AtomicBool>,
     /// Where the database being written now lives (the first one is known at once).
     pub first_db: PathBuf,
+    thread: Option<JoinHandle<()>>,
 }
 
 impl Importer {
@@ -102,9 +104,12 @@ impl Importer {
         let first_db = dir.join("trace-0.sqlite");
         let thread_cancel = cancel.clone();
         let dir = dir.to_path_buf();
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("importer".into())
             .spawn(move || {
+                if crate::shutdown::fault("importer-thread-panic") {
+                    panic!("injected fault: the importer thread died");
+                }
                 let report = events.clone();
                 if let Err(message) =
                     super::terminal::catch(|| run(input, dir, events, rx, &thread_cancel))
@@ -119,14 +124,39 @@ impl Importer {
                 }
             })?;
         Ok(Importer {
-            commands,
+            commands: Some(commands),
             cancel,
             first_db,
+            thread: Some(thread),
         })
     }
 
     pub fn replace(&self, node: u32) {
-        let _ = self.commands.send(Command::Replace(node));
+        if let Some(commands) = &self.commands {
+            let _ = commands.send(Command::Replace(node));
+        }
+    }
+
+    /// Asks the thread to end: the import or switch under way is cancelled (at its next
+    /// check), no further switch starts.
+    pub fn stop(&mut self) {
+        self.cancel.store(true, Ordering::SeqCst);
+        self.commands = None;
+    }
+
+    /// Stops the thread and waits for it: its databases are closed (the bulk writer joined)
+    /// when this returns.
+    pub fn join(&mut self) {
+        self.stop();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Importer {
+    fn drop(&mut self) {
+        self.join();
     }
 }
 
@@ -136,12 +166,7 @@ fn send(events: &Sender<AppEvent>, e: ImportEvent) -> bool {
 
 /// Removes a database and SQLite's side files.
 pub fn remove_db(path: &Path) {
-    let _ = std::fs::remove_file(path);
-    for suffix in ["-wal", "-shm", "-journal"] {
-        let mut side = path.as_os_str().to_owned();
-        side.push(suffix);
-        let _ = std::fs::remove_file(side);
-    }
+    crate::cleanup::remove_database(path);
 }
 
 fn run(
@@ -151,6 +176,9 @@ fn run(
     commands: Receiver<Command>,
     cancel: &AtomicBool,
 ) {
+    if crate::shutdown::fault("importer-job-panic") {
+        panic!("injected fault: the import panicked");
+    }
     let name = input.display_name();
     let mut db = dir.join("trace-0.sqlite");
     if let Input::Path(path) = &input {

@@ -20,9 +20,8 @@ pub mod timeline;
 pub mod ui;
 pub mod worker;
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::path::Path;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event::{Event, MouseEvent, MouseEventKind};
@@ -34,38 +33,20 @@ use self::importer::{Importer, Input};
 use self::query::{QueryRunner, QueryState};
 use self::theme::{ColorMode, Theme};
 use self::worker::{Request, Worker};
+use crate::cleanup::TempPath;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TuiError {
     #[error("terminal: {0}")]
     Terminal(#[from] std::io::Error),
+    #[error("cannot create the session's directory in {}: {error}", dir.display())]
+    SessionDir {
+        dir: std::path::PathBuf,
+        error: std::io::Error,
+    },
 }
 
-/// A private directory for the session's databases, removed when the session ends.
-struct SessionDir(PathBuf);
-
-impl SessionDir {
-    fn create() -> std::io::Result<SessionDir> {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!("sextant-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir)?;
-        Ok(SessionDir(dir))
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for SessionDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// The threads the effects go to.
+/// The threads the effects go to. Dropping them stops and joins them all.
 struct Threads {
     timeline: Worker,
     lookup: Worker,
@@ -84,6 +65,25 @@ impl Threads {
                 Effect::Replace(node) => self.importer.replace(node),
             }
         }
+    }
+
+    /// Cancels what each thread is doing and waits for all of them: once this returns, no
+    /// thread has a session database open. All are told first, so they wind down together.
+    fn join(&mut self) {
+        self.importer.stop();
+        self.query.stop();
+        self.timeline.stop();
+        self.lookup.stop();
+        self.importer.join();
+        self.query.join();
+        self.timeline.join();
+        self.lookup.join();
+    }
+}
+
+impl Drop for Threads {
+    fn drop(&mut self) {
+        self.join();
     }
 }
 
@@ -105,12 +105,36 @@ const PROGRESS_FRAME: Duration = Duration::from_millis(100);
 /// While something runs, its elapsed time is refreshed this often.
 const TICK: Duration = Duration::from_millis(250);
 
-/// Runs the explorer on `input` until the user quits.
+/// Runs the explorer on `input` until the user quits, a signal asks it to end (SIGINT,
+/// SIGTERM, SIGHUP: see [`crate::shutdown`]) or a thread dies. However it ends, the
+/// terminal is restored, the threads are cancelled and joined, and the session's databases
+/// are removed before this returns; panic messages kept meanwhile are then printed.
 pub fn run(input: Input) -> Result<(), TuiError> {
-    let dir = SessionDir::create()?;
+    let dir = TempPath::session_dir().map_err(|error| TuiError::SessionDir {
+        dir: std::env::temp_dir(),
+        error,
+    })?;
     let (tx, rx) = mpsc::channel();
+    let requests = tx.clone();
+    let listening =
+        crate::shutdown::listen(move |reason| requests.send(AppEvent::Shutdown(reason)).is_ok());
+    let result = session(input, dir.path(), tx, &rx);
+    // Every thread that wrote or read the directory is joined by now.
+    drop(dir);
+    drop(listening);
+    crate::shutdown::print_panics(&crate::shutdown::take_panics());
+    result
+}
+
+/// The session in the terminal; returns with the terminal restored and the threads joined.
+fn session(
+    input: Input,
+    dir: &Path,
+    tx: Sender<AppEvent>,
+    rx: &Receiver<AppEvent>,
+) -> Result<(), TuiError> {
     let mut guard = terminal::TerminalGuard::enter()?;
-    let size = guard.terminal.size()?;
+    let size = guard.size()?;
     let now = Instant::now();
     let mut app = App::new(
         input.display_name(),
@@ -120,20 +144,33 @@ pub fn run(input: Input) -> Result<(), TuiError> {
         now,
     );
     // The first frame, before any import work.
-    guard.terminal.draw(|f| ui::draw(f, &app))?;
+    guard.draw(|f| ui::draw(f, &app))?;
 
-    let importer = Importer::spawn(input, dir.path(), tx.clone())?;
+    let importer = Importer::spawn(input, dir, tx.clone())?;
     app.set_pending_db(importer.first_db.clone());
-    let threads = Threads {
+    let mut threads = Threads {
         timeline: Worker::spawn("timeline-loader", tx.clone())?,
         lookup: Worker::spawn("lookup", tx.clone())?,
         query: QueryRunner::spawn(tx.clone())?,
         importer,
     };
     spawn_input_thread(tx)?;
+    let result = event_loop(&mut guard, &mut app, &threads, rx);
+    // The shell gets its terminal back first; then the threads wind down.
+    drop(guard);
+    threads.join();
+    result
+}
 
+fn event_loop(
+    guard: &mut terminal::TerminalGuard,
+    app: &mut App,
+    threads: &Threads,
+    rx: &Receiver<AppEvent>,
+) -> Result<(), TuiError> {
     let mut last_draw = Instant::now();
     let mut dirty = false;
+    let ui_fault = crate::shutdown::fault("ui-panic");
     loop {
         let wait = if dirty {
             PROGRESS_FRAME.saturating_sub(last_draw.elapsed())
@@ -168,6 +205,12 @@ pub fn run(input: Input) -> Result<(), TuiError> {
                     urgent |= matches!(event, AppEvent::Import(_)) && !is_progress;
                     dirty |= !moved;
                     let effects = app.handle(event, Instant::now());
+                    if ui_fault && matches!(app.import, app::ImportStatus::Done(_)) {
+                        panic!("injected fault: the UI thread panicked");
+                    }
+                    if app.quit {
+                        return Ok(());
+                    }
                     threads.apply(effects);
                     applied += 1;
                     next = if applied < 10_000 {
@@ -183,19 +226,12 @@ pub fn run(input: Input) -> Result<(), TuiError> {
                     dirty = true;
                 }
             }
-            Err(RecvTimeoutError::Disconnected) => break,
-        }
-        if app.quit {
-            break;
+            Err(RecvTimeoutError::Disconnected) => return Ok(()),
         }
         if dirty && (urgent || last_draw.elapsed() >= PROGRESS_FRAME) {
-            guard.terminal.draw(|f| ui::draw(f, &app))?;
+            guard.draw(|f| ui::draw(f, app))?;
             last_draw = Instant::now();
             dirty = false;
         }
     }
-    threads.importer.cancel.store(true, Ordering::Relaxed);
-    threads.query.interrupt();
-    drop(guard);
-    Ok(())
 }

@@ -3,8 +3,10 @@
 //! interrupt it through SQLite's interrupt handle), and a scrollable result table.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
@@ -71,8 +73,10 @@ pub enum QueryEvent {
 
 /// The worker that runs queries; its interrupt handle is shared with the UI.
 pub struct QueryRunner {
-    jobs: Sender<(DbRef, u64, String)>,
+    jobs: Option<Sender<(DbRef, u64, String)>>,
     interrupt: Arc<Mutex<Option<InterruptHandle>>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
 }
 
 impl QueryRunner {
@@ -80,17 +84,26 @@ impl QueryRunner {
         let (jobs, rx) = mpsc::channel::<(DbRef, u64, String)>();
         let interrupt = Arc::new(Mutex::new(None));
         let shared = interrupt.clone();
-        std::thread::Builder::new()
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = stop.clone();
+        let thread = std::thread::Builder::new()
             .name("query".into())
             .spawn(move || {
                 let mut conn: Option<(DbRef, Connection)> = None;
                 while let Ok((db, id, sql)) = rx.recv() {
+                    if stopping.load(Ordering::SeqCst) {
+                        return;
+                    }
                     let started = Instant::now();
                     if conn.as_ref().is_none_or(|(open, _)| *open != db) {
                         conn = match open(&db.path) {
                             Ok(c) => {
+                                // Quitting ends a running query even if it started after
+                                // the interrupt was sent.
+                                super::worker::interrupt_on(&c, &stopping);
+                                let handle = c.get_interrupt_handle();
                                 if let Ok(mut h) = shared.lock() {
-                                    *h = Some(c.get_interrupt_handle());
+                                    *h = Some(handle);
                                 }
                                 Some((db.clone(), c))
                             }
@@ -116,11 +129,18 @@ impl QueryRunner {
                     }
                 }
             })?;
-        Ok(QueryRunner { jobs, interrupt })
+        Ok(QueryRunner {
+            jobs: Some(jobs),
+            interrupt,
+            stop,
+            thread: Some(thread),
+        })
     }
 
     pub fn run(&self, db: &DbRef, id: u64, sql: String) {
-        let _ = self.jobs.send((db.clone(), id, sql));
+        if let Some(jobs) = &self.jobs {
+            let _ = jobs.send((db.clone(), id, sql));
+        }
     }
 
     pub fn interrupt(&self) {
@@ -129,6 +149,27 @@ impl QueryRunner {
                 h.interrupt();
             }
         }
+    }
+
+    /// Asks the thread to end: the running query is interrupted, queued ones dropped.
+    pub fn stop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.jobs = None;
+        self.interrupt();
+    }
+
+    /// Stops the thread and waits for it (its connection closed).
+    pub fn join(&mut self) {
+        self.stop();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for QueryRunner {
+    fn drop(&mut self) {
+        self.join();
     }
 }
 

@@ -1,8 +1,11 @@
 //! The terminal: raw mode, the alternate screen and mouse reporting, always undone — on a
-//! normal exit, on an error (the guard's `Drop`) and on a panic (a hook that restores
-//! before the panic message is printed, so the message is readable).
+//! normal exit, on an error (the guard's `Drop`), on a panic (the hook in
+//! [`crate::shutdown`] restores before the message is printed, so it is readable) and on
+//! SIGINT, SIGTERM and SIGHUP ([`crate::shutdown`] too).
 
+use std::cell::Cell;
 use std::io::{self, Stdout};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::event::{DisableMouseCapture, EnableMouseCapture};
@@ -14,15 +17,36 @@ use ratatui::Terminal;
 
 pub type Term = Terminal<CrosstermBackend<Stdout>>;
 
+/// The terminal is in the UI's modes (raw, alternate screen, mouse capture).
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// This thread entered the terminal (it draws).
+    static UI_THREAD: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether the UI owns the terminal now.
+pub fn is_active() -> bool {
+    ACTIVE.load(Ordering::SeqCst)
+}
+
+/// Whether the calling thread is the one that draws.
+pub fn is_ui_thread() -> bool {
+    UI_THREAD.with(Cell::get)
+}
+
 /// Owns the terminal while the UI runs.
 pub struct TerminalGuard {
-    pub terminal: Term,
+    /// Always there until the guard drops.
+    terminal: Option<Term>,
 }
 
 impl TerminalGuard {
     pub fn enter() -> io::Result<TerminalGuard> {
-        install_panic_hook();
+        crate::shutdown::install_panic_hook();
+        UI_THREAD.with(|t| t.set(true));
         enable_raw_mode()?;
+        ACTIVE.store(true, Ordering::SeqCst);
         let mut stdout = io::stdout();
         if let Err(e) = execute!(stdout, EnterAlternateScreen, EnableMouseCapture) {
             restore();
@@ -31,7 +55,9 @@ impl TerminalGuard {
         match Terminal::new(CrosstermBackend::new(stdout)) {
             Ok(mut terminal) => {
                 let _ = terminal.hide_cursor();
-                Ok(TerminalGuard { terminal })
+                Ok(TerminalGuard {
+                    terminal: Some(terminal),
+                })
             }
             Err(e) => {
                 restore();
@@ -41,41 +67,55 @@ impl TerminalGuard {
     }
 }
 
-impl Drop for TerminalGuard {
-    fn drop(&mut self) {
-        restore();
-        let _ = self.terminal.show_cursor();
+impl TerminalGuard {
+    /// Draws a frame.
+    pub fn draw(&mut self, render: impl FnOnce(&mut ratatui::Frame<'_>)) -> io::Result<()> {
+        match &mut self.terminal {
+            Some(t) => t.draw(render).map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
+    /// The terminal's size.
+    pub fn size(&self) -> io::Result<ratatui::layout::Size> {
+        match &self.terminal {
+            Some(t) => t.size(),
+            None => Ok(ratatui::layout::Size::default()),
+        }
     }
 }
 
-/// Puts the terminal back as the shell expects it; safe to call more than once.
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore();
+        UI_THREAD.with(|t| t.set(false));
+        // ratatui's own drop shows a hidden cursor and, when that fails (a terminal hung
+        // up), prints with `eprintln!`, which panics on a stderr that is gone. The cursor
+        // is shown by `restore` already; a terminal that cannot be written to is let go.
+        if let Some(mut terminal) = self.terminal.take() {
+            if terminal.show_cursor().is_err() {
+                std::mem::forget(terminal);
+            }
+        }
+    }
+}
+
+/// Puts the terminal back as the shell expects it. Only the first call after
+/// [`TerminalGuard::enter`] writes anything, so the UI thread, a panic and a signal may all
+/// call it.
 pub fn restore() {
+    if !ACTIVE.swap(false, Ordering::SeqCst) {
+        return;
+    }
     let _ = execute!(io::stdout(), DisableMouseCapture, LeaveAlternateScreen);
     let _ = disable_raw_mode();
     let _ = execute!(io::stdout(), ratatui::crossterm::cursor::Show);
 }
 
-/// A panic on the UI thread ends the program: the terminal is restored first, so the
-/// message lands on the normal screen. A panic on a worker thread is caught there and shown
-/// in the UI as an error ([`catch`]); printing it would scribble over the screen, so it
-/// is not printed.
-fn install_panic_hook() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let ui_thread = std::thread::current().id();
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if std::thread::current().id() == ui_thread {
-                restore();
-                previous(info);
-            }
-        }));
-    });
-}
-
-/// Runs a worker's job; a panic becomes an error message instead of a dead thread.
+/// Runs a worker's job; a panic becomes an error message instead of a dead thread (and its
+/// message is printed once the terminal is restored, see [`crate::shutdown`]).
 pub fn catch<T>(job: impl FnOnce() -> T) -> Result<T, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).map_err(|payload| {
+    crate::shutdown::catching(job).map_err(|payload| {
         let what = payload
             .downcast_ref::<&str>()
             .map(|s| s.to_string())

@@ -3,8 +3,10 @@
 //! post the answers back to the event loop. The UI thread never touches SQLite.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 
 use rusqlite::Connection;
 
@@ -43,27 +45,66 @@ pub enum Answer {
 }
 
 pub struct Worker {
-    requests: Sender<(DbRef, Request)>,
+    requests: Option<Sender<(DbRef, Request)>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
 }
 
 impl Worker {
     pub fn spawn(name: &str, events: Sender<AppEvent>) -> std::io::Result<Worker> {
         let (requests, rx) = mpsc::channel();
-        std::thread::Builder::new()
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = stop.clone();
+        let thread = std::thread::Builder::new()
             .name(name.to_string())
-            .spawn(move || serve(rx, events))?;
-        Ok(Worker { requests })
+            .spawn(move || serve(rx, events, stopping))?;
+        Ok(Worker {
+            requests: Some(requests),
+            stop,
+            thread: Some(thread),
+        })
     }
 
     pub fn send(&self, db: &DbRef, request: Request) {
         // A closed channel means the loop is shutting down; nothing to answer then.
-        let _ = self.requests.send((db.clone(), request));
+        if let Some(requests) = &self.requests {
+            let _ = requests.send((db.clone(), request));
+        }
+    }
+
+    /// Asks the thread to end: the request it runs is interrupted, the queued ones dropped.
+    pub fn stop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.requests = None;
+    }
+
+    /// Stops the thread and waits for it (its connection closed).
+    pub fn join(&mut self) {
+        self.stop();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
     }
 }
 
-fn serve(rx: Receiver<(DbRef, Request)>, events: Sender<AppEvent>) {
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.join();
+    }
+}
+
+/// Makes `conn`'s statements fail soon after `stop` is set, so a long read ends on quit.
+pub fn interrupt_on(conn: &Connection, stop: &Arc<AtomicBool>) {
+    let stop = stop.clone();
+    conn.progress_handler(1000, Some(move || stop.load(Ordering::Relaxed)));
+}
+
+fn serve(rx: Receiver<(DbRef, Request)>, events: Sender<AppEvent>, stop: Arc<AtomicBool>) {
     let mut conn: Option<(DbRef, Connection)> = None;
     while let Ok(first) = rx.recv() {
+        if stop.load(Ordering::SeqCst) {
+            return;
+        }
         // Only the newest request of each kind matters: a burst of progress-driven
         // timeline reloads collapses to one.
         let mut batch = vec![first];
@@ -72,9 +113,15 @@ fn serve(rx: Receiver<(DbRef, Request)>, events: Sender<AppEvent>) {
             batch.push(next);
         }
         for (db, request) in batch {
+            if stop.load(Ordering::SeqCst) {
+                return;
+            }
             if conn.as_ref().is_none_or(|(open, _)| *open != db) {
                 conn = match crate::db::open_read_only(&db.path) {
-                    Ok(c) => Some((db.clone(), c)),
+                    Ok(c) => {
+                        interrupt_on(&c, &stop);
+                        Some((db.clone(), c))
+                    }
                     Err(e) => {
                         let _ = events.send(AppEvent::Data {
                             generation: db.generation,

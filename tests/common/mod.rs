@@ -101,3 +101,63 @@ pub fn import_data(dir: &str, file: &str) -> (Connection, TempFile) {
         .unwrap_or_else(|e| panic!("opening the database of {file} failed: {e}"));
     (conn, db)
 }
+
+/// A fresh, empty directory (for a child's TMPDIR, say); removed with its contents on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        let dir = TempFile::new(tag);
+        let path = dir.0.clone();
+        drop(dir);
+        std::fs::create_dir(&path).expect("creating a temp directory");
+        TempDir(path)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    /// The names in the directory, sorted.
+    pub fn entries(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.0)
+            .expect("reading a temp directory")
+            .map(|e| {
+                e.expect("a directory entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A Chrome JSON trace of `n` complete events (one per 10 µs, with an arg each): big enough
+/// that importing it takes a while, for tests that interrupt an import.
+pub fn big_json_trace(n: usize) -> Vec<u8> {
+    use std::fmt::Write;
+    let mut s = String::from("{\"traceEvents\":[");
+    for i in 0..n {
+        if i > 0 {
+            s.push(',');
+        }
+        let _ = write!(
+            s,
+            r#"{{"ph":"X","pid":{},"tid":{},"ts":{},"dur":5,"name":"s{}","args":{{"i":{i}}}}}"#,
+            1 + i % 7,
+            100 + i % 13,
+            i * 10,
+            i % 100
+        );
+    }
+    s.push_str("]}");
+    s.into_bytes()
+}
