@@ -10,7 +10,6 @@ pub mod json;
 pub mod proto;
 mod schema;
 pub mod systrace;
-mod trace_stats;
 mod wire_repair;
 
 use std::collections::HashMap;

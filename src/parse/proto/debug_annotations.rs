@@ -1,0 +1,250 @@
+//! TrackEvent debug annotations (and legacy JSON values) as args: key naming, nesting of
+//! dicts and arrays, value types. Hands on arg sets.
+
+use super::*;
+
+impl Parser<'_> {
+    pub(super) fn debug_annotations(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        ev: &protos::TrackEvent,
+    ) -> ArgsRef {
+        if ev.debug_annotations.is_empty() && ev.source_location_field.is_none() {
+            return NO_ARGS;
+        }
+        let mut args = std::mem::take(&mut self.args);
+        args.clear();
+        if let Some(loc) = &ev.source_location_field {
+            let resolved = match loc {
+                track_event::SourceLocationField::SourceLocation(l) => Some((
+                    self.sink.intern_opt(l.file_name.as_deref()),
+                    self.sink.intern_opt(l.function_name.as_deref()),
+                    l.line_number,
+                )),
+                track_event::SourceLocationField::SourceLocationIid(iid) => self
+                    .sequences
+                    .get(&(machine, seq_id))
+                    .and_then(|s| s.source_locations.get(iid).copied()),
+            };
+            match resolved {
+                Some((file, func, line)) => {
+                    for (k, v) in [("source.file_name", file), ("source.function_name", func)] {
+                        if v != NULL_STR {
+                            let k = self.sink.intern(k);
+                            args.add(k, k, ArgValue::Str(v));
+                        }
+                    }
+                    if let Some(line) = line {
+                        let k = self.sink.intern("source.line_number");
+                        args.add(k, k, ArgValue::Int(i64::from(line)));
+                    }
+                }
+                None => self.sink.stat("track_event_parser_errors", machine, 1),
+            }
+        }
+        for ann in &ev.debug_annotations {
+            let name = match &ann.name_field {
+                Some(debug_annotation::NameField::Name(n)) => Some(n.clone()),
+                Some(debug_annotation::NameField::NameIid(iid)) => self
+                    .sequences
+                    .get(&(machine, seq_id))
+                    .and_then(|s| s.annotation_names.get(iid).copied())
+                    .and_then(|id| self.sink.strings.get(id).map(str::to_string)),
+                None => None,
+            };
+            let Some(name) = name else {
+                self.sink.stat("track_event_parser_errors", machine, 1);
+                continue;
+            };
+            let clean: String = name
+                .chars()
+                .map(|c| if matches!(c, '.' | '[' | ']') { '_' } else { c })
+                .collect();
+            let key = format!("debug.{clean}");
+            self.annotation(machine, seq_id, &mut args, &key, &key, ann, 0);
+        }
+        let id = self.sink.args(&mut args);
+        self.args = args;
+        id
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn annotation(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        args: &mut ArgsBuilder,
+        flat: &str,
+        key: &str,
+        ann: &protos::DebugAnnotation,
+        depth: usize,
+    ) {
+        if depth > 32 {
+            return;
+        }
+        if !ann.dict_entries.is_empty() {
+            for e in &ann.dict_entries {
+                let n = match &e.name_field {
+                    Some(debug_annotation::NameField::Name(n)) => n.clone(),
+                    _ => continue,
+                };
+                self.annotation(
+                    machine,
+                    seq_id,
+                    args,
+                    &format!("{flat}.{n}"),
+                    &format!("{key}.{n}"),
+                    e,
+                    depth + 1,
+                );
+            }
+            return;
+        }
+        if !ann.array_values.is_empty() {
+            for (i, e) in ann.array_values.iter().enumerate() {
+                self.annotation(
+                    machine,
+                    seq_id,
+                    args,
+                    flat,
+                    &format!("{key}[{i}]"),
+                    e,
+                    depth + 1,
+                );
+            }
+            return;
+        }
+        let value = match &ann.value {
+            Some(debug_annotation::Value::BoolValue(v)) => ArgValue::Bool(*v),
+            Some(debug_annotation::Value::UintValue(v)) => ArgValue::Uint(*v),
+            Some(debug_annotation::Value::IntValue(v)) => ArgValue::Int(*v),
+            Some(debug_annotation::Value::DoubleValue(v)) => ArgValue::Real(*v),
+            Some(debug_annotation::Value::StringValue(s)) => ArgValue::Str(self.sink.intern(s)),
+            Some(debug_annotation::Value::StringValueIid(iid)) => {
+                match self
+                    .sequences
+                    .get(&(machine, seq_id))
+                    .and_then(|s| s.interned_strings.get(iid).copied())
+                {
+                    Some(s) => ArgValue::Str(s),
+                    None => {
+                        self.sink.stat("track_event_parser_errors", machine, 1);
+                        return;
+                    }
+                }
+            }
+            Some(debug_annotation::Value::PointerValue(v)) => ArgValue::Pointer(*v),
+            Some(debug_annotation::Value::LegacyJsonValue(s)) => {
+                match serde_json::from_str::<serde_json::Value>(s) {
+                    Ok(v) => {
+                        self.json_value(args, flat, key, &v, depth);
+                        return;
+                    }
+                    Err(_) => ArgValue::Json(self.sink.intern(s)),
+                }
+            }
+            Some(debug_annotation::Value::NestedValue(n)) => {
+                self.nested_value(args, flat, key, n, depth);
+                return;
+            }
+            None => return,
+        };
+        let (f, k) = (self.sink.intern(flat), self.sink.intern(key));
+        args.add(f, k, value);
+    }
+
+    /// Expands a legacy JSON annotation like Chrome JSON args: dicts join keys with `.`,
+    /// arrays index the key; null and empty containers give nothing.
+    pub(super) fn json_value(
+        &mut self,
+        args: &mut ArgsBuilder,
+        flat: &str,
+        key: &str,
+        v: &serde_json::Value,
+        depth: usize,
+    ) {
+        use serde_json::Value as J;
+        if depth > 32 {
+            return;
+        }
+        let value = match v {
+            J::Object(map) => {
+                for (k, v) in map {
+                    self.json_value(
+                        args,
+                        &format!("{flat}.{k}"),
+                        &format!("{key}.{k}"),
+                        v,
+                        depth + 1,
+                    );
+                }
+                return;
+            }
+            J::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    self.json_value(args, flat, &format!("{key}[{i}]"), v, depth + 1);
+                }
+                return;
+            }
+            J::Null => return,
+            J::Bool(b) => ArgValue::Bool(*b),
+            J::Number(n) => match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => ArgValue::Int(i),
+                (None, Some(u)) => ArgValue::Uint(u),
+                _ => ArgValue::Real(n.as_f64().unwrap_or(0.0)),
+            },
+            J::String(s) => ArgValue::Str(self.sink.intern(s)),
+        };
+        let (f, k) = (self.sink.intern(flat), self.sink.intern(key));
+        args.add(f, k, value);
+    }
+
+    pub(super) fn nested_value(
+        &mut self,
+        args: &mut ArgsBuilder,
+        flat: &str,
+        key: &str,
+        n: &debug_annotation::NestedValue,
+        depth: usize,
+    ) {
+        if depth > 32 {
+            return;
+        }
+        match n.nested_type.unwrap_or(0) {
+            1 => {
+                for (k, v) in n.dict_keys.iter().zip(&n.dict_values) {
+                    self.nested_value(
+                        args,
+                        &format!("{flat}.{k}"),
+                        &format!("{key}.{k}"),
+                        v,
+                        depth + 1,
+                    );
+                }
+            }
+            2 => {
+                for (i, v) in n.array_values.iter().enumerate() {
+                    self.nested_value(args, flat, &format!("{key}[{i}]"), v, depth + 1);
+                }
+            }
+            _ => {
+                let value = if let Some(v) = n.int_value {
+                    ArgValue::Int(v)
+                } else if let Some(v) = n.double_value {
+                    ArgValue::Real(v)
+                } else if let Some(v) = n.bool_value {
+                    ArgValue::Bool(v)
+                } else if let Some(s) = &n.string_value {
+                    ArgValue::Str(self.sink.intern(s))
+                } else {
+                    return;
+                };
+                let (f, k) = (self.sink.intern(flat), self.sink.intern(key));
+                args.add(f, k, value);
+            }
+        }
+    }
+
+    // ----- ftrace ------------------------------------------------------------------------
+}

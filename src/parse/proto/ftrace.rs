@@ -1,0 +1,875 @@
+//! ftrace bundles: typed kernel events (sched, irqs, cpu frequency/idle, memory, print and
+//! atrace markers, syscalls, …), compact sched, and a raw `ftrace_event` row for every event.
+//! Hands on sched, thread-state, slice, counter and raw-row events to the sink.
+
+use super::*;
+
+/// The fields of a kernel driver's trace marker (MDSS, SDE, DPU, G2D, Mali).
+pub(super) struct KernelMarker {
+    /// `B`, `E` or `C`, as in atrace.
+    ty: u8,
+    tgid: Option<i32>,
+    name: String,
+    value: i32,
+}
+
+impl KernelMarker {
+    fn new(ty: u8, tgid: Option<i32>, name: Option<String>, value: Option<i32>) -> Self {
+        Self {
+            ty,
+            tgid,
+            name: name.unwrap_or_default(),
+            value: value.unwrap_or(0),
+        }
+    }
+}
+
+/// `common_flags` bits saying an ftrace event ran in hard or soft interrupt context.
+pub(super) const IRQ_FLAGS: u32 = 0x08 | 0x10;
+
+/// Which kind of interrupt handler a cpu slice is.
+#[derive(Clone, Copy)]
+pub(super) enum Interrupt {
+    Hard,
+    Soft,
+}
+
+/// The kernel's softirq vectors, by number.
+pub(super) const SOFTIRQ_NAMES: [&str; 10] = [
+    "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
+];
+
+/// Where an ftrace event came from: its bundle's machine, sequence and cpu, and the
+/// event's own pid and flags.
+#[derive(Clone, Copy)]
+pub(super) struct FtraceOrigin {
+    machine: MachineId,
+    seq_id: u32,
+    cpu: u32,
+    pid: i64,
+    common_flags: Option<u32>,
+}
+
+/// Per-cpu state of compact sched decoding: the task that the last switch put on.
+#[derive(Clone, Copy)]
+pub(super) struct CompactCpu {
+    next_pid: i64,
+    next_comm: StrId,
+    next_prio: i32,
+}
+
+/// A `sched_switch`'s fields, from a full event or a compact one.
+pub(super) struct RawSwitch {
+    prev_comm: StrId,
+    prev_pid: i64,
+    prev_prio: i32,
+    prev_state: i64,
+    next_comm: StrId,
+    next_pid: i64,
+    next_prio: i32,
+}
+
+/// Decodes a `sched_switch` prev_state with the kernel 4.4 layout (Trace Processor's
+/// default when the kernel version is unknown). `None` when the bits make no sense.
+pub fn decode_task_state(state: i64) -> Option<String> {
+    if state < 0 {
+        return None;
+    }
+    let state = state as u64;
+    if state == 0 {
+        return Some("R".into());
+    }
+    let preempted = state & 0x800 != 0;
+    let bits = state & 0x7ff;
+    if bits == 0 && preempted {
+        return Some("R+".into());
+    }
+    let mut out = String::new();
+    let letters = [
+        (0x1, 'S'),
+        (0x2, 'D'),
+        (0x4, 'T'),
+        (0x8, 't'),
+        (0x10, 'X'),
+        (0x20, 'Z'),
+        (0x40, 'x'),
+        (0x80, 'K'),
+        (0x100, 'W'),
+        (0x200, 'P'),
+        (0x400, 'N'),
+    ];
+    // D with N is the idle state `I`.
+    if bits & 0x402 == 0x402 {
+        out.push('I');
+    } else {
+        for (bit, c) in letters {
+            if bits & bit != 0 {
+                out.push(c);
+            }
+        }
+    }
+    if out.is_empty() || out.len() > 3 {
+        return None;
+    }
+    if preempted {
+        out.push('+');
+    }
+    Some(out)
+}
+
+impl Parser<'_> {
+    /// A kernel driver's trace marker, as the atrace text it stands for; `at` is where the
+    /// ftrace event happened (machine, ts, clock, pid).
+    pub(super) fn kernel_marker(&mut self, at: (MachineId, i64, ClockRef, i64), m: KernelMarker) {
+        let (machine, ts, clock, pid) = at;
+        let tgid = m.tgid.map_or(pid, i64::from);
+        let (name, value) = (m.name, m.value);
+        let text = match m.ty {
+            b'B' => format!("B|{tgid}|{name}"),
+            b'E' => format!("E|{tgid}"),
+            b'C' => format!("C|{tgid}|{name}|{value}"),
+            _ => return,
+        };
+        atrace::parse_marker(self.sink, clock, ts, machine, pid, text.as_bytes());
+    }
+
+    /// `rss_stat`: a process's memory counter changed. With an `mm_id` the event names the
+    /// memory map, which belongs to the event's thread when `curr` is set and otherwise to
+    /// whichever thread last reported it as its own.
+    pub(super) fn rss_stat(
+        &mut self,
+        origin: FtraceOrigin,
+        ts: i64,
+        clock: ClockRef,
+        r: &protos::RssStatFtraceEvent,
+    ) {
+        /// The kernel's MM_* counters, by member index.
+        const MEMBERS: [&str; 5] = [
+            "mem.rss.file",
+            "mem.rss.anon",
+            "mem.swap",
+            "mem.rss.shmem",
+            "mem.unreclaimable",
+        ];
+        let machine = origin.machine;
+        let Some(&name) = r.member.and_then(|m| MEMBERS.get(usize::try_from(m).ok()?)) else {
+            self.sink.stat("rss_stat_unknown_keys", machine, 1);
+            return;
+        };
+        let size = r.size.unwrap_or(0);
+        if size < 0 {
+            self.sink.stat("rss_stat_negative_size", machine, 1);
+            return;
+        }
+        let tid = match r.mm_id {
+            None => origin.pid,
+            Some(mm) if r.curr.unwrap_or(0) != 0 => {
+                self.mm_owners.insert((machine, mm), origin.pid);
+                origin.pid
+            }
+            Some(mm) => match self.mm_owners.get(&(machine, mm)) {
+                Some(&tid) => tid,
+                None => {
+                    self.sink
+                        .stat("rss_stat_unknown_thread_for_mm_id", machine, 1);
+                    return;
+                }
+            },
+        };
+        let thread = ThreadRef {
+            machine,
+            tid,
+            pid: None,
+        };
+        self.thread_process_counter(thread, name, "process_memory", ts, clock, size as f64);
+    }
+
+    pub(super) fn thread_process_counter(
+        &mut self,
+        thread: ThreadRef,
+        name: &str,
+        kind: &'static str,
+        ts: i64,
+        clock: ClockRef,
+        value: f64,
+    ) {
+        let name = self.sink.intern(name);
+        let track = self
+            .sink
+            .track(TrackKey::ThreadProcessCounter { thread, name, kind });
+        let data = EventData::Counter {
+            track,
+            value: Real(value),
+            args: NO_ARGS,
+        };
+        self.sink.push(ts, clock, data);
+    }
+
+    /// Begins (with a name) or ends (without) an interrupt slice on the cpu's track.
+    pub(super) fn cpu_slice(
+        &mut self,
+        origin: FtraceOrigin,
+        ts: i64,
+        clock: ClockRef,
+        interrupt: Interrupt,
+        name: Option<&str>,
+        args: &[(&str, ArgValue)],
+    ) {
+        let (kind, track_name, category) = match interrupt {
+            Interrupt::Hard => ("cpu_irq", "Irq Cpu", "irq"),
+            Interrupt::Soft => ("cpu_softirq", "SoftIrq Cpu", "softirq"),
+        };
+        let track_name = self.sink.intern(&format!("{track_name} {}", origin.cpu));
+        let track = self.sink.track(TrackKey::CpuSlices {
+            machine: origin.machine,
+            cpu: origin.cpu,
+            name: track_name,
+            kind,
+        });
+        let args: Vec<Arg> = args
+            .iter()
+            .map(|(key, value)| self.sink.arg(key, *value))
+            .collect();
+        let slice = SliceEvent {
+            track,
+            category: self.sink.intern(category),
+            name: name.map_or(NULL_STR, |n| self.sink.intern(n)),
+            args: self.sink.args.push(&args),
+            thread_ts: NO_TS,
+            flows: NO_FLOWS,
+        };
+        let data = match name {
+            Some(_) => EventData::Begin(slice),
+            None => EventData::End(slice),
+        };
+        self.sink.push(ts, clock, data);
+    }
+
+    // ----- TrackEvent --------------------------------------------------------------------
+
+    pub(super) fn ftrace_bundle(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        bundle: protos::FtraceEventBundle,
+        packet: &[u8],
+    ) {
+        let mut raw_events = ftrace_raw::bundle_events(packet);
+        let cpu = bundle.cpu.unwrap_or(0);
+        // The kernel lost events of this cpu before the bundle (its ring buffer was full).
+        if bundle.lost_events() {
+            let idx = Some(i64::from(cpu));
+            self.sink
+                .set_stat("ftrace_cpu_has_data_loss", idx, machine, 1);
+        }
+        // Raw rows need each event's bytes; where the packet's bytes do not line up with
+        // its decoded events (repeated bundles, groups), the bundle gets none, counted.
+        if raw_events.len() != bundle.event.len() {
+            raw_events.clear();
+            let missing = bundle
+                .event
+                .iter()
+                .filter(|e| !matches!(e.event, Some(ftrace_event::Event::SchedSwitch(_))))
+                .count() as i64;
+            self.sink.stat("ftrace_event_unknown", machine, missing);
+        }
+        let clock_id = match bundle.ftrace_clock.unwrap_or(0) {
+            4 => clocks::MONOTONIC_RAW,
+            _ => clocks::BOOTTIME,
+        };
+        let clock = self.sink.builtin_clock(machine, clock_id);
+        // Trace Processor sorts each cpu's ftrace events in a queue of its own.
+        let cpu_range = if self.ctx.machine == machine {
+            0
+        } else {
+            machine + 1
+        };
+        let queue = 1 + cpu_range.saturating_mul(4096).saturating_add(cpu.min(4095));
+        self.sink.set_queue(queue);
+        for (i, ev) in bundle.event.into_iter().enumerate() {
+            // An event with nothing but a timestamp and pid is dropped, as the reference
+            // drops it, and counted.
+            let raw = raw_events.get(i).copied();
+            if ev.event.is_none() && raw.is_some_and(|r| ftrace_raw::event_payload(r).is_none()) {
+                self.sink.stat("ftrace_missing_event_id", machine, 1);
+                continue;
+            }
+            let ts = ev.timestamp.unwrap_or(0) as i64;
+            let pid = i64::from(ev.pid.unwrap_or(0));
+            // Every event names the thread it ran on, whether or not Sextant reads the
+            // event itself (Trace Processor records them all in its raw table).
+            let names_its_thread = matches!(
+                ev.event,
+                Some(
+                    ftrace_event::Event::SchedSwitch(_)
+                        | ftrace_event::Event::SchedWaking(_)
+                        | ftrace_event::Event::Print(_)
+                        | ftrace_event::Event::TaskNewtask(_)
+                )
+            );
+            if !names_its_thread {
+                let thread = ThreadRef {
+                    machine,
+                    tid: pid,
+                    pid: None,
+                };
+                self.sink.push(ts, clock, EventData::Thread(thread));
+            }
+            let origin = FtraceOrigin {
+                machine,
+                seq_id,
+                cpu,
+                pid,
+                common_flags: ev.common_flags,
+            };
+            // A kind Sextant does not read still gets its raw row.
+            let Some(event) = ev.event else {
+                if let Some(raw) = raw_events.get(i) {
+                    self.raw_ftrace_event(origin, ts, clock, raw);
+                }
+                continue;
+            };
+            if let ftrace_event::Event::SchedSwitch(s) = &event {
+                self.sched_switch(origin, ts, clock, s);
+                continue;
+            }
+            self.ftrace_event(origin, ts, clock, event);
+            if let Some(raw) = raw_events.get(i) {
+                self.raw_ftrace_event(origin, ts, clock, raw);
+            }
+        }
+        // Every cpu's data is complete from the latest of these on (Trace Processor keeps it
+        // as metadata).
+        if let Some(last_read) = bundle.last_read_event_timestamp {
+            let last_read = last_read as i64;
+            if self
+                .latest_ftrace_start
+                .get(&machine)
+                .is_none_or(|&t| t < last_read)
+            {
+                self.latest_ftrace_start.insert(machine, last_read);
+                self.sink.metadata(
+                    "ftrace_latest_data_start_ns",
+                    machine,
+                    MetaValue::Int(last_read),
+                );
+            }
+        }
+        if let Some(compact) = bundle.compact_sched {
+            self.compact_sched(machine, cpu, clock, &compact);
+        }
+        self.sink.set_queue(0);
+    }
+
+    pub(super) fn ftrace_event(
+        &mut self,
+        origin: FtraceOrigin,
+        ts: i64,
+        clock: ClockRef,
+        event: ftrace_event::Event,
+    ) {
+        let FtraceOrigin {
+            machine, cpu, pid, ..
+        } = origin;
+        use ftrace_event::Event as E;
+        match event {
+            // `ftrace_bundle` reads it (with its raw row) through `sched_switch`.
+            E::SchedSwitch(_) => {}
+            E::SchedWaking(w) => {
+                let data = EventData::SchedWaking(SchedWaking {
+                    machine,
+                    cpu,
+                    tid: i64::from(w.pid.unwrap_or(0)),
+                    comm: self.sink.intern_opt(w.comm.as_deref()),
+                    waker_tid: Some(pid),
+                    irq_context: origin.common_flags.map(|f| f & IRQ_FLAGS != 0),
+                });
+                self.sink.push(ts, clock, data);
+            }
+            E::SchedBlockedReason(b) => {
+                let function = b
+                    .caller
+                    .and_then(|iid| {
+                        let seq = self.sequences.get(&(machine, origin.seq_id))?;
+                        seq.kernel_symbols.get(&iid).copied()
+                    })
+                    .unwrap_or(NULL_STR);
+                let data = EventData::BlockedReason {
+                    thread: ThreadRef {
+                        machine,
+                        tid: i64::from(b.pid.unwrap_or(0)),
+                        pid: None,
+                    },
+                    io_wait: b.io_wait.map(|v| v != 0),
+                    function,
+                };
+                self.sink.push(ts, clock, data);
+            }
+            E::SysEnter(e) => {
+                // Syscalls take six arguments: their keys are interned by address.
+                const KEYS: [&str; 6] = [
+                    "args[0]", "args[1]", "args[2]", "args[3]", "args[4]", "args[5]",
+                ];
+                let flat_key = self.sink.intern_static("args");
+                let args: Vec<Arg> = e
+                    .args
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| Arg {
+                        flat_key,
+                        key: match KEYS.get(i) {
+                            Some(key) => self.sink.intern_static(key),
+                            None => self.sink.intern(&format!("args[{i}]")),
+                        },
+                        value: ArgValue::Uint(v),
+                    })
+                    .collect();
+                let data = EventData::Syscall {
+                    track: self.sink.thread_track(machine, pid, None),
+                    machine,
+                    number: e.id.unwrap_or(0),
+                    args: self.sink.args.push(&args),
+                    enter: true,
+                };
+                self.sink.push(ts, clock, data);
+            }
+            E::SysExit(e) => {
+                let ret = self
+                    .sink
+                    .static_arg("ret", ArgValue::Int(e.ret.unwrap_or(0)));
+                let data = EventData::Syscall {
+                    track: self.sink.thread_track(machine, pid, None),
+                    machine,
+                    number: e.id.unwrap_or(0),
+                    args: self.sink.args.push(&[ret]),
+                    enter: false,
+                };
+                self.sink.push(ts, clock, data);
+            }
+            E::Print(p) => {
+                if let Some(buf) = p.buf {
+                    atrace::parse_marker(self.sink, clock, ts, machine, pid, buf.as_bytes());
+                }
+            }
+            // Drivers' markers carry the atrace fields separately: rebuild the marker text.
+            E::TracingMarkWrite(m) => {
+                let ty = if m.trace_begin.unwrap_or(0) != 0 {
+                    b'B'
+                } else {
+                    b'E'
+                };
+                let marker = KernelMarker::new(ty, m.pid, m.trace_name, None);
+                self.kernel_marker((machine, ts, clock, pid), marker);
+            }
+            E::SdeTracingMarkWrite(m) => {
+                let ty = match m.trace_type.unwrap_or(0) {
+                    0 if m.trace_begin.unwrap_or(0) != 0 => b'B',
+                    0 => b'E',
+                    t => t as u8,
+                };
+                let marker = KernelMarker::new(ty, m.pid, m.trace_name, m.value);
+                self.kernel_marker((machine, ts, clock, pid), marker);
+            }
+            E::DpuTracingMarkWrite(m) => {
+                let ty = m.r#type.unwrap_or(0) as u8;
+                let marker = KernelMarker::new(ty, m.pid, m.name.or(m.trace_name), m.value);
+                self.kernel_marker((machine, ts, clock, pid), marker);
+            }
+            E::G2dTracingMarkWrite(m) => {
+                let marker = KernelMarker::new(m.r#type.unwrap_or(0) as u8, m.pid, m.name, m.value);
+                self.kernel_marker((machine, ts, clock, pid), marker);
+            }
+            E::MaliTracingMarkWrite(m) => {
+                let marker = KernelMarker::new(m.r#type.unwrap_or(0) as u8, m.pid, m.name, m.value);
+                self.kernel_marker((machine, ts, clock, pid), marker);
+            }
+            E::CpuFrequency(f) => {
+                let name = self.sink.intern("cpufreq");
+                let track = self.sink.track(TrackKey::CpuCounter {
+                    machine,
+                    cpu: f.cpu_id.unwrap_or(0),
+                    name,
+                    kind: "cpu_frequency",
+                });
+                let value = f64::from(f.state.unwrap_or(0));
+                self.sink.push(
+                    ts,
+                    clock,
+                    EventData::Counter {
+                        track,
+                        value: Real(value),
+                        args: NO_ARGS,
+                    },
+                );
+            }
+            E::CpuIdle(f) => {
+                let name = self.sink.intern("cpuidle");
+                let track = self.sink.track(TrackKey::CpuCounter {
+                    machine,
+                    cpu: f.cpu_id.unwrap_or(0),
+                    name,
+                    kind: "cpu_idle",
+                });
+                let value = f64::from(f.state.unwrap_or(0));
+                self.sink.push(
+                    ts,
+                    clock,
+                    EventData::Counter {
+                        track,
+                        value: Real(value),
+                        args: NO_ARGS,
+                    },
+                );
+            }
+            E::TaskNewtask(t) => {
+                let tid = i64::from(t.pid.unwrap_or(0));
+                let name = self.sink.intern_opt(t.comm.as_deref());
+                let data = EventData::ThreadStart(Box::new(ThreadStart {
+                    thread: ThreadRef {
+                        machine,
+                        tid,
+                        pid: None,
+                    },
+                    creator_tid: pid,
+                    name,
+                    new_process: t.clone_flags.unwrap_or(0) & CLONE_THREAD == 0,
+                }));
+                self.sink.push(ts, clock, data);
+            }
+            E::TaskRename(t) => {
+                let tid = i64::from(t.pid.unwrap_or(0));
+                let name = self.sink.intern_opt(t.newcomm.as_deref().map(lossy));
+                self.sink.push(
+                    ts,
+                    clock,
+                    EventData::ThreadName {
+                        thread: ThreadRef {
+                            machine,
+                            tid,
+                            pid: None,
+                        },
+                        name,
+                        priority: NamePriority::Ftrace,
+                    },
+                );
+            }
+            // Interrupt handlers run as slices on their cpu's track.
+            E::IrqHandlerEntry(irq) => {
+                let name = format!("IRQ ({})", irq.name.as_deref().unwrap_or(""));
+                let args = vec![("irq", ArgValue::Int(i64::from(irq.irq.unwrap_or(0))))];
+                self.cpu_slice(origin, ts, clock, Interrupt::Hard, Some(&name), &args);
+            }
+            E::IrqHandlerExit(irq) => {
+                let ret = if irq.ret.unwrap_or(0) == 1 {
+                    "handled"
+                } else {
+                    "unhandled"
+                };
+                let ret = self.sink.intern(ret);
+                let args = vec![("ret", ArgValue::Str(ret))];
+                self.cpu_slice(origin, ts, clock, Interrupt::Hard, None, &args);
+            }
+            E::SoftirqEntry(s) => {
+                let vec = s.vec.unwrap_or(u32::MAX);
+                let name = SOFTIRQ_NAMES
+                    .get(vec as usize)
+                    .map_or_else(|| format!("softirq {vec}"), |n| n.to_string());
+                let args = vec![("vec", ArgValue::Int(i64::from(vec)))];
+                self.cpu_slice(origin, ts, clock, Interrupt::Soft, Some(&name), &args);
+            }
+            E::SoftirqExit(_) => {
+                self.cpu_slice(origin, ts, clock, Interrupt::Soft, None, &[]);
+            }
+            E::RssStat(r) => self.rss_stat(origin, ts, clock, &r),
+            E::OomScoreAdjUpdate(o) => {
+                let thread = ThreadRef {
+                    machine,
+                    tid: i64::from(o.pid.unwrap_or(0)),
+                    pid: None,
+                };
+                let value = f64::from(o.oom_score_adj.unwrap_or(0));
+                self.thread_process_counter(
+                    thread,
+                    "oom_score_adj",
+                    "oom_score_adj",
+                    ts,
+                    clock,
+                    value,
+                );
+            }
+            // The kernel's OOM killer chose this task.
+            E::MarkVictim(m) => {
+                let thread = ThreadRef {
+                    machine,
+                    tid: i64::from(m.pid.unwrap_or(0)),
+                    pid: None,
+                };
+                let slice = SliceEvent {
+                    track: self.sink.track(TrackKey::ThreadSlices(thread)),
+                    category: NULL_STR,
+                    name: self.sink.intern("mem.oom_kill"),
+                    args: NO_ARGS,
+                    thread_ts: NO_TS,
+                    flows: NO_FLOWS,
+                };
+                let data = EventData::Complete {
+                    slice,
+                    dur: 0,
+                    thread_dur: NO_TS,
+                };
+                self.sink.push(ts, clock, data);
+            }
+            E::SchedProcessFree(f) => {
+                let tid = i64::from(f.pid.unwrap_or(0));
+                self.sink
+                    .push(ts, clock, EventData::ThreadEnd { machine, tid });
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn compact_sched(
+        &mut self,
+        machine: MachineId,
+        cpu: u32,
+        clock: ClockRef,
+        c: &protos::ftrace_event_bundle::CompactSched,
+    ) {
+        let comms: Vec<StrId> = c.intern_table.iter().map(|s| self.sink.intern(s)).collect();
+        let n = c.switch_timestamp.len();
+        if [
+            c.switch_prev_state.len(),
+            c.switch_next_pid.len(),
+            c.switch_next_prio.len(),
+            c.switch_next_comm_index.len(),
+        ]
+        .iter()
+        .any(|&l| l != n)
+        {
+            self.sink.stat("compact_sched_has_parse_errors", machine, 1);
+            return;
+        }
+        let mut ts = 0i64;
+        for i in 0..n {
+            ts = ts.wrapping_add(c.switch_timestamp[i] as i64);
+            let next_pid = i64::from(c.switch_next_pid[i]);
+            let next_comm = comms
+                .get(c.switch_next_comm_index[i] as usize)
+                .copied()
+                .unwrap_or(NULL_STR);
+            let prev = self.compact.insert(
+                (machine, cpu),
+                CompactCpu {
+                    next_pid,
+                    next_comm,
+                    next_prio: c.switch_next_prio[i],
+                },
+            );
+            let Some(prev) = prev else {
+                // The first switch of a cpu only tells who runs next.
+                self.sink.stat("compact_sched_switch_skipped", machine, 1);
+                continue;
+            };
+            let prev_state = match decode_task_state(c.switch_prev_state[i]) {
+                Some(st) => self.sink.intern(&st),
+                None => NULL_STR,
+            };
+            let data = EventData::SchedSwitch(SchedSwitch {
+                machine,
+                cpu,
+                prev_tid: prev.next_pid,
+                prev_comm: prev.next_comm,
+                prev_state,
+                next_tid: next_pid,
+                next_comm,
+                next_prio: c.switch_next_prio[i],
+            });
+            self.sink.push(ts, clock, data);
+            let raw = RawSwitch {
+                prev_comm: prev.next_comm,
+                prev_pid: prev.next_pid,
+                prev_prio: prev.next_prio,
+                prev_state: c.switch_prev_state[i],
+                next_comm,
+                next_pid,
+                next_prio: c.switch_next_prio[i],
+            };
+            self.raw_sched_switch(machine, cpu, (ts, clock), raw, None);
+        }
+        let n = c.waking_timestamp.len();
+        let mut ts = 0i64;
+        for i in 0..n {
+            ts = ts.wrapping_add(c.waking_timestamp[i] as i64);
+            let Some(&tid) = c.waking_pid.get(i) else {
+                break;
+            };
+            let comm = c
+                .waking_comm_index
+                .get(i)
+                .and_then(|&j| comms.get(j as usize).copied())
+                .unwrap_or(NULL_STR);
+            let waker = self.compact.get(&(machine, cpu)).map(|s| s.next_pid);
+            let irq_context = c.waking_common_flags.get(i).map(|f| f & IRQ_FLAGS != 0);
+            if waker.is_none() {
+                self.sink.stat("compact_sched_waking_skipped", machine, 1);
+                continue;
+            }
+            let data = EventData::SchedWaking(SchedWaking {
+                machine,
+                cpu,
+                tid: i64::from(tid),
+                comm,
+                waker_tid: waker,
+                irq_context,
+            });
+            self.sink.push(ts, clock, data);
+            // The raw row: what a sched_waking event would have carried, on the waker.
+            let args = [
+                self.sink.static_arg("comm", ArgValue::Str(comm)),
+                self.sink.static_arg("pid", ArgValue::Int(i64::from(tid))),
+                self.sink.static_arg(
+                    "prio",
+                    ArgValue::Int(i64::from(c.waking_prio.get(i).copied().unwrap_or(0))),
+                ),
+                self.sink.static_arg(
+                    "target_cpu",
+                    ArgValue::Int(i64::from(c.waking_target_cpu.get(i).copied().unwrap_or(0))),
+                ),
+            ];
+            let raw = FtraceRaw {
+                machine,
+                cpu,
+                tid: waker.unwrap_or(0),
+                name: self.sink.intern("sched_waking"),
+                args: self.sink.args.push_shared(&args),
+                common_flags: c.waking_common_flags.get(i).copied(),
+            };
+            self.sink.push(ts, clock, EventData::FtraceRaw(raw));
+        }
+    }
+
+    /// A full `sched_switch`: the scheduler's event and its raw row.
+    pub(super) fn sched_switch(
+        &mut self,
+        origin: FtraceOrigin,
+        ts: i64,
+        clock: ClockRef,
+        s: &protos::SchedSwitchFtraceEvent,
+    ) {
+        let FtraceOrigin { machine, cpu, .. } = origin;
+        let prev_state = match decode_task_state(s.prev_state.unwrap_or(0)) {
+            Some(st) => self.sink.intern(&st),
+            None => {
+                self.sink.stat("task_state_invalid", machine, 1);
+                NULL_STR
+            }
+        };
+        let raw = RawSwitch {
+            prev_comm: self.sink.intern_opt(s.prev_comm.as_deref()),
+            prev_pid: i64::from(s.prev_pid.unwrap_or(0)),
+            prev_prio: s.prev_prio.unwrap_or(0),
+            prev_state: s.prev_state.unwrap_or(0),
+            next_comm: self.sink.intern_opt(s.next_comm.as_deref()),
+            next_pid: i64::from(s.next_pid.unwrap_or(0)),
+            next_prio: s.next_prio.unwrap_or(0),
+        };
+        let data = EventData::SchedSwitch(SchedSwitch {
+            machine,
+            cpu,
+            prev_tid: raw.prev_pid,
+            prev_comm: raw.prev_comm,
+            prev_state,
+            next_tid: raw.next_pid,
+            next_comm: raw.next_comm,
+            next_prio: raw.next_prio,
+        });
+        self.sink.push(ts, clock, data);
+        self.raw_sched_switch(machine, cpu, (ts, clock), raw, origin.common_flags);
+    }
+
+    /// A `sched_switch`'s raw row: all seven fields, always, in the proto's order (as
+    /// Trace Processor writes them, for full and compact switches alike).
+    pub(super) fn raw_sched_switch(
+        &mut self,
+        machine: MachineId,
+        cpu: u32,
+        (ts, clock): (i64, ClockRef),
+        s: RawSwitch,
+        common_flags: Option<u32>,
+    ) {
+        let args = [
+            self.sink
+                .static_arg("prev_comm", ArgValue::Str(s.prev_comm)),
+            self.sink.static_arg("prev_pid", ArgValue::Int(s.prev_pid)),
+            self.sink
+                .static_arg("prev_prio", ArgValue::Int(i64::from(s.prev_prio))),
+            self.sink
+                .static_arg("prev_state", ArgValue::Int(s.prev_state)),
+            self.sink
+                .static_arg("next_comm", ArgValue::Str(s.next_comm)),
+            self.sink.static_arg("next_pid", ArgValue::Int(s.next_pid)),
+            self.sink
+                .static_arg("next_prio", ArgValue::Int(i64::from(s.next_prio))),
+        ];
+        let raw = FtraceRaw {
+            machine,
+            cpu,
+            tid: s.prev_pid,
+            name: self.sink.intern("sched_switch"),
+            args: self.sink.args.push_shared(&args),
+            common_flags,
+        };
+        self.sink.push(ts, clock, EventData::FtraceRaw(raw));
+    }
+
+    /// Any other event's raw row, its fields read through the schema.
+    pub(super) fn raw_ftrace_event(
+        &mut self,
+        origin: FtraceOrigin,
+        ts: i64,
+        clock: ClockRef,
+        event: &[u8],
+    ) {
+        let Some((number, payload)) = ftrace_raw::event_payload(event) else {
+            return;
+        };
+        let symbols = self
+            .sequences
+            .get(&(origin.machine, origin.seq_id))
+            .map(|seq| &seq.kernel_symbols);
+        let kernel_symbol = |iid: u64| symbols.and_then(|s| s.get(&iid).copied());
+        let (packet_start, packet_offset) = self.packet_at;
+        let address = |b: &[u8]| {
+            let inside = (b.as_ptr() as usize).wrapping_sub(packet_start) as u64;
+            wire_repair::BOGUS_BASE + packet_offset + inside
+        };
+        let lookups = ftrace_raw::Lookups {
+            kernel_symbol: &kernel_symbol,
+            address: &address,
+        };
+        // One buffer for every event's args, not an allocation each.
+        let mut args = std::mem::take(&mut self.raw_args);
+        args.clear();
+        let name = ftrace_raw::read_event(self.sink, number, payload, &lookups, &mut args);
+        let set = self.sink.args.push_shared(&args);
+        self.raw_args = args;
+        let name = match name {
+            Some(name) => name,
+            // A kind Perfetto's numbering leaves unnamed: a row without name or args.
+            None if ftrace_raw::in_event_range(number) => NULL_STR,
+            None => {
+                self.sink.stat("ftrace_event_unknown", origin.machine, 1);
+                return;
+            }
+        };
+        let raw = FtraceRaw {
+            machine: origin.machine,
+            cpu: origin.cpu,
+            tid: origin.pid,
+            name,
+            args: set,
+            common_flags: origin.common_flags,
+        };
+        self.sink.push(ts, clock, EventData::FtraceRaw(raw));
+    }
+}

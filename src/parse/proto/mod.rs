@@ -1,0 +1,1001 @@
+//! Perfetto protobuf traces: a `Trace` is a run of `TracePacket`s (field 1). Packets are
+//! decoded one at a time (never the whole file as one message), with per-sequence state:
+//! interned data, packet defaults, incremental counters and delta timestamps.
+
+use std::collections::HashMap;
+use std::io::Read;
+
+use prost::Message;
+
+use trace_stats::LossTracker;
+use super::{
+    atrace, config_text, ftrace_raw, schema, wire_repair, FileContext, MachineScope, ParseError,
+};
+use crate::ir::{clocks, *};
+use crate::manifest::ManifestError;
+use crate::protos::{self, debug_annotation, ftrace_event, trace_packet, track_event, TracePacket};
+
+mod chrome;
+mod debug_annotations;
+mod ftrace;
+mod system;
+mod trace_stats;
+mod track_events;
+
+pub use ftrace::decode_task_state;
+use ftrace::CompactCpu;
+
+const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
+const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
+const CLONE_THREAD: u64 = 0x10000;
+/// Custom clock ids at or above this are scoped to their sequence.
+const FIRST_SEQUENCE_CLOCK: u32 = 64;
+
+/// Interned data and defaults of one packet sequence.
+#[derive(Default)]
+struct Sequence {
+    /// False until the sequence's incremental state is known to be intact.
+    valid: bool,
+    names: HashMap<u64, StrId>,
+    categories: HashMap<u64, StrId>,
+    annotation_names: HashMap<u64, StrId>,
+    /// (file, function, line)
+    source_locations: HashMap<u64, (StrId, StrId, Option<u32>)>,
+    interned_strings: HashMap<u64, StrId>,
+    clock_id: Option<u32>,
+    default_track: Option<u64>,
+    default_extra_counters: Vec<u64>,
+    default_extra_double_counters: Vec<u64>,
+    /// Running values of incremental counters, by track uuid.
+    counter_values: HashMap<u64, f64>,
+    /// The thread this sequence writes for (ThreadDescriptor or a thread TrackDescriptor).
+    thread: Option<ThreadRef>,
+    /// Some packet of the sequence had `first_packet_on_sequence`.
+    first_packet_seen: bool,
+    /// Running time for `timestamp_delta_us` deltas, in ns (see [`Sequence::advance`]).
+    ref_ts_ns: Option<i64>,
+    /// A delta overflowed: every later delta is invalid until a new reference time.
+    ref_ts_broken: bool,
+    /// Base for `thread_time_delta_us` (µs).
+    ref_thread_time_us: Option<i64>,
+    /// Interned kernel symbols (`sched_blocked_reason.caller`).
+    kernel_symbols: HashMap<u64, StrId>,
+}
+
+/// A delta timestamp, resolved against its sequence's running time.
+enum DeltaTs {
+    /// No reference time since the sequence started or lost data.
+    NoBase,
+    /// Overflowed, negative, or after an overflow: the event is dropped and counted.
+    Invalid,
+    Valid(i64),
+}
+
+impl Sequence {
+    /// Adds a µs delta to the running time, as Trace Processor does: a result below zero
+    /// or an overflow makes this and (for an overflow) every later delta invalid.
+    fn advance(&mut self, delta_us: i64) -> DeltaTs {
+        if self.ref_ts_broken {
+            return DeltaTs::Invalid;
+        }
+        let Some(base) = self.ref_ts_ns else {
+            return DeltaTs::NoBase;
+        };
+        match delta_us.checked_mul(1000).and_then(|d| base.checked_add(d)) {
+            Some(ns) => {
+                self.ref_ts_ns = Some(ns);
+                if ns < 0 {
+                    DeltaTs::Invalid
+                } else {
+                    DeltaTs::Valid(ns)
+                }
+            }
+            None => {
+                self.ref_ts_broken = true;
+                DeltaTs::Invalid
+            }
+        }
+    }
+
+    /// SEQ_INCREMENTAL_STATE_CLEARED: forget interned data, defaults and counters.
+    fn clear(&mut self) {
+        let thread = self.thread;
+        let first_packet_seen = self.first_packet_seen;
+        *self = Sequence {
+            valid: true,
+            thread,
+            first_packet_seen,
+            ..Default::default()
+        };
+    }
+}
+
+struct Parser<'a> {
+    sink: &'a mut Sink,
+    ctx: &'a FileContext,
+    sequences: FxHashMap<(MachineId, u32), Sequence>,
+    compact: HashMap<(MachineId, u32), CompactCpu>,
+    args: ArgsBuilder,
+    packets: u64,
+    /// An error that ends the import (a manifest rule the file breaks).
+    fatal: Option<ParseError>,
+    /// Some packet came from the file's own (base) machine.
+    sent_base_packet: bool,
+    /// The name of each legacy async id's first event: it names the id's track, so an
+    /// end event without a name still closes the slice its begin opened.
+    async_names: HashMap<(MachineId, Option<ProcessRef>, u64), StrId>,
+    /// Bytes and packets per payload field, and per TrackEvent (category, name).
+    content: HashMap<&'static str, (u64, u64)>,
+    event_content: FxHashMap<(StrId, StrId), (u64, u64)>,
+    /// Size of the TrackEvent packet being parsed, until its category and name are known.
+    pending_track_event: Option<u64>,
+    /// The thread each kernel memory map (`rss_stat.mm_id`) was last reported by.
+    mm_owners: HashMap<(MachineId, u32), i64>,
+    /// Some packet named the trace's uuid.
+    uuid_seen: bool,
+    /// ChromeMetadataPackets so far (each gets its own `cr-<letter>-` metadata prefix).
+    chrome_metadata_packets: u32,
+    /// Latest `last_read_event_timestamp` of the ftrace bundles, per machine.
+    latest_ftrace_start: HashMap<MachineId, i64>,
+    /// Scratch space for a raw ftrace event's args.
+    raw_args: Vec<Arg>,
+    /// What the trace reports about its losses (TraceStats, FtraceStats, loss markers).
+    losses: LossTracker,
+    /// The packet being parsed: where its bytes are in memory, and its offset in the file.
+    packet_at: (usize, u64),
+}
+
+/// Reads a varint and its length in bytes; `None` if the buffer ends inside it.
+fn read_varint(buf: &[u8]) -> Option<(u64, usize)> {
+    let mut rest = buf;
+    let value = schema::varint(&mut rest)?;
+    Some((value, buf.len() - rest.len()))
+}
+
+/// Imports a protobuf trace. A file cut off in the middle keeps every whole packet before
+/// the cut and counts the rest in `proto_truncated`.
+pub fn parse(bytes: &[u8], sink: &mut Sink, ctx: &FileContext) -> Result<(), ParseError> {
+    let mut input = bytes;
+    parse_stream(&mut input, bytes.len() as u64, sink, ctx, &mut |_, _| true)
+}
+
+/// Packets between two calls of the progress callback.
+const PACKETS_PER_TICK: u64 = 1 << 16;
+
+/// Bytes read from the input at a time.
+const CHUNK: usize = 4 << 20;
+
+/// The unread part of a streamed file: whole packets are parsed in place, a packet cut by
+/// the end of the buffer waits for the next read.
+struct Window<'r> {
+    input: &'r mut dyn Read,
+    buf: Vec<u8>,
+    /// Where the unparsed bytes start in `buf`.
+    at: usize,
+    /// The file offset of `buf[0]`.
+    base: u64,
+    eof: bool,
+    /// The file's first bytes, kept for the trace uuid's hash.
+    head: Vec<u8>,
+    /// Bytes to read next time.
+    chunk: usize,
+}
+
+impl Window<'_> {
+    /// Makes at least `n` unparsed bytes available, unless the input ends first.
+    fn want(&mut self, n: usize) -> Result<bool, ParseError> {
+        while self.buf.len() - self.at < n && !self.eof {
+            if self.at > 0 {
+                self.buf.drain(..self.at);
+                self.base += self.at as u64;
+                self.at = 0;
+            }
+            let start = self.buf.len();
+            // Grow by what is there, not by what a (maybe corrupt) length claims: a chunk
+            // (small at first, for small files), or doubling for a packet larger than one.
+            let room = self.chunk.max(start);
+            self.chunk = (self.chunk * 2).min(CHUNK);
+            self.buf.resize(start + room, 0);
+            let mut filled = start;
+            while filled < self.buf.len() {
+                match self.input.read(&mut self.buf[filled..]) {
+                    Ok(0) => {
+                        self.eof = true;
+                        break;
+                    }
+                    Ok(k) => filled += k,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        return Err(ParseError::invalid(format!("cannot read the file: {e}")))
+                    }
+                }
+            }
+            self.buf.truncate(filled);
+            if self.head.len() < UUID_HASH_BYTES {
+                let take = (UUID_HASH_BYTES - self.head.len()).min(filled - start);
+                let new = &self.buf[start..start + take];
+                self.head.extend_from_slice(new);
+            }
+        }
+        Ok(self.buf.len() - self.at >= n)
+    }
+
+    fn unparsed(&self) -> &[u8] {
+        &self.buf[self.at..]
+    }
+
+    /// The file offset of the first unparsed byte.
+    fn pos(&self) -> u64 {
+        self.base + self.at as u64
+    }
+}
+
+/// Like [`parse`], reading `input` as a stream (`size_hint`: its length if known, to size
+/// buffers). `tick(events so far)` is called every few thousand packets, and the parse
+/// stops with [`ParseError::Cancelled`] when it returns false.
+pub fn parse_stream(
+    input: &mut dyn Read,
+    size_hint: u64,
+    sink: &mut Sink,
+    ctx: &FileContext,
+    tick: &mut dyn FnMut(u64, usize) -> bool,
+) -> Result<(), ParseError> {
+    let mut p = Parser {
+        sink,
+        ctx,
+        sequences: FxHashMap::default(),
+        compact: HashMap::new(),
+        args: ArgsBuilder::default(),
+        packets: 0,
+        fatal: None,
+        sent_base_packet: false,
+        async_names: HashMap::new(),
+        latest_ftrace_start: HashMap::new(),
+        uuid_seen: false,
+        content: HashMap::new(),
+        event_content: FxHashMap::default(),
+        pending_track_event: None,
+        mm_owners: HashMap::new(),
+        chrome_metadata_packets: 0,
+        raw_args: Vec::new(),
+        losses: LossTracker::default(),
+        packet_at: (0, 0),
+    };
+    // Track events take about 16 bytes or more on the wire; reserving up front avoids the
+    // doubling spike (old and new buffers alive at once) on large traces.
+    let hint = usize::try_from(size_hint).unwrap_or(usize::MAX);
+    p.sink.events.reserve(hint.min(1 << 34) / 16);
+    let mut w = Window {
+        input,
+        buf: Vec::new(),
+        at: 0,
+        base: 0,
+        eof: false,
+        head: Vec::new(),
+        chunk: 64 << 10,
+    };
+    // A field's header: a tag and a length, ten bytes each at most.
+    const HEADER: usize = 20;
+    loop {
+        w.want(HEADER)?;
+        if w.unparsed().is_empty() {
+            break;
+        }
+        let bytes = w.unparsed();
+        let Some((tag, n)) = read_varint(bytes) else {
+            p.truncated(w.pos())?;
+            break;
+        };
+        let field = tag >> 3;
+        let wire = tag & 7;
+        let (value_at, len) = match wire {
+            0 => match read_varint(&bytes[n..]) {
+                Some((_, k)) => (n, k),
+                None => {
+                    p.truncated(w.pos())?;
+                    break;
+                }
+            },
+            1 => (n, 8),
+            5 => (n, 4),
+            2 => match read_varint(&bytes[n..]) {
+                Some((len, k)) => match usize::try_from(len) {
+                    Ok(len) => (n + k, len),
+                    Err(_) => {
+                        p.truncated(w.pos())?;
+                        break;
+                    }
+                },
+                None => {
+                    p.truncated(w.pos())?;
+                    break;
+                }
+            },
+            _ => {
+                if p.packets == 0 {
+                    return Err(ParseError::invalid(format!(
+                        "not a Perfetto protobuf trace: invalid wire type {wire} at byte {}",
+                        w.pos()
+                    )));
+                }
+                p.sink.stat("proto_packet_decode_failure", ctx.machine, 1);
+                break;
+            }
+        };
+        let Some(end) = value_at.checked_add(len) else {
+            p.truncated(w.pos())?;
+            break;
+        };
+        if !w.want(end)? {
+            p.truncated(w.pos())?;
+            break;
+        }
+        if field == 1 && wire == 2 {
+            let offset = w.pos() + value_at as u64;
+            let packet = &w.unparsed()[value_at..end];
+            p.packet(packet, offset);
+            if let Some(e) = p.fatal.take() {
+                return Err(e);
+            }
+            if p.packets.is_multiple_of(PACKETS_PER_TICK) && !tick(w.pos(), p.sink.events.len()) {
+                return Err(ParseError::Cancelled);
+            }
+        }
+        w.at += end;
+    }
+    let head = std::mem::take(&mut w.head);
+    p.finish(&head);
+    Ok(())
+}
+
+/// The TracePacket field a packet's payload came in, as a content path.
+fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
+    use trace_packet::Data as D;
+    match data {
+        Some(D::FtraceEvents(_)) => "TracePacket.ftrace_events",
+        Some(D::ProcessTree(_)) => "TracePacket.process_tree",
+        Some(D::ClockSnapshot(_)) => "TracePacket.clock_snapshot",
+        Some(D::Trigger(_)) => "TracePacket.trigger",
+        Some(D::ServiceEvent(_)) => "TracePacket.service_event",
+        Some(D::InitialDisplayState(_)) => "TracePacket.initial_display_state",
+        Some(D::CloneSnapshotTrigger(_)) => "TracePacket.clone_snapshot_trigger",
+        Some(D::SysStats(_)) => "TracePacket.sys_stats",
+        Some(D::ProcessStats(_)) => "TracePacket.process_stats",
+        Some(D::TrackEvent(_)) => "TracePacket.track_event",
+        Some(D::FtraceStats(_)) => "TracePacket.ftrace_stats",
+        Some(D::TraceStats(_)) => "TracePacket.trace_stats",
+        Some(D::StreamingProfilePacket(_)) => "TracePacket.streaming_profile_packet",
+        Some(D::SynchronizationMarker(_)) => "TracePacket.synchronization_marker",
+        Some(D::ProcessDescriptor(_)) => "TracePacket.process_descriptor",
+        Some(D::ThreadDescriptor(_)) => "TracePacket.thread_descriptor",
+        Some(D::SystemInfo(_)) => "TracePacket.system_info",
+        Some(D::TraceConfig(_)) => "TracePacket.trace_config",
+        Some(D::ChromeMetadata(_)) => "TracePacket.chrome_metadata",
+        Some(D::CpuInfo(_)) => "TracePacket.cpu_info",
+        Some(D::CompressedPackets(_)) => "TracePacket.compressed_packets",
+        Some(D::TrackDescriptor(_)) => "TracePacket.track_descriptor",
+        Some(D::TraceUuid(_)) => "TracePacket.trace_uuid",
+        Some(D::RemoteClockSync(_)) => "TracePacket.remote_clock_sync",
+        Some(D::ZstdCompressedPackets(_)) => "TracePacket.zstd_compressed_packets",
+        None => "TracePacket (payload Sextant does not read)",
+    }
+}
+
+/// TracePacket fields Sextant's `TracePacket` declares.
+const KNOWN_PACKET_FIELDS: &[u32] = &[
+    1, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 41, 42, 43, 44, 45, 46, 50, 51, 54, 58,
+    59, 60, 67, 69, 70, 79, 87, 89, 98, 107, 113, 133,
+];
+
+/// The field number of the payload of a packet whose kind Sextant does not import: the
+/// first length-delimited field its `TracePacket` does not declare (a payload it decodes
+/// but ignores is named by its own number).
+fn unknown_payload(mut packet: &[u8]) -> Option<u32> {
+    const PAYLOADS_IGNORED: &[u32] = &[7, 9, 50, 133];
+    while let Some((number, value)) = schema::next_field(&mut packet) {
+        if matches!(value, schema::Value::Len(_))
+            && (!KNOWN_PACKET_FIELDS.contains(&number) || PAYLOADS_IGNORED.contains(&number))
+        {
+            return Some(number);
+        }
+    }
+    None
+}
+
+/// Bytes of the file hashed into a trace uuid when the trace names none.
+const UUID_HASH_BYTES: usize = 4096;
+
+/// 64-bit FNV-1a, the hash Trace Processor derives a missing trace uuid from.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// A uuid as Trace Processor prints it.
+fn uuid_string(msb: u64, lsb: u64) -> String {
+    format!(
+        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+        msb >> 32,
+        (msb >> 16) & 0xffff,
+        msb & 0xffff,
+        lsb >> 48,
+        lsb & 0xffff_ffff_ffff
+    )
+}
+
+fn lossy(s: &str) -> &str {
+    s.trim_end_matches(['\0', '\n'])
+}
+
+impl Parser<'_> {
+    fn truncated(&mut self, at: u64) -> Result<(), ParseError> {
+        if self.packets == 0 {
+            return Err(ParseError::Truncated(format!(
+                "the first packet (byte {at}); the file is empty or not a protobuf trace"
+            )));
+        }
+        self.sink.stat("proto_truncated", self.ctx.machine, 1);
+        Ok(())
+    }
+
+    /// A packet the strict decoder refuses, read as Trace Processor's lenient decoder reads
+    /// it (see [`wire_repair`]); what had to be skipped is counted.
+    fn repair(&mut self, bytes: &[u8], offset: u64) -> Option<TracePacket> {
+        let message = wire_repair::message("perfetto.protos.TracePacket")?;
+        let (fixed, repairs) = wire_repair::repair(bytes, message, offset);
+        if fixed.is_empty() {
+            // Nothing of it is protobuf.
+            return None;
+        }
+        let pkt = TracePacket::decode(fixed.as_slice()).ok()?;
+        let machine = self.ctx.machine;
+        if repairs.mismatched_fields > 0 {
+            let n = repairs.mismatched_fields as i64;
+            self.sink.stat("proto_field_wire_type_mismatch", machine, n);
+        }
+        let skipped = repairs.skipped_fields + repairs.cut_messages;
+        if skipped > 0 {
+            self.sink
+                .stat("proto_field_skipped", machine, skipped as i64);
+        }
+        if repairs.fixed_strings > 0 {
+            self.sink.stat(
+                "proto_string_invalid_utf8",
+                machine,
+                repairs.fixed_strings as i64,
+            );
+        }
+        Some(pkt)
+    }
+
+    fn stat(&mut self, name: &'static str, machine: MachineId) {
+        self.sink.stat(name, machine, 1);
+    }
+
+    /// The machine of a packet: the file's own for no id (or 0), else the embedded id,
+    /// through the manifest's `machines` remap when there is one.
+    fn packet_machine(&mut self, id: Option<u32>) -> Result<MachineId, ParseError> {
+        let n = match id {
+            None | Some(0) => {
+                self.sent_base_packet = true;
+                return Ok(self.ctx.machine);
+            }
+            Some(n) => n,
+        };
+        match &self.ctx.machines {
+            MachineScope::Remap(map) => map.get(&n).copied().ok_or_else(|| {
+                ParseError::Invalid(ManifestError::UndeclaredMachine { id: n }.to_string())
+            }),
+            MachineScope::Single => Err(ParseError::Invalid(
+                ManifestError::MachineOnMultiMachineFile.to_string(),
+            )),
+            MachineScope::Pinned => Err(ParseError::Invalid(
+                ManifestError::PinOnMultiMachineFile.to_string(),
+            )),
+            MachineScope::Free => {
+                let registry = &mut self.sink.machine_registry;
+                if !self.sent_base_packet
+                    && registry.host_if_created() == Some(self.ctx.machine)
+                    && !registry.has_raw(n)
+                {
+                    if let Some(host) = registry.adopt_onto_host(n) {
+                        return Ok(host);
+                    }
+                }
+                Ok(registry.embedded(n))
+            }
+        }
+    }
+
+    /// One TracePacket, found at byte `offset` of the file.
+    fn packet(&mut self, bytes: &[u8], offset: u64) {
+        self.packet_at = (bytes.as_ptr() as usize, offset);
+        // Raw ftrace rows read the packet's own bytes, repaired or not: a skipped field
+        // may be an event of a kind the schema does not know.
+        let pkt = match TracePacket::decode(bytes) {
+            Ok(p) => p,
+            Err(_) => match self.repair(bytes, offset) {
+                Some(p) => p,
+                None => {
+                    self.stat("proto_packet_decode_failure", self.ctx.machine);
+                    return;
+                }
+            },
+        };
+        self.packets += 1;
+        self.flush_pending_track_event();
+        let path = content_path(pkt.data.as_ref());
+        if matches!(pkt.data, Some(trace_packet::Data::TrackEvent(_))) {
+            self.pending_track_event = Some(bytes.len() as u64);
+        } else {
+            let entry = self.content.entry(path).or_default();
+            entry.0 += bytes.len() as u64;
+            entry.1 += 1;
+        }
+        let machine = match self.packet_machine(pkt.machine_id) {
+            Ok(m) => m,
+            Err(e) => {
+                self.fatal.get_or_insert(e);
+                return;
+            }
+        };
+        let trusted_seq = pkt
+            .optional_trusted_packet_sequence_id
+            .map(|trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(s)| s);
+        let seq_id = trusted_seq.unwrap_or(0);
+        let flags = pkt.sequence_flags.unwrap_or(0);
+        let dropped = pkt.previous_packet_dropped.unwrap_or(0);
+        let needs_state = flags & SEQ_NEEDS_INCREMENTAL_STATE != 0;
+        self.losses
+            .packet(machine, trusted_seq, dropped, needs_state);
+        if trusted_seq.is_none() {
+            // Sequence state without a sequence to keep it on, counted as the reference does.
+            let cleared =
+                pkt.incremental_state_cleared() || flags & SEQ_INCREMENTAL_STATE_CLEARED != 0;
+            let missing = [
+                (cleared, "incremental_state_cleared_missing_sequence_id"),
+                (
+                    !cleared && dropped != 0,
+                    "previous_packet_dropped_missing_sequence_id",
+                ),
+                (
+                    pkt.trace_packet_defaults.is_some(),
+                    "trace_packet_defaults_missing_sequence_id",
+                ),
+                (
+                    pkt.interned_data.is_some(),
+                    "interned_data_missing_sequence_id",
+                ),
+            ];
+            for (_, name) in missing.into_iter().filter(|m| m.0) {
+                self.stat(name, machine);
+            }
+        }
+        {
+            let seq = self.sequences.entry((machine, seq_id)).or_default();
+            if pkt.first_packet_on_sequence() {
+                seq.first_packet_seen = true;
+            }
+            if pkt.previous_packet_dropped.unwrap_or(0) != 0 && !pkt.first_packet_on_sequence() {
+                seq.valid = false;
+                seq.counter_values.clear();
+                seq.ref_ts_ns = None;
+                seq.ref_ts_broken = false;
+                seq.ref_thread_time_us = None;
+                self.sink.stat("sequence_packet_loss_flagged", machine, 1);
+            }
+        }
+        if pkt.incremental_state_cleared() || flags & SEQ_INCREMENTAL_STATE_CLEARED != 0 {
+            if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
+                seq.clear();
+            }
+        }
+        if let Some(defaults) = &pkt.trace_packet_defaults {
+            if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
+                seq.clock_id = defaults.timestamp_clock_id;
+                if let Some(te) = &defaults.track_event_defaults {
+                    seq.default_track = te.track_uuid;
+                    seq.default_extra_counters = te.extra_counter_track_uuids.clone();
+                    seq.default_extra_double_counters = te.extra_double_counter_track_uuids.clone();
+                }
+            }
+        }
+        let valid = self
+            .sequences
+            .get(&(machine, seq_id))
+            .is_some_and(|s| s.valid);
+        if let Some(interned) = &pkt.interned_data {
+            if valid {
+                self.intern(machine, seq_id, interned);
+            } else {
+                self.stat("interned_data_skipped_incremental_state_invalid", machine);
+            }
+        }
+        if needs_state && !valid {
+            self.stat(
+                "packet_skipped_seq_needs_incremental_state_invalid",
+                machine,
+            );
+            self.losses.skipped(machine, seq_id);
+            return;
+        }
+        let seq_clock = self
+            .sequences
+            .get(&(machine, seq_id))
+            .and_then(|s| s.clock_id);
+        let clock_id = pkt
+            .timestamp_clock_id
+            .filter(|&c| c != 0)
+            .or(seq_clock)
+            .unwrap_or(clocks::PACKET_DEFAULT);
+        let ts = pkt.timestamp.map(|t| t as i64);
+        // A packet without a timestamp (descriptors, process trees) describes the trace rather
+        // than a moment of it: it is kept at time 0 of trace time, never converted.
+        let clock = if ts.is_some() {
+            self.clock(machine, seq_id, clock_id)
+        } else {
+            self.clock(machine, 0, clocks::UNTIMED)
+        };
+        let Some(data) = pkt.data else {
+            if let Some(kind) = unknown_payload(bytes) {
+                let kind = Some(i64::from(kind));
+                self.sink
+                    .stat_indexed("proto_packet_kind_not_imported", kind, machine, 1);
+            }
+            return;
+        };
+        match &data {
+            trace_packet::Data::ServiceEvent(e) => {
+                self.losses.service_event(self.sink, machine, ts, e);
+            }
+            trace_packet::Data::CloneSnapshotTrigger(_) => {
+                self.losses.clone_snapshot_trigger(self.sink, machine, ts);
+            }
+            trace_packet::Data::SystemInfo(info) => self.losses.system_info(machine, info),
+            trace_packet::Data::SysStats(_)
+            | trace_packet::Data::ProcessStats(_)
+            | trace_packet::Data::CompressedPackets(_)
+            | trace_packet::Data::ZstdCompressedPackets(_) => {
+                let kind = unknown_payload(bytes).map(i64::from);
+                self.sink
+                    .stat_indexed("proto_packet_kind_not_imported", kind, machine, 1);
+            }
+            _ => {}
+        }
+        match data {
+            // The reference drops TrackEvents it cannot give a sequence.
+            trace_packet::Data::TrackEvent(_) if trusted_seq.is_none() => {
+                self.stat("track_event_missing_sequence_id", machine);
+            }
+            trace_packet::Data::TrackEvent(ev) => {
+                self.track_event(machine, seq_id, ts, clock, ev);
+            }
+            trace_packet::Data::TrackDescriptor(d) => {
+                self.track_descriptor(machine, seq_id, ts.unwrap_or(0), clock, d);
+            }
+            trace_packet::Data::ThreadDescriptor(t) => {
+                let thread = ThreadRef {
+                    machine,
+                    tid: t.tid.unwrap_or(0),
+                    pid: t.pid.map(i64::from),
+                };
+                if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
+                    seq.thread = Some(thread);
+                    let reference = t.reference_timestamp_us.map(|us| us.checked_mul(1000));
+                    seq.ref_ts_broken = matches!(reference, Some(None));
+                    seq.ref_ts_ns = reference.flatten();
+                    seq.ref_thread_time_us = t.reference_thread_time_us;
+                }
+                let name = t
+                    .thread_name
+                    .as_deref()
+                    .map_or(NULL_STR, |n| self.sink.intern(n));
+                self.sink.push(
+                    ts.unwrap_or(0),
+                    clock,
+                    EventData::ThreadName {
+                        thread,
+                        name,
+                        priority: NamePriority::TrackEventThreadName,
+                    },
+                );
+            }
+            trace_packet::Data::ProcessDescriptor(pd) => {
+                let info = self.process_descriptor(machine, &pd);
+                self.sink
+                    .push(ts.unwrap_or(0), clock, EventData::Process(Box::new(info)));
+            }
+            trace_packet::Data::ClockSnapshot(cs) => self.clock_snapshot(machine, seq_id, &cs),
+            trace_packet::Data::RemoteClockSync(sync) => self.remote_clock_sync(machine, &sync),
+            trace_packet::Data::Trigger(t) => self.trigger(machine, ts, clock, &t),
+            trace_packet::Data::CloneSnapshotTrigger(t) => {
+                if let Some(name) = &t.trigger_name {
+                    self.sink
+                        .metadata("trace_trigger", machine, MetaValue::Str(name.clone()));
+                }
+                self.trigger(machine, ts, clock, &t)
+            }
+            trace_packet::Data::ServiceEvent(e) if e.all_data_sources_flushed() => {
+                let ts = MetaValue::Int(ts.unwrap_or(0));
+                self.sink
+                    .metadata_append("all_data_source_flushed_ns", machine, ts);
+            }
+            trace_packet::Data::InitialDisplayState(d) => {
+                if let (Some(ts), Some(state)) = (ts, d.display_state) {
+                    let name = self.sink.intern("ScreenState");
+                    let track = self.sink.track(TrackKey::GlobalCounter {
+                        machine,
+                        name,
+                        kind: "screen_state",
+                    });
+                    let value = Real(f64::from(state));
+                    self.sink.push(
+                        ts,
+                        clock,
+                        EventData::Counter {
+                            track,
+                            value,
+                            args: NO_ARGS,
+                        },
+                    );
+                }
+            }
+            trace_packet::Data::ProcessTree(tree) => {
+                self.process_tree(machine, ts.unwrap_or(0), clock, &tree)
+            }
+            trace_packet::Data::FtraceEvents(bundle) => {
+                self.ftrace_bundle(machine, seq_id, bundle, bytes);
+            }
+            trace_packet::Data::SystemInfo(info) => self.system_info(machine, &info),
+            trace_packet::Data::CpuInfo(info) => self.cpu_info(machine, ts, clock, &info),
+            trace_packet::Data::TraceStats(stats) => {
+                self.losses.trace_stats(self.sink, machine, &stats);
+            }
+            trace_packet::Data::FtraceStats(stats) => {
+                self.losses.ftrace_stats(self.sink, machine, seq_id, &stats);
+            }
+            trace_packet::Data::StreamingProfilePacket(profile) => {
+                self.streaming_profile(machine, seq_id, &profile);
+            }
+            trace_packet::Data::TraceUuid(uuid) => {
+                let (msb, lsb) = (uuid.msb.unwrap_or(0) as u64, uuid.lsb.unwrap_or(0) as u64);
+                self.uuid_seen = true;
+                let s = uuid_string(msb, lsb);
+                self.sink.metadata("trace_uuid", machine, MetaValue::Str(s));
+            }
+            // The config's uuid names the trace unless a TraceUuid packet does.
+            trace_packet::Data::TraceConfig(bytes) => {
+                let text = config_text::trace_config_text(&bytes);
+                self.sink
+                    .metadata("trace_config_pbtxt", machine, MetaValue::Str(text));
+                let Ok(config) = protos::TraceConfig::decode(&bytes[..]) else {
+                    self.sink.stat("proto_packet_decode_failure", machine, 1);
+                    return;
+                };
+                if let Some(name) = config.unique_session_name.clone() {
+                    self.sink
+                        .metadata("unique_session_name", machine, MetaValue::Str(name));
+                }
+                if let (Some(msb), Some(lsb), false) =
+                    (config.trace_uuid_msb, config.trace_uuid_lsb, self.uuid_seen)
+                {
+                    self.uuid_seen = true;
+                    let s = uuid_string(msb as u64, lsb as u64);
+                    self.sink.metadata("trace_uuid", machine, MetaValue::Str(s));
+                }
+                self.losses.trace_config(self.sink, machine, config);
+            }
+            trace_packet::Data::ChromeMetadata(meta) => self.chrome_metadata(machine, &meta),
+            _ => {}
+        }
+    }
+
+    fn clock(&mut self, machine: MachineId, seq_id: u32, clock_id: u32) -> ClockRef {
+        self.sink.clock(ClockDomain {
+            machine,
+            clock_id,
+            sequence: if clock_id >= FIRST_SEQUENCE_CLOCK {
+                seq_id
+            } else {
+                0
+            },
+            file: self.ctx.file,
+        })
+    }
+
+    fn intern(&mut self, machine: MachineId, seq_id: u32, d: &protos::InternedData) {
+        let mut names = Vec::new();
+        for n in &d.event_names {
+            names.push((n.iid.unwrap_or(0), self.sink.intern_opt(n.name.as_deref())));
+        }
+        let mut cats = Vec::new();
+        for c in &d.event_categories {
+            cats.push((c.iid.unwrap_or(0), self.sink.intern_opt(c.name.as_deref())));
+        }
+        let mut anns = Vec::new();
+        for a in &d.debug_annotation_names {
+            anns.push((a.iid.unwrap_or(0), self.sink.intern_opt(a.name.as_deref())));
+        }
+        let mut locs = Vec::new();
+        for l in &d.source_locations {
+            locs.push((
+                l.iid.unwrap_or(0),
+                (
+                    self.sink.intern_opt(l.file_name.as_deref()),
+                    self.sink.intern_opt(l.function_name.as_deref()),
+                    l.line_number,
+                ),
+            ));
+        }
+        let mut ksyms = Vec::new();
+        for s in &d.kernel_symbols {
+            let text = s.str.as_deref().map(String::from_utf8_lossy);
+            ksyms.push((s.iid.unwrap_or(0), self.sink.intern_opt(text.as_deref())));
+        }
+        let mut strs = Vec::new();
+        for s in &d.debug_annotation_string_values {
+            let text = s.str.as_deref().map(String::from_utf8_lossy);
+            strs.push((s.iid.unwrap_or(0), self.sink.intern_opt(text.as_deref())));
+        }
+        let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) else {
+            return;
+        };
+        for (iid, v) in names {
+            seq.names.entry(iid).or_insert(v);
+        }
+        for (iid, v) in ksyms {
+            seq.kernel_symbols.entry(iid).or_insert(v);
+        }
+        for (iid, v) in cats {
+            seq.categories.entry(iid).or_insert(v);
+        }
+        for (iid, v) in anns {
+            seq.annotation_names.entry(iid).or_insert(v);
+        }
+        for (iid, v) in locs {
+            seq.source_locations.entry(iid).or_insert(v);
+        }
+        for (iid, v) in strs {
+            seq.interned_strings.entry(iid).or_insert(v);
+        }
+    }
+
+    /// A trace that names no uuid gets one hashed from its first bytes, so the same file
+    /// always has the same uuid.
+    fn finish(&mut self, bytes: &[u8]) {
+        self.flush_pending_track_event();
+        self.losses.finish(self.sink);
+        let file = self.sink.current_file;
+        let mut paths: Vec<(&'static str, (u64, u64))> = self.content.drain().collect();
+        paths.sort_unstable();
+        for (path, (size, count)) in paths {
+            self.sink.proto_content.push(ProtoContent {
+                file,
+                path,
+                annotation: NO_ARGS,
+                size,
+                count,
+            });
+        }
+        let mut events: Vec<((StrId, StrId), (u64, u64))> = self.event_content.drain().collect();
+        events.sort_unstable_by_key(|(_, (size, _))| std::cmp::Reverse(*size));
+        for ((category, name), (size, count)) in events {
+            let value = |s: StrId| {
+                if s == NULL_STR {
+                    ArgValue::Null
+                } else {
+                    ArgValue::Str(s)
+                }
+            };
+            let annotation = [
+                self.sink.arg("event.category", value(category)),
+                self.sink.arg("event.name", value(name)),
+            ];
+            let annotation = self.sink.args.push(&annotation);
+            self.sink.proto_content.push(ProtoContent {
+                file,
+                path: "TracePacket.track_event",
+                annotation,
+                size,
+                count,
+            });
+        }
+        if !self.uuid_seen {
+            let hash = fnv1a(&bytes[..bytes.len().min(UUID_HASH_BYTES)]);
+            let s = uuid_string(0, hash);
+            self.sink
+                .metadata("trace_uuid", self.ctx.machine, MetaValue::Str(s));
+        }
+    }
+
+    /// A TrackEvent packet that ended before its category and name were read is counted
+    /// without them.
+    fn flush_pending_track_event(&mut self) {
+        if let Some(size) = self.pending_track_event.take() {
+            let entry = self.content.entry("TracePacket.track_event").or_default();
+            entry.0 += size;
+            entry.1 += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+
+    #[test]
+    fn base64_pads_like_the_standard() {
+        assert_eq!(super::chrome::base64(b""), "");
+        assert_eq!(super::chrome::base64(b"f"), "Zg==");
+        assert_eq!(super::chrome::base64(b"fo"), "Zm8=");
+        assert_eq!(super::chrome::base64(b"foo"), "Zm9v");
+        assert_eq!(super::chrome::base64(b"foobar"), "Zm9vYmFy");
+    }
+
+    #[test]
+    fn android_release_to_api_level() {
+        let sdk = super::system::android_sdk_for_release;
+        assert_eq!(sdk("5.1.1"), Some(22));
+        assert_eq!(sdk("7.0"), Some(24));
+        assert_eq!(sdk("8.1.0"), Some(27));
+        assert_eq!(sdk("9"), Some(28));
+        assert_eq!(sdk("12"), Some(31));
+        assert_eq!(sdk("12L"), Some(32));
+        assert_eq!(sdk("14"), Some(34));
+        assert_eq!(sdk("4.4"), None);
+        assert_eq!(sdk("Tiramisu"), None);
+    }
+    use super::*;
+
+    #[test]
+    fn a_stream_read_a_few_bytes_at_a_time_parses_as_the_whole_file_does() {
+        let bytes = include_bytes!("../../../tests/data/a_track_events.pftrace");
+        let ctx = FileContext::new(0, 0);
+        let mut whole = Sink::new();
+        parse(bytes, &mut whole, &ctx).expect("parses");
+        for step in [1, 3, 4096] {
+            let mut sink = Sink::new();
+            let mut input = crate::parse::Trickle { bytes, step };
+            parse_stream(&mut input, 0, &mut sink, &ctx, &mut |_, _| true).expect("parses");
+            assert_eq!(
+                format!("{:?}", sink.decoded()),
+                format!("{:?}", whole.decoded())
+            );
+            assert_eq!(sink.stats, whole.stats, "step {step}");
+        }
+    }
+
+    #[test]
+    fn task_states_use_the_4_4_layout() {
+        assert_eq!(decode_task_state(0).as_deref(), Some("R"));
+        assert_eq!(decode_task_state(1).as_deref(), Some("S"));
+        assert_eq!(decode_task_state(2).as_deref(), Some("D"));
+        assert_eq!(decode_task_state(0x800).as_deref(), Some("R+"));
+        assert_eq!(decode_task_state(-1), None);
+    }
+
+    #[test]
+    fn garbage_is_a_clear_error_not_a_panic() {
+        let mut sink = Sink::new();
+        let ctx = FileContext::new(0, 0);
+        assert!(parse(&[0x0f, 0xff, 0xff], &mut sink, &ctx).is_err());
+        assert!(parse(&[0x0a, 0x80], &mut sink, &ctx).is_err());
+    }
+
+    #[test]
+    fn truncated_after_a_packet_keeps_the_packet() {
+        let pkt = TracePacket {
+            timestamp: Some(5),
+            ..Default::default()
+        };
+        let trace = protos::Trace {
+            packet: vec![pkt.clone(), pkt],
+        };
+        let mut bytes = trace.encode_to_vec();
+        bytes.truncate(bytes.len() - 1);
+        let mut sink = Sink::new();
+        let ctx = FileContext::new(0, 0);
+        parse(&bytes, &mut sink, &ctx).unwrap();
+        assert_eq!(sink.stats.values().sum::<i64>(), 1);
+    }
+}

@@ -1,0 +1,360 @@
+//! System packets: clock snapshots and remote clock sync, triggers, the process tree,
+//! SystemInfo and CpuInfo. They hand on clock snapshots, machine facts, process/thread
+//! identity events and cpu rows to the sink.
+
+use super::*;
+
+/// Android's API level for a release number (`12` → 31), as the fingerprint only names
+/// the release.
+pub(super) fn android_sdk_for_release(release: &str) -> Option<i64> {
+    let mut parts = release.split('.');
+    let major: u32 = parts.next()?.trim_end_matches('L').parse().ok()?;
+    let minor: u32 = parts.next().and_then(|m| m.parse().ok()).unwrap_or(0);
+    Some(match (major, minor) {
+        (5, 0) => 21,
+        (5, _) => 22,
+        (6, _) => 23,
+        (7, 0) => 24,
+        (7, _) => 25,
+        (8, 0) => 26,
+        (8, _) => 27,
+        (9..=11, _) => i64::from(major) + 19,
+        (12, _) if release.ends_with('L') => 32,
+        (12, _) => 31,
+        (13.., _) => i64::from(major) + 20,
+        _ => return None,
+    })
+}
+
+impl Parser<'_> {
+    pub(super) fn clock_snapshot(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        cs: &protos::ClockSnapshot,
+    ) {
+        let mut readings = Vec::with_capacity(cs.clocks.len());
+        for c in &cs.clocks {
+            let Some(id) = c.clock_id else { continue };
+            let mult = c.unit_multiplier_ns.unwrap_or(1).max(1) as i64;
+            let v = (c.timestamp.unwrap_or(0) as i64).saturating_mul(mult);
+            let domain = ClockDomain {
+                machine,
+                clock_id: id,
+                sequence: if id >= FIRST_SEQUENCE_CLOCK {
+                    seq_id
+                } else {
+                    0
+                },
+                file: self.ctx.file,
+            };
+            readings.push((domain, v));
+        }
+        if !readings.is_empty() {
+            self.sink.snapshots.push(ClockSnapshot {
+                machine,
+                file: self.ctx.file,
+                primary_trace_clock: cs.primary_trace_clock.map(|c| c as u32),
+                readings,
+            });
+        }
+    }
+
+    /// A trace trigger: an instant on the global "Trace Triggers" track, with the producer.
+    pub(super) fn trigger(
+        &mut self,
+        machine: MachineId,
+        ts: Option<i64>,
+        clock: ClockRef,
+        t: &protos::Trigger,
+    ) {
+        let Some(ts) = ts else { return };
+        let mut args = Vec::new();
+        if let Some(p) = &t.producer_name {
+            let key = self.sink.intern("producer_name");
+            let value = ArgValue::Str(self.sink.intern(p));
+            args.push(Arg {
+                flat_key: key,
+                key,
+                value,
+            });
+        }
+        if let Some(uid) = t.trusted_producer_uid {
+            let key = self.sink.intern("trusted_producer_uid");
+            args.push(Arg {
+                flat_key: key,
+                key,
+                value: ArgValue::Int(i64::from(uid)),
+            });
+        }
+        let track_name = self.sink.intern("Trace Triggers");
+        let slice = SliceEvent {
+            track: self.sink.track(TrackKey::GlobalSlices {
+                machine,
+                kind: "trace_trigger",
+                name: track_name,
+            }),
+            category: NULL_STR,
+            name: t
+                .trigger_name
+                .as_deref()
+                .map_or(NULL_STR, |n| self.sink.intern(n)),
+            args: self.sink.args.push(&args),
+            thread_ts: NO_TS,
+            flows: NO_FLOWS,
+        };
+        self.sink.push(
+            ts,
+            clock,
+            EventData::Complete {
+                slice,
+                dur: 0,
+                thread_dur: NO_TS,
+            },
+        );
+    }
+
+    /// A relayed machine's clock synchronisation with the host (traced_relay): each round
+    /// read the client's and the host's clocks; per clock, the rounds' offsets are averaged
+    /// into one relation between the client's clock and the host's.
+    pub(super) fn remote_clock_sync(&mut self, client: MachineId, sync: &protos::RemoteClockSync) {
+        let host = self.ctx.machine;
+        let reading = |cs: &Option<protos::ClockSnapshot>, id: u32| -> Option<i64> {
+            let c = cs
+                .as_ref()?
+                .clocks
+                .iter()
+                .find(|c| c.clock_id == Some(id))?;
+            let mult = c.unit_multiplier_ns.unwrap_or(1).max(1) as i64;
+            Some((c.timestamp? as i64).saturating_mul(mult))
+        };
+        let mut ids: Vec<u32> = Vec::new();
+        for round in &sync.synced_clocks {
+            if let Some(cs) = &round.client_clocks {
+                self.clock_snapshot(client, 0, cs);
+                for c in &cs.clocks {
+                    if let Some(id) = c.clock_id.filter(|id| !ids.contains(id)) {
+                        ids.push(id);
+                    }
+                }
+            }
+        }
+        for id in ids {
+            let mut offsets: Vec<i64> = Vec::new();
+            let mut anchor = None;
+            for round in &sync.synced_clocks {
+                let host_value = reading(&round.host_clocks, id);
+                if let (Some(c), Some(h)) = (reading(&round.client_clocks, id), host_value) {
+                    offsets.push(c.wrapping_sub(h));
+                }
+                if let Some(h) = host_value.filter(|&h| h != 0) {
+                    anchor = Some(h);
+                }
+            }
+            let (Some(anchor), false) = (anchor, offsets.is_empty()) else {
+                continue;
+            };
+            let sum: i128 = offsets.iter().map(|&o| i128::from(o)).sum();
+            let offset = (sum / offsets.len() as i128) as i64;
+            let domain = |machine| ClockDomain {
+                machine,
+                clock_id: id,
+                sequence: 0,
+                file: self.ctx.file,
+            };
+            self.sink.snapshots.push(ClockSnapshot {
+                machine: host,
+                file: self.ctx.file,
+                primary_trace_clock: None,
+                readings: vec![
+                    (domain(host), anchor),
+                    (domain(client), anchor.wrapping_add(offset)),
+                ],
+            });
+        }
+    }
+
+    pub(super) fn process_tree(
+        &mut self,
+        machine: MachineId,
+        ts: i64,
+        clock: ClockRef,
+        tree: &protos::ProcessTree,
+    ) {
+        for p in &tree.processes {
+            if p.cmdline.is_empty() {
+                continue;
+            }
+            let argv0 = if p.cmdline.len() == 1 {
+                p.cmdline[0].split(' ').next().unwrap_or("")
+            } else {
+                p.cmdline[0].as_str()
+            };
+            let name = self.sink.intern_nonempty(argv0);
+            let cmdline = self.sink.intern(&p.cmdline.join(" "));
+            let info = ProcessInfo {
+                process: ProcessRef {
+                    machine,
+                    pid: i64::from(p.pid.unwrap_or(0)),
+                },
+                parent_pid: p.ppid.map(i64::from),
+                name,
+                cmdline,
+                uid: p.uid.map(i64::from),
+                start_ts: p.process_start_from_boot.map(|v| v as i64),
+                from_system: true,
+            };
+            self.sink
+                .push(ts, clock, EventData::Process(Box::new(info)));
+        }
+        for t in &tree.threads {
+            let thread = ThreadRef {
+                machine,
+                tid: i64::from(t.tid.unwrap_or(0)),
+                pid: t.tgid.map(i64::from),
+            };
+            let data = match t.name.as_deref() {
+                Some(n) if !n.is_empty() => EventData::ThreadName {
+                    thread,
+                    name: self.sink.intern(n),
+                    priority: NamePriority::ProcessTree,
+                },
+                _ => EventData::Thread(thread),
+            };
+            self.sink.push(ts, clock, data);
+        }
+    }
+
+    pub(super) fn system_info(&mut self, machine: MachineId, info: &protos::SystemInfo) {
+        let m = self.sink.machines.entry(machine).or_default();
+        if let Some(n) = &info.machine_name {
+            m.name = Some(n.clone());
+        }
+        if let Some(u) = &info.utsname {
+            m.sysname = u.sysname.clone();
+            m.release = u.release.clone();
+            m.version = u.version.clone();
+            m.arch = u.machine.clone();
+        }
+        m.num_cpus = info.num_cpus.map(i64::from);
+        m.android_build_fingerprint = info.android_build_fingerprint.clone();
+        m.android_sdk_version = info.android_sdk_version.map(|v| v as i64);
+        m.system_ram_bytes = info.system_ram_bytes.map(|v| v as i64);
+        let mut meta = Vec::new();
+        if let Some(u) = &info.utsname {
+            for (k, v) in [
+                ("system_name", &u.sysname),
+                ("system_release", &u.release),
+                ("system_version", &u.version),
+                ("system_machine", &u.machine),
+            ] {
+                if let Some(v) = v {
+                    meta.push((k, MetaValue::Str(v.clone())));
+                }
+            }
+        }
+        if let Some(f) = &info.android_build_fingerprint {
+            meta.push(("android_build_fingerprint", MetaValue::Str(f.clone())));
+        }
+        // BRAND/PRODUCT/DEVICE:RELEASE/ID/INCREMENTAL:TYPE/TAGS
+        let fingerprint: Vec<&str> = info
+            .android_build_fingerprint
+            .as_deref()
+            .map(|f| f.split('/').collect())
+            .unwrap_or_default();
+        if let Some(incremental) = fingerprint.get(4).and_then(|p| p.split(':').next()) {
+            meta.push((
+                "android_incremental_build",
+                MetaValue::Str(incremental.to_string()),
+            ));
+        }
+        let sdk = info.android_sdk_version.map(|v| v as i64).or_else(|| {
+            let release = fingerprint.get(2)?.split(':').nth(1)?;
+            android_sdk_for_release(release)
+        });
+        if let Some(v) = sdk {
+            meta.push(("android_sdk_version", MetaValue::Int(v)));
+            if let Some(m) = self.sink.machines.get_mut(&machine) {
+                m.android_sdk_version.get_or_insert(v);
+            }
+        }
+        if let Some(v) = info.system_ram_bytes {
+            meta.push(("system_ram_bytes", MetaValue::Int(v as i64)));
+            meta.push((
+                "system_ram_gb",
+                MetaValue::Int((v.saturating_add(1 << 29) >> 30) as i64),
+            ));
+        }
+        if let Some(v) = info.timezone_off_mins {
+            meta.push(("timezone_off_mins", MetaValue::Int(i64::from(v))));
+        }
+        for (k, v) in meta {
+            self.sink.metadata(k, machine, v);
+        }
+    }
+
+    /// One `cpu` row per cpu. Cpus with the same frequency table as the one before them are
+    /// in its cluster; a new table starts the next cluster.
+    pub(super) fn cpu_info(
+        &mut self,
+        machine: MachineId,
+        ts: Option<i64>,
+        clock: ClockRef,
+        info: &protos::CpuInfo,
+    ) {
+        /// Feature bits Trace Processor names.
+        const FEATURES: [(u64, &str); 2] = [(1, "cpu_features.mte"), (2, "cpu_features.mte3")];
+        let known = FEATURES.iter().fold(0, |all, f| all | f.0);
+        let mut cluster = 0u32;
+        let mut previous: Option<&[u32]> = None;
+        for (index, cpu) in info.cpus.iter().enumerate() {
+            if previous.is_some_and(|p| p != cpu.frequencies.as_slice()) {
+                cluster += 1;
+            }
+            previous = Some(&cpu.frequencies);
+            let mut args = Vec::new();
+            let mut add =
+                |sink: &mut Sink, key: &str, value: ArgValue| args.push(sink.arg(key, value));
+            if let Some(arm) = &cpu.arm_identifier {
+                for (key, value) in [
+                    ("arm_cpu_implementer", arm.implementer),
+                    ("arm_cpu_architecture", arm.architecture),
+                    ("arm_cpu_variant", arm.variant),
+                    ("arm_cpu_part", arm.part),
+                    ("arm_cpu_revision", arm.revision),
+                ] {
+                    if let Some(v) = value {
+                        add(self.sink, key, ArgValue::Int(i64::from(v)));
+                    }
+                }
+            }
+            if let Some(features) = cpu.features {
+                add(
+                    self.sink,
+                    "cpu_features.raw_bitmap",
+                    ArgValue::Int(features as i64),
+                );
+                for (bit, key) in FEATURES {
+                    if features & bit != 0 {
+                        add(self.sink, key, ArgValue::Bool(true));
+                    }
+                }
+                if features & !known != 0 {
+                    self.sink.stat("cpu_info_unknown_cpu_features", machine, 1);
+                }
+            }
+            let args = self.sink.args.push(&args);
+            let description = CpuDescription {
+                machine,
+                cpu: index as u32,
+                cluster_id: cluster,
+                processor: self.sink.intern_opt(cpu.processor.as_deref()),
+                capacity: cpu.capacity,
+                frequencies: cpu.frequencies.clone(),
+                args,
+            };
+            let data = EventData::CpuInfo(Box::new(description));
+            self.sink.push(ts.unwrap_or(0), clock, data);
+        }
+    }
+}

@@ -1,0 +1,729 @@
+//! TrackEvent: process/thread/track descriptors, slices, instants and counters on their
+//! tracks, legacy (JSON-style) phases and async ids, flows. Hands on slice, counter, track
+//! and flow events to the sink; debug annotations become args in [`super::debug_annotations`].
+
+use super::*;
+
+impl Parser<'_> {
+    pub(super) fn process_descriptor(
+        &mut self,
+        machine: MachineId,
+        pd: &protos::ProcessDescriptor,
+    ) -> ProcessInfo {
+        let name = pd
+            .process_name
+            .as_deref()
+            .or(pd.cmdline.first().map(String::as_str))
+            .map_or(NULL_STR, |n| self.sink.intern(n));
+        let cmdline = if pd.cmdline.is_empty() {
+            NULL_STR
+        } else {
+            self.sink.intern(&pd.cmdline.join(" "))
+        };
+        ProcessInfo {
+            process: ProcessRef {
+                machine,
+                pid: i64::from(pd.pid.unwrap_or(0)),
+            },
+            parent_pid: None,
+            name,
+            cmdline,
+            uid: None,
+            start_ts: pd.start_timestamp_ns,
+            from_system: false,
+        }
+    }
+
+    pub(super) fn track_descriptor(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        ts: i64,
+        clock: ClockRef,
+        d: protos::TrackDescriptor,
+    ) {
+        let uuid = d.uuid.unwrap_or(0);
+        let name = match &d.static_or_dynamic_name {
+            Some(protos::track_descriptor::StaticOrDynamicName::Name(n))
+            | Some(protos::track_descriptor::StaticOrDynamicName::StaticName(n))
+            | Some(protos::track_descriptor::StaticOrDynamicName::AtraceName(n)) => {
+                self.sink.intern_nonempty(n)
+            }
+            None => NULL_STR,
+        };
+        let has_first_packet_on_sequence = self
+            .sequences
+            .get(&(machine, seq_id))
+            .is_some_and(|s| s.first_packet_seen);
+        if uuid == 0 {
+            self.sink.explicit_process_ordering |= d.process_ordering.unwrap_or(0) == 1;
+            self.sink.explicit_thread_ordering |= d.thread_ordering.unwrap_or(0) == 1;
+        }
+        if let Some(td) = &d.thread {
+            // Whichever descriptor a sequence emits, it writes for that thread.
+            let thread = ThreadRef {
+                machine,
+                tid: td.tid.unwrap_or(0),
+                pid: td.pid.map(i64::from),
+            };
+            if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
+                seq.thread = Some(thread);
+            }
+        }
+        if let Some(existing) = self.sink.descriptors.get_mut(&(machine, uuid)) {
+            // A re-description renames only tracks that do not merge by name (the latest
+            // name wins); merged tracks keep their first non-NULL name.
+            let merge_none = d.sibling_merge_behavior.unwrap_or(0) == 2;
+            if name != NULL_STR && (merge_none || existing.name == NULL_STR) {
+                existing.name = name;
+            }
+            return;
+        }
+        let mut desc = Descriptor {
+            uuid,
+            parent_uuid: d.parent_uuid,
+            name,
+            disallow_merging_with_system_tracks: d.disallow_merging_with_system_tracks(),
+            description: self.sink.intern_opt(d.description.as_deref()),
+            child_ordering: d.child_ordering.unwrap_or(0),
+            sibling_order_rank: d.sibling_order_rank,
+            has_first_packet_on_sequence,
+            is_state: d.state.is_some(),
+            ..Default::default()
+        };
+        if let Some(pd) = &d.process {
+            let mut info = self.process_descriptor(machine, pd);
+            let process = info.process;
+            desc.process = Some(process);
+            if info.name == NULL_STR {
+                info.name = name;
+            }
+            self.sink
+                .push(ts, clock, EventData::ClaimProcess { process, uuid });
+            let host_app = d
+                .chrome_process
+                .as_ref()
+                .and_then(|c| c.host_app_package_name.as_deref());
+            if let Some(app) = host_app {
+                let key = self.sink.intern("chrome.host_app_package_name");
+                let value = self.sink.intern(app);
+                self.sink.push(
+                    ts,
+                    clock,
+                    EventData::ProcessStrArg {
+                        process,
+                        key,
+                        value,
+                    },
+                );
+            }
+            self.sink
+                .push(ts, clock, EventData::Process(Box::new(info)));
+            if let (Some(rank), true) = (d.sibling_order_rank, self.sink.explicit_process_ordering)
+            {
+                let key = self.sink.intern("process_sort_index_hint");
+                let value = i64::from(rank);
+                self.sink.push(
+                    ts,
+                    clock,
+                    EventData::ProcessArg {
+                        process,
+                        key,
+                        value,
+                    },
+                );
+            }
+        }
+        if let Some(td) = &d.thread {
+            let thread = ThreadRef {
+                machine,
+                tid: td.tid.unwrap_or(0),
+                pid: td.pid.map(i64::from),
+            };
+            desc.thread = Some(thread);
+            desc.process = None;
+            if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
+                seq.thread = Some(thread);
+            }
+            self.sink
+                .push(ts, clock, EventData::ClaimThread { thread, uuid });
+            let tname = td
+                .thread_name
+                .as_deref()
+                .map_or(name, |n| self.sink.intern_nonempty(n));
+            self.sink.push(
+                ts,
+                clock,
+                EventData::ThreadName {
+                    thread,
+                    name: tname,
+                    priority: NamePriority::TrackDescriptor,
+                },
+            );
+            if let (Some(rank), true) = (d.sibling_order_rank, self.sink.explicit_thread_ordering) {
+                let key = self.sink.intern("thread_sort_index_hint");
+                let value = i64::from(rank);
+                self.sink
+                    .push(ts, clock, EventData::ThreadArg { thread, key, value });
+            }
+        }
+        if let Some(c) = &d.counter {
+            desc.counter = Some(CounterInfo {
+                builtin: c.r#type.unwrap_or(0),
+                unit: c.unit.unwrap_or(0),
+                unit_name: self.sink.intern_opt(c.unit_name.as_deref()),
+                unit_multiplier: c.unit_multiplier.unwrap_or(0),
+                is_incremental: c.is_incremental(),
+            });
+        }
+        self.sink.descriptors.insert((machine, uuid), desc);
+    }
+
+    pub(super) fn track_event(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        packet_ts: Option<i64>,
+        packet_clock: ClockRef,
+        ev: protos::TrackEvent,
+    ) {
+        let key = (machine, seq_id);
+        let Some(seq) = self.sequences.get_mut(&key) else {
+            return;
+        };
+        // Timestamp: delta or absolute µs on MONOTONIC, else the packet's.
+        let (ts, clock) = match ev.timestamp {
+            Some(track_event::Timestamp::TimestampDeltaUs(d)) => match seq.advance(d) {
+                DeltaTs::Valid(ns) => (ns, None),
+                DeltaTs::Invalid => {
+                    self.sink.stat("track_event_invalid_timestamp", machine, 1);
+                    return;
+                }
+                // As the reference names it (its track_event_tokenizer_errors stays 0).
+                DeltaTs::NoBase => {
+                    let name = "track_event_skipped_timestamp_delta_without_valid_state";
+                    self.sink.stat(name, machine, 1);
+                    return;
+                }
+            },
+            Some(track_event::Timestamp::TimestampAbsoluteUs(v)) if v != 0 => {
+                match v.checked_mul(1000) {
+                    Some(ns) => (ns, None),
+                    None => {
+                        self.sink.stat("track_event_invalid_timestamp", machine, 1);
+                        return;
+                    }
+                }
+            }
+            _ => match packet_ts {
+                Some(t) => (t, Some(packet_clock)),
+                None => {
+                    self.sink.stat("track_event_missing_timestamp", machine, 1);
+                    return;
+                }
+            },
+        };
+        let clock = match clock {
+            Some(c) => c,
+            None => self.sink.clock(ClockDomain {
+                machine,
+                clock_id: clocks::MONOTONIC,
+                sequence: KEEP_RAW_ON_FAILURE,
+                file: self.ctx.file,
+            }),
+        };
+        if ts < 0 {
+            self.sink.stat("track_event_invalid_timestamp", machine, 1);
+            return;
+        }
+        let Some(seq) = self.sequences.get_mut(&key) else {
+            return;
+        };
+        let thread_ts = match ev.thread_time {
+            Some(track_event::ThreadTime::ThreadTimeDeltaUs(d)) => match seq.ref_thread_time_us {
+                Some(base) => {
+                    let v = base.saturating_add(d);
+                    seq.ref_thread_time_us = Some(v);
+                    v.saturating_mul(1000)
+                }
+                None => NO_TS,
+            },
+            Some(track_event::ThreadTime::ThreadTimeAbsoluteUs(v)) => v.saturating_mul(1000),
+            None => NO_TS,
+        };
+
+        // Category: interned ids in order, then strings, joined by ','.
+        let mut missing_iid = false;
+        let category =
+            if ev.category_iids.len() + ev.categories.len() == 1 && ev.categories.is_empty() {
+                let iid = ev.category_iids[0];
+                match seq.categories.get(&iid) {
+                    Some(&c) => c,
+                    None => {
+                        missing_iid = true;
+                        self.sink.intern(&format!("unknown({iid})"))
+                    }
+                }
+            } else if ev.category_iids.is_empty() && ev.categories.len() == 1 {
+                self.sink.intern_nonempty(&ev.categories[0])
+            } else if ev.category_iids.is_empty() && ev.categories.is_empty() {
+                NULL_STR
+            } else {
+                let mut parts: Vec<String> = Vec::new();
+                for iid in &ev.category_iids {
+                    match seq
+                        .categories
+                        .get(iid)
+                        .and_then(|&c| self.sink.strings.get(c))
+                    {
+                        Some(s) => parts.push(s.to_string()),
+                        None => missing_iid = true,
+                    }
+                }
+                parts.extend(ev.categories.iter().cloned());
+                self.sink.intern_nonempty(&parts.join(","))
+            };
+        let name = match &ev.name_field {
+            Some(track_event::NameField::NameIid(iid)) if *iid != 0 => match seq.names.get(iid) {
+                Some(&n) => n,
+                None => {
+                    missing_iid = true;
+                    NULL_STR
+                }
+            },
+            Some(track_event::NameField::Name(n)) => self.sink.intern(n),
+            _ => NULL_STR,
+        };
+        if missing_iid {
+            self.sink.stat("interned_data_tokenizer_errors", machine, 1);
+        }
+        if let Some(size) = self.pending_track_event.take() {
+            let entry = self.event_content.entry((category, name)).or_default();
+            entry.0 += size;
+            entry.1 += 1;
+        }
+        let Some(seq) = self.sequences.get(&key) else {
+            return;
+        };
+        let uuid = ev.track_uuid.or(seq.default_track).unwrap_or(0);
+        // uuid 0 means the sequence's thread unless the event names track 0 explicitly and
+        // has a type; legacy pid/tid overrides force a thread.
+        let overrides = ev
+            .legacy_event
+            .as_ref()
+            .and_then(|l| Some((l.pid_override?, l.tid_override?)));
+        let seq_thread = match overrides {
+            Some((pid, tid)) => Some(ThreadRef {
+                machine,
+                tid: i64::from(tid),
+                pid: Some(i64::from(pid)),
+            }),
+            None if ev.track_uuid.is_none() || ev.r#type.is_none() => seq.thread,
+            None => None,
+        };
+        let ev_type = ev.r#type.unwrap_or(0);
+
+        // Extra counter values share the event's timestamp.
+        let extra_int_uuids = if ev.extra_counter_track_uuids.is_empty() {
+            seq.default_extra_counters.clone()
+        } else {
+            ev.extra_counter_track_uuids.clone()
+        };
+        let extra_double_uuids = if ev.extra_double_counter_track_uuids.is_empty() {
+            seq.default_extra_double_counters.clone()
+        } else {
+            ev.extra_double_counter_track_uuids.clone()
+        };
+        for (i, v) in ev.extra_counter_values.iter().enumerate() {
+            match extra_int_uuids.get(i) {
+                Some(&u) => self.counter(machine, seq_id, ts, clock, u, *v as f64, true),
+                None => self.sink.stat("track_event_parser_errors", machine, 1),
+            }
+        }
+        for (i, v) in ev.extra_double_counter_values.iter().enumerate() {
+            match extra_double_uuids.get(i) {
+                Some(&u) => self.counter(machine, seq_id, ts, clock, u, *v, false),
+                None => self.sink.stat("track_event_parser_errors", machine, 1),
+            }
+        }
+
+        if ev_type == track_event::Type::Counter as i32 {
+            let value = match ev.counter_value_field {
+                Some(track_event::CounterValueField::CounterValue(v)) => (v as f64, true),
+                Some(track_event::CounterValueField::DoubleCounterValue(v)) => (v, false),
+                None => {
+                    self.sink.stat("track_event_parser_errors", machine, 1);
+                    return;
+                }
+            };
+            if uuid == 0 {
+                self.sink.stat("track_event_parser_errors", machine, 1);
+                return;
+            }
+            self.counter(machine, seq_id, ts, clock, uuid, value.0, value.1);
+            return;
+        }
+
+        // Thread time and instruction counts on the event also feed per-thread counters.
+        let instructions = match ev.thread_instruction_count {
+            Some(track_event::ThreadInstructionCount::ThreadInstructionCountAbsolute(v)) => Some(v),
+            _ => None,
+        };
+        if thread_ts != NO_TS || instructions.is_some() {
+            let thread = seq_thread.or_else(|| {
+                self.sink
+                    .descriptors
+                    .get(&(machine, uuid))
+                    .and_then(|d| d.thread)
+            });
+            if let Some(thread) = thread {
+                let counter = |sink: &mut Sink, name: &str, kind: &'static str, v: i64| {
+                    let name = sink.intern(name);
+                    let track = sink.track(TrackKey::ThreadCounter { thread, name, kind });
+                    sink.push(
+                        ts,
+                        clock,
+                        EventData::Counter {
+                            track,
+                            value: Real(v as f64),
+                            args: NO_ARGS,
+                        },
+                    );
+                };
+                if thread_ts != NO_TS {
+                    counter(self.sink, "thread_time", "thread_time", thread_ts);
+                }
+                if let Some(v) = instructions {
+                    counter(
+                        self.sink,
+                        "thread_instruction_count",
+                        "thread_instructions",
+                        v,
+                    );
+                }
+            }
+        }
+        let track = self.sink.track(TrackKey::Descriptor {
+            machine,
+            uuid,
+            seq_thread: if uuid == 0 || overrides.is_some() {
+                seq_thread
+            } else {
+                None
+            },
+        });
+        let args = self.debug_annotations(machine, seq_id, &ev);
+        let mut flow_ops: Vec<FlowOp> = Vec::new();
+        for id in ev.flow_ids.iter().chain(&ev.flow_ids_old) {
+            flow_ops.push(FlowOp::Id(*id));
+        }
+        for id in ev
+            .terminating_flow_ids
+            .iter()
+            .chain(&ev.terminating_flow_ids_old)
+        {
+            flow_ops.push(FlowOp::Terminating(*id));
+        }
+        if let Some(legacy) = &ev.legacy_event {
+            if let Some(bind) = legacy.bind_id {
+                match legacy.flow_direction.unwrap_or(0) {
+                    1 => flow_ops.push(FlowOp::V2In(bind)),
+                    2 => flow_ops.push(FlowOp::V2Out(bind)),
+                    3 => flow_ops.push(FlowOp::V2Step(bind)),
+                    _ => self.sink.stat("flow_without_direction", machine, 1),
+                }
+            }
+        }
+        let flows = self.sink.flows(&flow_ops);
+        let slice = SliceEvent {
+            track,
+            category,
+            name,
+            args,
+            thread_ts,
+            flows,
+        };
+        let data = match ev_type {
+            t if t == track_event::Type::State as i32 => {
+                // A pid/tid override forces the legacy thread-track fallback, which
+                // cannot hold states.
+                let forced_thread = ev
+                    .legacy_event
+                    .as_ref()
+                    .is_some_and(|l| l.pid_override.is_some() || l.tid_override.is_some());
+                // Track 0 falls back to the sequence's thread; a described uuid (the event's
+                // or the sequence default's) is the track itself.
+                let on_state_track = (uuid != 0 || seq_thread.is_none())
+                    && !forced_thread
+                    && self
+                        .sink
+                        .descriptors
+                        .get(&(machine, uuid))
+                        .is_some_and(|d| d.is_state);
+                if !on_state_track {
+                    self.sink.stat("track_event_parser_errors", machine, 1);
+                    return;
+                }
+                EventData::State {
+                    track: slice.track,
+                    category: slice.category,
+                    value: slice.name,
+                    args: slice.args,
+                }
+            }
+            t if t == track_event::Type::SliceBegin as i32 => EventData::Begin(slice),
+            t if t == track_event::Type::SliceEnd as i32 => EventData::End(slice),
+            t if t == track_event::Type::Instant as i32 => EventData::Complete {
+                slice,
+                dur: 0,
+                thread_dur: NO_TS,
+            },
+            _ => match ev.legacy_event.as_ref().and_then(|l| l.phase) {
+                Some(phase) => match self.legacy_phase(phase as u8, slice, &ev, seq_thread) {
+                    Some(d) => d,
+                    None => return,
+                },
+                None => {
+                    self.sink.stat("track_event_parser_errors", machine, 1);
+                    return;
+                }
+            },
+        };
+        self.sink.push(ts, clock, data);
+    }
+
+    /// Legacy (JSON-style) phases carried in `TrackEvent.legacy_event`.
+    pub(super) fn legacy_phase(
+        &mut self,
+        phase: u8,
+        mut slice: SliceEvent,
+        ev: &protos::TrackEvent,
+        seq_thread: Option<ThreadRef>,
+    ) -> Option<EventData> {
+        let legacy = ev.legacy_event.as_ref()?;
+        match phase {
+            b'B' => Some(EventData::Begin(slice)),
+            b'E' => Some(EventData::End(slice)),
+            b'X' => Some(EventData::Complete {
+                slice,
+                dur: legacy.duration_us.unwrap_or(0).saturating_mul(1000),
+                thread_dur: legacy
+                    .thread_duration_us
+                    .map_or(NO_TS, |d| d.saturating_mul(1000)),
+            }),
+            b's' | b't' | b'f' => {
+                let Some(track_event::legacy_event::Id::UnscopedId(id)) = legacy.id else {
+                    self.sink.stat("flow_invalid_id", self.ctx.machine, 1);
+                    return None;
+                };
+                let phase = match phase {
+                    b's' => FlowV1Phase::Start,
+                    b't' => FlowV1Phase::Step,
+                    _ => FlowV1Phase::End,
+                };
+                Some(EventData::FlowV1(FlowV1Event {
+                    track: slice.track,
+                    id,
+                    category: slice.category,
+                    name: slice.name,
+                    phase,
+                    bind_enclosing: legacy.bind_to_enclosing(),
+                }))
+            }
+            b'b' | b'e' | b'n' | b'S' | b'T' | b'p' | b'F' => {
+                self.legacy_async(phase, slice, legacy, seq_thread)
+            }
+            b'i' | b'I' | b'R' => {
+                if let (Some(scope), Some(t)) = (legacy.instant_event_scope, seq_thread) {
+                    match scope {
+                        1 => {
+                            slice.track = self.sink.track(TrackKey::GlobalSlices {
+                                machine: t.machine,
+                                kind: "legacy_chrome_global_instants",
+                                name: NULL_STR,
+                            })
+                        }
+                        2 => {
+                            if let Some(pid) = t.pid {
+                                slice.track = self.sink.track(TrackKey::ProcessSlices {
+                                    process: ProcessRef {
+                                        machine: t.machine,
+                                        pid,
+                                    },
+                                    kind: "chrome_process_instant",
+                                    name: NULL_STR,
+                                })
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                Some(EventData::Complete {
+                    slice,
+                    dur: 0,
+                    thread_dur: NO_TS,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Legacy async events (`b/e/n`, `S/T/p/F`): slices on async tracks keyed by the event's
+    /// id, global unless the id is `local_id` (scoped to the writing process).
+    pub(super) fn legacy_async(
+        &mut self,
+        phase: u8,
+        mut slice: SliceEvent,
+        legacy: &track_event::LegacyEvent,
+        seq_thread: Option<ThreadRef>,
+    ) -> Option<EventData> {
+        use track_event::legacy_event::Id;
+        let machine = seq_thread.map_or(self.ctx.machine, |t| t.machine);
+        let (cookie, process) = match legacy.id {
+            Some(Id::UnscopedId(id)) | Some(Id::GlobalId(id)) => (id, None),
+            Some(Id::LocalId(id)) => {
+                let pid = seq_thread.and_then(|t| t.pid);
+                match pid {
+                    Some(pid) => (id, Some(ProcessRef { machine, pid })),
+                    None => {
+                        self.sink.stat("track_event_parser_errors", machine, 1);
+                        return None;
+                    }
+                }
+            }
+            None => {
+                self.sink.stat("track_event_parser_errors", machine, 1);
+                return None;
+            }
+        };
+        let scope = match (phase, legacy.id_scope.as_deref()) {
+            (_, Some(id_scope)) => {
+                let cat = self
+                    .sink
+                    .strings
+                    .get(slice.category)
+                    .unwrap_or("")
+                    .to_string();
+                self.sink.intern(&format!("{cat}:{id_scope}"))
+            }
+            (b'b' | b'e' | b'n', None) => slice.category,
+            _ => slice.name,
+        };
+        let name = *self
+            .async_names
+            .entry((machine, process, cookie))
+            .or_insert(slice.name);
+        let set = AsyncSet {
+            kind: if process.is_some() {
+                "legacy_async_process_slice"
+            } else {
+                "legacy_async_global_slice"
+            },
+            machine,
+            process,
+            name,
+            scope,
+        };
+        let creator = seq_thread.and_then(|t| {
+            Some(ProcessRef {
+                machine,
+                pid: t.pid?,
+            })
+        });
+        self.sink
+            .legacy_async
+            .entry(set)
+            .or_insert(LegacyAsyncInfo {
+                source_scope: scope,
+                process_scoped: process.is_some(),
+                creator,
+            });
+        slice.track = self.sink.track(TrackKey::AsyncCookie { set, cookie });
+        if matches!(phase, b'e' | b'F') {
+            // An end only merges its annotations into the slice it closes.
+            return Some(EventData::End(slice));
+        }
+        // Args in Trace Processor's order: source id, annotations, thread, phase.
+        let mut args: Vec<Arg> = Vec::new();
+        let source_id = self.sink.intern("legacy_trace_source_id");
+        args.push(Arg {
+            flat_key: source_id,
+            key: source_id,
+            value: ArgValue::Int(cookie as i64),
+        });
+        args.extend_from_slice(self.sink.args.get(slice.args));
+        if let Some(t) = seq_thread {
+            let key = self.sink.intern("legacy_event.passthrough_utid");
+            let thread = self.sink.thread_refs.intern(t);
+            args.push(Arg {
+                flat_key: key,
+                key,
+                value: ArgValue::ThreadUtid(thread),
+            });
+        }
+        if matches!(phase, b'S' | b'T' | b'p') {
+            let key = self.sink.intern("legacy_event.phase");
+            let value = self.sink.intern(&(phase as char).to_string());
+            args.push(Arg {
+                flat_key: key,
+                key,
+                value: ArgValue::Str(value),
+            });
+        }
+        slice.args = self.sink.args.push(&args);
+        Some(match phase {
+            b'b' | b'S' => EventData::Begin(slice),
+            _ => EventData::Complete {
+                slice,
+                dur: 0,
+                thread_dur: NO_TS,
+            },
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn counter(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        ts: i64,
+        clock: ClockRef,
+        uuid: u64,
+        raw: f64,
+        _integer: bool,
+    ) {
+        let Some(desc) = self.sink.descriptors.get(&(machine, uuid)) else {
+            self.sink.stat("track_event_parser_errors", machine, 1);
+            return;
+        };
+        let Some(info) = desc.counter else {
+            self.sink.stat("track_event_parser_errors", machine, 1);
+            return;
+        };
+        let mut value = raw;
+        if info.unit_multiplier > 0 {
+            value *= info.unit_multiplier as f64;
+        }
+        if info.is_incremental {
+            if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
+                let running = seq.counter_values.entry(uuid).or_insert(0.0);
+                *running += value;
+                value = *running;
+            }
+        }
+        let track = self.sink.track(TrackKey::Descriptor {
+            machine,
+            uuid,
+            seq_thread: None,
+        });
+        self.sink.push(
+            ts,
+            clock,
+            EventData::Counter {
+                track,
+                value: Real(value),
+                args: NO_ARGS,
+            },
+        );
+    }
+}
