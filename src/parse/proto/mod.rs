@@ -7,13 +7,13 @@ use std::io::Read;
 
 use prost::Message;
 
-use trace_stats::LossTracker;
 use super::{
     atrace, config_text, ftrace_raw, schema, wire_repair, FileContext, MachineScope, ParseError,
 };
 use crate::ir::{clocks, *};
 use crate::manifest::ManifestError;
 use crate::protos::{self, debug_annotation, ftrace_event, trace_packet, track_event, TracePacket};
+use trace_stats::LossTracker;
 
 mod chrome;
 mod debug_annotations;

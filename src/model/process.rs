@@ -1,0 +1,324 @@
+//! The process tracker: machines, processes and threads by (machine, pid/tid), pid reuse,
+//! names by priority, descriptor-claimed identities, process args. Hands on upids and utids.
+
+use super::*;
+
+impl<'s> Builder<'s> {
+    /// Declares the machines in the order their rows should get (host first).
+    pub fn add_machine(&mut self, raw: MachineId) -> u32 {
+        if let Some(&row) = self.machine_rows.get(&raw) {
+            return row;
+        }
+        let row = self.tables.machines.len() as u32;
+        let mut info = self.sink.machines.get(&raw).cloned().unwrap_or_default();
+        let record = self.sink.machine_registry.records.get(raw as usize);
+        // A SystemInfo machine_name wins over the manifest's name.
+        if info.name.is_none() {
+            info.name = record.and_then(|r| r.name.clone());
+        }
+        self.tables.machines.push(MachineRow {
+            raw_id: record.map_or(i64::from(raw), |r| r.raw_id),
+            info,
+        });
+        self.machine_rows.insert(raw, row);
+        // Every machine has its own idle process (pid 0) and thread (tid 0).
+        let upid = self.tables.processes.len() as u32;
+        self.tables.processes.push(ProcessRow::new(0, row));
+        let utid = self.tables.threads.len() as u32;
+        let mut idle = ThreadRow::new(0, row);
+        idle.upid = Some(upid);
+        idle.is_main_thread = Some(true);
+        idle.is_idle = true;
+        self.tables.threads.push(idle);
+        self.idle.insert(raw, (upid, utid));
+        self.process_by_pid.insert((raw, 0), upid);
+        self.threads_by_tid.insert((raw, 0), vec![utid]);
+        row
+    }
+
+    /// Names a machine's idle thread `swapper` (what systrace and proto traces call it).
+    pub fn name_idle_thread(&mut self, machine: MachineId) {
+        self.add_machine(machine);
+        if let Some(&(_, utid)) = self.idle.get(&machine) {
+            let name = self.sink.intern("swapper");
+            self.set_thread_name(utid, name, NamePriority::Constant);
+        }
+    }
+
+    pub(super) fn machine_row(&mut self, raw: MachineId) -> u32 {
+        self.add_machine(raw)
+    }
+
+    // ----- processes and threads -------------------------------------------------------
+
+    pub(super) fn new_thread(&mut self, machine: MachineId, tid: i64, upid: Option<u32>) -> u32 {
+        let mrow = self.machine_row(machine);
+        let utid = self.tables.threads.len() as u32;
+        let mut row = ThreadRow::new(tid, mrow);
+        if let Some(upid) = upid {
+            row.upid = Some(upid);
+            row.is_main_thread = Some(self.tables.processes[upid as usize].pid == tid);
+        }
+        self.tables.threads.push(row);
+        self.threads_by_tid
+            .entry((machine, tid))
+            .or_default()
+            .push(utid);
+        utid
+    }
+
+    pub(super) fn bind_thread(&mut self, utid: u32, upid: u32) {
+        let pid = self.tables.processes[upid as usize].pid;
+        let row = &mut self.tables.threads[utid as usize];
+        row.upid = Some(upid);
+        row.is_main_thread = Some(row.tid == pid);
+    }
+
+    /// The live process with this pid, created (with its main thread) if needed.
+    pub fn process(&mut self, p: ProcessRef) -> u32 {
+        self.machine_row(p.machine);
+        if let Some(&upid) = self.process_by_pid.get(&(p.machine, p.pid)) {
+            return upid;
+        }
+        let mrow = self.machine_row(p.machine);
+        let upid = self.tables.processes.len() as u32;
+        self.tables.processes.push(ProcessRow::new(p.pid, mrow));
+        self.process_by_pid.insert((p.machine, p.pid), upid);
+        // A new process immediately gets its main thread.
+        let unbound = self
+            .live_threads(p.machine, p.pid)
+            .find(|&utid| self.tables.threads[utid as usize].upid.is_none());
+        match unbound {
+            Some(utid) => self.bind_thread(utid, upid),
+            None => {
+                self.new_thread(p.machine, p.pid, Some(upid));
+            }
+        }
+        upid
+    }
+
+    pub(super) fn live_threads(
+        &self,
+        machine: MachineId,
+        tid: i64,
+    ) -> impl Iterator<Item = u32> + use<'_, 's> {
+        self.threads_by_tid
+            .get(&(machine, tid))
+            .into_iter()
+            .flat_map(|v| v.iter().rev().copied())
+            .filter(|&utid| self.tables.threads[utid as usize].end_ts.is_none())
+    }
+
+    pub(super) fn latest_live_thread(&self, machine: MachineId, tid: i64) -> Option<u32> {
+        self.live_threads(machine, tid).next()
+    }
+
+    /// The thread for (tid, pid), following Trace Processor's thread tracker.
+    pub fn thread(&mut self, t: ThreadRef) -> u32 {
+        self.machine_row(t.machine);
+        if t.tid == 0 && matches!(t.pid, None | Some(0)) {
+            if let Some(&(_, utid)) = self.idle.get(&t.machine) {
+                return utid;
+            }
+        }
+        match t.pid {
+            Some(pid) => {
+                let upid = self.process(ProcessRef {
+                    machine: t.machine,
+                    pid,
+                });
+                let mut unbound = None;
+                for utid in self.live_threads(t.machine, t.tid) {
+                    match self.tables.threads[utid as usize].upid {
+                        Some(u) if u == upid => return utid,
+                        None if unbound.is_none() => unbound = Some(utid),
+                        _ => {}
+                    }
+                }
+                if let Some(utid) = unbound {
+                    self.bind_thread(utid, upid);
+                    return utid;
+                }
+                self.new_thread(t.machine, t.tid, Some(upid))
+            }
+            None => match self.latest_live_thread(t.machine, t.tid) {
+                Some(utid) => utid,
+                None => self.new_thread(t.machine, t.tid, None),
+            },
+        }
+    }
+
+    /// A descriptor uuid describes a thread; a second uuid for the same tid is tid reuse.
+    pub(super) fn claim_thread(&mut self, t: ThreadRef, uuid: u64) {
+        let previous = self.thread_claims.insert((t.machine, t.tid), uuid);
+        let utid = match previous {
+            Some(p) if p != uuid => {
+                let upid = t.pid.map(|pid| {
+                    self.process(ProcessRef {
+                        machine: t.machine,
+                        pid,
+                    })
+                });
+                self.new_thread(t.machine, t.tid, upid)
+            }
+            _ => self.thread(t),
+        };
+        self.uuid_threads.insert((t.machine, uuid), utid);
+    }
+
+    /// A descriptor uuid describes a process; a second uuid for the same pid is pid reuse.
+    pub(super) fn claim_process(&mut self, p: ProcessRef, uuid: u64) {
+        let previous = self.process_claims.insert((p.machine, p.pid), uuid);
+        if matches!(previous, Some(prev) if prev != uuid) {
+            self.process_by_pid.remove(&(p.machine, p.pid));
+        }
+        let upid = self.process(p);
+        self.uuid_processes.insert((p.machine, uuid), upid);
+    }
+
+    /// The thread row a descriptor's uuid claimed (or the live one for its tid).
+    pub(super) fn descriptor_thread(&mut self, machine: MachineId, uuid: u64, t: ThreadRef) -> u32 {
+        match self.uuid_threads.get(&(machine, uuid)) {
+            Some(&utid) => utid,
+            None => self.thread(t),
+        }
+    }
+
+    pub(super) fn descriptor_process(
+        &mut self,
+        machine: MachineId,
+        uuid: u64,
+        p: ProcessRef,
+    ) -> u32 {
+        match self.uuid_processes.get(&(machine, uuid)) {
+            Some(&upid) => upid,
+            None => self.process(p),
+        }
+    }
+
+    pub(super) fn set_thread_name(&mut self, utid: u32, name: StrId, priority: NamePriority) {
+        if name == NULL_STR {
+            return;
+        }
+        let row = &mut self.tables.threads[utid as usize];
+        if priority >= row.name_priority || row.name == NULL_STR {
+            row.name = name;
+            row.name_priority = priority;
+        }
+    }
+
+    pub(super) fn set_process_name(&mut self, upid: u32, name: StrId, from_system: bool) {
+        if name == NULL_STR {
+            return;
+        }
+        let row = &mut self.tables.processes[upid as usize];
+        let priority = if from_system { 4 } else { 2 };
+        if priority >= row.name_priority {
+            row.name = name;
+            row.name_priority = priority;
+        }
+    }
+
+    // ----- tracks ----------------------------------------------------------------------
+
+    pub(super) fn process_info(&mut self, info: &ProcessInfo) {
+        let parent = info.parent_pid.map(|ppid| {
+            self.process(ProcessRef {
+                machine: info.process.machine,
+                pid: ppid,
+            })
+        });
+        let upid = self.process(info.process);
+        let row = &mut self.tables.processes[upid as usize];
+        if row.parent_upid.is_none() {
+            row.parent_upid = parent;
+        }
+        if info.cmdline != NULL_STR {
+            row.cmdline = info.cmdline;
+        }
+        if let Some(uid) = info.uid {
+            row.uid = Some(uid);
+        }
+        if row.start_ts.is_none() {
+            row.start_ts = info.start_ts;
+        }
+        self.set_process_name(upid, info.name, info.from_system);
+    }
+
+    pub(super) fn thread_start(
+        &mut self,
+        ts: i64,
+        thread: ThreadRef,
+        creator_tid: i64,
+        name: StrId,
+        new_process: bool,
+    ) {
+        if thread.tid == 0 {
+            return;
+        }
+        let creator = self.thread(ThreadRef {
+            machine: thread.machine,
+            tid: creator_tid,
+            pid: None,
+        });
+        let creator_upid = self.tables.threads[creator as usize].upid;
+        // The old thread with this tid (if any) is gone.
+        if let Some(old) = self.latest_live_thread(thread.machine, thread.tid) {
+            self.tables.threads[old as usize].end_ts.get_or_insert(ts);
+        }
+        let started = if new_process {
+            self.process_by_pid.remove(&(thread.machine, thread.tid));
+            let upid = self.process(ProcessRef {
+                machine: thread.machine,
+                pid: thread.tid,
+            });
+            let row = &mut self.tables.processes[upid as usize];
+            row.start_ts = Some(ts);
+            row.parent_upid = creator_upid;
+            self.set_process_name(upid, name, true);
+            let utid = self.latest_live_thread(thread.machine, thread.tid);
+            if let Some(utid) = utid {
+                self.tables.threads[utid as usize].start_ts = Some(ts);
+                self.set_thread_name(utid, name, NamePriority::Ftrace);
+            }
+            utid
+        } else {
+            let utid = self.new_thread(thread.machine, thread.tid, creator_upid);
+            self.tables.threads[utid as usize].start_ts = Some(ts);
+            self.set_thread_name(utid, name, NamePriority::Ftrace);
+            Some(utid)
+        };
+        if let Some(utid) = started {
+            self.thread_state_new_task(ts, utid, creator);
+        }
+    }
+
+    /// Replaces [`ArgValue::ThreadUtid`] args by the thread's utid.
+    pub(super) fn resolve_thread_args(&mut self, args: ArgsRef) -> ArgsRef {
+        if args == NO_ARGS
+            || !self
+                .sink
+                .args
+                .get(args)
+                .iter()
+                .any(|a| matches!(a.value, ArgValue::ThreadUtid(_)))
+        {
+            return args;
+        }
+        let mut resolved: Vec<Arg> = self.sink.args.get(args).to_vec();
+        for a in &mut resolved {
+            if let ArgValue::ThreadUtid(r) = a.value {
+                let t = *self.sink.thread_refs.get(r);
+                a.value = ArgValue::Int(i64::from(self.thread(t)));
+            }
+        }
+        self.sink.args.push(&resolved)
+    }
+
+    pub(super) fn process_arg(&mut self, process: ProcessRef, key: StrId, value: ArgValue) {
+        let upid = self.process(process);
+        self.tables.processes[upid as usize]
+            .extra_args
+            .push((key, value));
+    }
+}

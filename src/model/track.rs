@@ -1,0 +1,573 @@
+//! The track tracker: tracks by their dimensions (thread, process, cpu, global, counter,
+//! async sets with their compressor slots, TrackEvent descriptors). Hands on track ids.
+
+use super::*;
+
+#[derive(Default)]
+pub(super) struct AsyncSetState {
+    pub(super) group: u32,
+    /// (cookie or None for timestamp lanes, track id, open slices, last end)
+    pub(super) slots: Vec<AsyncSlot>,
+}
+
+pub(super) struct AsyncSlot {
+    pub(super) cookie: Option<u64>,
+    pub(super) track: u32,
+    pub(super) open: u32,
+    pub(super) last_end: i64,
+}
+
+#[derive(Clone, Copy)]
+pub(super) enum DescriptorTrack {
+    /// Resolved to a fixed track.
+    Track(u32),
+}
+
+#[derive(Clone, Copy)]
+pub(super) enum AsyncPhase {
+    Begin,
+    End,
+    Scoped { end: i64 },
+}
+
+pub(super) enum Scope {
+    Global,
+    Thread(u32),
+    Process(u32),
+}
+
+impl<'s> Builder<'s> {
+    pub(super) fn new_track(&mut self, row: TrackRow) -> u32 {
+        let id = self.tables.tracks.len() as u32;
+        self.tables.tracks.push(row);
+        self.stacks.push(Vec::new());
+        id
+    }
+
+    pub(super) fn thread_slices_track(&mut self, utid: u32) -> u32 {
+        if let Some(&t) = self.thread_slice_track.get(&utid) {
+            return t;
+        }
+        let machine = self.tables.threads[utid as usize].machine;
+        let t = self.new_track(TrackRow {
+            utid: Some(utid),
+            ..TrackRow::new(NULL_STR, "thread_execution", machine, TrackEventType::Slice)
+        });
+        self.thread_slice_track.insert(utid, t);
+        t
+    }
+
+    /// Resolves the track an event names.
+    pub(super) fn resolve_track(&mut self, track: TrackRef) -> u32 {
+        if let Some(Some(t)) = self.track_cache.get(track as usize) {
+            return *t;
+        }
+        let key = *self.sink.tracks.get(track);
+        let (id, cacheable) = self.resolve_key(key);
+        if cacheable {
+            if self.track_cache.len() <= track as usize {
+                self.track_cache.resize(track as usize + 1, None);
+            }
+            self.track_cache[track as usize] = Some(id);
+        }
+        id
+    }
+
+    pub(super) fn resolve_key(&mut self, key: TrackKey) -> (u32, bool) {
+        match key {
+            TrackKey::ThreadSlices(t) => {
+                let utid = self.thread(t);
+                (self.thread_slices_track(utid), false)
+            }
+            TrackKey::ThreadOverlap(t) => {
+                // Overlap lanes are chosen per event in `complete`.
+                let utid = self.thread(t);
+                (self.thread_slices_track(utid), false)
+            }
+            TrackKey::ProcessCounter {
+                process,
+                name,
+                kind,
+            } => {
+                let upid = self.process(process);
+                (self.process_counter_track(upid, name, kind), true)
+            }
+            TrackKey::ThreadProcessCounter { thread, name, kind } => {
+                let utid = self.thread(thread);
+                match self.tables.threads[utid as usize].upid {
+                    Some(upid) => (self.process_counter_track(upid, name, kind), true),
+                    // The thread's process is not known yet (ftrace often starts before the
+                    // process list): a thread counter for now, moved to the process the
+                    // thread turns out to belong to when the import ends.
+                    None => {
+                        let machine = self.tables.threads[utid as usize].machine;
+                        let t = self.new_track(TrackRow {
+                            utid: Some(utid),
+                            ..TrackRow::new(name, kind, machine, TrackEventType::Counter)
+                        });
+                        self.unsettled_process_counters.push((t, utid));
+                        (t, true)
+                    }
+                }
+            }
+            TrackKey::ThreadCounter { thread, name, kind } => {
+                let utid = self.thread(thread);
+                let machine = self.tables.threads[utid as usize].machine;
+                let t = self.new_track(TrackRow {
+                    utid: Some(utid),
+                    ..TrackRow::new(name, kind, machine, TrackEventType::Counter)
+                });
+                (t, true)
+            }
+            TrackKey::CpuCounter {
+                machine,
+                cpu,
+                name,
+                kind,
+            }
+            | TrackKey::CpuSlices {
+                machine,
+                cpu,
+                name,
+                kind,
+            } => {
+                let event_type = if matches!(key, TrackKey::CpuCounter { .. }) {
+                    TrackEventType::Counter
+                } else {
+                    TrackEventType::Slice
+                };
+                let mrow = self.machine_row(machine);
+                self.cpu(machine, cpu);
+                let t = self.new_track(TrackRow {
+                    cpu: Some(cpu),
+                    ..TrackRow::new(name, kind, mrow, event_type)
+                });
+                (t, true)
+            }
+            TrackKey::GlobalCounter {
+                machine,
+                name,
+                kind,
+            } => {
+                let mrow = self.machine_row(machine);
+                let t = self.new_track(TrackRow::new(name, kind, mrow, TrackEventType::Counter));
+                (t, true)
+            }
+            TrackKey::GlobalSlices {
+                machine,
+                kind,
+                name,
+            } => {
+                let mrow = self.machine_row(machine);
+                let mut row = TrackRow::new(name, kind, mrow, TrackEventType::Slice);
+                row.source_args = self.source_chrome_args();
+                (self.new_track(row), true)
+            }
+            TrackKey::ProcessSlices {
+                process,
+                kind,
+                name,
+            } => {
+                let upid = self.process(process);
+                let machine = self.tables.processes[upid as usize].machine;
+                let mut row = TrackRow::new(name, kind, machine, TrackEventType::Slice);
+                row.upid = Some(upid);
+                row.source_args = self.source_chrome_args();
+                (self.new_track(row), true)
+            }
+            TrackKey::AsyncCookie { .. } | TrackKey::AsyncScoped { .. } => {
+                // Chosen per event (slots are reused); see `async_track`.
+                (u32::MAX, false)
+            }
+            TrackKey::Descriptor {
+                machine,
+                uuid,
+                seq_thread,
+            } => self.descriptor_track(machine, uuid, seq_thread),
+        }
+    }
+
+    /// A legacy async track's dimensions (`scope` when it has one, `name`) and args.
+    pub(super) fn legacy_async_args(
+        &mut self,
+        row: &mut TrackRow,
+        set: &AsyncSet,
+        info: LegacyAsyncInfo,
+    ) {
+        let mut dims = Vec::new();
+        if set.scope != NULL_STR {
+            dims.push(self.sink.arg("scope", ArgValue::Str(set.scope)));
+        }
+        dims.push(self.sink.arg("name", str_or_null(set.name)));
+        row.extra_dims = self.sink.args.push(&dims);
+        let chrome = self.sink.intern("chrome");
+        let mut source = vec![
+            self.sink.arg("source", ArgValue::Str(chrome)),
+            self.sink.arg(
+                "trace_id_is_process_scoped",
+                ArgValue::Bool(info.process_scoped),
+            ),
+        ];
+        if let Some(p) = info.creator {
+            let upid = self.process(p);
+            source.push(self.sink.arg("upid", ArgValue::Uint(u64::from(upid))));
+        }
+        source.push(
+            self.sink
+                .arg("source_scope", str_or_null(info.source_scope)),
+        );
+        row.source_args = self.sink.args.push(&source);
+    }
+
+    pub(super) fn source_chrome_args(&mut self) -> ArgsRef {
+        let value = self.sink.intern("chrome");
+        let source = self.sink.arg("source", ArgValue::Str(value));
+        self.sink.args.push(&[source])
+    }
+
+    /// One counter track per process, name and type, however the events named it.
+    pub(super) fn process_counter_track(
+        &mut self,
+        upid: u32,
+        name: StrId,
+        kind: &'static str,
+    ) -> u32 {
+        if let Some(&t) = self.process_counters.get(&(upid, name, kind)) {
+            return t;
+        }
+        let machine = self.tables.processes[upid as usize].machine;
+        let t = self.new_track(TrackRow {
+            upid: Some(upid),
+            ..TrackRow::new(name, kind, machine, TrackEventType::Counter)
+        });
+        self.process_counters.insert((upid, name, kind), t);
+        t
+    }
+
+    /// The ucpu of a machine's cpu (its `cpu` row id), creating the row on first use.
+    pub(super) fn cpu(&mut self, machine: MachineId, cpu: u32) -> u32 {
+        let index = self.cpu_index(machine, cpu);
+        self.tables.cpus[index].ucpu
+    }
+
+    pub(super) fn cpu_index(&mut self, machine: MachineId, cpu: u32) -> usize {
+        if let Some(&i) = self.cpus.get(&(machine, cpu)) {
+            return i;
+        }
+        let mrow = self.machine_row(machine);
+        // As Trace Processor: the first machine's (the host's, or the one machine adopted
+        // as host) ucpu is the cpu number. Other machines get ranges of their own after
+        // it, in the order their cpus appear.
+        let range = if mrow == 0 {
+            0
+        } else {
+            let next = self.cpu_ranges.len() as u32 + 1;
+            *self.cpu_ranges.entry(mrow).or_insert(next)
+        };
+        // A cpu number past its machine's range (untrusted input) gets an id of its own
+        // above all the ranges, so ids never clash.
+        let ucpu = match range.checked_mul(CPUS_PER_MACHINE) {
+            Some(start) if cpu < CPUS_PER_MACHINE && start < ODD_CPUS_FIRST_UCPU => start + cpu,
+            _ => {
+                self.odd_cpus += 1;
+                ODD_CPUS_FIRST_UCPU.saturating_add(self.odd_cpus)
+            }
+        };
+        let index = self.tables.cpus.len();
+        self.tables.cpus.push(CpuRow {
+            ucpu,
+            cpu,
+            machine: mrow,
+            cluster_id: None,
+            processor: NULL_STR,
+            capacity: None,
+            frequencies: Vec::new(),
+            args: NO_ARGS,
+        });
+        self.cpus.insert((machine, cpu), index);
+        index
+    }
+
+    /// The async track for an event on a cookie or scoped set (Trace Processor's track
+    /// compressor).
+    pub(super) fn async_track(&mut self, key: TrackKey, ts: i64, phase: AsyncPhase) -> u32 {
+        let (set, cookie) = match key {
+            TrackKey::AsyncCookie { set, cookie } => (set, Some(cookie)),
+            TrackKey::AsyncScoped { set } => (set, None),
+            _ => return u32::MAX,
+        };
+        if !self.async_sets.contains_key(&set) {
+            let group = self.next_track_group;
+            self.next_track_group += 1;
+            self.async_sets.insert(
+                set,
+                AsyncSetState {
+                    group,
+                    slots: Vec::new(),
+                },
+            );
+        }
+        let state = &self.async_sets[&set];
+        let slot = match (cookie, phase) {
+            (Some(c), _) => state
+                .slots
+                .iter()
+                .position(|s| s.cookie == Some(c))
+                .or_else(|| match phase {
+                    AsyncPhase::Begin => state
+                        .slots
+                        .iter()
+                        .position(|s| s.cookie.is_some() && s.open == 0),
+                    _ => None,
+                }),
+            (None, AsyncPhase::Scoped { .. }) => state
+                .slots
+                .iter()
+                .position(|s| s.cookie.is_none() && s.last_end <= ts),
+            (None, _) => None,
+        };
+        let slot = match slot {
+            Some(i) => i,
+            None => {
+                let group = state.group;
+                let idx = state.slots.len();
+                let machine = self.machine_row(set.machine);
+                let upid = set.process.map(|p| self.process(p));
+                let mut row = TrackRow::new(set.name, set.kind, machine, TrackEventType::Slice);
+                row.upid = upid;
+                row.track_group = Some(group);
+                row.compressor_idx = Some(idx as u32);
+                if let Some(info) = self.sink.legacy_async.get(&set).copied() {
+                    self.legacy_async_args(&mut row, &set, info);
+                }
+                let track = self.new_track(row);
+                let Some(state) = self.async_sets.get_mut(&set) else {
+                    return track;
+                };
+                state.slots.push(AsyncSlot {
+                    cookie,
+                    track,
+                    open: 0,
+                    last_end: i64::MIN,
+                });
+                idx
+            }
+        };
+        let Some(state) = self.async_sets.get_mut(&set) else {
+            return u32::MAX;
+        };
+        let s = &mut state.slots[slot];
+        if cookie.is_some() {
+            s.cookie = cookie;
+        }
+        match phase {
+            AsyncPhase::Begin => s.open += 1,
+            AsyncPhase::End => s.open = s.open.saturating_sub(1),
+            AsyncPhase::Scoped { end } => s.last_end = s.last_end.max(end),
+        }
+        s.track
+    }
+
+    pub(super) fn descriptor_track(
+        &mut self,
+        machine: MachineId,
+        uuid: u64,
+        seq_thread: Option<ThreadRef>,
+    ) -> (u32, bool) {
+        // The parser passes the sequence's thread only for uuid 0 or pid/tid overrides.
+        if let Some(t) = seq_thread {
+            let utid = self.thread(t);
+            return (self.thread_slices_track(utid), false);
+        }
+        if let Some(DescriptorTrack::Track(t)) = self.descriptor_tracks.get(&(machine, uuid)) {
+            return (*t, true);
+        }
+        let mrow = self.machine_row(machine);
+        let desc = self.sink.descriptors.get(&(machine, uuid)).cloned();
+        let track = match desc {
+            None if uuid == 0 => {
+                let name = self.sink.intern("Default Track");
+                self.new_track(TrackRow::new(
+                    name,
+                    "global_merged_track_event",
+                    mrow,
+                    TrackEventType::Slice,
+                ))
+            }
+            None => self.new_track(TrackRow::new(
+                NULL_STR,
+                "global_track_event",
+                mrow,
+                TrackEventType::Slice,
+            )),
+            Some(d) => self.track_for_descriptor(machine, mrow, &d),
+        };
+        self.descriptor_tracks
+            .insert((machine, uuid), DescriptorTrack::Track(track));
+        (track, true)
+    }
+
+    /// Nearest thread or process ancestor of a descriptor (not itself).
+    pub(super) fn descriptor_scope(&mut self, machine: MachineId, d: &Descriptor) -> Scope {
+        let mut parent = d.parent_uuid;
+        let mut hops = 0;
+        while let Some(p) = parent {
+            hops += 1;
+            if hops > 64 {
+                break;
+            }
+            let Some(pd) = self.sink.descriptors.get(&(machine, p)).cloned() else {
+                break;
+            };
+            if let Some(t) = pd.thread {
+                return Scope::Thread(self.descriptor_thread(machine, p, t));
+            }
+            if let Some(pr) = pd.process {
+                return Scope::Process(self.descriptor_process(machine, p, pr));
+            }
+            parent = pd.parent_uuid;
+        }
+        Scope::Global
+    }
+
+    pub(super) fn track_for_descriptor(
+        &mut self,
+        machine: MachineId,
+        mrow: u32,
+        d: &Descriptor,
+    ) -> u32 {
+        if let Some(counter) = d.counter {
+            let scope = self.descriptor_scope(machine, d);
+            let mut name = d.name;
+            if name == NULL_STR {
+                name = match counter.builtin {
+                    1 => self.sink.intern("thread_time"),
+                    2 => self.sink.intern("thread_instruction_count"),
+                    _ => NULL_STR,
+                };
+            }
+            let kind = match scope {
+                Scope::Thread(_) => "thread_counter_track_event",
+                Scope::Process(_) => "process_counter_track_event",
+                Scope::Global => "global_counter_track_event",
+            };
+            let mut row = TrackRow::new(name, kind, mrow, TrackEventType::Counter);
+            // Builtin counters imply their unit.
+            let unit = match (counter.unit, counter.builtin) {
+                (0, 1) => 1,
+                (0, 2) => 2,
+                (u, _) => u,
+            };
+            row.unit = match unit {
+                1 => self.sink.intern("ns"),
+                2 => self.sink.intern("count"),
+                3 => self.sink.intern("bytes"),
+                _ => counter.unit_name,
+            };
+            match scope {
+                Scope::Thread(u) => row.utid = Some(u),
+                Scope::Process(u) => row.upid = Some(u),
+                Scope::Global => {}
+            }
+            row.source_args = self.descriptor_args(d);
+            return self.new_track(row);
+        }
+        if let Some(t) = d.thread {
+            let utid = self.descriptor_thread(machine, d.uuid, t);
+            if !d.disallow_merging_with_system_tracks {
+                return self.thread_slices_track(utid);
+            }
+            let mut row = TrackRow::new(d.name, "thread_track_event", mrow, TrackEventType::Slice);
+            row.utid = Some(utid);
+            row.source_args = self.descriptor_args(d);
+            return self.new_track(row);
+        }
+        if let Some(p) = d.process {
+            let upid = self.descriptor_process(machine, d.uuid, p);
+            let mut row = TrackRow::new(d.name, "process_track_event", mrow, TrackEventType::Slice);
+            row.upid = Some(upid);
+            row.source_args = self.descriptor_args(d);
+            return self.new_track(row);
+        }
+        let scope = self.descriptor_scope(machine, d);
+        let kind = match scope {
+            Scope::Thread(_) => "thread_track_event",
+            Scope::Process(_) => "process_track_event",
+            Scope::Global => "global_track_event",
+        };
+        let event_type = if d.is_state {
+            TrackEventType::State
+        } else {
+            TrackEventType::Slice
+        };
+        let mut row = TrackRow::new(d.name, kind, mrow, event_type);
+        match scope {
+            Scope::Thread(u) => row.utid = Some(u),
+            Scope::Process(u) => row.upid = Some(u),
+            Scope::Global => {}
+        }
+        row.name_from_first_event = d.name == NULL_STR && !d.is_state;
+        // Parent link, unless the parent is a thread/process root.
+        if let Some(p) = d.parent_uuid {
+            let parent = self.sink.descriptors.get(&(machine, p)).cloned();
+            if let Some(pd) = parent {
+                if pd.thread.is_none() && pd.process.is_none() {
+                    let (pt, _) = self.descriptor_track(machine, p, None);
+                    row.parent_id = Some(pt);
+                }
+            }
+        }
+        row.source_args = self.descriptor_args(d);
+        self.new_track(row)
+    }
+
+    /// Track args Trace Processor gives descriptor tracks.
+    pub(super) fn descriptor_args(&mut self, d: &Descriptor) -> ArgsRef {
+        let mut args = Vec::new();
+        let mut add = |sink: &mut Sink, key: &str, value: ArgValue| args.push(sink.arg(key, value));
+        let descriptor = self.sink.intern("descriptor");
+        add(self.sink, "source", ArgValue::Str(descriptor));
+        add(self.sink, "trace_id", ArgValue::Uint(d.uuid));
+        let is_root = d.parent_uuid.is_none();
+        add(self.sink, "is_root_in_scope", ArgValue::Bool(is_root));
+        if d.description != NULL_STR {
+            add(self.sink, "description", ArgValue::Str(d.description));
+        }
+        let ordering = match d.child_ordering {
+            1 => Some("lexicographic"),
+            2 => Some("chronological"),
+            3 => Some("explicit"),
+            _ => None,
+        };
+        if let Some(o) = ordering {
+            let o = self.sink.intern(o);
+            add(self.sink, "child_ordering", ArgValue::Str(o));
+        }
+        if let Some(rank) = d.sibling_order_rank {
+            add(
+                self.sink,
+                "sibling_order_rank",
+                ArgValue::Int(i64::from(rank)),
+            );
+        }
+        if d.has_first_packet_on_sequence {
+            add(
+                self.sink,
+                "has_first_packet_on_sequence",
+                ArgValue::Bool(true),
+            );
+        }
+        self.sink.args.push(&args)
+    }
+
+    // ----- slices ----------------------------------------------------------------------
+
+    /// The track a begin or end lands on: async cookies pick (and count) their slot.
+    pub(super) fn slice_track(&mut self, track: TrackRef, ts: i64, phase: AsyncPhase) -> u32 {
+        let key = *self.sink.tracks.get(track);
+        match key {
+            TrackKey::AsyncCookie { .. } => self.async_track(key, ts, phase),
+            _ => self.resolve_track(track),
+        }
+    }
+}
