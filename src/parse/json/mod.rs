@@ -177,6 +177,21 @@ impl<'r> Stream<'r> {
         &mut self,
         mut step: impl FnMut(&mut Lexer<'_>) -> JResult<T>,
     ) -> Result<JResult<T>, ParseError> {
+        // Blanks before the step are passed over for good, so a run of them never has to
+        // fit in memory.
+        loop {
+            let blanks = self.buf[self.pos..]
+                .iter()
+                .take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+                .count();
+            self.pos += blanks;
+            if self.pos < self.buf.len() || self.eof {
+                break;
+            }
+            let n = self.chunk;
+            self.chunk = (self.chunk * 2).min(CHUNK);
+            self.fill(n)?;
+        }
         loop {
             let mut lx = Lexer {
                 b: &self.buf,
