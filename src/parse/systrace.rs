@@ -93,7 +93,9 @@ pub fn parse_stream(
         buf.clear();
         if !read_line(&mut *reader, &mut buf).map_err(read_err)? {
             // Longer than any ftrace line: skipped (whatever it is, it is not one).
+            sink.begin_input();
             sink.stat("systrace_parse_failure", ctx.machine, 1);
+            sink.end_input();
             continue;
         }
         // Only `\n`-terminated lines are read (a trailing partial line is dropped, as the
@@ -132,10 +134,12 @@ pub fn parse_stream(
                 if line.is_empty() || line[0] == b'#' {
                     continue;
                 }
+                sink.begin_input();
                 match tokenize(line) {
                     Some(l) => parser.line(sink, &l),
                     None => sink.stat("systrace_parse_failure", ctx.machine, 1),
                 }
+                sink.end_input();
             }
             State::ProcessDump(kind) => {
                 if contains(line, SCRIPT_END) {
@@ -229,7 +233,11 @@ pub fn parse_text(text: &str, sink: &mut Sink, ctx: &FileContext) -> Result<(), 
             continue;
         }
         match tokenize(line) {
-            Some(l) => parser.line(sink, &l),
+            Some(l) => {
+                sink.begin_input();
+                parser.line(sink, &l);
+                sink.end_input();
+            }
             None => {
                 return Err(ParseError::invalid(format!(
                     "Not a known systrace event format (line: {})",
