@@ -974,6 +974,9 @@ pub struct Sink {
     pub queue_runs: Vec<(u32, u32)>,
     /// What became of the events each parser read, by file (see [`Sink::begin_input`]).
     pub accounting: Vec<InputAccount>,
+    /// Events pushed that count as events ([`EventData::counts_as_event`]): the one count
+    /// of events the progress bar, the summary and the clock pane all show.
+    pub event_count: u64,
     /// The sink's state when the input event being read began.
     input_mark: Option<InputMark>,
     /// Changes made to the sink that leave no event (parser state, descriptors, …), and
@@ -1153,6 +1156,9 @@ impl Sink {
     }
 
     pub fn push(&mut self, ts: i64, clock: ClockRef, data: EventData) {
+        if data.counts_as_event() {
+            self.event_count += 1;
+        }
         let ord = self.events.len() as u32;
         // Payloads without per-event data (args, flows, thread time, values) repeat a lot:
         // share them. Others are stored once each, without paying for a map entry.
