@@ -337,7 +337,9 @@ pub fn parse_stream(
             if let Some(e) = p.fatal.take() {
                 return Err(e);
             }
-            if p.packets.is_multiple_of(PACKETS_PER_TICK) && !tick(w.pos(), p.sink.event_count as usize) {
+            if p.packets.is_multiple_of(PACKETS_PER_TICK)
+                && !tick(w.pos(), p.sink.event_count as usize)
+            {
                 return Err(ParseError::Cancelled);
             }
         }
