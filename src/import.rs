@@ -105,8 +105,16 @@ pub struct Session {
 
 /// Imports the trace at `input` into a new SQLite database at `db_path`.
 pub fn import_path(input: &Path, db_path: &Path) -> Result<ImportSummary, ImportError> {
-    let files = source::open(input)?;
-    import_files(&input.display().to_string(), files, db_path)
+    import_paths(&[input.to_path_buf()], db_path)
+}
+
+/// Imports several paths as one merge (see [`source::open_paths`]).
+pub fn import_paths(
+    inputs: &[std::path::PathBuf],
+    db_path: &Path,
+) -> Result<ImportSummary, ImportError> {
+    let files = source::open_paths(inputs)?;
+    import_files(&source::loose_name(inputs), files, db_path)
 }
 
 /// Imports already-opened files (see [`source::open_bytes`]) once, without keeping them
