@@ -57,9 +57,19 @@ pub(super) enum Table {
     TraceTimeCandidate,
     TrackFile,
     TraceBounds,
+    // Profiles (`super::profile`).
+    StackProfileMapping,
+    StackProfileFrame,
+    StackProfileCallsite,
+    StackProfileSymbol,
+    CpuProfileStackSample,
+    PerfSample,
+    PerfSession,
+    HeapProfileAllocation,
+    HeapProfile,
 }
 
-pub(super) const TABLES: usize = 28;
+pub(super) const TABLES: usize = 28 + 9;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -91,6 +101,15 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::TraceTimeCandidate,
     Table::TrackFile,
     Table::TraceBounds,
+    Table::StackProfileMapping,
+    Table::StackProfileFrame,
+    Table::StackProfileCallsite,
+    Table::StackProfileSymbol,
+    Table::CpuProfileStackSample,
+    Table::PerfSample,
+    Table::PerfSession,
+    Table::HeapProfileAllocation,
+    Table::HeapProfile,
 ];
 
 impl Table {
@@ -236,6 +255,7 @@ impl Table {
             ),
             Table::TrackFile => ("__sextant_track_file", "track_id, file_id", true),
             Table::TraceBounds => ("trace_bounds", "start_ts, end_ts", false),
+            profile => super::profile::shape(profile).unwrap_or(("", "", false)),
         }
     }
 
@@ -551,6 +571,8 @@ mod tests {
         let conn = Connection::open_in_memory().expect("open");
         conn.execute_batch(super::super::schema::TABLES)
             .expect("schema");
+        conn.execute_batch(super::super::profile::TABLES)
+            .expect("profile schema");
         for t in ALL {
             conn.prepare(&t.sql(2))
                 .unwrap_or_else(|e| panic!("{t:?}: {e}"));

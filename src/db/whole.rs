@@ -52,6 +52,7 @@ impl TableWriter<'_> {
         self.files_and_snapshots(facts)?;
         self.clock_report(facts)?;
         self.track_files()?;
+        self.stack_profile(sink)?;
         let (start, end) = t.trace_bounds();
         self.row(Table::TraceBounds, |row| {
             row.int(start);
