@@ -7,6 +7,7 @@ pub mod app;
 pub mod chooser;
 pub mod clocks;
 pub mod event;
+pub mod profile;
 pub mod format;
 pub mod help;
 pub mod importer;
