@@ -833,7 +833,10 @@ fn cpu_profile_is_a_top_down_tree_that_opens_closes_and_searches() {
         harness.keys("fetch");
         harness.key(KeyCode::Enter);
         let screen = harness.screen();
-        assert!(screen.contains("thread ") && screen.contains("/fetch"), "{screen}");
+        assert!(
+            screen.contains("thread ") && screen.contains("/fetch"),
+            "{screen}"
+        );
         snapshot!(format!("lighthouse_cpu_profile_search_{w}x{h}"), screen);
     }
 }

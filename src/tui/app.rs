@@ -12,9 +12,9 @@ use crate::import::{ImportSummary, Progress, Stage};
 
 use super::chooser::{Candidate, ChooserState};
 use super::clocks::ClocksState;
-use super::profile::ProfileState;
 use super::event::AppEvent;
 use super::importer::{ImportEvent, ImportFailure};
+use super::profile::ProfileState;
 use super::query::{QueryCommand, QueryState};
 use super::stats::StatsState;
 use super::theme::Theme;

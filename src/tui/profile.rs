@@ -88,8 +88,10 @@ pub fn load(conn: &Connection) -> rusqlite::Result<ProfileData> {
         let shown = sanitize(&shown).into_owned();
         let next = names.len() as u32;
         let name = *names.entry(shown).or_insert(next);
-        let (Ok(id), parent) = (u32::try_from(id), parent.and_then(|p| u32::try_from(p).ok()))
-        else {
+        let (Ok(id), parent) = (
+            u32::try_from(id),
+            parent.and_then(|p| u32::try_from(p).ok()),
+        ) else {
             continue;
         };
         if data.callsites.len() <= id as usize {
@@ -246,9 +248,9 @@ fn build(data: &ProfileData, thread: Option<u32>) -> Vec<Node> {
     let names: Vec<u32> = nodes.iter().map(|n| n.name).collect();
     for n in &mut nodes {
         n.children.sort_by(|&a, &b| {
-            totals[b as usize]
-                .cmp(&totals[a as usize])
-                .then(data.names[names[a as usize] as usize].cmp(&data.names[names[b as usize] as usize]))
+            totals[b as usize].cmp(&totals[a as usize]).then(
+                data.names[names[a as usize] as usize].cmp(&data.names[names[b as usize] as usize]),
+            )
         });
     }
     nodes
@@ -657,7 +659,13 @@ mod tests {
                     samples: 1,
                 },
             ],
-            callsites: vec![(None, 0), (Some(0), 1), (Some(1), 2), (Some(0), 3), (None, 0)],
+            callsites: vec![
+                (None, 0),
+                (Some(0), 1),
+                (Some(1), 2),
+                (Some(0), 3),
+                (None, 0),
+            ],
             names: vec!["main".into(), "a".into(), "b".into(), "c".into()],
             samples: vec![(2, 0, 1), (1, 0, 2), (3, 0, 1), (3, 1, 1)],
         }
