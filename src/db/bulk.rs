@@ -57,6 +57,7 @@ pub(super) enum Table {
     TraceTimeCandidate,
     TrackFile,
     TraceBounds,
+    FileEvents,
     // Profiles (`super::profile`).
     StackProfileMapping,
     StackProfileFrame,
@@ -69,7 +70,7 @@ pub(super) enum Table {
     HeapProfile,
 }
 
-pub(super) const TABLES: usize = 28 + 9;
+pub(super) const TABLES: usize = 29 + 9;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -101,6 +102,7 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::TraceTimeCandidate,
     Table::TrackFile,
     Table::TraceBounds,
+    Table::FileEvents,
     Table::StackProfileMapping,
     Table::StackProfileFrame,
     Table::StackProfileCallsite,
@@ -255,6 +257,11 @@ impl Table {
             ),
             Table::TrackFile => ("__sextant_track_file", "track_id, file_id", true),
             Table::TraceBounds => ("trace_bounds", "start_ts, end_ts", false),
+            Table::FileEvents => (
+                "__sextant_file_events",
+                "file_id, read, imported, dropped, unaccounted",
+                true,
+            ),
             profile => super::profile::shape(profile).unwrap_or(("", "", false)),
         }
     }

@@ -406,7 +406,6 @@ impl ProfileState {
                 }
                 KeyCode::Enter => {
                     self.editing = false;
-                    self.cursor = self.cursor.saturating_sub(0);
                     self.find(true);
                 }
                 KeyCode::Backspace => {
@@ -499,7 +498,7 @@ fn bar(fraction: f64, width: usize) -> String {
     const PARTS: [char; 8] = [' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
     let eighths = (fraction.clamp(0.0, 1.0) * (width * 8) as f64).round() as usize;
     let mut s: String = "█".repeat(eighths / 8);
-    if eighths % 8 != 0 {
+    if !eighths.is_multiple_of(8) {
         s.push(PARTS[eighths % 8]);
     }
     let used = s.chars().count();

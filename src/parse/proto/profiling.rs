@@ -567,12 +567,10 @@ impl Parser<'_> {
             file: self.ctx.file,
         });
         let priority = profile.process_priority.unwrap_or(0);
-        let mut deltas = profile.timestamp_delta_us.iter();
-        for &iid in &profile.callstack_iid {
-            let Some(&delta_us) = deltas.next() else {
-                self.sink.stat("stackprofile_parser_error", machine, 1);
-                return;
-            };
+        // Every delta advances the sequence's time, as the reference's tokenizer does;
+        // a sample needs its callstack too.
+        for (i, &delta_us) in profile.timestamp_delta_us.iter().enumerate() {
+            let iid = profile.callstack_iid.get(i).copied();
             let ts = match self.sequences.get_mut(&(machine, seq_id)) {
                 Some(seq) => seq.advance(delta_us),
                 None => return,
@@ -587,6 +585,10 @@ impl Parser<'_> {
                 .sequences
                 .entry((machine, seq_id))
                 .or_default();
+            let Some(iid) = iid else {
+                self.sink.stat("stackprofile_parser_error", machine, 1);
+                continue;
+            };
             let Some(callsite) = (Lookup { seq, heap: false }).callstack(self.sink, machine, iid)
             else {
                 self.sink.stat("stackprofile_parser_error", machine, 1);
@@ -609,6 +611,7 @@ impl Parser<'_> {
         seq_id: u32,
         p: &protos::ProfilePacket,
     ) {
+        self.sink.touch();
         let index = p.index.unwrap_or(0);
         let heap = &mut self.seq_profile(machine, seq_id).heap;
         let missing = match heap.prev_index {
@@ -794,6 +797,7 @@ impl Parser<'_> {
     /// Symbols for the frames of a module: every frame at a listed address of a mapping
     /// with that path (and build id, when the symbols name one).
     pub(super) fn module_symbols(&mut self, m: &protos::ModuleSymbols) {
+        self.sink.touch();
         let path = m.path.as_deref().unwrap_or("");
         let build_id = m.build_id.as_deref().map(|b| build_id_hex(b.as_bytes()));
         let sp = &self.sink.stack_profile;
@@ -832,6 +836,7 @@ impl Parser<'_> {
     /// A ProGuard/R8 map: Java frames named `<obfuscated class>.<obfuscated method>` of
     /// the package's code (or of code whose package is unknown) get their real names.
     pub(super) fn deobfuscation_mapping(&mut self, d: &protos::DeobfuscationMapping) {
+        self.sink.touch();
         let package = d.package_name.as_deref().unwrap_or("");
         for class in &d.obfuscated_classes {
             let obf_class = class.obfuscated_name.as_deref().unwrap_or("");
