@@ -698,9 +698,21 @@ fn sort_and_drop_negative(sink: &mut Sink) {
         sink.events.sort_unstable_by_key(|e| (e.ts, e.ord));
     }
     order_ties_by_queue(sink);
-    let negative = sink.events.partition_point(|e| e.ts < 0);
-    if negative > 0 {
+    let mut negative = sink.events.partition_point(|e| e.ts < 0);
+    let payloads = &sink.payloads;
+    let kept = |e: &Event| payloads[e.payload as usize].1.keeps_negative_ts();
+    if sink.events[..negative].iter().any(kept) {
+        let before = sink.events.len();
+        let mut i = 0;
+        sink.events.retain(|e| {
+            i += 1;
+            i > negative || kept(e)
+        });
+        negative = before - sink.events.len();
+    } else {
         sink.events.drain(..negative);
+    }
+    if negative > 0 {
         let prev = sink.current_file;
         sink.current_file = NO_FILE;
         sink.stat(

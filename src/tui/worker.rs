@@ -32,6 +32,7 @@ pub enum Request {
     Stats,
     Clocks,
     Candidates,
+    Profile,
 }
 
 /// An answer; errors are messages for the pane to show.
@@ -42,6 +43,7 @@ pub enum Answer {
     Stats(Result<(Vec<StatRow>, Vec<super::stats::FileEvents>), String>),
     Clocks(Result<ClockGraph, String>),
     Candidates(Result<Vec<Candidate>, String>),
+    Profile(Result<super::profile::ProfileData, String>),
 }
 
 pub struct Worker {
@@ -164,6 +166,7 @@ pub fn answer(conn: &Connection, request: &Request) -> Answer {
         ),
         Request::Clocks => Answer::Clocks(super::clocks::load(conn).map_err(msg)),
         Request::Candidates => Answer::Candidates(super::chooser::load(conn).map_err(msg)),
+        Request::Profile => Answer::Profile(super::profile::load(conn).map_err(msg)),
     }
 }
 
@@ -174,5 +177,6 @@ fn failed(request: &Request, message: String) -> Answer {
         Request::Stats => Answer::Stats(Err(message)),
         Request::Clocks => Answer::Clocks(Err(message)),
         Request::Candidates => Answer::Candidates(Err(message)),
+        Request::Profile => Answer::Profile(Err(message)),
     }
 }
