@@ -38,6 +38,38 @@ fn parse_limit(s: &str) -> Result<u64, String> {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Merge traces into one archive with a perfetto_manifest (or print the manifest): name
+    /// their machines, sync their clocks, choose trace time. Prints where every file lands
+    /// and what would be dropped before writing.
+    Merge {
+        /// The traces to merge (members are named by base name).
+        #[arg(required = true, num_args = 1..)]
+        files: Vec<PathBuf>,
+        /// OUT.tar or OUT.zip: the files plus perfetto_manifest.json; `-` prints only the
+        /// manifest JSON.
+        #[arg(short = 'o', long = "output", value_name = "OUT")]
+        output: PathBuf,
+        /// FILE=NAME: the whole file is machine NAME (files[].machine).
+        #[arg(long = "machine", value_name = "FILE=NAME")]
+        machine: Vec<String>,
+        /// FILE=ID:NAME[,ID:NAME...]: names the machine ids a multi-machine trace embeds.
+        #[arg(long = "machines", value_name = "FILE=ID:NAME,...")]
+        machines: Vec<String>,
+        /// FILE[:CLOCK]=REF_FILE[:CLOCK][,OFFSET]: with the source CLOCK, relates that
+        /// clock to the reference (RELATE); without it, pins the file's own timeline (PIN).
+        /// Without the reference CLOCK, REF_FILE's own timeline. OFFSET in ns or with a unit
+        /// (250ms, -1.5s, 40us): the file moves later by it.
+        #[arg(long = "sync", value_name = "FILE[:CLOCK]=REF[:CLOCK][,OFFSET]")]
+        sync: Vec<String>,
+        /// CLOCK[=FILE]: the clock of the merged timeline, on FILE's machine.
+        #[arg(long = "trace-time", value_name = "CLOCK[=FILE]")]
+        trace_time: Option<String>,
+    },
+    /// Print the perfetto_manifest an archive holds (or say it has none).
+    Manifest {
+        /// An archive (ZIP, TAR, gzip).
+        trace: PathBuf,
+    },
     /// Run SQL on a trace and print each result set as CSV (like trace_processor_shell -q).
     Query {
         /// Trace file(s) or archive (several open as one merge), or a database written by
@@ -120,6 +152,48 @@ fn run(cli: Cli) -> Result<()> {
             let mut out = std::io::BufWriter::new(stdout.lock());
             sextant::db::run_script(&conn, &sql, &mut out)?;
             out.flush()?;
+            Ok(())
+        }
+        Some(Command::Merge {
+            files,
+            output,
+            machine,
+            machines,
+            sync,
+            trace_time,
+        }) => {
+            let options = sextant::merge::MergeOptions {
+                files: files.clone(),
+                machine,
+                machines,
+                sync,
+                trace_time,
+            };
+            let manifest = sextant::merge::build_manifest(&options)?;
+            let json = sextant::merge::to_json(&manifest);
+            let preview = sextant::merge::preview(&files, &json)?;
+            let to_stdout = output.as_os_str() == "-";
+            let mut err = std::io::stderr().lock();
+            let _ = writeln!(err, "{} files would be placed so:", files.len());
+            for line in preview.lines() {
+                let _ = writeln!(err, "{line}");
+            }
+            if to_stdout {
+                print!("{json}");
+            } else {
+                sextant::merge::write_archive(&output, &files, &json)?;
+                let _ = writeln!(err, "wrote {}", output.display());
+            }
+            Ok(())
+        }
+        Some(Command::Manifest { trace }) => {
+            match sextant::merge::manifest_of(&trace)? {
+                Some(text) => print!("{text}"),
+                None => warn(format_args!(
+                    "{} has no perfetto_manifest: its files are placed by the default rules",
+                    trace.display()
+                )),
+            }
             Ok(())
         }
         Some(Command::Import { traces, output }) => {
