@@ -156,6 +156,34 @@ impl Session {
                 Plan::Drop(_) => None,
             }
         };
+        // Events each placement loses, per clock: all of a clock it cannot convert, and
+        // those converted to before zero (a second pass only over clocks at risk).
+        let lost = |p: &Placement| -> Vec<u64> {
+            let mut lost = vec![0u64; n];
+            let mut at_risk = vec![false; n];
+            for c in 0..n {
+                if count[c] == 0 {
+                    continue;
+                }
+                match convert(p, c, earliest[c]) {
+                    None => lost[c] = count[c],
+                    Some(first) => at_risk[c] = first < 0,
+                }
+            }
+            if at_risk.contains(&true) {
+                for ev in &sink.events {
+                    let (c, data) = &sink.payloads[ev.payload as usize];
+                    let c = *c as usize;
+                    if c < n && at_risk[c] && data.counts_as_event() && !data.keeps_negative_ts() {
+                        if let Some(ts) = convert(p, c, ev.ts) {
+                            lost[c] += u64::from(ts < 0);
+                        }
+                    }
+                }
+            }
+            lost
+        };
+        let (lost_now, lost_then) = (lost(&now), lost(&then));
         let machine_name = |id: MachineId| -> String {
             registry
                 .records
@@ -188,20 +216,12 @@ impl Session {
                 if count[c] == 0 {
                     continue;
                 }
+                dropped += lost_then[c];
+                dropped_now += lost_now[c];
                 let (a, b) = (
                     convert(&now, c, earliest[c]),
                     convert(&then, c, earliest[c]),
                 );
-                match b {
-                    None => dropped += count[c],
-                    Some(b) if b < 0 => dropped += count[c],
-                    _ => {}
-                }
-                match a {
-                    None => dropped_now += count[c],
-                    Some(a) if a < 0 => dropped_now += count[c],
-                    _ => {}
-                }
                 if let (Some(a), Some(b), None) = (a, b, shift) {
                     shift = Some(b - a);
                 }
@@ -238,7 +258,7 @@ impl Session {
         let old = (
             std::mem::replace(&mut self.manifest_clocks, clocks),
             std::mem::replace(&mut self.sink.machine_registry, registry),
-            std::mem::replace(&mut self.manifest, Some(m)),
+            self.manifest.replace(m),
         );
         self.started = Instant::now();
         if let Err(e) = self.write(db_path, None, true, false, progress, cancel) {
