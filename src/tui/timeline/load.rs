@@ -79,6 +79,8 @@ pub struct TimelineData {
     pub machines: Vec<MachineNode>,
     pub tracks: Vec<Track>,
     pub slices: u64,
+    /// Where the kernel threads start and which groups start collapsed (see [`super::order`]).
+    pub arrangement: super::order::Arrangement,
 }
 
 impl TimelineData {
@@ -585,7 +587,7 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
         _ => (0, 1),
     };
     let name_hashes = names.names.iter().map(|n| name_hash(n)).collect();
-    Ok(TimelineData {
+    let mut data = TimelineData {
         start,
         end,
         names: names.names,
@@ -593,5 +595,8 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
         machines: machine_nodes,
         tracks,
         slices,
-    })
+        arrangement: Default::default(),
+    };
+    super::order::arrange(conn, &mut data)?;
+    Ok(data)
 }

@@ -4,8 +4,10 @@
 //! search over slice names. Every frame costs the same at any zoom: see [`index`].
 
 pub mod details;
+pub mod filter;
 pub mod index;
 pub mod load;
+pub mod order;
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -32,6 +34,8 @@ use super::theme::{ColorMode, Theme};
 pub enum Group {
     Machine(i64),
     Process(i64),
+    /// A machine's Kernel threads group.
+    Kernel(i64),
     /// A collapsed thread shows only the top lane of its tracks.
     Thread(i64),
 }
@@ -46,6 +50,10 @@ pub enum Row {
         machine: usize,
         process: usize,
     },
+    /// The header of a machine's Kernel threads group.
+    Kernel {
+        machine: usize,
+    },
     Lane {
         track: usize,
         depth: usize,
@@ -59,83 +67,31 @@ pub enum Row {
     },
 }
 
-/// The rows shown for the data with these groups collapsed.
+/// The rows shown for the data with these groups collapsed (no filter, no pins).
 pub fn rows(data: &TimelineData, collapsed: &HashSet<Group>) -> Vec<Row> {
-    let mut out = Vec::new();
-    let push_track = |out: &mut Vec<Row>, t: usize, indent: u8, thread: Option<i64>| match &data
-        .tracks[t]
-        .data
-    {
-        TrackData::Slices(lanes) => {
-            let shown = match thread {
-                Some(utid) if collapsed.contains(&Group::Thread(utid)) => 1,
-                _ => lanes.len(),
-            };
-            for depth in 0..shown.min(lanes.len()).max(1) {
-                out.push(Row::Lane {
-                    track: t,
-                    depth,
-                    indent,
-                    thread,
-                });
-            }
-        }
-        TrackData::Sched(_) | TrackData::ThreadState(_) | TrackData::State(_) => {
-            out.push(Row::Lane {
-                track: t,
-                depth: 0,
-                indent,
-                thread: None,
-            })
-        }
-        TrackData::Counter(_) => out.push(Row::Counter { track: t, indent }),
-    };
-    for (mi, m) in data.machines.iter().enumerate() {
-        out.push(Row::Machine { machine: mi });
-        if collapsed.contains(&Group::Machine(m.id)) {
-            continue;
-        }
-        for &t in &m.tracks {
-            push_track(&mut out, t, 1, None);
-        }
-        for (pi, p) in m.processes.iter().enumerate() {
-            out.push(Row::Process {
-                machine: mi,
-                process: pi,
-            });
-            if collapsed.contains(&Group::Process(p.upid)) {
-                continue;
-            }
-            for &t in &p.tracks {
-                push_track(&mut out, t, 2, None);
-            }
-            for th in &p.threads {
-                for &t in &th.tracks {
-                    push_track(&mut out, t, 2, Some(th.utid));
-                }
-            }
-        }
-    }
-    out
+    filter::tree_rows(data, collapsed, None)
 }
 
 /// The groups a track sits in, outermost first.
 fn groups_of(data: &TimelineData, track: usize) -> Vec<Group> {
-    for m in &data.machines {
+    for (mi, m) in data.machines.iter().enumerate() {
         if m.tracks.contains(&track) {
             return vec![Group::Machine(m.id)];
         }
-        for p in &m.processes {
+        let kernel_from = filter::kernel_from(data, mi);
+        for (pi, p) in m.processes.iter().enumerate() {
+            let mut groups = vec![Group::Machine(m.id)];
+            if pi >= kernel_from {
+                groups.push(Group::Kernel(m.id));
+            }
+            groups.push(Group::Process(p.upid));
             if p.tracks.contains(&track) {
-                return vec![Group::Machine(m.id), Group::Process(p.upid)];
+                return groups;
             }
             for th in &p.threads {
                 if th.tracks.contains(&track) {
-                    return vec![
-                        Group::Machine(m.id),
-                        Group::Process(p.upid),
-                        Group::Thread(th.utid),
-                    ];
+                    groups.push(Group::Thread(th.utid));
+                    return groups;
                 }
             }
         }
@@ -187,6 +143,14 @@ pub struct TimelineState {
     /// The name of what was opened, shown as the file of rows from the input itself (a
     /// single trace rather than an archive member).
     pub input: String,
+    /// The track filter being typed (`T`).
+    pub filter_input: Option<LineInput>,
+    /// The track filter in effect.
+    pub filter: Option<filter::TrackFilter>,
+    /// Pinned tracks (indices in `data.tracks`), shown at the top.
+    pub pinned: Vec<usize>,
+    /// Groups whose default collapse was applied (so a reload does not undo the user's).
+    defaulted: HashSet<Group>,
 }
 
 /// Where the parts of the pane are, for drawing and for mouse clicks.
@@ -278,6 +242,21 @@ impl TimelineState {
             s.mask = mask(&data, &s.text);
             s.matches = count_matches(&data, &s.mask);
         }
+        for g in &data.arrangement.default_collapsed {
+            if self.defaulted.insert(*g) {
+                self.collapsed.insert(*g);
+            }
+        }
+        if let Some(old) = &self.data {
+            self.pinned = self
+                .pinned
+                .iter()
+                .filter_map(|&t| {
+                    let key = old.tracks.get(t).map(track_key)?;
+                    data.tracks.iter().position(|n| track_key(n) == key)
+                })
+                .collect();
+        }
         self.data = Some(data);
         self.error = None;
     }
@@ -326,21 +305,66 @@ impl TimelineState {
         self.clamp_view();
     }
 
-    fn visible_rows(&self) -> Vec<Row> {
+    /// The rows on screen: the pinned tracks, then the tree narrowed by the filter.
+    pub fn visible_rows(&self) -> Vec<Row> {
+        let Some(d) = self.data.as_ref() else {
+            return Vec::new();
+        };
+        let mut out = filter::pinned_rows(d, &self.pinned);
+        out.extend(filter::tree_rows(d, &self.collapsed, self.filter.as_ref()));
+        out
+    }
+
+    /// How many rows the pinned tracks take.
+    pub fn pinned_count(&self) -> usize {
         self.data
             .as_ref()
-            .map_or_else(Vec::new, |d| rows(d, &self.collapsed))
+            .map_or(0, |d| filter::pinned_rows(d, &self.pinned).len())
     }
 
     fn keep_cursor_visible(&mut self, page: usize, total: usize) {
         self.cursor = self.cursor.min(total.saturating_sub(1));
-        let page = page.max(1);
-        if self.cursor < self.scroll {
-            self.scroll = self.cursor;
-        } else if self.cursor >= self.scroll + page {
-            self.scroll = self.cursor + 1 - page;
+        self.scroll = filter::scroll_for(
+            self.cursor,
+            self.scroll,
+            self.pinned_count(),
+            page.max(1),
+            total,
+        );
+    }
+
+    /// `p`: pins the track under the cursor, or unpins it.
+    fn toggle_pin(&mut self, page: usize) {
+        let all = self.visible_rows();
+        let track = match all.get(self.cursor) {
+            Some(Row::Lane { track, .. }) | Some(Row::Counter { track, .. }) => *track,
+            _ => {
+                self.message = Some("p pins a track: move to one first".into());
+                return;
+            }
+        };
+        if let Some(i) = self.pinned.iter().position(|&t| t == track) {
+            self.pinned.remove(i);
+            self.message = Some("unpinned".into());
+        } else {
+            self.pinned.push(track);
+            let label = self
+                .data
+                .as_ref()
+                .and_then(|d| d.tracks.get(track))
+                .map_or(String::new(), |t| t.label.clone());
+            self.message = Some(format!("pinned {label} · p on it again unpins"));
         }
-        self.scroll = self.scroll.min(total.saturating_sub(1));
+        let total = self.visible_rows().len();
+        self.keep_cursor_visible(page, total);
+    }
+
+    /// A new filter text: the cursor goes back to the top.
+    fn set_filter(&mut self, text: &str) {
+        let f = filter::TrackFilter::new(text);
+        self.filter = (!f.is_empty()).then_some(f);
+        self.cursor = 0;
+        self.scroll = 0;
     }
 
     fn toggle(&mut self, group: Group) {
@@ -376,7 +400,7 @@ impl TimelineState {
                 self.collapsed.remove(&g);
             }
         }
-        let all = rows(&data, &self.collapsed);
+        let all = self.visible_rows();
         if let Some(pos) = all.iter().position(
             |r| matches!(r, Row::Lane { track, depth, .. } if *track == sel.track && *depth == sel.depth),
         ) {
@@ -431,6 +455,20 @@ impl TimelineState {
         let geo = geometry(area, self);
         let page = geo.lanes.height as usize;
         self.message = None;
+        if let Some(input) = &mut self.filter_input {
+            match input.handle(key) {
+                InputAction::Cancel => {
+                    self.filter_input = None;
+                    self.set_filter("");
+                }
+                InputAction::Submit => self.filter_input = None,
+                _ => {
+                    let text = input.text.clone();
+                    self.set_filter(&text);
+                }
+            }
+            return None;
+        }
         if let Some(input) = &mut self.search_input {
             match input.handle(key) {
                 InputAction::Cancel => self.search_input = None,
@@ -490,6 +528,14 @@ impl TimelineState {
                 self.fit(ts, end);
             }
             KeyCode::Char('/') => self.search_input = Some(LineInput::default()),
+            KeyCode::Char('T') => {
+                let mut input = LineInput::default();
+                if let Some(f) = &self.filter {
+                    input.set(&f.text);
+                }
+                self.filter_input = Some(input);
+            }
+            KeyCode::Char('p') => self.toggle_pin(page),
             KeyCode::Char('n') => return self.search_step(true, page),
             KeyCode::Char('N') => return self.search_step(false, page),
             KeyCode::Char(']') | KeyCode::Char('.') => {
@@ -501,6 +547,9 @@ impl TimelineState {
             KeyCode::Char('c') | KeyCode::Char(' ') => self.toggle_at_cursor(page),
             KeyCode::Char('C') => self.collapse_all(),
             KeyCode::Enter => return self.enter(page, geo.lanes.width),
+            KeyCode::Esc if self.selection.is_none() && self.filter.is_some() => {
+                self.set_filter("");
+            }
             KeyCode::Esc => {
                 self.selection = None;
                 self.details = DetailsView::None;
@@ -544,6 +593,7 @@ impl TimelineState {
             Row::Process { machine, process } => {
                 Some(Group::Process(d.machines[machine].processes[process].upid))
             }
+            Row::Kernel { machine } => Some(Group::Kernel(d.machines[machine].id)),
             Row::Lane {
                 thread: Some(utid),
                 track,
@@ -582,7 +632,10 @@ impl TimelineState {
     fn enter(&mut self, page: usize, width: u16) -> Option<DetailsRequest> {
         let all = self.visible_rows();
         let row = *all.get(self.cursor)?;
-        if matches!(row, Row::Machine { .. } | Row::Process { .. }) {
+        if matches!(
+            row,
+            Row::Machine { .. } | Row::Process { .. } | Row::Kernel { .. }
+        ) {
             self.toggle_at_cursor(page);
             return None;
         }
@@ -720,10 +773,24 @@ impl TimelineState {
             MouseEventKind::ScrollRight if in_lanes => self.pan(0.1),
             MouseEventKind::Down(MouseButton::Left) if in_lanes || in_labels => {
                 let all = self.visible_rows();
-                let index = self.scroll + (m.row - geo.lanes.y) as usize;
+                let line = m.row - geo.lanes.y;
+                let index = filter::screen_rows(
+                    all.len(),
+                    self.pinned_count(),
+                    self.scroll,
+                    geo.lanes.height as usize,
+                )
+                .into_iter()
+                .find(|&(_, y)| y == line)?
+                .0;
                 let row = *all.get(index)?;
                 self.cursor = index;
-                if in_labels || matches!(row, Row::Machine { .. } | Row::Process { .. }) {
+                if in_labels
+                    || matches!(
+                        row,
+                        Row::Machine { .. } | Row::Process { .. } | Row::Kernel { .. }
+                    )
+                {
                     if let Some(g) = self.group_at(row) {
                         self.toggle(g);
                     }
@@ -778,8 +845,13 @@ impl TimelineState {
 
     /// True while a text field (search) has focus.
     pub fn editing(&self) -> bool {
-        self.search_input.is_some()
+        self.search_input.is_some() || self.filter_input.is_some()
     }
+}
+
+/// What identifies a track across reloads (its row id and what it draws).
+fn track_key(t: &load::Track) -> (i64, std::mem::Discriminant<TrackData>) {
+    (t.db_id, std::mem::discriminant(&t.data))
 }
 
 fn lane(data: &TimelineData, track: usize, depth: usize) -> Option<&Lane> {
@@ -926,20 +998,22 @@ pub fn draw(
     let cols = state.columns(geo.lanes.width.max(1));
     let buf = frame.buffer_mut();
     draw_ruler(buf, &geo, &cols, data, theme);
-    let all = rows(data, &state.collapsed);
-    for (i, row) in all
-        .iter()
-        .enumerate()
-        .skip(state.scroll)
-        .take(geo.lanes.height as usize)
+    let all = state.visible_rows();
+    let pins = state.pinned_count();
+    for (i, line) in filter::screen_rows(all.len(), pins, state.scroll, geo.lanes.height as usize)
     {
-        let y = geo.lanes.y + (i - state.scroll) as u16;
+        let row = &all[i];
+        let y = geo.lanes.y + line;
         let label_style = if i == state.cursor {
             theme.cursor()
         } else {
             Style::new()
         };
         draw_label(buf, &geo, y, *row, data, state, label_style, theme);
+        if i < pins {
+            // Pinned tracks: a mark in the label's first cell.
+            put(buf, geo.labels.x, y, "▪", 1, theme.key().patch(label_style));
+        }
         match *row {
             Row::Lane { track, depth, .. } => {
                 if let Some(l) = lane(data, track, depth) {
@@ -955,7 +1029,7 @@ pub fn draw(
                     draw_counter(buf, &geo, y, &cols, c, theme);
                 }
             }
-            Row::Machine { .. } | Row::Process { .. } => {
+            Row::Machine { .. } | Row::Process { .. } | Row::Kernel { .. } => {
                 let rule = "─".repeat(geo.lanes.width as usize);
                 put(buf, geo.lanes.x, y, &rule, geo.lanes.width, theme.dim());
             }
@@ -1072,8 +1146,28 @@ fn draw_label(
         }
         Row::Process { machine, process } => {
             let p = &data.machines[machine].processes[process];
+            let pad = if process >= filter::kernel_from(data, machine) {
+                "  "
+            } else {
+                " "
+            };
             (
-                format!(" {}{}", marker(Group::Process(p.upid)), p.label),
+                format!("{pad}{}{}", marker(Group::Process(p.upid)), p.label),
+                theme.title(),
+            )
+        }
+        Row::Kernel { machine } => {
+            let m = &data.machines[machine];
+            let n = m
+                .processes
+                .len()
+                .saturating_sub(filter::kernel_from(data, machine));
+            (
+                format!(
+                    " {}{} ({n})",
+                    marker(Group::Kernel(m.id)),
+                    filter::KERNEL_LABEL
+                ),
                 theme.title(),
             )
         }
@@ -1310,7 +1404,18 @@ fn draw_footer(
     rows: usize,
     theme: &Theme,
 ) {
-    let line = if let Some(input) = &state.search_input {
+    let line = if let Some(input) = &state.filter_input {
+        let (shown, cursor) = input.view((rect.width as usize).saturating_sub(40));
+        frame.set_cursor_position((rect.x + 15 + cursor as u16, rect.y));
+        Line::from(vec![
+            Span::styled(" filter tracks: ", theme.key()),
+            Span::raw(shown),
+            Span::styled(
+                format!("  {rows} rows · Enter keeps · Esc clears"),
+                theme.dim(),
+            ),
+        ])
+    } else if let Some(input) = &state.search_input {
         let (shown, cursor) = input.view((rect.width as usize).saturating_sub(12));
         frame.set_cursor_position((rect.x + 9 + cursor as u16, rect.y));
         Line::from(vec![
@@ -1319,6 +1424,14 @@ fn draw_footer(
         ])
     } else if let Some(m) = &state.message {
         Line::styled(format!(" {m}"), theme.warning())
+    } else if let Some(f) = &state.filter {
+        Line::from(vec![
+            Span::styled(
+                format!(" tracks matching \"{}\": {rows} rows", f.text),
+                theme.key(),
+            ),
+            Span::styled(" · T edit · Esc clears the filter", theme.dim()),
+        ])
     } else if let Some(s) = &state.search {
         Line::from(vec![
             Span::styled(
