@@ -7,6 +7,7 @@ mod functions;
 mod layout;
 mod output;
 mod profile;
+pub mod read;
 pub mod schema;
 mod span_join;
 mod whole;

@@ -259,7 +259,7 @@ impl App {
             AppEvent::Input(Event::Mouse(m)) if self.pane == Pane::Timeline => {
                 let area = ui::body_area(self.size);
                 let request = self.timeline.on_mouse(m, area);
-                self.details_effect(request)
+                self.timeline_effects(request)
             }
             AppEvent::Input(Event::Resize(w, h)) => {
                 self.size = Rect::new(0, 0, w, h);
@@ -284,6 +284,15 @@ impl App {
             (Some(r), Some(db)) => vec![Effect::Load(db.clone(), Request::Details(r))],
             _ => Vec::new(),
         }
+    }
+
+    /// The timeline's work after a key or a click: a details lookup, an area's aggregates.
+    fn timeline_effects(&mut self, request: Option<DetailsRequest>) -> Vec<Effect> {
+        let mut effects = self.details_effect(request);
+        if let (Some(spec), Some(db)) = (self.timeline.take_area_request(), &self.db) {
+            effects.push(Effect::Load(db.clone(), Request::Aggregates(spec)));
+        }
+        effects
     }
 
     /// A text field has focus: keys type into it.
@@ -343,7 +352,7 @@ impl App {
             }
             Pane::Timeline => {
                 let request = self.timeline.on_key(key, area);
-                self.details_effect(request)
+                self.timeline_effects(request)
             }
             Pane::Clocks => match self.clocks.on_key(key, page) {
                 Some(command) => self.edit_effect(command, now),
@@ -645,6 +654,7 @@ impl App {
             Answer::Clocks(r) => self.clocks.graph = Some(r),
             Answer::Profile(r) => self.profile.set_data(r),
             Answer::Candidates(r) => self.chooser.candidates = Some(r),
+            Answer::Aggregates(spec, r) => self.timeline.on_aggregates(&spec, r),
         }
         Vec::new()
     }

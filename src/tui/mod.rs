@@ -3,6 +3,7 @@
 //! channel. The loop applies each to the [`app::App`] state, carries out the effects, and
 //! redraws — only when something happened, so an idle session sends nothing.
 
+pub mod aggregates;
 pub mod app;
 pub mod chooser;
 pub mod clock_editor;

@@ -33,6 +33,8 @@ pub enum Request {
     Clocks,
     Candidates,
     Profile,
+    /// The aggregates of an area of the timeline.
+    Aggregates(crate::db::read::AreaSpec),
 }
 
 /// An answer; errors are messages for the pane to show.
@@ -44,6 +46,10 @@ pub enum Answer {
     Clocks(Result<ClockGraph, String>),
     Candidates(Result<Vec<Candidate>, String>),
     Profile(Result<super::profile::ProfileData, String>),
+    Aggregates(
+        crate::db::read::AreaSpec,
+        Result<Vec<crate::db::read::Table>, String>,
+    ),
 }
 
 pub struct Worker {
@@ -167,6 +173,10 @@ pub fn answer(conn: &Connection, request: &Request) -> Answer {
         Request::Clocks => Answer::Clocks(super::clocks::load(conn).map_err(msg)),
         Request::Candidates => Answer::Candidates(super::chooser::load(conn).map_err(msg)),
         Request::Profile => Answer::Profile(super::profile::load(conn).map_err(msg)),
+        Request::Aggregates(spec) => Answer::Aggregates(
+            spec.clone(),
+            crate::db::read::aggregates(conn, spec).map_err(msg),
+        ),
     }
 }
 
@@ -178,5 +188,6 @@ fn failed(request: &Request, message: String) -> Answer {
         Request::Clocks => Answer::Clocks(Err(message)),
         Request::Candidates => Answer::Candidates(Err(message)),
         Request::Profile => Answer::Profile(Err(message)),
+        Request::Aggregates(spec) => Answer::Aggregates(spec.clone(), Err(message)),
     }
 }

@@ -58,7 +58,8 @@ fn kept_tracks(data: &TimelineData, filter: Option<&TrackFilter>) -> Option<Hash
             }
             for th in &p.threads {
                 // A thread's tracks all carry its label: a match on one keeps them all.
-                let thread_hit = process_hit || th.tracks.iter().any(|&t| f.hit(&data.tracks[t].label));
+                let thread_hit =
+                    process_hit || th.tracks.iter().any(|&t| f.hit(&data.tracks[t].label));
                 if thread_hit {
                     keep.extend(th.tracks.iter().copied());
                 }

@@ -3,6 +3,7 @@
 //! charts and CPU sched tracks; a details panel for the selected slice with its flows; and
 //! search over slice names. Every frame costs the same at any zoom: see [`index`].
 
+pub mod area;
 pub mod details;
 pub mod filter;
 pub mod index;
@@ -151,6 +152,20 @@ pub struct TimelineState {
     pub pinned: Vec<usize>,
     /// Groups whose default collapse was applied (so a reload does not undo the user's).
     defaulted: HashSet<Group>,
+    /// The area selection (`v`, or a mouse drag).
+    pub area: Option<area::Area>,
+    /// The tracks the finished area covers.
+    pub area_tracks: Vec<usize>,
+    /// Its aggregates panel.
+    pub aggregates: Option<crate::tui::aggregates::AggregatesPanel>,
+    /// Aggregates to compute (taken by the app, run on the worker).
+    area_request: Option<crate::db::read::AreaSpec>,
+    /// Slices picked from an aggregate row (`Enter`), stepped with `n`/`N`.
+    pub highlight: Option<area::Highlight>,
+    /// The time mark (`m`).
+    pub time_mark: Option<i64>,
+    /// Where a mouse drag started: time and row.
+    drag: Option<(i64, usize)>,
 }
 
 /// Where the parts of the pane are, for drawing and for mouse clicks.
@@ -167,7 +182,9 @@ pub fn geometry(area: Rect, state: &TimelineState) -> Geometry {
     let label_w = (area.width / 4)
         .clamp(12, 32)
         .min(area.width.saturating_sub(10));
-    let details_h = if state.selection.is_some() && area.height >= 14 {
+    let details_h = if state.aggregates.is_some() && area.height >= 14 {
+        (area.height / 3).clamp(6, 14)
+    } else if state.selection.is_some() && area.height >= 14 {
         (area.height / 3).clamp(6, 10)
     } else {
         0
@@ -493,8 +510,16 @@ impl TimelineState {
             }
             return None;
         }
+        let panel_page = geo
+            .details
+            .map_or(1, |r| crate::tui::aggregates::page(r.height));
+        if let Some(request) = self.area_key(key, page, panel_page) {
+            return request;
+        }
         let shift = key.modifiers.contains(KeyModifiers::SHIFT);
         match key.code {
+            KeyCode::Char('v') => self.start_area(),
+            KeyCode::Char('m') => self.set_mark(),
             KeyCode::Char('w') | KeyCode::Char('+') | KeyCode::Char('=') => {
                 self.zoom(1.0 / 1.5, None)
             }
@@ -771,6 +796,44 @@ impl TimelineState {
             MouseEventKind::ScrollDown if in_lanes => self.zoom(1.25, Some(cols.time_at(col))),
             MouseEventKind::ScrollLeft if in_lanes => self.pan(-0.1),
             MouseEventKind::ScrollRight if in_lanes => self.pan(0.1),
+            MouseEventKind::Drag(MouseButton::Left) if in_lanes => {
+                let line = m.row - geo.lanes.y;
+                let all = self.visible_rows();
+                let index = filter::screen_rows(
+                    all.len(),
+                    self.pinned_count(),
+                    self.scroll,
+                    geo.lanes.height as usize,
+                )
+                .into_iter()
+                .find(|&(_, y)| y == line)
+                .map_or(self.cursor, |(i, _)| i);
+                let t = cols.time_at(col);
+                match &mut self.area {
+                    Some(a) if a.editing => {
+                        a.t1 = t;
+                        a.row1 = index;
+                    }
+                    _ => {
+                        if let Some((t0, row0)) = self.drag {
+                            self.drop_area();
+                            self.area = Some(area::Area {
+                                t0,
+                                t1: t,
+                                row0,
+                                row1: index,
+                                editing: true,
+                            });
+                        }
+                    }
+                }
+            }
+            MouseEventKind::Up(MouseButton::Left) => {
+                self.drag = None;
+                if self.area.is_some_and(|a| a.editing) {
+                    self.finish_area();
+                }
+            }
             MouseEventKind::Down(MouseButton::Left) if in_lanes || in_labels => {
                 let all = self.visible_rows();
                 let line = m.row - geo.lanes.y;
@@ -785,6 +848,9 @@ impl TimelineState {
                 .0;
                 let row = *all.get(index)?;
                 self.cursor = index;
+                if in_lanes {
+                    self.drag = Some((cols.time_at(col), index));
+                }
                 if in_labels
                     || matches!(
                         row,
@@ -998,10 +1064,11 @@ pub fn draw(
     let cols = state.columns(geo.lanes.width.max(1));
     let buf = frame.buffer_mut();
     draw_ruler(buf, &geo, &cols, data, theme);
+    area::draw_ruler_marks(buf, &geo, &cols, state, theme);
     let all = state.visible_rows();
     let pins = state.pinned_count();
-    for (i, line) in filter::screen_rows(all.len(), pins, state.scroll, geo.lanes.height as usize)
-    {
+    let screen = filter::screen_rows(all.len(), pins, state.scroll, geo.lanes.height as usize);
+    for &(i, line) in &screen {
         let row = &all[i];
         let y = geo.lanes.y + line;
         let label_style = if i == state.cursor {
@@ -1021,7 +1088,11 @@ pub fn draw(
                         .selection
                         .filter(|s| s.track == track && s.depth == depth)
                         .map(|s| s.index);
-                    draw_lane(buf, &geo, y, &cols, l, data, selected, theme);
+                    let hl = state
+                        .highlight
+                        .as_ref()
+                        .filter(|h| h.tracks.contains(&track));
+                    draw_lane(buf, &geo, y, &cols, l, data, selected, hl, theme);
                 }
             }
             Row::Counter { track, .. } => {
@@ -1035,8 +1106,17 @@ pub fn draw(
             }
         }
     }
+    if let Some(a) = &state.area {
+        area::draw_area(frame.buffer_mut(), &geo, &cols, a, &screen, theme);
+    }
     if let Some(rect) = geo.details {
-        draw_details(frame, rect, state, theme);
+        match &state.aggregates {
+            Some(panel) => {
+                let span = state.area.map_or(0, |a| a.span().1 - a.span().0);
+                crate::tui::aggregates::draw(frame, rect, panel, span, theme);
+            }
+            None => draw_details(frame, rect, state, theme),
+        }
     }
     draw_footer(frame, geo.footer, state, data, all.len(), theme);
 }
@@ -1225,14 +1305,20 @@ fn draw_lane(
     l: &Lane,
     data: &TimelineData,
     selected: Option<usize>,
+    highlight: Option<&area::Highlight>,
     theme: &Theme,
 ) {
     let mono = theme.mode == ColorMode::None;
     for span in l.spans(cols) {
         let name_id = l.name[span.index];
         let is_selected = selected == Some(span.index);
+        let lit = highlight.is_some_and(|h| h.mask.get(name_id as usize).copied().unwrap_or(false));
         let style = if is_selected {
             theme.selected_slice()
+        } else if lit {
+            theme
+                .slice(data.name_hashes.get(name_id as usize).copied().unwrap_or(0))
+                .add_modifier(ratatui::style::Modifier::BOLD | ratatui::style::Modifier::UNDERLINED)
         } else {
             theme.slice(data.name_hashes.get(name_id as usize).copied().unwrap_or(0))
         };
@@ -1424,6 +1510,14 @@ fn draw_footer(
         ])
     } else if let Some(m) = &state.message {
         Line::styled(format!(" {m}"), theme.warning())
+    } else if state.area.is_some_and(|a| a.editing) {
+        Line::from(vec![
+            Span::styled(" area:", theme.key()),
+            Span::styled(
+                " ←/→ extend in time (Shift more) · j/k across tracks · v or Enter ends · Esc drops",
+                theme.dim(),
+            ),
+        ])
     } else if let Some(f) = &state.filter {
         Line::from(vec![
             Span::styled(

@@ -88,7 +88,9 @@ pub fn natural_key(s: &str) -> Vec<(String, u64)> {
         if c.is_ascii_digit() {
             let mut n: u64 = u64::from(c as u8 - b'0');
             while let Some(d) = chars.peek().copied().filter(char::is_ascii_digit) {
-                n = n.saturating_mul(10).saturating_add(u64::from(d as u8 - b'0'));
+                n = n
+                    .saturating_mul(10)
+                    .saturating_add(u64::from(d as u8 - b'0'));
                 chars.next();
             }
             out.push((std::mem::take(&mut text), n));
@@ -199,7 +201,11 @@ pub fn arrange(conn: &Connection, data: &mut TimelineData) -> rusqlite::Result<(
         let activity = |p: &ProcessNode| -> (i64, u64) {
             let mut dur = 0i64;
             let mut count = 0u64;
-            for &t in p.tracks.iter().chain(p.threads.iter().flat_map(|th| &th.tracks)) {
+            for &t in p
+                .tracks
+                .iter()
+                .chain(p.threads.iter().flat_map(|th| &th.tracks))
+            {
                 let (d, c) = track_activity(&tracks[t]);
                 dur = dur.saturating_add(d);
                 count += c;
@@ -292,11 +298,21 @@ mod tests {
 
     #[test]
     fn numbers_sort_as_numbers() {
-        let mut v = vec!["cpuidle cpu10", "cpuidle cpu2", "cpufreq cpu1", "cpuidle cpu1"];
+        let mut v = vec![
+            "cpuidle cpu10",
+            "cpuidle cpu2",
+            "cpufreq cpu1",
+            "cpuidle cpu1",
+        ];
         v.sort_by_key(|s| natural_key(s));
         assert_eq!(
             v,
-            ["cpufreq cpu1", "cpuidle cpu1", "cpuidle cpu2", "cpuidle cpu10"]
+            [
+                "cpufreq cpu1",
+                "cpuidle cpu1",
+                "cpuidle cpu2",
+                "cpuidle cpu10"
+            ]
         );
     }
 
