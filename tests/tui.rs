@@ -260,6 +260,10 @@ macro_rules! snapshot {
     };
 }
 
+// Finding and summarising (issue 14).
+#[path = "tui/find.rs"]
+mod find;
+
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
 
 #[test]

@@ -317,7 +317,13 @@ pub fn draw(frame: &mut Frame, rect: Rect, panel: &AggregatesPanel, span: i64, t
         })
         .collect();
     let others: usize = widths.iter().skip(1).map(|x| x + 2).sum();
-    widths[0] = w.saturating_sub(others + 1).clamp(6, 60);
+    let need = shown
+        .iter()
+        .map(|r| r[0].chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(cols[0].0.len() + 1);
+    widths[0] = need.min(w.saturating_sub(others + 1)).clamp(6, 60);
     let right = |k: Kind| !matches!(k, Kind::Text | Kind::State);
     let header: String = cols
         .iter()

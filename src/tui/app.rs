@@ -366,6 +366,10 @@ impl App {
                 self.profile.on_key(key, page);
                 Vec::new()
             }
+            Pane::Query if !self.query.editing && key.code == KeyCode::Char('T') => {
+                self.result_to_timeline();
+                Vec::new()
+            }
             Pane::Query => match self.query.on_key(key, now, page) {
                 Some(QueryCommand::Run { id, sql }) => match &self.db {
                     Some(db) => vec![Effect::RunQuery {
@@ -398,6 +402,21 @@ impl App {
                 help::on_key(&mut self.help_scroll, key);
                 Vec::new()
             }
+        }
+    }
+
+    /// `T` on a query result: its rows become tracks pinned on the timeline.
+    fn result_to_timeline(&mut self) {
+        let Some(result) = &self.query.result else {
+            self.notice = Some("run a query with ts and dur columns first".into());
+            return;
+        };
+        match super::timeline::debug::from_result(&self.query.last_sql, result) {
+            Ok(tracks) => {
+                self.timeline.add_debug_tracks(tracks);
+                self.pane = Pane::Timeline;
+            }
+            Err(e) => self.notice = Some(format!("cannot put the result on the timeline: {e}")),
         }
     }
 

@@ -35,9 +35,24 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ("f", "fit the selected slice"),
             ("0", "fit the whole trace"),
             ("/", "search slice names; n N next / previous match"),
-            ("Esc", "clear the selection"),
+            ("Esc", "clear the selection (then the track filter)"),
             ("M", "mark the selected slice; M on a slice of another file opens the clock editor with that file moved so both start together"),
             ("mouse", "click selects a slice, reads a counter or opens a group; wheel zooms at the pointer, Shift-wheel pans"),
+        ],
+    ),
+    (
+        "Timeline: find and summarise",
+        &[
+            ("T", "filter tracks by name, process, thread, pid or tid (groups stay for context); Enter keeps it, Esc clears it"),
+            ("p", "pin the track under the cursor to the top (p on a pinned track unpins it)"),
+            ("v", "start an area at the view's middle on the cursor's track; ← → (Shift more) extend it in time, j k across tracks; v or Enter ends it"),
+            ("mouse drag", "select an area"),
+            ("< >", "with an area: previous / next aggregate tab (Slices, Thread states, CPU by thread / process, Counters, Samples)"),
+            ("j k, o O", "with an area: move in the table; sort by the next column / reverse the sort"),
+            ("Enter, n N", "with an area: highlight the row's slices (or thread, or state) and step through them"),
+            ("x", "with an area: show the SQL of the tab (runs as is in the SQL pane or sextant query)"),
+            ("Esc", "drop the area (then the selection, then the track filter)"),
+            ("m", "mark the selection's start (or the view's middle); the ruler shows the distance to the selection"),
         ],
     ),
     (
@@ -70,6 +85,7 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ("PgDn PgUp", "scroll the result"),
             ("i, Enter", "back to the prompt (after Esc)"),
             ("j k h l, g G", "scroll rows and columns (after Esc)"),
+            ("T", "after Esc: put a result with ts and dur (and name, utid or track_id) on the timeline as tracks pinned on top; ] [ there step through its rows"),
         ],
     ),
     (

@@ -102,6 +102,7 @@ fn group_tracks(data: &TimelineData, row: Row, out: &mut Vec<usize>) {
             }
         }
         Row::Lane { track, .. } | Row::Counter { track, .. } => out.push(track),
+        Row::Debug { .. } => {}
     }
 }
 
@@ -494,7 +495,7 @@ pub fn draw_area(
         for c in c0..=c1 {
             if let Some(cell) = buf.cell_mut((geo.lanes.x + c as u16, y)) {
                 if cell.symbol() == " " {
-                    cell.set_char('░').set_style(theme.key());
+                    cell.set_char('·').set_style(theme.key());
                 } else {
                     cell.set_style(cell.style().add_modifier(Modifier::UNDERLINED));
                 }

@@ -121,7 +121,7 @@ fn push_track(
 pub fn pinned_rows(data: &TimelineData, pinned: &[usize]) -> Vec<Row> {
     let mut out = Vec::new();
     for &t in pinned {
-        push_track(data, &HashSet::new(), &mut out, t, 0, None);
+        push_track(data, &HashSet::new(), &mut out, t, 1, None);
     }
     out
 }

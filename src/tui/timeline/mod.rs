@@ -4,6 +4,7 @@
 //! search over slice names. Every frame costs the same at any zoom: see [`index`].
 
 pub mod area;
+pub mod debug;
 pub mod details;
 pub mod filter;
 pub mod index;
@@ -65,6 +66,11 @@ pub enum Row {
     Counter {
         track: usize,
         indent: u8,
+    },
+    /// A lane of a query result's track (`debug_tracks[track]`).
+    Debug {
+        track: usize,
+        depth: usize,
     },
 }
 
@@ -166,6 +172,8 @@ pub struct TimelineState {
     pub time_mark: Option<i64>,
     /// Where a mouse drag started: time and row.
     drag: Option<(i64, usize)>,
+    /// Query results sent from the SQL pane, pinned at the top.
+    pub debug_tracks: Vec<debug::DebugTrack>,
 }
 
 /// Where the parts of the pane are, for drawing and for mouse clicks.
@@ -327,16 +335,40 @@ impl TimelineState {
         let Some(d) = self.data.as_ref() else {
             return Vec::new();
         };
-        let mut out = filter::pinned_rows(d, &self.pinned);
+        let mut out = self.debug_rows();
+        out.extend(filter::pinned_rows(d, &self.pinned));
         out.extend(filter::tree_rows(d, &self.collapsed, self.filter.as_ref()));
         out
     }
 
-    /// How many rows the pinned tracks take.
+    fn debug_rows(&self) -> Vec<Row> {
+        let mut out = Vec::new();
+        for (track, t) in self.debug_tracks.iter().enumerate() {
+            for depth in 0..t.lanes.len().max(1) {
+                out.push(Row::Debug { track, depth });
+            }
+        }
+        out
+    }
+
+    /// How many rows the pinned tracks (query results first) take.
     pub fn pinned_count(&self) -> usize {
-        self.data
-            .as_ref()
-            .map_or(0, |d| filter::pinned_rows(d, &self.pinned).len())
+        self.debug_rows().len()
+            + self
+                .data
+                .as_ref()
+                .map_or(0, |d| filter::pinned_rows(d, &self.pinned).len())
+    }
+
+    /// A query result's tracks, pinned at the top.
+    pub fn add_debug_tracks(&mut self, tracks: Vec<debug::DebugTrack>) {
+        let n: usize = tracks.iter().map(|t| t.order.len()).sum();
+        self.debug_tracks.extend(tracks);
+        self.cursor = 0;
+        self.scroll = 0;
+        self.message = Some(format!(
+            "{n} query rows pinned on top · ] [ step through them · p removes the track"
+        ));
     }
 
     fn keep_cursor_visible(&mut self, page: usize, total: usize) {
@@ -355,6 +387,15 @@ impl TimelineState {
         let all = self.visible_rows();
         let track = match all.get(self.cursor) {
             Some(Row::Lane { track, .. }) | Some(Row::Counter { track, .. }) => *track,
+            Some(Row::Debug { track, .. }) => {
+                if *track < self.debug_tracks.len() {
+                    self.debug_tracks.remove(*track);
+                }
+                self.message = Some("query track removed".into());
+                let total = self.visible_rows().len();
+                self.keep_cursor_visible(page, total);
+                return;
+            }
             _ => {
                 self.message = Some("p pins a track: move to one first".into());
                 return;
@@ -718,6 +759,38 @@ impl TimelineState {
 
     fn step_in_lane(&mut self, forward: bool, width: u16, page: usize) -> Option<DetailsRequest> {
         let all = self.visible_rows();
+        if let Some(Row::Debug { track, .. }) = all.get(self.cursor) {
+            let start = self.data.as_ref().map_or(0, |d| d.start);
+            let view_mid = self.view_start + self.view_span / 2;
+            let t = self.debug_tracks.get_mut(*track)?;
+            let n = t.order.len();
+            if n == 0 {
+                return None;
+            }
+            let i = match t.at {
+                Some(i) if forward => (i + 1).min(n - 1),
+                Some(i) => i.saturating_sub(1),
+                None => {
+                    let after = t.order.partition_point(|r| r.0 < view_mid).min(n - 1);
+                    if forward {
+                        after
+                    } else {
+                        after.saturating_sub(1)
+                    }
+                }
+            };
+            t.at = Some(i);
+            let (ts, end, _, _) = t.order[i];
+            let text = debug::describe(t, i, start);
+            if end - ts > self.view_span
+                || ts < self.view_start
+                || end > self.view_start + self.view_span
+            {
+                self.fit(ts, end);
+            }
+            self.message = Some(text);
+            return None;
+        }
         let Row::Lane { track, depth, .. } = *all.get(self.cursor)? else {
             return None;
         };
@@ -1092,12 +1165,40 @@ pub fn draw(
                         .highlight
                         .as_ref()
                         .filter(|h| h.tracks.contains(&track));
-                    draw_lane(buf, &geo, y, &cols, l, data, selected, hl, theme);
+                    draw_lane(
+                        buf,
+                        &geo,
+                        y,
+                        &cols,
+                        l,
+                        (&data.names, &data.name_hashes),
+                        selected,
+                        hl,
+                        theme,
+                    );
                 }
             }
             Row::Counter { track, .. } => {
                 if let TrackData::Counter(c) = &data.tracks[track].data {
                     draw_counter(buf, &geo, y, &cols, c, theme);
+                }
+            }
+            Row::Debug { track, depth } => {
+                if let Some(t) = state.debug_tracks.get(track) {
+                    if let Some(l) = t.lanes.get(depth) {
+                        let at = t.at.and_then(|i| t.order.get(i)).filter(|o| o.2 == depth);
+                        draw_lane(
+                            buf,
+                            &geo,
+                            y,
+                            &cols,
+                            l,
+                            (&t.names, &t.name_hashes),
+                            at.map(|o| o.3),
+                            None,
+                            theme,
+                        );
+                    }
                 }
             }
             Row::Machine { .. } | Row::Process { .. } | Row::Kernel { .. } => {
@@ -1271,6 +1372,10 @@ fn draw_label(
                 (format!("{pad}{m}{}", t.label), Style::new())
             }
         }
+        Row::Debug { track, depth } => match state.debug_tracks.get(track) {
+            Some(t) if depth == 0 => (format!("  ◆ {}", t.label), theme.key()),
+            _ => (String::new(), Style::new()),
+        },
         Row::Counter { track, indent } => {
             let t = &data.tracks[track];
             let max = match &t.data {
@@ -1303,7 +1408,7 @@ fn draw_lane(
     y: u16,
     cols: &Columns,
     l: &Lane,
-    data: &TimelineData,
+    (names, hashes): (&[Box<str>], &[u32]),
     selected: Option<usize>,
     highlight: Option<&area::Highlight>,
     theme: &Theme,
@@ -1317,10 +1422,10 @@ fn draw_lane(
             theme.selected_slice()
         } else if lit {
             theme
-                .slice(data.name_hashes.get(name_id as usize).copied().unwrap_or(0))
+                .slice(hashes.get(name_id as usize).copied().unwrap_or(0))
                 .add_modifier(ratatui::style::Modifier::BOLD | ratatui::style::Modifier::UNDERLINED)
         } else {
-            theme.slice(data.name_hashes.get(name_id as usize).copied().unwrap_or(0))
+            theme.slice(hashes.get(name_id as usize).copied().unwrap_or(0))
         };
         let width = span.col_end - span.col_start;
         let x = geo.lanes.x + span.col_start;
@@ -1332,7 +1437,7 @@ fn draw_lane(
             let mark = if is_selected { "◆" } else { " " };
             format!("{mark:<w$}", w = width as usize)
         } else {
-            let name = data.name(name_id);
+            let name: &str = names.get(name_id as usize).map_or("", |n| n);
             let shown = if mono {
                 format!("▏{name}")
             } else {
@@ -1510,6 +1615,14 @@ fn draw_footer(
         ])
     } else if let Some(m) = &state.message {
         Line::styled(format!(" {m}"), theme.warning())
+    } else if state.aggregates.is_some() {
+        Line::from(vec![
+            Span::styled(" area:", theme.key()),
+            Span::styled(
+                " < > tab · j/k row · o/O sort · Enter highlight · n/N step · x SQL · v new · Esc drops",
+                theme.dim(),
+            ),
+        ])
     } else if state.area.is_some_and(|a| a.editing) {
         Line::from(vec![
             Span::styled(" area:", theme.key()),

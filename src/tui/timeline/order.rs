@@ -174,6 +174,15 @@ pub fn arrange(conn: &Connection, data: &mut TimelineData) -> rusqlite::Result<(
             cpu_time.insert(r.get(0)?, r.get::<_, Option<i64>>(1)?.unwrap_or(0));
         }
     }
+    // Tracks of threads without a process hang off the machine: they go after its own.
+    let mut thread_owned: HashSet<i64> = HashSet::new();
+    {
+        let mut stmt = conn.prepare("SELECT id FROM __intrinsic_track WHERE utid IS NOT NULL")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            thread_owned.insert(r.get(0)?);
+        }
+    }
     let upid_of_pid2: HashSet<i64> = facts
         .iter()
         .filter(|(_, f)| f.pid == 2)
@@ -186,7 +195,12 @@ pub fn arrange(conn: &Connection, data: &mut TimelineData) -> rusqlite::Result<(
         // Machine tracks: CPUs by number, counters grouped by name, then the rest as they were.
         m.tracks.sort_by_cached_key(|&t| {
             let track = &tracks[t];
-            let class = class_of(track);
+            let mut class = class_of(track);
+            let per_thread = matches!(track.data, TrackData::ThreadState(_))
+                || (class != 0 && thread_owned.contains(&track.db_id));
+            if per_thread {
+                class = 4;
+            }
             let key = if class <= 1 {
                 natural_key(&track.label)
             } else {
