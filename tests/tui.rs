@@ -478,7 +478,7 @@ fn help_lists_every_pane() {
         snapshot!(format!("help_{w}x{h}"), screen);
         // Scrolling reaches every section.
         let mut seen = screen;
-        for _ in 0..60 {
+        for _ in 0..100 {
             harness.key(KeyCode::Char('j'));
             seen.push_str(&harness.screen());
         }

@@ -31,15 +31,12 @@ fn tracks_are_ordered_as_perfetto_orders_them_with_kernel_threads_grouped() {
     let screen = h.screen();
     let rows = labels(&screen);
     // CPUs by number, then counters grouped by name (cpu2 before cpu10 would be numeric).
-    let cpus: Vec<&String> = rows.iter().filter(|l| l.starts_with("CPU ")).collect();
-    assert_eq!(
-        cpus,
-        (0..8)
-            .map(|c| format!("CPU {c}"))
-            .collect::<Vec<_>>()
-            .iter()
-            .collect::<Vec<_>>()
-    );
+    let cpus: Vec<u32> = rows
+        .iter()
+        .filter_map(|l| l.strip_prefix("CPU ").and_then(|n| n.parse().ok()))
+        .collect();
+    assert!(cpus.len() >= 4, "{rows:#?}");
+    assert_eq!(cpus, (0..cpus.len() as u32).collect::<Vec<_>>());
     let freq: Vec<usize> = rows
         .iter()
         .enumerate()
@@ -96,7 +93,7 @@ fn the_track_filter_narrows_keeps_groups_and_esc_clears_it() {
         assert!(screen.contains("tracks matching \"surfacef\""), "{screen}");
         // The machine and the process stay around the matches; other processes go.
         assert!(screen.contains("▾ machine 0"), "{screen}");
-        assert!(screen.contains("surfaceflinger"), "{screen}");
+        assert!(screen.contains("/system/bin/surf"), "{screen}");
         assert!(!screen.contains("CPU 0"), "{screen}");
         snap!(format!("real_timeline_filtered_{w}x{hgt}"), screen);
         // A pid matches too.

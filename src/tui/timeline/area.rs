@@ -551,6 +551,18 @@ pub fn draw_ruler_marks(
     }
     let text = format!(" {} ", notes.join(" · "));
     let n = text.chars().count() as u16;
+    // Over the view's end time (it would show cut): blank it first.
+    let end_w = (format::timestamp(cols.end()).chars().count() as u16 + 1).max(n);
+    if end_w <= w {
+        put(
+            buf,
+            x + w - end_w,
+            y,
+            &" ".repeat(end_w as usize),
+            end_w,
+            theme.dim(),
+        );
+    }
     if n <= w {
         put(buf, x + w - n, y, &text, n, theme.key());
     }
