@@ -187,6 +187,10 @@ impl Drop for Pty {
     }
 }
 
+// Filtering tracks and an area on a real trace (issue 14).
+#[path = "pty/find.rs"]
+mod find;
+
 /// The last 2000 bytes of the screen stream (at a character boundary).
 fn tail(text: &str) -> &str {
     let mut at = text.len().saturating_sub(2000);
