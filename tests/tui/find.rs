@@ -340,3 +340,52 @@ fn aggregates_over_the_whole_trace_equal_the_same_sql_in_sextant_query() {
         }
     }
 }
+
+#[test]
+fn a_query_result_becomes_a_pinned_track_and_steps_through_its_rows() {
+    for (w, hgt) in [(120u16, 40u16), (80, 24)] {
+        let mut h = Harness::fixture(REAL, w, hgt);
+        h.key(KeyCode::Char('4'));
+        h.keys("select ts, dur, slice.name as name, utid from slice join thread_track t on t.id = slice.track_id order by dur desc limit 12");
+        h.key(KeyCode::Enter);
+        h.key(KeyCode::Esc);
+        h.key(KeyCode::Char('T'));
+        assert_eq!(h.app.pane, Pane::Timeline, "{:?} {}", h.app.notice, h.screen());
+        let tracks = &h.app.timeline.debug_tracks;
+        assert!(!tracks.is_empty());
+        assert!(tracks[0].label.starts_with("utid "), "{}", tracks[0].label);
+        let screen = h.screen();
+        assert!(screen.contains("query rows pinned on top"), "{screen}");
+        assert!(screen.contains("◆ utid"), "{screen}");
+        snap!(format!("real_query_track_{w}x{hgt}"), screen);
+        // ] goes to the first row at or after the view's middle, and on.
+        h.key(KeyCode::Char(']'));
+        h.key(KeyCode::Char(']'));
+        let screen = h.screen();
+        assert!(screen.contains("row "), "{screen}");
+        // p on the track removes it.
+        h.key(KeyCode::Char('g'));
+        h.key(KeyCode::Char('p'));
+        assert_eq!(
+            h.app.timeline.debug_tracks.len(),
+            tracks_len_after_removing_one(w)
+        );
+    }
+}
+
+/// One track fewer than the result made (the same for both sizes).
+fn tracks_len_after_removing_one(_w: u16) -> usize {
+    let db = TempFile::new("count.sqlite");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sextant"))
+        .args(["query", &data(REAL).to_string_lossy(), "select count(distinct utid) from (select utid from slice join thread_track t on t.id = slice.track_id order by dur desc limit 12)"])
+        .output()
+        .expect("running sextant query");
+    drop(db);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let n: usize = text
+        .lines()
+        .nth(1)
+        .and_then(|l| l.trim().parse().ok())
+        .expect("a count");
+    n - 1
+}
