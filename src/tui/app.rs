@@ -604,6 +604,9 @@ impl App {
             }
             ImportEvent::Written(result) => {
                 self.clocks.edit.message = Some(match result {
+                    Ok(path) if path.extension().is_some_and(|e| e == "json") => {
+                        Ok(format!("wrote {} (the manifest in effect)", path.display()))
+                    }
                     Ok(path) => Ok(format!(
                         "wrote {} (the files and the edited manifest)",
                         path.display()

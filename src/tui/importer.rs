@@ -112,6 +112,8 @@ pub enum Command {
     Apply(Manifest),
     /// Write the files and the manifest in effect as a new archive beside the input.
     Write,
+    /// Write the manifest in effect as a new JSON file beside the input.
+    WriteManifest,
 }
 
 /// The app's side of the importer thread.
@@ -272,8 +274,17 @@ fn run(
                 let preview = session.preview_manifest(&m).map_err(|e| e.to_string());
                 send(&events, ImportEvent::Previewed(preview))
             }
+            Command::WriteManifest => {
+                let out = edited_path(&input, "manifest.json");
+                let json = crate::merge::to_json(&session.manifest());
+                let written = std::fs::File::create_new(&out)
+                    .and_then(|mut f| std::io::Write::write_all(&mut f, json.as_bytes()))
+                    .map(|()| out.clone())
+                    .map_err(|e| format!("{}: {e}", out.display()));
+                send(&events, ImportEvent::Written(written))
+            }
             Command::Write => {
-                let out = edited_path(&input);
+                let out = edited_path(&input, "zip");
                 let written = session
                     .write_archive(&out)
                     .map(|()| out)
@@ -334,8 +345,8 @@ fn run(
 }
 
 /// A new archive's path beside the input (or in the working directory for the demo):
-/// `NAME.edited.zip`, numbered when that exists, so nothing is ever written over.
-fn edited_path(input: &Input) -> PathBuf {
+/// `NAME.edited.EXT`, numbered when that exists, so nothing is ever written over.
+fn edited_path(input: &Input, ext: &str) -> PathBuf {
     let (dir, stem) = match input {
         Input::Paths(paths) => {
             let first = paths.first().cloned().unwrap_or_default();
@@ -357,9 +368,9 @@ fn edited_path(input: &Input) -> PathBuf {
     let mut n = 1;
     loop {
         let name = if n == 1 {
-            format!("{stem}.edited.zip")
+            format!("{stem}.edited.{ext}")
         } else {
-            format!("{stem}.edited-{n}.zip")
+            format!("{stem}.edited-{n}.{ext}")
         };
         let path = dir.join(name);
         if !path.exists() {
