@@ -193,6 +193,40 @@ impl Drop for Importer {
     }
 }
 
+/// A re-placement's end: on success `target` becomes the session's database (the old one
+/// removed; readers still holding it keep reading their open file, POSIX unlink), the
+/// event `ok` makes is sent, then the manifest in effect. On failure `target` is removed and
+/// the message returned. Returns whether the UI still listens.
+fn swap(
+    events: &Sender<AppEvent>,
+    session: &Session,
+    db: &mut PathBuf,
+    target: PathBuf,
+    result: Result<ImportSummary, ImportError>,
+    ok: impl FnOnce(PathBuf, ImportSummary, Vec<TraceTimeCandidate>) -> ImportEvent,
+) -> Result<bool, String> {
+    match result {
+        Ok(summary) => {
+            let old = std::mem::replace(db, target.clone());
+            let sent = send(events, ok(target, summary, session.candidates()));
+            remove_db(&old);
+            Ok(sent && send(events, manifest_event(session)))
+        }
+        Err(e) => {
+            remove_db(&target);
+            Err(e.to_string())
+        }
+    }
+}
+
+/// The manifest in effect and the trace files' member names.
+fn manifest_event(session: &Session) -> ImportEvent {
+    ImportEvent::Manifest {
+        manifest: session.manifest(),
+        members: session.member_names(),
+    }
+}
+
 fn send(events: &Sender<AppEvent>, e: ImportEvent) -> bool {
     events.send(AppEvent::Import(e)).is_ok()
 }
@@ -256,10 +290,6 @@ fn run(
     ) {
         return;
     }
-    let manifest_event = |session: &Session| ImportEvent::Manifest {
-        manifest: session.manifest(),
-        members: session.member_names(),
-    };
     if !send(&events, manifest_event(&session)) {
         return;
     }
@@ -293,49 +323,25 @@ fn run(
             }
             Command::Replace(node) => {
                 next += 1;
-                match session.replace(node, &target, &mut progress, cancel) {
-                    Ok(summary) => {
-                        let old = std::mem::replace(&mut db, target.clone());
-                        let ok = send(
-                            &events,
-                            ImportEvent::Replaced {
-                                db: target,
-                                summary,
-                                candidates: session.candidates(),
-                            },
-                        );
-                        // Readers still holding it keep reading their open file (POSIX
-                        // unlink).
-                        remove_db(&old);
-                        ok && send(&events, manifest_event(&session))
-                    }
-                    Err(e) => {
-                        remove_db(&target);
-                        send(&events, ImportEvent::ReplaceFailed(e.to_string()))
-                    }
-                }
+                let result = session.replace(node, &target, &mut progress, cancel);
+                let replaced = |db, summary, candidates| ImportEvent::Replaced {
+                    db,
+                    summary,
+                    candidates,
+                };
+                swap(&events, &session, &mut db, target, result, replaced)
+                    .unwrap_or_else(|e| send(&events, ImportEvent::ReplaceFailed(e)))
             }
             Command::Apply(m) => {
                 next += 1;
-                match session.apply_manifest(m, &target, &mut progress, cancel) {
-                    Ok(summary) => {
-                        let old = std::mem::replace(&mut db, target.clone());
-                        let ok = send(
-                            &events,
-                            ImportEvent::Applied {
-                                db: target,
-                                summary,
-                                candidates: session.candidates(),
-                            },
-                        );
-                        remove_db(&old);
-                        ok && send(&events, manifest_event(&session))
-                    }
-                    Err(e) => {
-                        remove_db(&target);
-                        send(&events, ImportEvent::ApplyFailed(e.to_string()))
-                    }
-                }
+                let result = session.apply_manifest(m, &target, &mut progress, cancel);
+                let applied = |db, summary, candidates| ImportEvent::Applied {
+                    db,
+                    summary,
+                    candidates,
+                };
+                swap(&events, &session, &mut db, target, result, applied)
+                    .unwrap_or_else(|e| send(&events, ImportEvent::ApplyFailed(e)))
             }
         };
         if !done {
