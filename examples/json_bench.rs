@@ -24,7 +24,7 @@ fn generate(path: &Path, events: u64) -> std::io::Result<u64> {
         let pid = 1 + (i % THREADS) / 20;
         let step = i / THREADS;
         let ts = step as f64 * 12.5 + 0.125;
-        let sep = if i + 1 == pairs && events % 2 == 0 {
+        let sep = if i + 1 == pairs && events.is_multiple_of(2) {
             ""
         } else {
             ","
@@ -42,7 +42,7 @@ fn generate(path: &Path, events: u64) -> std::io::Result<u64> {
             i + pairs
         )?;
     }
-    if events % 2 == 1 {
+    if !events.is_multiple_of(2) {
         writeln!(
             out,
             "{{\"name\":\"last\",\"ph\":\"X\",\"ts\":0.5,\"dur\":1,\"pid\":1,\"tid\":1,\"args\":{{\"n\":0}}}}"
