@@ -897,6 +897,16 @@ pub struct Descriptor {
     pub sibling_order_rank: Option<i32>,
     /// The describing sequence had `first_packet_on_sequence`.
     pub has_first_packet_on_sequence: bool,
+    /// `sibling_merge_behavior` enum (0 unspecified / 1 by name, 2 none, 3 by key).
+    pub sibling_merge_behavior: i32,
+    pub sibling_merge_key: Option<MergeKeyValue>,
+}
+
+/// A TrackDescriptor's `sibling_merge_key` (string or int).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MergeKeyValue {
+    Str(StrId),
+    Int(u64),
 }
 
 #[derive(Clone, Copy, Debug, Default)]

@@ -4,6 +4,7 @@
 //! The rules follow Trace Processor's trackers (see `reference/behaviour-parsers.md`): the
 //! same input gives the same rows, so Perfetto SQL written against Trace Processor works.
 
+mod descriptor;
 mod flow;
 mod process;
 mod sched;
@@ -53,6 +54,8 @@ pub struct Builder<'s> {
     async_sets: HashMap<AsyncSet, AsyncSetState>,
     next_track_group: u32,
     descriptor_tracks: HashMap<(MachineId, u64), DescriptorTrack>,
+    /// Merging descriptor tracks (see `descriptor.rs`).
+    merged: descriptor::MergedTracks,
     flows: FlowState,
     sched_pending: HashMap<(MachineId, u32), (u32, SchedRow)>,
     /// Index into `tables.cpus` per machine's cpu.
@@ -105,6 +108,7 @@ impl<'s> Builder<'s> {
             async_sets: HashMap::new(),
             next_track_group: 0,
             descriptor_tracks: HashMap::new(),
+            merged: descriptor::MergedTracks::default(),
             flows: FlowState::default(),
             sched_pending: HashMap::new(),
             cpus: HashMap::new(),
@@ -129,18 +133,18 @@ impl<'s> Builder<'s> {
         match *data {
             EventData::Begin(mut s) => {
                 s.args = self.resolve_thread_args(s.args);
-                let track = self.slice_track(s.track, ts, AsyncPhase::Begin);
+                let track = self.slice_track(s.track, ts, AsyncPhase::Begin, s.name);
                 self.note_ts(ts);
                 self.begin(track, ts, &s);
             }
             EventData::BeginUnnestable(s) => {
-                let track = self.slice_track(s.track, ts, AsyncPhase::Begin);
+                let track = self.slice_track(s.track, ts, AsyncPhase::Begin, s.name);
                 self.note_ts(ts);
                 self.begin_unnestable(track, ts, &s);
             }
             EventData::End(mut s) => {
                 s.args = self.resolve_thread_args(s.args);
-                let track = self.slice_track(s.track, ts, AsyncPhase::End);
+                let track = self.slice_track(s.track, ts, AsyncPhase::End, s.name);
                 self.note_ts(ts);
                 self.end(track, ts, &s);
             }
@@ -157,10 +161,10 @@ impl<'s> Builder<'s> {
                     Overlap::Drop
                 };
                 let track = match key {
-                    TrackKey::AsyncCookie { .. } => {
+                    TrackKey::AsyncCookie { .. } | TrackKey::Descriptor { .. } => {
                         // An instant on a cookie nests under that cookie's open slices.
-                        self.async_track(key, ts, AsyncPhase::Begin);
-                        self.async_track(key, ts, AsyncPhase::End)
+                        self.slice_track(slice.track, ts, AsyncPhase::Begin, slice.name);
+                        self.slice_track(slice.track, ts, AsyncPhase::End, slice.name)
                     }
                     TrackKey::AsyncScoped { .. } => self.async_track(
                         key,
@@ -352,19 +356,7 @@ impl<'s> Builder<'s> {
 
     /// Finishes the import: hands over what is still open and returns the small tables.
     pub fn finish(mut self) -> Tables {
-        // Every described track gets a row, even one no event landed on (thread tracks
-        // excepted: they are the thread's own track, made when used).
-        let mut described: Vec<(MachineId, u64)> = self
-            .sink
-            .descriptors
-            .iter()
-            .filter(|(_, d)| d.thread.is_none())
-            .map(|(k, _)| *k)
-            .collect();
-        described.sort_unstable();
-        for (machine, uuid) in described {
-            self.descriptor_track(machine, uuid, None);
-        }
+        self.described_tracks();
         let mut open: Vec<u32> = self.live_slices.keys().copied().collect();
         open.sort_unstable();
         for id in open {

@@ -143,6 +143,18 @@ struct Parser<'a> {
     losses: LossTracker,
     /// The packet being parsed: where its bytes are in memory, and its offset in the file.
     packet_at: (usize, u64),
+    /// Sequence-scoped clocks with a unit or incremental values (see
+    /// [`Parser::sequence_clock_ts`]), by (machine, sequence, clock id).
+    seq_clocks: FxHashMap<(MachineId, u32, u32), SequenceClock>,
+}
+
+/// A sequence-scoped clock a ClockSnapshot described: its unit, and for an incremental
+/// clock the last value read (ns), which the next packet's timestamp is a delta from.
+#[derive(Clone, Copy)]
+struct SequenceClock {
+    unit_ns: i64,
+    incremental: bool,
+    last_ns: i64,
 }
 
 /// Reads a varint and its length in bytes; `None` if the buffer ends inside it.
@@ -260,6 +272,7 @@ pub fn parse_stream(
         raw_args: Vec::new(),
         losses: LossTracker::default(),
         packet_at: (0, 0),
+        seq_clocks: FxHashMap::default(),
     };
     // Track events take about 16 bytes or more on the wire; reserving up front avoids the
     // doubling spike (old and new buffers alive at once) on large traces.
@@ -629,7 +642,9 @@ impl Parser<'_> {
             .filter(|&c| c != 0)
             .or(seq_clock)
             .unwrap_or(clocks::PACKET_DEFAULT);
-        let ts = pkt.timestamp.map(|t| t as i64);
+        let ts = pkt
+            .timestamp
+            .map(|t| self.sequence_clock_ts(machine, seq_id, clock_id, t as i64));
         // A packet without a timestamp (descriptors, process trees) describes the trace rather
         // than a moment of it: it is kept at time 0 of trace time, never converted.
         let clock = if ts.is_some() {
@@ -788,6 +803,31 @@ impl Parser<'_> {
             }
             trace_packet::Data::ChromeMetadata(meta) => self.chrome_metadata(machine, &meta),
             _ => {}
+        }
+    }
+
+    /// A packet timestamp on a sequence-scoped clock, in ns: scaled by the clock's unit,
+    /// and for an incremental clock added to the last value read on it (in file order, as
+    /// Trace Processor's clock tracker reads them).
+    fn sequence_clock_ts(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        clock_id: u32,
+        ts: i64,
+    ) -> i64 {
+        if clock_id < FIRST_SEQUENCE_CLOCK {
+            return ts;
+        }
+        let Some(clock) = self.seq_clocks.get_mut(&(machine, seq_id, clock_id)) else {
+            return ts;
+        };
+        let ns = ts.saturating_mul(clock.unit_ns);
+        if clock.incremental {
+            clock.last_ns = clock.last_ns.saturating_add(ns);
+            clock.last_ns
+        } else {
+            ns
         }
     }
 

@@ -89,6 +89,16 @@ impl Parser<'_> {
             sibling_order_rank: d.sibling_order_rank,
             has_first_packet_on_sequence,
             is_state: d.state.is_some(),
+            sibling_merge_behavior: d.sibling_merge_behavior.unwrap_or(0),
+            sibling_merge_key: match &d.sibling_merge_key_field {
+                Some(protos::track_descriptor::SiblingMergeKeyField::SiblingMergeKey(k)) => {
+                    Some(MergeKeyValue::Str(self.sink.intern(k)))
+                }
+                Some(protos::track_descriptor::SiblingMergeKeyField::SiblingMergeKeyInt(k)) => {
+                    Some(MergeKeyValue::Int(*k))
+                }
+                None => None,
+            },
             ..Default::default()
         };
         if let Some(pd) = &d.process {
