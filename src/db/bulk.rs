@@ -57,9 +57,11 @@ pub(super) enum Table {
     TraceTimeCandidate,
     TrackFile,
     TraceBounds,
+    AndroidLog,
+    ChromeRaw,
 }
 
-pub(super) const TABLES: usize = 28;
+pub(super) const TABLES: usize = 30;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -91,6 +93,8 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::TraceTimeCandidate,
     Table::TrackFile,
     Table::TraceBounds,
+    Table::AndroidLog,
+    Table::ChromeRaw,
 ];
 
 impl Table {
@@ -236,6 +240,16 @@ impl Table {
             ),
             Table::TrackFile => ("__sextant_track_file", "track_id, file_id", true),
             Table::TraceBounds => ("trace_bounds", "start_ts, end_ts", false),
+            Table::AndroidLog => (
+                "__intrinsic_android_logs",
+                "id, ts, utid, prio, tag, msg",
+                true,
+            ),
+            Table::ChromeRaw => (
+                "__intrinsic_chrome_raw",
+                "id, ts, name, utid, arg_set_id",
+                true,
+            ),
         }
     }
 

@@ -4,6 +4,7 @@
 //! The rules follow Trace Processor's trackers (see `reference/behaviour-parsers.md`): the
 //! same input gives the same rows, so Perfetto SQL written against Trace Processor works.
 
+mod chrome;
 mod descriptor;
 mod flow;
 mod process;
@@ -307,6 +308,8 @@ impl<'s> Builder<'s> {
                 value,
             } => self.process_arg(process, key, ArgValue::Int(value)),
             EventData::ThreadState(ref st) => self.thread_state_event(ts, st),
+            EventData::AndroidLog(ref log) => self.android_log(ts, log),
+            EventData::ChromeRaw(ref raw) => self.chrome_raw(ts, raw),
         }
     }
 
@@ -357,6 +360,17 @@ impl<'s> Builder<'s> {
     /// Finishes the import: hands over what is still open and returns the small tables.
     pub fn finish(mut self) -> Tables {
         self.described_tracks();
+        // A TranslationTable's process_track_name rules rename process-scoped tracks.
+        if !self.sink.translations.process_track_name.is_empty() {
+            for row in &mut self.tables.tracks {
+                if row.upid.is_some() && row.utid.is_none() {
+                    let renames = &self.sink.translations.process_track_name;
+                    if let Some(&n) = renames.get(&row.name) {
+                        row.name = n;
+                    }
+                }
+            }
+        }
         let mut open: Vec<u32> = self.live_slices.keys().copied().collect();
         open.sort_unstable();
         for id in open {

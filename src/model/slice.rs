@@ -170,6 +170,13 @@ impl<'s> Builder<'s> {
         let parent = stack.last().map(|e| e.slice);
         let id = self.slice_ts.len() as u32;
         self.slice_ts.push(ts);
+        // A TranslationTable's slice_name rules rename slices as they are inserted.
+        let renames = &self.sink.translations.slice_name;
+        let name = if renames.is_empty() {
+            ev.name
+        } else {
+            renames.get(&ev.name).copied().unwrap_or(ev.name)
+        };
         self.live_slices.insert(
             id,
             SliceRow {
@@ -177,7 +184,7 @@ impl<'s> Builder<'s> {
                 dur,
                 track,
                 category: ev.category,
-                name: ev.name,
+                name,
                 depth,
                 parent,
                 args: ev.args,

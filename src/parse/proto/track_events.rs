@@ -196,6 +196,7 @@ impl Parser<'_> {
         packet_ts: Option<i64>,
         packet_clock: ClockRef,
         ev: protos::TrackEvent,
+        raw: &[u8],
     ) {
         let key = (machine, seq_id);
         let Some(seq) = self.sequences.get_mut(&key) else {
@@ -422,7 +423,34 @@ impl Parser<'_> {
                 None
             },
         });
-        let args = self.debug_annotations(machine, seq_id, &ev);
+        let legacy_source_id = ev.legacy_event.as_ref().and_then(|l| {
+            use track_event::legacy_event::Id;
+            let async_phase = matches!(
+                l.phase.map(|p| p as u8),
+                Some(b'b' | b'e' | b'n' | b'S' | b'T' | b'p' | b'F')
+            );
+            match l.id {
+                Some(Id::UnscopedId(id) | Id::GlobalId(id) | Id::LocalId(id)) if async_phase => {
+                    Some(id as i64)
+                }
+                _ => None,
+            }
+        });
+        let event_thread = seq_thread.or_else(|| {
+            self.sink
+                .descriptors
+                .get(&(machine, uuid))
+                .and_then(|d| d.thread)
+        });
+        let cx = typed_args::EventContext {
+            machine,
+            seq_id,
+            ts,
+            clock,
+            thread: event_thread,
+            legacy_source_id,
+        };
+        let args = self.track_event_args(&ev, raw, cx);
         let mut flow_ops: Vec<FlowOp> = Vec::new();
         for id in ev.flow_ids.iter().chain(&ev.flow_ids_old) {
             flow_ops.push(FlowOp::Id(*id));
@@ -653,15 +681,8 @@ impl Parser<'_> {
             // An end only merges its annotations into the slice it closes.
             return Some(EventData::End(slice));
         }
-        // Args in Trace Processor's order: source id, annotations, thread, phase.
-        let mut args: Vec<Arg> = Vec::new();
-        let source_id = self.sink.intern("legacy_trace_source_id");
-        args.push(Arg {
-            flat_key: source_id,
-            key: source_id,
-            value: ArgValue::Int(cookie as i64),
-        });
-        args.extend_from_slice(self.sink.args.get(slice.args));
+        // The event's args (its source id among them), then its thread and phase.
+        let mut args: Vec<Arg> = self.sink.args.get(slice.args).to_vec();
         if let Some(t) = seq_thread {
             let key = self.sink.intern("legacy_event.passthrough_utid");
             let thread = self.sink.thread_refs.intern(t);
