@@ -791,6 +791,18 @@ pub enum EventData {
     AndroidLog(Box<LogLine>),
     /// A Chrome event kept raw (`chrome_raw`): legacy metadata, text, unknown phases.
     ChromeRaw(Box<ChromeRaw>),
+    /// A process name at a given priority (Trace Processor's process name priorities:
+    /// 1 Chrome process label, 2 descriptor, 3 Chrome renderer label, 4 system).
+    ProcessName {
+        process: ProcessRef,
+        name: StrId,
+        priority: u8,
+    },
+    /// Args added to a process's arg set.
+    ProcessArgs {
+        process: ProcessRef,
+        args: ArgsRef,
+    },
 }
 
 /// One `chrome_raw` row before its thread is resolved.
@@ -1048,6 +1060,8 @@ pub struct Sink {
     pub queue_runs: Vec<(u32, u32)>,
     /// TranslationTable packets' names (see [`Translations`]).
     pub translations: Translations,
+    /// Flat keys of process/thread arg keys with array indices (`a[0]` → `a`).
+    pub flat_keys: FxHashMap<StrId, StrId>,
 }
 
 impl Sink {

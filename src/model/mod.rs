@@ -310,6 +310,20 @@ impl<'s> Builder<'s> {
             EventData::ThreadState(ref st) => self.thread_state_event(ts, st),
             EventData::AndroidLog(ref log) => self.android_log(ts, log),
             EventData::ChromeRaw(ref raw) => self.chrome_raw(ts, raw),
+            EventData::ProcessName {
+                process,
+                name,
+                priority,
+            } => {
+                let upid = self.process(process);
+                self.set_process_name_at(upid, name, priority);
+            }
+            EventData::ProcessArgs { process, args } => {
+                let upid = self.process(process);
+                let set: Vec<Arg> = self.sink.args.get(args).to_vec();
+                let row = &mut self.tables.processes[upid as usize];
+                row.extra_args.extend(set.iter().map(|a| (a.key, a.value)));
+            }
         }
     }
 

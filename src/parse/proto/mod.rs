@@ -16,6 +16,7 @@ use crate::protos::{self, debug_annotation, ftrace_event, trace_packet, track_ev
 use trace_stats::LossTracker;
 
 mod chrome;
+mod chrome_descriptors;
 mod debug_annotations;
 mod descriptor_pool;
 mod ftrace;
@@ -732,11 +733,7 @@ impl Parser<'_> {
                 self.track_descriptor(machine, seq_id, ts.unwrap_or(0), clock, d);
             }
             trace_packet::Data::ThreadDescriptor(t) => {
-                let thread = ThreadRef {
-                    machine,
-                    tid: t.tid.unwrap_or(0),
-                    pid: t.pid.map(i64::from),
-                };
+                let thread = self.chrome_thread(machine, &t, None);
                 if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
                     seq.thread = Some(thread);
                     let reference = t.reference_timestamp_us.map(|us| us.checked_mul(1000));
@@ -744,24 +741,16 @@ impl Parser<'_> {
                     seq.ref_ts_ns = reference.flatten();
                     seq.ref_thread_time_us = t.reference_thread_time_us;
                 }
-                let name = t
-                    .thread_name
-                    .as_deref()
-                    .map_or(NULL_STR, |n| self.sink.intern(n));
-                self.sink.push(
-                    ts.unwrap_or(0),
-                    clock,
-                    EventData::ThreadName {
-                        thread,
-                        name,
-                        priority: NamePriority::TrackEventThreadName,
-                    },
-                );
+                self.sink
+                    .push(ts.unwrap_or(0), clock, EventData::Thread(thread));
+                self.chrome_thread_names(ts.unwrap_or(0), clock, thread, &t, None, NULL_STR);
             }
             trace_packet::Data::ProcessDescriptor(pd) => {
                 let info = self.process_descriptor(machine, &pd);
+                let process = info.process;
                 self.sink
                     .push(ts.unwrap_or(0), clock, EventData::Process(Box::new(info)));
+                self.chrome_process_facts(ts.unwrap_or(0), clock, process, &pd, None);
             }
             trace_packet::Data::ClockSnapshot(cs) => self.clock_snapshot(machine, seq_id, &cs),
             trace_packet::Data::RemoteClockSync(sync) => self.remote_clock_sync(machine, &sync),

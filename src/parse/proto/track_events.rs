@@ -61,11 +61,7 @@ impl Parser<'_> {
         }
         if let Some(td) = &d.thread {
             // Whichever descriptor a sequence emits, it writes for that thread.
-            let thread = ThreadRef {
-                machine,
-                tid: td.tid.unwrap_or(0),
-                pid: td.pid.map(i64::from),
-            };
+            let thread = self.chrome_thread(machine, td, d.chrome_thread.as_ref());
             if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
                 seq.thread = Some(thread);
             }
@@ -110,25 +106,9 @@ impl Parser<'_> {
             }
             self.sink
                 .push(ts, clock, EventData::ClaimProcess { process, uuid });
-            let host_app = d
-                .chrome_process
-                .as_ref()
-                .and_then(|c| c.host_app_package_name.as_deref());
-            if let Some(app) = host_app {
-                let key = self.sink.intern("chrome.host_app_package_name");
-                let value = self.sink.intern(app);
-                self.sink.push(
-                    ts,
-                    clock,
-                    EventData::ProcessStrArg {
-                        process,
-                        key,
-                        value,
-                    },
-                );
-            }
             self.sink
                 .push(ts, clock, EventData::Process(Box::new(info)));
+            self.chrome_process_facts(ts, clock, process, pd, d.chrome_process.as_ref());
             if let (Some(rank), true) = (d.sibling_order_rank, self.sink.explicit_process_ordering)
             {
                 let key = self.sink.intern("process_sort_index_hint");
@@ -145,11 +125,8 @@ impl Parser<'_> {
             }
         }
         if let Some(td) = &d.thread {
-            let thread = ThreadRef {
-                machine,
-                tid: td.tid.unwrap_or(0),
-                pid: td.pid.map(i64::from),
-            };
+            let chrome = d.chrome_thread.as_ref();
+            let thread = self.chrome_thread(machine, td, chrome);
             desc.thread = Some(thread);
             desc.process = None;
             if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
@@ -157,19 +134,7 @@ impl Parser<'_> {
             }
             self.sink
                 .push(ts, clock, EventData::ClaimThread { thread, uuid });
-            let tname = td
-                .thread_name
-                .as_deref()
-                .map_or(name, |n| self.sink.intern_nonempty(n));
-            self.sink.push(
-                ts,
-                clock,
-                EventData::ThreadName {
-                    thread,
-                    name: tname,
-                    priority: NamePriority::TrackDescriptor,
-                },
-            );
+            self.chrome_thread_names(ts, clock, thread, td, chrome, name);
             if let (Some(rank), true) = (d.sibling_order_rank, self.sink.explicit_thread_ordering) {
                 let key = self.sink.intern("thread_sort_index_hint");
                 let value = i64::from(rank);
@@ -250,7 +215,7 @@ impl Parser<'_> {
         let Some(seq) = self.sequences.get_mut(&key) else {
             return;
         };
-        let thread_ts = match ev.thread_time {
+        let mut thread_ts = match ev.thread_time {
             Some(track_event::ThreadTime::ThreadTimeDeltaUs(d)) => match seq.ref_thread_time_us {
                 Some(base) => {
                     let v = base.saturating_add(d);
@@ -345,16 +310,33 @@ impl Parser<'_> {
         } else {
             ev.extra_double_counter_track_uuids.clone()
         };
-        for (i, v) in ev.extra_counter_values.iter().enumerate() {
-            match extra_int_uuids.get(i) {
-                Some(&u) => self.counter(machine, seq_id, ts, clock, u, *v as f64, true),
-                None => self.sink.stat("track_event_parser_errors", machine, 1),
-            }
-        }
-        for (i, v) in ev.extra_double_counter_values.iter().enumerate() {
-            match extra_double_uuids.get(i) {
-                Some(&u) => self.counter(machine, seq_id, ts, clock, u, *v, false),
-                None => self.sink.stat("track_event_parser_errors", machine, 1),
+        // Extra counters that are the thread's time or instruction count also give the
+        // event its thread timestamp / instruction count (as Trace Processor reads them).
+        let mut extra_instructions = None;
+        let values = ev
+            .extra_counter_values
+            .iter()
+            .map(|v| *v as f64)
+            .zip(extra_int_uuids.iter().map(Some).chain(std::iter::repeat(None)))
+            .chain(
+                ev.extra_double_counter_values
+                    .iter()
+                    .copied()
+                    .zip(extra_double_uuids.iter().map(Some).chain(std::iter::repeat(None))),
+            );
+        let values: Vec<(f64, Option<u64>)> = values.map(|(v, u)| (v, u.copied())).collect();
+        for (v, uuid) in values {
+            let Some(u) = uuid else {
+                self.sink.stat("track_event_parser_errors", machine, 1);
+                continue;
+            };
+            let Some(value) = self.counter(machine, seq_id, ts, clock, u, v, true) else {
+                continue;
+            };
+            match self.sink.descriptors.get(&(machine, u)).and_then(|d| d.counter) {
+                Some(c) if c.builtin == 1 && thread_ts == NO_TS => thread_ts = value as i64,
+                Some(c) if c.builtin == 2 => extra_instructions = Some(value as i64),
+                _ => {}
             }
         }
 
@@ -380,7 +362,9 @@ impl Parser<'_> {
             Some(track_event::ThreadInstructionCount::ThreadInstructionCountAbsolute(v)) => Some(v),
             _ => None,
         };
-        if thread_ts != NO_TS || instructions.is_some() {
+        let from_fields = ev.thread_time.is_some() || instructions.is_some();
+        let instructions = instructions.or(extra_instructions);
+        if from_fields && (thread_ts != NO_TS || instructions.is_some()) {
             let thread = seq_thread.or_else(|| {
                 self.sink
                     .descriptors
@@ -571,6 +555,7 @@ impl Parser<'_> {
             b'b' | b'e' | b'n' | b'S' | b'T' | b'p' | b'F' => {
                 self.legacy_async(phase, slice, legacy, seq_thread)
             }
+            b'M' => self.legacy_metadata(slice, ev, seq_thread),
             b'i' | b'I' | b'R' => {
                 if let (Some(scope), Some(t)) = (legacy.instant_event_scope, seq_thread) {
                     match scope {
@@ -602,8 +587,122 @@ impl Parser<'_> {
                     thread_dur: NO_TS,
                 })
             }
-            _ => None,
+            _ => self.legacy_raw(phase, slice, ev, seq_thread),
         }
+    }
+
+    /// A legacy `M` event: `thread_name` / `process_name` name the sequence's thread or
+    /// process with the first annotation's string; any other kept raw.
+    fn legacy_metadata(
+        &mut self,
+        slice: SliceEvent,
+        ev: &protos::TrackEvent,
+        seq_thread: Option<ThreadRef>,
+    ) -> Option<EventData> {
+        let Some(thread) = seq_thread else {
+            self.sink
+                .stat("track_event_parser_errors", self.ctx.machine, 1);
+            return None;
+        };
+        let value = ev.debug_annotations.first().and_then(|a| match &a.value {
+            Some(debug_annotation::Value::StringValue(s)) => Some(s.clone()),
+            _ => None,
+        });
+        match (self.sink.strings.get(slice.name), value) {
+            (Some("thread_name"), Some(v)) => Some(EventData::ThreadName {
+                thread,
+                name: self.sink.intern(&v),
+                priority: NamePriority::TrackEventThreadName,
+            }),
+            (Some("process_name"), Some(v)) => {
+                let pid = thread.pid?;
+                Some(EventData::ProcessName {
+                    process: ProcessRef {
+                        machine: thread.machine,
+                        pid,
+                    },
+                    name: self.sink.intern(&v),
+                    priority: 2,
+                })
+            }
+            _ => self.legacy_raw(b'M', slice, ev, seq_thread),
+        }
+    }
+
+    /// A legacy event of a phase Trace Processor does not import: a `chrome_raw` row
+    /// `track_event.legacy_event` with the legacy fields as args before the event's own.
+    fn legacy_raw(
+        &mut self,
+        phase: u8,
+        slice: SliceEvent,
+        ev: &protos::TrackEvent,
+        seq_thread: Option<ThreadRef>,
+    ) -> Option<EventData> {
+        use track_event::legacy_event::Id;
+        let Some(thread) = seq_thread else {
+            self.sink
+                .stat("track_event_parser_errors", self.ctx.machine, 1);
+            return None;
+        };
+        let legacy = ev.legacy_event.as_ref()?;
+        let mut args = Vec::new();
+        let phase_str = self.sink.intern(&char::from(phase).to_string());
+        let fields = [
+            ("legacy_event.category", ArgValue::Str(slice.category)),
+            ("legacy_event.name", ArgValue::Str(slice.name)),
+            ("legacy_event.phase", ArgValue::Str(phase_str)),
+        ];
+        for (k, v) in fields {
+            args.push(self.sink.static_arg(k, v));
+        }
+        let mut ints = Vec::new();
+        if let Some(d) = legacy.duration_us {
+            ints.push(("legacy_event.duration_ns", d.saturating_mul(1000)));
+        }
+        if slice.thread_ts != NO_TS {
+            ints.push(("legacy_event.thread_timestamp_ns", slice.thread_ts));
+        }
+        if let Some(d) = legacy.thread_duration_us {
+            ints.push(("legacy_event.thread_duration_ns", d.saturating_mul(1000)));
+        }
+        if let Some(track_event::ThreadInstructionCount::ThreadInstructionCountAbsolute(v)) =
+            ev.thread_instruction_count
+        {
+            ints.push(("legacy_event.thread_instruction_count", v));
+        }
+        if let Some(d) = legacy.thread_instruction_delta {
+            ints.push(("legacy_event.thread_instruction_delta", d));
+        }
+        for (k, v) in ints {
+            args.push(self.sink.static_arg(k, ArgValue::Int(v)));
+        }
+        if legacy.use_async_tts() {
+            args.push(
+                self.sink
+                    .static_arg("legacy_event.use_async_tts", ArgValue::Bool(true)),
+            );
+        }
+        let id = match legacy.id {
+            Some(Id::UnscopedId(id)) => Some(("legacy_event.unscoped_id", id)),
+            Some(Id::GlobalId(id)) => Some(("legacy_event.global_id", id)),
+            Some(Id::LocalId(id)) => Some(("legacy_event.local_id", id)),
+            None => None,
+        };
+        if let Some((k, id)) = id {
+            args.push(self.sink.static_arg(k, ArgValue::Uint(id)));
+            if let Some(scope) = &legacy.id_scope {
+                let v = ArgValue::Str(self.sink.intern(scope));
+                args.push(self.sink.static_arg("legacy_event.id_scope", v));
+            }
+        }
+        args.extend_from_slice(self.sink.args.get(slice.args));
+        let name = self.sink.intern_static("track_event.legacy_event");
+        Some(EventData::ChromeRaw(Box::new(ChromeRaw {
+            machine: thread.machine,
+            thread: Some(thread),
+            name,
+            args: self.sink.args.push(&args),
+        })))
     }
 
     /// Legacy async events (`b/e/n`, `S/T/p/F`): slices on async tracks keyed by the event's
@@ -722,14 +821,14 @@ impl Parser<'_> {
         uuid: u64,
         raw: f64,
         _integer: bool,
-    ) {
+    ) -> Option<f64> {
         let Some(desc) = self.sink.descriptors.get(&(machine, uuid)) else {
             self.sink.stat("track_event_parser_errors", machine, 1);
-            return;
+            return None;
         };
         let Some(info) = desc.counter else {
             self.sink.stat("track_event_parser_errors", machine, 1);
-            return;
+            return None;
         };
         let mut value = raw;
         if info.unit_multiplier > 0 {
@@ -756,5 +855,6 @@ impl Parser<'_> {
                 args: NO_ARGS,
             },
         );
+        Some(value)
     }
 }
