@@ -733,6 +733,18 @@ impl Parser<'_> {
                 return None;
             }
         };
+        // The track is named by the event (an end, which has no name of its own, by the
+        // begin it ends).
+        let key = (machine, process, cookie);
+        let name = match phase {
+            b'e' | b'F' => self.async_names.get(&key).copied().unwrap_or(slice.name),
+            _ => {
+                if matches!(phase, b'b' | b'S') {
+                    self.async_names.insert(key, slice.name);
+                }
+                slice.name
+            }
+        };
         let scope = match (phase, legacy.id_scope.as_deref()) {
             (_, Some(id_scope)) => {
                 let cat = self
@@ -744,12 +756,8 @@ impl Parser<'_> {
                 self.sink.intern(&format!("{cat}:{id_scope}"))
             }
             (b'b' | b'e' | b'n', None) => slice.category,
-            _ => slice.name,
+            _ => name,
         };
-        let name = *self
-            .async_names
-            .entry((machine, process, cookie))
-            .or_insert(slice.name);
         let set = AsyncSet {
             kind: if process.is_some() {
                 "legacy_async_process_slice"
