@@ -317,12 +317,19 @@ impl Parser<'_> {
             .extra_counter_values
             .iter()
             .map(|v| *v as f64)
-            .zip(extra_int_uuids.iter().map(Some).chain(std::iter::repeat(None)))
-            .chain(
-                ev.extra_double_counter_values
+            .zip(
+                extra_int_uuids
                     .iter()
-                    .copied()
-                    .zip(extra_double_uuids.iter().map(Some).chain(std::iter::repeat(None))),
+                    .map(Some)
+                    .chain(std::iter::repeat(None)),
+            )
+            .chain(
+                ev.extra_double_counter_values.iter().copied().zip(
+                    extra_double_uuids
+                        .iter()
+                        .map(Some)
+                        .chain(std::iter::repeat(None)),
+                ),
             );
         let values: Vec<(f64, Option<u64>)> = values.map(|(v, u)| (v, u.copied())).collect();
         for (v, uuid) in values {
@@ -333,7 +340,12 @@ impl Parser<'_> {
             let Some(value) = self.counter(machine, seq_id, ts, clock, u, v, true) else {
                 continue;
             };
-            match self.sink.descriptors.get(&(machine, u)).and_then(|d| d.counter) {
+            match self
+                .sink
+                .descriptors
+                .get(&(machine, u))
+                .and_then(|d| d.counter)
+            {
                 Some(c) if c.builtin == 1 && thread_ts == NO_TS => thread_ts = value as i64,
                 Some(c) if c.builtin == 2 => extra_instructions = Some(value as i64),
                 _ => {}
