@@ -16,6 +16,8 @@ const PROTO_FILES: &[&str] = &[
     "protos/system.proto",
     "protos/chrome.proto",
     "protos/descriptor.proto",
+    "protos/profile_common.proto",
+    "protos/profiling.proto",
 ];
 
 /// TrackEvent and the Chrome messages it carries, for reflection into args (not bindings):

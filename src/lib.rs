@@ -12,6 +12,7 @@ pub mod demo;
 pub mod import;
 pub mod ir;
 pub mod manifest;
+pub mod merge;
 pub mod model;
 pub mod parse;
 pub mod protos;

@@ -21,27 +21,71 @@ use sextant::tui::importer::Input;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Trace file or archive to explore (or a database written by `sextant import`); without
-    /// one, the built-in demo archive opens.
-    trace: Option<PathBuf>,
+    /// Trace file or archive to explore (or a database written by `sextant import`); several
+    /// files, or a directory, open as one merge; without one, the built-in demo opens.
+    traces: Vec<PathBuf>,
+    /// The most one compressed stream (a gzip file, a ZIP member) may decompress to, e.g.
+    /// 64G or 500M; past it the import fails, naming the member. Default 16G, or
+    /// $SEXTANT_MAX_DECOMPRESSED.
+    #[arg(long = "max-decompressed", value_name = "SIZE", global = true, value_parser = parse_limit)]
+    max_decompressed: Option<u64>,
+}
+
+/// A `--max-decompressed` value.
+fn parse_limit(s: &str) -> Result<u64, String> {
+    sextant::source::parse_size(s).ok_or_else(|| format!("{s:?} is not a size (e.g. 64G, 500M)"))
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// Merge traces into one archive with a perfetto_manifest (or print the manifest): name
+    /// their machines, sync their clocks, choose trace time. Prints where every file lands
+    /// and what would be dropped before writing.
+    Merge {
+        /// The traces to merge (members are named by base name).
+        #[arg(required = true, num_args = 1..)]
+        files: Vec<PathBuf>,
+        /// OUT.tar or OUT.zip: the files plus perfetto_manifest.json; `-` prints only the
+        /// manifest JSON.
+        #[arg(short = 'o', long = "output", value_name = "OUT")]
+        output: PathBuf,
+        /// FILE=NAME: the whole file is machine NAME (files[].machine).
+        #[arg(long = "machine", value_name = "FILE=NAME")]
+        machine: Vec<String>,
+        /// FILE=ID:NAME[,ID:NAME...]: names the machine ids a multi-machine trace embeds.
+        #[arg(long = "machines", value_name = "FILE=ID:NAME,...")]
+        machines: Vec<String>,
+        /// FILE[:CLOCK]=REF_FILE[:CLOCK][,OFFSET]: with the source CLOCK, relates that
+        /// clock to the reference (RELATE); without it, pins the file's own timeline (PIN).
+        /// Without the reference CLOCK, REF_FILE's own timeline. OFFSET in ns or with a unit
+        /// (250ms, -1.5s, 40us): the file moves later by it.
+        #[arg(long = "sync", value_name = "FILE[:CLOCK]=REF[:CLOCK][,OFFSET]")]
+        sync: Vec<String>,
+        /// CLOCK[=FILE]: the clock of the merged timeline, on FILE's machine.
+        #[arg(long = "trace-time", value_name = "CLOCK[=FILE]")]
+        trace_time: Option<String>,
+    },
+    /// Print the perfetto_manifest an archive holds (or say it has none).
+    Manifest {
+        /// An archive (ZIP, TAR, gzip).
+        trace: PathBuf,
+    },
     /// Run SQL on a trace and print each result set as CSV (like trace_processor_shell -q).
     Query {
-        /// Trace file or archive, or a database written by `sextant import`.
-        trace: PathBuf,
-        /// SQL to run (several statements separated by `;`).
-        sql: Option<String>,
+        /// Trace file(s) or archive (several open as one merge), or a database written by
+        /// `sextant import`, then the SQL to run (several statements separated by `;`)
+        /// unless -q gives it.
+        #[arg(required = true, num_args = 1.., value_name = "TRACE... [SQL]")]
+        args: Vec<std::ffi::OsString>,
         /// Read the SQL from this file instead.
-        #[arg(short = 'q', long = "query-file", conflicts_with = "sql")]
+        #[arg(short = 'q', long = "query-file")]
         query_file: Option<PathBuf>,
     },
     /// Import a trace into an SQLite database file that `sqlite3` and `sextant` can open.
     Import {
-        /// Trace file or archive.
-        trace: PathBuf,
+        /// Trace file(s) or archive; several open as one merge.
+        #[arg(required = true, num_args = 1..)]
+        traces: Vec<PathBuf>,
         /// Where to write the database.
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
@@ -62,6 +106,11 @@ fn main() -> ExitCode {
         warn(format_args!("cannot handle signals: {e}"));
     }
     let cli = Cli::parse();
+    if let Some(limit) = cli.max_decompressed {
+        // One setting for every way in (the explorer's importer thread opens inputs too):
+        // the flag overrides the environment, before any thread starts.
+        std::env::set_var(sextant::source::LIMIT_ENV, limit.to_string());
+    }
     // What crashed or killed runs left in the temp directory.
     sextant::cleanup::sweep_stale(&std::env::temp_dir());
     let code = match run(cli) {
@@ -84,17 +133,20 @@ fn warn(message: std::fmt::Arguments<'_>) {
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Query {
-            trace,
-            sql,
+            mut args,
             query_file,
         }) => {
-            let sql = match (sql, query_file) {
-                (Some(sql), _) => sql,
-                (None, Some(file)) => std::fs::read_to_string(&file)
+            let sql = match query_file {
+                Some(file) => std::fs::read_to_string(&file)
                     .wrap_err_with(|| format!("cannot read query file {}", file.display()))?,
-                (None, None) => return Err(eyre!("give the SQL to run, or -q FILE")),
+                None if args.len() >= 2 => args
+                    .pop()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                None => return Err(eyre!("give the SQL to run after the trace, or -q FILE")),
             };
-            let (db, _) = database::open_trace(&trace, None)?;
+            let traces: Vec<PathBuf> = args.into_iter().map(PathBuf::from).collect();
+            let (db, _) = database::open_trace(&traces, None)?;
             let conn = sextant::db::open_read_only(&db.path)?;
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
@@ -102,12 +154,54 @@ fn run(cli: Cli) -> Result<()> {
             out.flush()?;
             Ok(())
         }
-        Some(Command::Import { trace, output }) => {
-            let (_, summary) = database::open_trace(&trace, Some(&output))?;
+        Some(Command::Merge {
+            files,
+            output,
+            machine,
+            machines,
+            sync,
+            trace_time,
+        }) => {
+            let options = sextant::merge::MergeOptions {
+                files: files.clone(),
+                machine,
+                machines,
+                sync,
+                trace_time,
+            };
+            let manifest = sextant::merge::build_manifest(&options)?;
+            let json = sextant::merge::to_json(&manifest);
+            let preview = sextant::merge::preview(&files, &json)?;
+            let to_stdout = output.as_os_str() == "-";
+            let mut err = std::io::stderr().lock();
+            let _ = writeln!(err, "{} files would be placed so:", files.len());
+            for line in preview.lines() {
+                let _ = writeln!(err, "{line}");
+            }
+            if to_stdout {
+                print!("{json}");
+            } else {
+                sextant::merge::write_archive(&output, &files, &json)?;
+                let _ = writeln!(err, "wrote {}", output.display());
+            }
+            Ok(())
+        }
+        Some(Command::Manifest { trace }) => {
+            match sextant::merge::manifest_of(&trace)? {
+                Some(text) => print!("{text}"),
+                None => warn(format_args!(
+                    "{} has no perfetto_manifest: its files are placed by the default rules",
+                    trace.display()
+                )),
+            }
+            Ok(())
+        }
+        Some(Command::Import { traces, output }) => {
+            let (_, summary) = database::open_trace(&traces, Some(&output))?;
             if let Some(s) = summary {
                 eprintln!(
                     "imported {} ({} slices, {} counters, {} sched rows) into {} in {:.2}s",
-                    trace.display(),
+                    sextant::source::loose_name(&traces),
                     s.slices,
                     s.counters,
                     s.sched,
@@ -122,9 +216,9 @@ fn run(cli: Cli) -> Result<()> {
             // prints a summary instead.
             let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
             if interactive {
-                let input = match cli.trace {
-                    Some(trace) => Input::Path(trace),
-                    None => Input::Bytes {
+                let input = match cli.traces.is_empty() {
+                    false => Input::Paths(cli.traces),
+                    true => Input::Bytes {
                         name: sextant::demo::NAME.to_string(),
                         bytes: sextant::demo::DEMO_ZIP,
                     },
@@ -132,17 +226,17 @@ fn run(cli: Cli) -> Result<()> {
                 sextant::tui::run(input)?;
                 return Ok(());
             }
-            let Some(trace) = cli.trace else {
+            if cli.traces.is_empty() {
                 return Err(eyre!(
                     "sextant without a trace opens the explorer, which needs a terminal; give a trace to print its summary (see sextant --help)"
                 ));
-            };
-            let (db, summary) = database::open_trace(&trace, None)?;
+            }
+            let (db, summary) = database::open_trace(&cli.traces, None)?;
             let conn = sextant::db::open_read_only(&db.path)?;
             if let Some(s) = summary {
                 println!(
                     "{}: {} files, {} events in {:.2}s",
-                    trace.display(),
+                    sextant::source::loose_name(&cli.traces),
                     s.files,
                     s.events,
                     s.total_secs

@@ -57,11 +57,23 @@ pub(super) enum Table {
     TraceTimeCandidate,
     TrackFile,
     TraceBounds,
+    FileEvents,
+    // Profiles (`super::profile`).
+    StackProfileMapping,
+    StackProfileFrame,
+    StackProfileCallsite,
+    StackProfileSymbol,
+    CpuProfileStackSample,
+    PerfSample,
+    PerfSession,
+    HeapProfileAllocation,
+    HeapProfile,
+    // Chrome (`android_logs` is Android logcat's too).
     AndroidLog,
     ChromeRaw,
 }
 
-pub(super) const TABLES: usize = 30;
+pub(super) const TABLES: usize = 29 + 9 + 2;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -93,6 +105,16 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::TraceTimeCandidate,
     Table::TrackFile,
     Table::TraceBounds,
+    Table::FileEvents,
+    Table::StackProfileMapping,
+    Table::StackProfileFrame,
+    Table::StackProfileCallsite,
+    Table::StackProfileSymbol,
+    Table::CpuProfileStackSample,
+    Table::PerfSample,
+    Table::PerfSession,
+    Table::HeapProfileAllocation,
+    Table::HeapProfile,
     Table::AndroidLog,
     Table::ChromeRaw,
 ];
@@ -250,6 +272,12 @@ impl Table {
                 "id, ts, name, utid, arg_set_id",
                 true,
             ),
+            Table::FileEvents => (
+                "__sextant_file_events",
+                "file_id, read, imported, dropped, unaccounted",
+                true,
+            ),
+            profile => super::profile::shape(profile).unwrap_or(("", "", false)),
         }
     }
 
@@ -565,6 +593,8 @@ mod tests {
         let conn = Connection::open_in_memory().expect("open");
         conn.execute_batch(super::super::schema::TABLES)
             .expect("schema");
+        conn.execute_batch(super::super::profile::TABLES)
+            .expect("profile schema");
         for t in ALL {
             conn.prepare(&t.sql(2))
                 .unwrap_or_else(|e| panic!("{t:?}: {e}"));

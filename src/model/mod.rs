@@ -10,6 +10,7 @@ mod flow;
 mod process;
 mod sched;
 mod slice;
+mod stack_profile;
 mod syscall;
 mod syscall_table;
 mod tables;
@@ -20,6 +21,10 @@ use flow::FlowState;
 use slice::{Overlap, StackEntry};
 use track::{AsyncPhase, AsyncSetState, DescriptorTrack};
 
+pub use stack_profile::{
+    CallsiteRow, FrameRow, MappingRow, PerfSampleData, PerfSession, ProfileRow, StackProfile,
+    SymbolRow,
+};
 pub use tables::*;
 
 use std::collections::HashMap;
@@ -84,6 +89,8 @@ pub struct Builder<'s> {
     uuid_processes: FxHashMap<(MachineId, u64), u32>,
     /// The trace file of the event being applied, so each slice knows where it came from.
     event_file: u32,
+    /// Profiler samples (see `stack_profile.rs`).
+    profiles: stack_profile::ProfileState,
 }
 
 impl<'s> Builder<'s> {
@@ -126,6 +133,7 @@ impl<'s> Builder<'s> {
             uuid_threads: FxHashMap::default(),
             uuid_processes: FxHashMap::default(),
             event_file: NO_FILE,
+            profiles: stack_profile::ProfileState::default(),
         }
     }
 
@@ -324,6 +332,7 @@ impl<'s> Builder<'s> {
                 let row = &mut self.tables.processes[upid as usize];
                 row.extra_args.extend(set.iter().map(|a| (a.key, a.value)));
             }
+            EventData::Profile(ref sample) => self.profile_sample(ts, sample),
         }
     }
 

@@ -85,33 +85,11 @@ impl Parser<'_> {
         }
     }
 
-    /// Profiler samples are not imported (Sextant has no stack tables), but their
-    /// timestamps share the sequence's delta base with TrackEvent, so they must advance it.
-    pub(super) fn streaming_profile(
-        &mut self,
-        machine: MachineId,
-        seq_id: u32,
-        profile: &protos::StreamingProfilePacket,
-    ) {
-        let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) else {
-            return;
-        };
-        let mut invalid = 0;
-        for &delta_us in &profile.timestamp_delta_us {
-            if !matches!(seq.advance(delta_us), DeltaTs::Valid(_)) {
-                invalid += 1;
-            }
-        }
-        if invalid > 0 {
-            self.sink
-                .stat("streaming_profile_invalid_timestamp", machine, invalid);
-        }
-    }
-
     /// TranslationTable: names for hashes (applied to arg sets at the end of the file),
     /// slice and process track names to replace.
     pub(super) fn translation_table(&mut self, t: &protos::TranslationTable) {
         use protos::translation_table::Table;
+        self.sink.touch();
         let Some(table) = &t.table else { return };
         let mut hashed: Vec<(u8, u64, StrId)> = Vec::new();
         let mut renames: Vec<(bool, StrId, StrId)> = Vec::new();
@@ -180,6 +158,7 @@ impl Parser<'_> {
         bundle: &protos::ChromeEventBundle,
     ) {
         use protos::chrome_metadata::Value as V;
+        self.sink.touch();
         self.chrome_event_bundles += 1;
         let n = self.chrome_event_bundles;
         let mut args = Vec::new();
@@ -262,6 +241,7 @@ impl Parser<'_> {
         machine: MachineId,
         m: &protos::ChromeBenchmarkMetadata,
     ) {
+        self.sink.touch();
         let ints = [
             ("benchmark_start_time_us", m.benchmark_start_time_us),
             ("benchmark_story_run_time_us", m.story_run_time_us),
@@ -354,83 +334,30 @@ impl Parser<'_> {
         self.sink.push(ts, clock, data);
     }
 
-    /// Packets read without bindings (another part of Sextant may bind them): Java
-    /// deobfuscation maps (class names for `android_view_dump` args) and native module
-    /// symbols (Mojo method names). True if the packet was one of them.
-    pub(super) fn symbol_packet(&mut self, packet: &[u8]) -> bool {
-        let mut fields = packet;
-        while let Some((number, value)) = schema::next_field(&mut fields) {
-            match (number, value) {
-                (64, schema::Value::Len(m)) => {
-                    self.deobfuscation_mapping(m);
-                    return true;
-                }
-                (61, schema::Value::Len(m)) => {
-                    self.module_symbols(m);
-                    return true;
-                }
-                _ => {}
-            }
-        }
-        false
-    }
-
-    /// DeobfuscationMapping: obfuscated → real Java class names.
-    fn deobfuscation_mapping(&mut self, mut m: &[u8]) {
-        while let Some((number, value)) = schema::next_field(&mut m) {
-            let (3, schema::Value::Len(mut class)) = (number, value) else {
-                continue;
-            };
-            let (mut obfuscated, mut real) = (None, None);
-            while let Some((n, v)) = schema::next_field(&mut class) {
-                match (n, v) {
-                    (1, schema::Value::Len(s)) => obfuscated = Some(s),
-                    (2, schema::Value::Len(s)) => real = Some(s),
-                    _ => {}
-                }
-            }
-            if let (Some(o), Some(r)) = (obfuscated, real) {
-                let o = self.sink.intern(&String::from_utf8_lossy(o));
-                let r = self.sink.intern(&String::from_utf8_lossy(r));
+    /// A deobfuscation map's class names, for `android_view_dump` class name args.
+    pub(super) fn chrome_class_names(&mut self, d: &protos::DeobfuscationMapping) {
+        for class in &d.obfuscated_classes {
+            if let (Some(o), Some(r)) = (&class.obfuscated_name, &class.deobfuscated_name) {
+                let o = self.sink.intern(o);
+                let r = self.sink.intern(r);
                 self.sink.translations.deobfuscated_classes.insert(o, r);
             }
         }
     }
 
-    /// ModuleSymbols: function names by (build id, address).
-    fn module_symbols(&mut self, mut m: &[u8]) {
-        let mut build_id = None;
-        let mut symbols = Vec::new();
-        while let Some((number, value)) = schema::next_field(&mut m) {
-            match (number, value) {
-                (2, schema::Value::Len(b)) => build_id = Some(String::from_utf8_lossy(b)),
-                (3, schema::Value::Len(mut a)) => {
-                    let (mut address, mut function) = (None, None);
-                    while let Some((n, v)) = schema::next_field(&mut a) {
-                        match (n, v) {
-                            (1, schema::Value::Varint(x)) => address = Some(x),
-                            (2, schema::Value::Len(mut line)) => {
-                                while let Some((ln, lv)) = schema::next_field(&mut line) {
-                                    if let (1, schema::Value::Len(f)) = (ln, lv) {
-                                        function = Some(f);
-                                    }
-                                }
-                            }
-                            _ => {}
-                        }
-                    }
-                    if let (Some(a), Some(f)) = (address, function) {
-                        symbols.push((a, String::from_utf8_lossy(f).into_owned()));
-                    }
-                }
-                _ => {}
-            }
-        }
-        let Some(build_id) = build_id else { return };
-        let build_id = self.sink.intern(&build_id);
-        for (address, function) in symbols {
-            let f = self.sink.intern(&function);
-            self.module_symbols.insert((build_id, address), f);
+    /// Module symbols by (build id, address), for Mojo method names.
+    pub(super) fn chrome_module_symbols(&mut self, m: &protos::ModuleSymbols) {
+        let Some(build_id) = m.build_id.as_deref() else {
+            return;
+        };
+        let build_id = self.sink.intern(build_id);
+        for a in &m.address_symbols {
+            let Some(function) = a.lines.last().and_then(|l| l.function_name.as_deref()) else {
+                continue;
+            };
+            let f = self.sink.intern(function);
+            self.module_symbols
+                .insert((build_id, a.address.unwrap_or(0)), f);
         }
     }
 }

@@ -20,6 +20,7 @@ mod chrome_descriptors;
 mod debug_annotations;
 mod descriptor_pool;
 mod ftrace;
+mod profiling;
 mod system;
 mod trace_stats;
 mod track_events;
@@ -171,6 +172,8 @@ struct Parser<'a> {
     /// The build id of each native mapping the Mojo args name (`native_symbol.mapping_id`
     /// is an index here).
     mojo_mappings: Vec<StrId>,
+    /// Interned callstacks and profilers' per-sequence state (see [`profiling`]).
+    profiling: profiling::ProfilingState,
 }
 
 /// A sequence-scoped clock a ClockSnapshot described: its unit, and for an incremental
@@ -303,6 +306,7 @@ pub fn parse_stream(
         translatable: Vec::new(),
         module_symbols: FxHashMap::default(),
         mojo_mappings: Vec::new(),
+        profiling: profiling::ProfilingState::default(),
     };
     // Track events take about 16 bytes or more on the wire; reserving up front avoids the
     // doubling spike (old and new buffers alive at once) on large traces.
@@ -380,7 +384,9 @@ pub fn parse_stream(
             if let Some(e) = p.fatal.take() {
                 return Err(e);
             }
-            if p.packets.is_multiple_of(PACKETS_PER_TICK) && !tick(w.pos(), p.sink.events.len()) {
+            if p.packets.is_multiple_of(PACKETS_PER_TICK)
+                && !tick(w.pos(), p.sink.event_count as usize)
+            {
                 return Err(ParseError::Cancelled);
             }
         }
@@ -425,14 +431,18 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::ExtensionDescriptor(_)) => "TracePacket.extension_descriptor",
         Some(D::TranslationTable(_)) => "TracePacket.translation_table",
         Some(D::ChromeTrigger(_)) => "TracePacket.chrome_trigger",
+        Some(D::ProfilePacket(_)) => "TracePacket.profile_packet",
+        Some(D::PerfSample(_)) => "TracePacket.perf_sample",
+        Some(D::ModuleSymbols(_)) => "TracePacket.module_symbols",
+        Some(D::DeobfuscationMapping(_)) => "TracePacket.deobfuscation_mapping",
         None => "TracePacket (payload Sextant does not read)",
     }
 }
 
 /// TracePacket fields Sextant's `TracePacket` declares.
 const KNOWN_PACKET_FIELDS: &[u32] = &[
-    1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 41, 42, 43, 44, 45, 46, 48, 50, 51, 54,
-    58, 59, 60, 67, 69, 70, 72, 79, 82, 87, 89, 98, 107, 109, 113, 133,
+    1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 41, 42, 43, 44, 45, 46, 48, 50, 51,
+    54, 58, 59, 60, 61, 64, 66, 67, 69, 70, 72, 79, 82, 87, 89, 98, 107, 109, 113, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
@@ -558,6 +568,13 @@ impl Parser<'_> {
 
     /// One TracePacket, found at byte `offset` of the file.
     fn packet(&mut self, bytes: &[u8], offset: u64) {
+        // Every packet is an input event (an ftrace bundle hands that on to its events).
+        self.sink.begin_input();
+        self.packet_inner(bytes, offset);
+        self.sink.end_input();
+    }
+
+    fn packet_inner(&mut self, bytes: &[u8], offset: u64) {
         self.packet_at = (bytes.as_ptr() as usize, offset);
         // Raw ftrace rows read the packet's own bytes, repaired or not: a skipped field
         // may be an event of a kind the schema does not know.
@@ -638,8 +655,12 @@ impl Parser<'_> {
             if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
                 seq.clear();
             }
+            self.sink.touch();
+            self.profiling.clear_sequence(machine, seq_id);
         }
         if let Some(defaults) = &pkt.trace_packet_defaults {
+            self.sink.touch();
+            self.profiling.defaults(machine, seq_id, defaults);
             if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
                 seq.clock_id = defaults.timestamp_clock_id;
                 if let Some(te) = &defaults.track_event_defaults {
@@ -656,6 +677,8 @@ impl Parser<'_> {
         if let Some(interned) = &pkt.interned_data {
             if valid {
                 self.intern(machine, seq_id, interned);
+                self.sink.touch();
+                self.profiling.intern(self.sink, machine, seq_id, interned);
                 if !interned.unsymbolized_source_locations.is_empty() {
                     let raw = typed_args::field_bytes(bytes, 12).unwrap_or(&[]);
                     self.intern_mappings(machine, seq_id, raw);
@@ -692,9 +715,6 @@ impl Parser<'_> {
             self.clock(machine, 0, clocks::UNTIMED)
         };
         let Some(data) = pkt.data else {
-            if self.symbol_packet(bytes) {
-                return;
-            }
             if let Some(kind) = unknown_payload(bytes) {
                 let kind = Some(i64::from(kind));
                 self.sink
@@ -702,6 +722,26 @@ impl Parser<'_> {
             }
             return;
         };
+        // Packets that describe the trace or its sequences rather than events: used once
+        // read. The others must leave events, or stats saying why not.
+        use trace_packet::Data as D;
+        if matches!(
+            data,
+            D::ServiceEvent(_)
+                | D::SystemInfo(_)
+                | D::TrackDescriptor(_)
+                | D::ClockSnapshot(_)
+                | D::RemoteClockSync(_)
+                | D::TraceStats(_)
+                | D::FtraceStats(_)
+                | D::TraceUuid(_)
+                | D::TraceConfig(_)
+                | D::ChromeMetadata(_)
+                | D::SynchronizationMarker(_)
+                | D::CpuInfo(_)
+        ) {
+            self.sink.touch();
+        }
         match &data {
             trace_packet::Data::ServiceEvent(e) => {
                 self.losses.service_event(self.sink, machine, ts, e);
@@ -803,6 +843,20 @@ impl Parser<'_> {
             }
             trace_packet::Data::StreamingProfilePacket(profile) => {
                 self.streaming_profile(machine, seq_id, &profile);
+            }
+            trace_packet::Data::PerfSample(sample) => {
+                self.perf_sample(machine, seq_id, ts, clock, &sample);
+            }
+            trace_packet::Data::ProfilePacket(profile) => {
+                self.profile_packet(machine, seq_id, &profile);
+            }
+            trace_packet::Data::ModuleSymbols(symbols) => {
+                self.module_symbols(&symbols);
+                self.chrome_module_symbols(&symbols);
+            }
+            trace_packet::Data::DeobfuscationMapping(map) => {
+                self.deobfuscation_mapping(&map);
+                self.chrome_class_names(&map);
             }
             trace_packet::Data::TraceUuid(uuid) => {
                 let (msb, lsb) = (uuid.msb.unwrap_or(0) as u64, uuid.lsb.unwrap_or(0) as u64);

@@ -90,6 +90,7 @@ impl Parser<'_> {
         machine: MachineId,
         d: &protos::ExtensionDescriptor,
     ) {
+        self.sink.touch();
         let Some(set) = &d.extension_set else { return };
         let bytes = set.encode_to_vec();
         let pool = self.pool.get_or_insert_with(|| Pool::builtin().clone());

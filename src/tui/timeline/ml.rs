@@ -20,7 +20,9 @@ pub fn thread_label(name: Option<&str>, tid: i64) -> String {
         Some(n) if synthetic => n.to_string(),
         Some(n) => {
             let t = tid.to_string();
-            let says_tid = n.split(|c: char| !c.is_ascii_digit()).any(|word| word == t);
+            let says_tid = n
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|word| word == t);
             if says_tid {
                 n.to_string()
             } else {
