@@ -138,7 +138,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Effect::Load(db, Request::Timeline) => timeline_worker.send(&db, Request::Timeline),
                 Effect::Load(db, r) => lookup.send(&db, r),
                 Effect::Replace(node) => replace = Some(node),
-                Effect::RunQuery { .. } | Effect::InterruptQuery => {}
+                Effect::RunQuery { .. } | Effect::InterruptQuery | Effect::Edit(_) => {}
             }
         }
         replace

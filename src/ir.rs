@@ -312,6 +312,30 @@ impl MachineRegistry {
         id
     }
 
+    /// Renames machine `id`; a name another machine has already is refused (its files
+    /// would have to be parsed again to move onto that machine).
+    pub fn rename(&mut self, id: MachineId, name: &str) -> Result<(), String> {
+        if let Some(&other) = self.by_name.get(name) {
+            return if other == id {
+                Ok(())
+            } else {
+                Err(format!(
+                    "machine {name:?} exists already: moving a file onto another machine needs \
+                     it to be imported again (sextant merge --machine FILE={name})"
+                ))
+            };
+        }
+        let Some(record) = self.records.get_mut(id as usize) else {
+            return Err(format!("no machine {id}"));
+        };
+        if let Some(old) = record.name.take() {
+            self.by_name.remove(&old);
+        }
+        record.name = Some(name.to_string());
+        self.by_name.insert(name.to_string(), id);
+        Ok(())
+    }
+
     /// The host machine (raw id 0 unless a remote id was adopted onto it).
     pub fn host(&mut self) -> MachineId {
         if let Some(h) = self.host {

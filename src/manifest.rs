@@ -325,6 +325,9 @@ pub enum ManifestError {
          of an entry in the `files` array."
     )]
     CouldNotResolveFile { file: String },
+    /// An edit of the manifest in effect that Sextant cannot apply without parsing again.
+    #[error("perfetto_manifest: {0}")]
+    Edit(String),
 
     // ---- step 2: JSON syntax ----
     #[error("perfetto_manifest: Empty JSON input")]

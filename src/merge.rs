@@ -458,49 +458,70 @@ pub fn write_archive(out: &Path, files: &[PathBuf], manifest_json: &str) -> Resu
             }
         }
     }
+    if ext == "zip" {
+        let mut members: Vec<(String, Box<dyn Read>)> = Vec::new();
+        for path in files {
+            let input =
+                std::fs::File::open(path).map_err(|e| out_err(&path.display().to_string(), &e))?;
+            members.push((member_name(path), Box::new(input)));
+        }
+        return write_zip(out, manifest_json, members);
+    }
     let temp = crate::cleanup::TempPath::database(crate::cleanup::sibling_temp_path(out));
     let file = std::fs::File::create_new(temp.path()).map_err(|e| out_err("cannot write", &e))?;
     let write = |e: &dyn std::fmt::Display| out_err("cannot write", e);
-    if ext == "tar" {
-        let mut tar = tar::Builder::new(std::io::BufWriter::new(file));
+    let mut tar = tar::Builder::new(std::io::BufWriter::new(file));
+    let mut header = tar::Header::new_ustar();
+    header.set_size(manifest_json.len() as u64);
+    header.set_mode(0o644);
+    header.set_cksum();
+    tar.append_data(&mut header, MANIFEST_NAME, manifest_json.as_bytes())
+        .map_err(|e| write(&e))?;
+    for path in files {
+        let mut input =
+            std::fs::File::open(path).map_err(|e| out_err(&path.display().to_string(), &e))?;
+        let size = input.metadata().map_err(|e| write(&e))?.len();
         let mut header = tar::Header::new_ustar();
-        header.set_size(manifest_json.len() as u64);
+        header.set_size(size);
         header.set_mode(0o644);
         header.set_cksum();
-        tar.append_data(&mut header, MANIFEST_NAME, manifest_json.as_bytes())
+        tar.append_data(&mut header, member_name(path), &mut input)
             .map_err(|e| write(&e))?;
-        for path in files {
-            let mut input =
-                std::fs::File::open(path).map_err(|e| out_err(&path.display().to_string(), &e))?;
-            let size = input.metadata().map_err(|e| write(&e))?.len();
-            let mut header = tar::Header::new_ustar();
-            header.set_size(size);
-            header.set_mode(0o644);
-            header.set_cksum();
-            tar.append_data(&mut header, member_name(path), &mut input)
-                .map_err(|e| write(&e))?;
-        }
-        let mut w = tar.into_inner().map_err(|e| write(&e))?;
-        w.flush().map_err(|e| write(&e))?;
-    } else {
-        let mut zip = zip::ZipWriter::new(std::io::BufWriter::new(file));
-        let options = zip::write::SimpleFileOptions::default()
-            .compression_method(zip::CompressionMethod::Deflated)
-            .large_file(true);
-        zip.start_file(MANIFEST_NAME, options)
-            .map_err(|e| write(&e))?;
-        zip.write_all(manifest_json.as_bytes())
-            .map_err(|e| write(&e))?;
-        for path in files {
-            zip.start_file(member_name(path), options)
-                .map_err(|e| write(&e))?;
-            let mut input =
-                std::fs::File::open(path).map_err(|e| out_err(&path.display().to_string(), &e))?;
-            std::io::copy(&mut input, &mut zip).map_err(|e| write(&e))?;
-        }
-        let mut w = zip.finish().map_err(|e| write(&e))?;
-        w.flush().map_err(|e| write(&e))?;
     }
+    let mut w = tar.into_inner().map_err(|e| write(&e))?;
+    w.flush().map_err(|e| write(&e))?;
+    std::fs::rename(temp.path(), out).map_err(|e| out_err("cannot move into place", &e))?;
+    temp.keep();
+    Ok(())
+}
+
+/// Writes `manifest_json` and `members` (name, contents) as the ZIP `out`: beside it first,
+/// renamed into place once whole.
+pub fn write_zip(
+    out: &Path,
+    manifest_json: &str,
+    members: Vec<(String, Box<dyn Read>)>,
+) -> Result<(), MergeError> {
+    let out_err = |what: &str, e: &dyn std::fmt::Display| {
+        MergeError::Output(format!("{}: {what}: {e}", out.display()))
+    };
+    let write = |e: &dyn std::fmt::Display| out_err("cannot write", e);
+    let temp = crate::cleanup::TempPath::database(crate::cleanup::sibling_temp_path(out));
+    let file = std::fs::File::create_new(temp.path()).map_err(|e| out_err("cannot write", &e))?;
+    let mut zip = zip::ZipWriter::new(std::io::BufWriter::new(file));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .large_file(true);
+    zip.start_file(MANIFEST_NAME, options)
+        .map_err(|e| write(&e))?;
+    zip.write_all(manifest_json.as_bytes())
+        .map_err(|e| write(&e))?;
+    for (name, mut input) in members {
+        zip.start_file(name, options).map_err(|e| write(&e))?;
+        std::io::copy(&mut input, &mut zip).map_err(|e| write(&e))?;
+    }
+    let mut w = zip.finish().map_err(|e| write(&e))?;
+    w.flush().map_err(|e| write(&e))?;
     std::fs::rename(temp.path(), out).map_err(|e| out_err("cannot move into place", &e))?;
     temp.keep();
     Ok(())

@@ -177,6 +177,16 @@ impl Pty {
     }
 }
 
+/// A failed test leaves no sextant behind (it would hold the terminal and inherited locks).
+impl Drop for Pty {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 /// The last 2000 bytes of the screen stream (at a character boundary).
 fn tail(text: &str) -> &str {
     let mut at = text.len().saturating_sub(2000);
@@ -326,4 +336,73 @@ fn a_caught_panic_is_shown_then_printed_once_the_terminal_is_restored() {
     let left = pty.assert_restored(at);
     pty.wait_for("injected fault: the import panicked", left);
     assert_eq!(tmp.entries(), Vec::<String>::new());
+}
+
+#[test]
+fn an_offset_edited_in_the_clock_graph_is_applied_and_written_as_a_new_archive() {
+    let history = TempFile::new("history");
+    let tmp = TempDir::new("pty-tmp");
+    let data = TempDir::new("pty-data");
+    let trace = data.path().join("run.zip");
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.zip"),
+        &trace,
+    )
+    .expect("copying the demo archive");
+    let mut pty = Pty::spawn(
+        &[trace.to_str().expect("utf-8 temp path")],
+        &history,
+        &tmp,
+        &[],
+    );
+    let at = pty.wait_for("events from", 0);
+    pty.send("2");
+    let at = pty.wait_for("edit", at);
+    // phone → watch → app_log.json, then its form.
+    pty.send("\x1b[C");
+    pty.send("\x1b[C");
+    pty.send("e");
+    let at = pty.wait_for("Edit app_log.json", at);
+    // Down to the offset, erase it, type another.
+    for _ in 0..4 {
+        pty.send("\x1b[B");
+    }
+    for _ in 0..11 {
+        pty.send("\x7f");
+    }
+    pty.send("12.3s");
+    pty.send("\r");
+    let at = pty.wait_for("moves +2 s", at);
+    pty.send("\r");
+    let at = pty.wait_for("applied:", at);
+    pty.send("w");
+    // The archive is written beside the trace and renamed into place when complete (the
+    // screen's text arrives as a diff of the last frame, so watch the file).
+    let written = data.path().join("run.edited.zip");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !written.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "{} never written",
+            written.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    pty.send("q");
+    let status = pty.wait_exit("q");
+    assert!(status.success(), "exit status {status}");
+    pty.assert_restored(at);
+    assert_eq!(
+        data.entries(),
+        vec!["run.edited.zip".to_string(), "run.zip".to_string()]
+    );
+    // The new archive holds the edited manifest.
+    let out = Command::new(env!("CARGO_BIN_EXE_sextant"))
+        .arg("manifest")
+        .arg(&written)
+        .output()
+        .expect("running sextant manifest");
+    let manifest = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{manifest}");
+    assert!(manifest.contains("12300000000"), "{manifest}");
 }

@@ -19,6 +19,7 @@ use rusqlite::Connection;
 
 use sextant::import::{ImportError, Session};
 use sextant::tui::app::{App, Effect, Pane};
+use sextant::tui::clock_editor::EditCommand;
 use sextant::tui::event::AppEvent;
 use sextant::tui::importer::{ImportEvent, ImportFailure};
 use sextant::tui::query::{self, QueryEvent, QueryState};
@@ -78,9 +79,14 @@ impl Harness {
                     summary,
                     candidates: session.candidates(),
                 };
+                let manifest = ImportEvent::Manifest {
+                    manifest: session.manifest(),
+                    members: session.member_names(),
+                };
                 h.session = Some(session);
                 h.dbs.push(db);
                 h.send(AppEvent::Import(event));
+                h.send(AppEvent::Import(manifest));
             }
             Err(e) => h.send(AppEvent::Import(ImportEvent::Failed(
                 ImportFailure::from_error(&e),
@@ -107,29 +113,75 @@ impl Harness {
         let mut queue = vec![event];
         while let Some(event) = queue.pop() {
             for effect in self.app.handle(event, self.now) {
-                queue.extend(self.run(effect));
+                // Events an effect answers with arrive in order.
+                let mut answers = self.run(effect);
+                answers.reverse();
+                queue.extend(answers);
             }
         }
     }
 
-    fn run(&mut self, effect: Effect) -> Option<AppEvent> {
+    fn run(&mut self, effect: Effect) -> Vec<AppEvent> {
         match effect {
             Effect::Load(db, request) => {
                 let conn = sextant::db::open_read_only(&db.path).expect("the database opens");
-                Some(AppEvent::Data {
+                vec![AppEvent::Data {
                     generation: db.generation,
                     answer: worker::answer(&conn, &request),
-                })
+                }]
             }
             Effect::RunQuery { db, id, sql } => {
                 let conn = query::open(&db.path).expect("the query connection opens");
-                Some(AppEvent::Query(QueryEvent::Done {
+                vec![AppEvent::Query(QueryEvent::Done {
                     id,
                     result: query::run(&conn, &sql),
                     elapsed: Duration::from_millis(3),
-                }))
+                })]
             }
-            Effect::InterruptQuery => None,
+            Effect::InterruptQuery => Vec::new(),
+            Effect::Edit(command) => {
+                let session = self.session.as_mut().expect("an imported session");
+                match command {
+                    EditCommand::Preview(m) => vec![AppEvent::Import(ImportEvent::Previewed(
+                        session.preview_manifest(&m).map_err(|e| e.to_string()),
+                    ))],
+                    EditCommand::Apply(m) => {
+                        let target = TempFile::new("tui-applied.sqlite");
+                        let never = AtomicBool::new(false);
+                        let events =
+                            match session.apply_manifest(m, target.path(), &mut |_| {}, &never) {
+                                Ok(mut summary) => {
+                                    summary.total_secs = 0.0;
+                                    vec![
+                                        AppEvent::Import(ImportEvent::Applied {
+                                            db: target.0.clone(),
+                                            summary,
+                                            candidates: session.candidates(),
+                                        }),
+                                        AppEvent::Import(ImportEvent::Manifest {
+                                            manifest: session.manifest(),
+                                            members: session.member_names(),
+                                        }),
+                                    ]
+                                }
+                                Err(e) => {
+                                    vec![AppEvent::Import(ImportEvent::ApplyFailed(e.to_string()))]
+                                }
+                            };
+                        self.dbs.push(target);
+                        events
+                    }
+                    EditCommand::Write => {
+                        let out = TempFile::new("tui-written.zip");
+                        let written = session
+                            .write_archive(out.path())
+                            .map(|()| std::path::PathBuf::from("written.zip"))
+                            .map_err(|e| e.to_string());
+                        self.dbs.push(out);
+                        vec![AppEvent::Import(ImportEvent::Written(written))]
+                    }
+                }
+            }
             Effect::Replace(node) => {
                 let target = TempFile::new("tui-replaced.sqlite");
                 let never = AtomicBool::new(false);
@@ -146,7 +198,7 @@ impl Harness {
                     Err(e) => ImportEvent::ReplaceFailed(e.to_string()),
                 };
                 self.dbs.push(target);
-                Some(AppEvent::Import(event))
+                vec![AppEvent::Import(event)]
             }
         }
     }
@@ -889,4 +941,104 @@ fn a_trace_without_samples_has_no_profile_tab_but_5_still_says_why() {
     harness.key(KeyCode::Char('5'));
     let screen = harness.screen();
     assert!(screen.contains("no CPU profile in this trace"), "{screen}");
+}
+
+/// The first start of a slice named `name` in the harness's current database.
+fn first_start(h: &Harness, name: &str) -> i64 {
+    let db = h.app.db.as_ref().expect("a database");
+    let conn = sextant::db::open_read_only(&db.path).expect("opens");
+    conn.query_row("SELECT min(ts) FROM slice WHERE name = ?1", [name], |r| {
+        r.get(0)
+    })
+    .expect("a slice")
+}
+
+#[test]
+fn clock_editor_previews_applies_and_undoes_an_offset() {
+    let mut h = Harness::demo(120, 40);
+    let before = first_start(&h, "upload photo");
+    h.key(KeyCode::Char('2'));
+    // The strip points at the manifest's files; the JSON log is the last.
+    h.key(KeyCode::Left);
+    let screen = h.screen();
+    assert!(screen.contains("edit ◀ app_log.json ▶"), "{screen}");
+    h.key(KeyCode::Char('e'));
+    let screen = h.screen();
+    assert!(
+        screen.contains("Edit app_log.json") && screen.contains("PIN"),
+        "{screen}"
+    );
+    snapshot!("clock_editor_form_120x40", screen);
+    // To the offset (the source clock field is hidden for PIN); 2 s more than the demo's.
+    for _ in 0..4 {
+        h.key(KeyCode::Down);
+    }
+    let form = h.app.clocks.edit.form.clone().expect("the form");
+    let offset: i64 = form.offset.parse().expect("an offset in ns");
+    for _ in 0..form.offset.len() {
+        h.key(KeyCode::Backspace);
+    }
+    h.keys(&(offset + 2_000_000_000).to_string());
+    h.key(KeyCode::Enter);
+    let screen = h.screen();
+    assert!(
+        screen.contains("Preview")
+            && screen.contains("moves +2 s")
+            && screen.contains("does not move"),
+        "{screen}"
+    );
+    snapshot!("clock_editor_preview_120x40", screen);
+    // Nothing moved yet; Enter applies.
+    assert_eq!(first_start(&h, "upload photo"), before);
+    h.key(KeyCode::Enter);
+    assert_eq!(first_start(&h, "upload photo") - before, 2_000_000_000);
+    assert!(h.screen().contains("applied:"), "{}", h.screen());
+    // Undo puts it back.
+    h.key(KeyCode::Char('u'));
+    assert_eq!(first_start(&h, "upload photo"), before);
+    // Write the result as a new archive.
+    h.key(KeyCode::Char('w'));
+    assert!(h.screen().contains("wrote written.zip"), "{}", h.screen());
+}
+
+#[test]
+fn marking_two_slices_of_two_files_aligns_their_starts() {
+    let mut h = Harness::demo(120, 40);
+    h.key(KeyCode::Char('/'));
+    h.keys("getCameraCharacteristics");
+    h.key(KeyCode::Enter);
+    h.key(KeyCode::Char('M'));
+    assert!(
+        h.screen().contains("marked getCameraCharacteristics"),
+        "{}",
+        h.screen()
+    );
+    let target = first_start(&h, "getCameraCharacteristics");
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Char('/'));
+    h.keys("upload photo");
+    h.key(KeyCode::Enter);
+    let upload = match &h.app.timeline.details {
+        sextant::tui::timeline::DetailsView::Ready(d) => d.ts,
+        other => panic!("no details: {other:?}"),
+    };
+    h.key(KeyCode::Char('M'));
+    // The editor opens on the log with the offset that makes the two start together.
+    let screen = h.screen();
+    assert!(
+        screen.contains("Edit app_log.json") && screen.contains("Preview"),
+        "{screen}"
+    );
+    snapshot!("clock_editor_align_120x40", screen);
+    h.key(KeyCode::Enter);
+    let db = h.app.db.as_ref().expect("db");
+    let conn = sextant::db::open_read_only(&db.path).expect("opens");
+    let moved: i64 = conn
+        .query_row(
+            "SELECT ts FROM slice WHERE name = 'upload photo' ORDER BY abs(ts - ?1) LIMIT 1",
+            [target],
+            |r| r.get(0),
+        )
+        .expect("slice");
+    assert_eq!(moved, target, "upload photo was at {upload}");
 }

@@ -11,6 +11,7 @@ use ratatui::layout::Rect;
 use crate::import::{ImportSummary, Progress, Stage};
 
 use super::chooser::{Candidate, ChooserState};
+use super::clock_editor::EditCommand;
 use super::clocks::ClocksState;
 use super::event::AppEvent;
 use super::importer::{ImportEvent, ImportFailure};
@@ -82,6 +83,16 @@ pub enum Effect {
     InterruptQuery,
     /// Put trace time on this clock node.
     Replace(u32),
+    /// Preview or apply a manifest edit, or write the result.
+    Edit(EditCommand),
+}
+
+/// A slice marked on the timeline (`M`): the moment another file's slice is aligned to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pub file: String,
+    pub ts: i64,
+    pub name: String,
 }
 
 /// Progress of the import (or of a trace_time switch).
@@ -159,6 +170,10 @@ pub struct App {
     pub profile: ProfileState,
     pub help_scroll: u16,
     pub quit: bool,
+    /// A slice marked for aligning another file's slice to it.
+    pub mark: Option<Mark>,
+    /// A one-line notice for the status bar (replaces the summary until the next key).
+    pub notice: Option<String>,
     timeline_loading: bool,
     last_reload: Option<Instant>,
     /// How long the last timeline load took: reloads during an import wait three times
@@ -190,6 +205,8 @@ impl App {
             profile: ProfileState::default(),
             help_scroll: 0,
             quit: false,
+            mark: None,
+            notice: None,
             timeline_loading: false,
             last_reload: None,
             last_load_took: Duration::ZERO,
@@ -275,11 +292,13 @@ impl App {
             Pane::Query => self.query.editing,
             Pane::Timeline => self.timeline.editing(),
             Pane::Profile => self.profile.editing,
+            Pane::Clocks => self.clocks.edit.editing(),
             _ => false,
         }
     }
 
     fn on_key(&mut self, key: KeyEvent, now: Instant) -> Vec<Effect> {
+        self.notice = None;
         if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
             self.quit = true;
             return Vec::new();
@@ -319,14 +338,17 @@ impl App {
         let area = ui::body_area(self.size);
         let page = area.height.saturating_sub(4).max(1) as usize;
         match self.pane {
+            Pane::Timeline if key.code == KeyCode::Char('M') && !self.editing() => {
+                self.mark_or_align(now)
+            }
             Pane::Timeline => {
                 let request = self.timeline.on_key(key, area);
                 self.details_effect(request)
             }
-            Pane::Clocks => {
-                self.clocks.on_key(key, page);
-                Vec::new()
-            }
+            Pane::Clocks => match self.clocks.on_key(key, page) {
+                Some(command) => self.edit_effect(command, now),
+                None => Vec::new(),
+            },
             Pane::Stats => {
                 self.stats.on_key(key, page);
                 Vec::new()
@@ -365,6 +387,73 @@ impl App {
             },
             Pane::Help => {
                 help::on_key(&mut self.help_scroll, key);
+                Vec::new()
+            }
+        }
+    }
+
+    fn edit_effect(&mut self, command: EditCommand, now: Instant) -> Vec<Effect> {
+        if matches!(command, EditCommand::Apply(_)) {
+            self.replacing = Some(Running::new(now));
+        }
+        vec![Effect::Edit(command)]
+    }
+
+    /// `M` on the timeline: marks the selected slice; on a slice of another file, proposes
+    /// the offset that makes the two start together (in the clock graph's editor).
+    fn mark_or_align(&mut self, now: Instant) -> Vec<Effect> {
+        use super::timeline::details::Source;
+        use super::timeline::DetailsView;
+        let DetailsView::Ready(d) = &self.timeline.details else {
+            self.notice = Some("select a slice first (Enter), then M marks it".into());
+            return Vec::new();
+        };
+        let file = match &d.source {
+            Source::File(Some(f)) => f.clone(),
+            _ => {
+                self.notice = Some(
+                    "this slice's file is not known (a single-file trace has nothing to align)"
+                        .into(),
+                );
+                return Vec::new();
+            }
+        };
+        match self.mark.clone() {
+            Some(mark) if mark.file != file => {
+                let trace_clock = match &self.clocks.graph {
+                    Some(Ok(g)) => g
+                        .nodes
+                        .iter()
+                        .find(|n| n.trace_time)
+                        .and_then(|n| crate::manifest::clock_id(&n.clock_name)),
+                    _ => None,
+                };
+                let clockless = self.clocks.status_of(&file) == Some("unconverted");
+                let command = self.clocks.edit.align(
+                    &file,
+                    d.ts,
+                    &mark.file,
+                    mark.ts,
+                    trace_clock,
+                    clockless,
+                );
+                self.mark = None;
+                self.pane = Pane::Clocks;
+                match command {
+                    Some(c) => self.edit_effect(c, now),
+                    None => Vec::new(),
+                }
+            }
+            _ => {
+                self.notice = Some(format!(
+                    "marked {} of {file} · M on the slice of another file that happened at the same moment aligns them",
+                    super::sanitize::sanitize(&d.name)
+                ));
+                self.mark = Some(Mark {
+                    file,
+                    ts: d.ts,
+                    name: d.name.clone(),
+                });
                 Vec::new()
             }
         }
@@ -483,6 +572,45 @@ impl App {
                 self.timeline.selection = None;
                 self.timeline.details = Default::default();
                 self.load_all(db, false)
+            }
+            ImportEvent::Manifest { manifest, members } => {
+                self.clocks.edit.set_manifest(manifest, members);
+                Vec::new()
+            }
+            ImportEvent::Previewed(result) => {
+                self.clocks.edit.on_preview(result);
+                Vec::new()
+            }
+            ImportEvent::Applied {
+                db,
+                summary,
+                candidates,
+            } => {
+                self.replacing = None;
+                self.clocks
+                    .edit
+                    .on_applied(summary.events as u64, summary.dropped_events);
+                self.chooser
+                    .set(candidates.iter().map(Candidate::from).collect());
+                self.import = ImportStatus::Done(Some(summary));
+                self.timeline.selection = None;
+                self.timeline.details = Default::default();
+                self.load_all(db, false)
+            }
+            ImportEvent::ApplyFailed(message) => {
+                self.replacing = None;
+                self.clocks.edit.on_apply_failed(message);
+                Vec::new()
+            }
+            ImportEvent::Written(result) => {
+                self.clocks.edit.message = Some(match result {
+                    Ok(path) => Ok(format!(
+                        "wrote {} (the files and the edited manifest)",
+                        path.display()
+                    )),
+                    Err(e) => Err(format!("not written: {e}")),
+                });
+                Vec::new()
             }
             ImportEvent::ReplaceFailed(message) => {
                 self.replacing = None;

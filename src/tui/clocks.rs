@@ -10,6 +10,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use ratatui::Frame;
 use rusqlite::Connection;
 
+use super::clock_editor::{self, EditCommand, EditState};
 use super::format;
 use super::sanitize::sanitize;
 use super::theme::Theme;
@@ -130,10 +131,21 @@ pub fn edge_source(source: &str) -> &str {
 pub struct ClocksState {
     pub graph: Option<Result<ClockGraph, String>>,
     pub scroll: usize,
+    /// Editing the manifest: machine names and syncs.
+    pub edit: EditState,
 }
 
 impl ClocksState {
-    pub fn on_key(&mut self, key: KeyEvent, page: usize) {
+    /// Keys of the pane; returns work for the import thread (an edit's preview, applying
+    /// it, writing an archive).
+    pub fn on_key(&mut self, key: KeyEvent, page: usize) -> Option<EditCommand> {
+        let editor_keys = matches!(
+            key.code,
+            KeyCode::Left | KeyCode::Right | KeyCode::Enter | KeyCode::Char('e' | 'u' | 'w')
+        );
+        if self.edit.editing() || editor_keys {
+            return self.edit.on_key(key);
+        }
         match key.code {
             KeyCode::Down | KeyCode::Char('j') => self.scroll += 1,
             KeyCode::Up | KeyCode::Char('k') => self.scroll = self.scroll.saturating_sub(1),
@@ -142,6 +154,18 @@ impl ClocksState {
             KeyCode::Home | KeyCode::Char('g') => self.scroll = 0,
             _ => {}
         }
+        None
+    }
+
+    /// How a file is placed now (`unconverted`: no clock of its own).
+    pub fn status_of(&self, file: &str) -> Option<&str> {
+        let Some(Ok(g)) = &self.graph else {
+            return None;
+        };
+        g.files
+            .iter()
+            .find(|f| f.file == file)
+            .map(|f| f.status.as_str())
     }
 }
 
@@ -248,7 +272,16 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &ClocksState, theme: &Theme) {
         .iter()
         .find(|n| n.trace_time)
         .map_or("(none)", |n| n.label.as_str());
-    let [head, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+    let [head, body, foot] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(0),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    frame.render_widget(
+        Paragraph::new(clock_editor::strip(&state.edit, theme)),
+        foot,
+    );
     frame.render_widget(
         Paragraph::new(Line::from(vec![
             Span::raw("  trace time is on "),
@@ -315,4 +348,5 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &ClocksState, theme: &Theme) {
             body,
         );
     }
+    clock_editor::draw(frame, body, &state.edit, theme);
 }

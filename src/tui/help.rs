@@ -36,12 +36,22 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ("0", "fit the whole trace"),
             ("/", "search slice names; n N next / previous match"),
             ("Esc", "clear the selection"),
+            ("M", "mark the selected slice; M on a slice of another file opens the clock editor with that file moved so both start together"),
             ("mouse", "click selects a slice, reads a counter or opens a group; wheel zooms at the pointer, Shift-wheel pans"),
         ],
     ),
     (
         "Clock graph (2)",
-        &[("j k, PgDn PgUp, g", "scroll")],
+        &[
+            ("j k, PgDn PgUp, g", "scroll"),
+            ("← →", "the file to edit"),
+            ("e, Enter", "edit its machine name and how it syncs (sync, reference file and clock, offset)"),
+            ("↑ ↓, Tab, ← →", "in the editor: field, then choice"),
+            ("Enter", "in the editor: preview where every file lands and what drops; Enter again applies (no re-parse)"),
+            ("Esc", "in the editor: back to the form, then close"),
+            ("u", "undo the last applied edit"),
+            ("w", "write the files and the manifest in effect as a new archive (<name>.edited.zip)"),
+        ],
     ),
     (
         "Stats (3)",

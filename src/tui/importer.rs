@@ -8,7 +8,10 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use crate::import::{ImportError, ImportSummary, Progress, Session, TraceTimeCandidate};
+use crate::import::{
+    FilePreview, ImportError, ImportSummary, Progress, Session, TraceTimeCandidate,
+};
+use crate::manifest::Manifest;
 use crate::source;
 
 use super::event::AppEvent;
@@ -81,11 +84,34 @@ pub enum ImportEvent {
         candidates: Vec<TraceTimeCandidate>,
     },
     ReplaceFailed(String),
+    /// The manifest in effect (after the import, and after each switch or edit), with the
+    /// trace files' member names.
+    Manifest {
+        manifest: Manifest,
+        members: Vec<String>,
+    },
+    /// Where each file would land with an edited manifest.
+    Previewed(Result<Vec<FilePreview>, String>),
+    /// An edited manifest was applied: `db` replaces the previous database.
+    Applied {
+        db: PathBuf,
+        summary: ImportSummary,
+        candidates: Vec<TraceTimeCandidate>,
+    },
+    ApplyFailed(String),
+    /// The files and the manifest were written to this new archive.
+    Written(Result<PathBuf, String>),
 }
 
 pub enum Command {
     /// Put trace time on this `__sextant_clock_node`.
     Replace(u32),
+    /// Say where each file would land with this manifest.
+    Preview(Manifest),
+    /// Re-place every file with this manifest.
+    Apply(Manifest),
+    /// Write the files and the manifest in effect as a new archive beside the input.
+    Write,
 }
 
 /// The app's side of the importer thread.
@@ -133,8 +159,12 @@ impl Importer {
     }
 
     pub fn replace(&self, node: u32) {
+        self.command(Command::Replace(node));
+    }
+
+    pub fn command(&self, command: Command) {
         if let Some(commands) = &self.commands {
-            let _ = commands.send(Command::Replace(node));
+            let _ = commands.send(command);
         }
     }
 
@@ -224,35 +254,117 @@ fn run(
     ) {
         return;
     }
+    let manifest_event = |session: &Session| ImportEvent::Manifest {
+        manifest: session.manifest(),
+        members: session.member_names(),
+    };
+    if !send(&events, manifest_event(&session)) {
+        return;
+    }
     let mut next = 1u32;
-    while let Ok(Command::Replace(node)) = commands.recv() {
+    while let Ok(command) = commands.recv() {
         let target = dir.join(format!("trace-{next}.sqlite"));
-        next += 1;
         let mut progress = |p: &Progress| {
             let _ = events.send(AppEvent::Import(ImportEvent::Progress(p.clone())));
         };
-        match session.replace(node, &target, &mut progress, cancel) {
-            Ok(summary) => {
-                let old = std::mem::replace(&mut db, target.clone());
-                if !send(
-                    &events,
-                    ImportEvent::Replaced {
-                        db: target,
-                        summary,
-                        candidates: session.candidates(),
-                    },
-                ) {
-                    return;
-                }
-                // Readers still holding it keep reading their open file (POSIX unlink).
-                remove_db(&old);
+        let done = match command {
+            Command::Preview(m) => {
+                let preview = session.preview_manifest(&m).map_err(|e| e.to_string());
+                send(&events, ImportEvent::Previewed(preview))
             }
-            Err(e) => {
-                remove_db(&target);
-                if !send(&events, ImportEvent::ReplaceFailed(e.to_string())) {
-                    return;
+            Command::Write => {
+                let out = edited_path(&input);
+                let written = session
+                    .write_archive(&out)
+                    .map(|()| out)
+                    .map_err(|e| e.to_string());
+                send(&events, ImportEvent::Written(written))
+            }
+            Command::Replace(node) => {
+                next += 1;
+                match session.replace(node, &target, &mut progress, cancel) {
+                    Ok(summary) => {
+                        let old = std::mem::replace(&mut db, target.clone());
+                        let ok = send(
+                            &events,
+                            ImportEvent::Replaced {
+                                db: target,
+                                summary,
+                                candidates: session.candidates(),
+                            },
+                        );
+                        // Readers still holding it keep reading their open file (POSIX
+                        // unlink).
+                        remove_db(&old);
+                        ok && send(&events, manifest_event(&session))
+                    }
+                    Err(e) => {
+                        remove_db(&target);
+                        send(&events, ImportEvent::ReplaceFailed(e.to_string()))
+                    }
                 }
             }
+            Command::Apply(m) => {
+                next += 1;
+                match session.apply_manifest(m, &target, &mut progress, cancel) {
+                    Ok(summary) => {
+                        let old = std::mem::replace(&mut db, target.clone());
+                        let ok = send(
+                            &events,
+                            ImportEvent::Applied {
+                                db: target,
+                                summary,
+                                candidates: session.candidates(),
+                            },
+                        );
+                        remove_db(&old);
+                        ok && send(&events, manifest_event(&session))
+                    }
+                    Err(e) => {
+                        remove_db(&target);
+                        send(&events, ImportEvent::ApplyFailed(e.to_string()))
+                    }
+                }
+            }
+        };
+        if !done {
+            return;
         }
+    }
+}
+
+/// A new archive's path beside the input (or in the working directory for the demo):
+/// `NAME.edited.zip`, numbered when that exists, so nothing is ever written over.
+fn edited_path(input: &Input) -> PathBuf {
+    let (dir, stem) = match input {
+        Input::Paths(paths) => {
+            let first = paths.first().cloned().unwrap_or_default();
+            let dir = first.parent().map(Path::to_path_buf).unwrap_or_default();
+            let stem = first
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "merge".into());
+            (dir, stem)
+        }
+        Input::Bytes { name, .. } => (
+            PathBuf::new(),
+            Path::new(name)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "merge".into()),
+        ),
+    };
+    let mut n = 1;
+    loop {
+        let name = if n == 1 {
+            format!("{stem}.edited.zip")
+        } else {
+            format!("{stem}.edited-{n}.zip")
+        };
+        let path = dir.join(name);
+        if !path.exists() {
+            return path;
+        }
+        n += 1;
     }
 }

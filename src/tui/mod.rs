@@ -5,7 +5,8 @@
 
 pub mod app;
 pub mod chooser;
-pub mod clocks;
+pub mod clock_editor;
+mod clocks;
 pub mod event;
 pub mod format;
 pub mod help;
@@ -64,6 +65,11 @@ impl Threads {
                 Effect::RunQuery { db, id, sql } => self.query.run(&db, id, sql),
                 Effect::InterruptQuery => self.query.interrupt(),
                 Effect::Replace(node) => self.importer.replace(node),
+                Effect::Edit(command) => self.importer.command(match command {
+                    clock_editor::EditCommand::Preview(m) => importer::Command::Preview(m),
+                    clock_editor::EditCommand::Apply(m) => importer::Command::Apply(m),
+                    clock_editor::EditCommand::Write => importer::Command::Write,
+                }),
             }
         }
     }

@@ -206,6 +206,10 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
                 ),
                 Span::styled("  · q quits", theme.dim()),
             ]),
+            ImportStatus::Done(_) if app.notice.is_some() => Line::styled(
+                format!(" {}", app.notice.as_deref().unwrap_or_default()),
+                theme.key(),
+            ),
             ImportStatus::Done(summary) => {
                 let what = match summary {
                     Some(s) => format!(

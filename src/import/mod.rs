@@ -13,11 +13,18 @@ use crate::clock::report::{self, Report};
 use crate::clock::{self, Context, Format, ManifestClocks, ManifestEdge, Placement, Plan};
 use crate::db::{self, ImportFacts, TraceFileRow};
 use crate::ir::{
-    clocks, ClockDomain, Event, MachineId, MetaValue, Sink, StatKey, NO_FILE, NO_MACHINE,
+    clocks, ClockDomain, Event, MachineId, MachineRegistry, MetaValue, Sink, StatKey, NO_FILE,
+    NO_MACHINE,
 };
 use crate::manifest::{self, Manifest, ManifestError};
 use crate::parse::{self, FileContext, MachineScope, ParseError};
 use crate::source::{self, Fault, Kind, SourceError, TraceFile};
+
+mod edit;
+mod manifest_setup;
+
+pub use edit::FilePreview;
+use manifest_setup::ManifestSetup;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
@@ -101,6 +108,11 @@ pub struct Session {
     summary: ImportSummary,
     candidates: Vec<TraceTimeCandidate>,
     started: Instant,
+    /// The manifest in effect (read from the input, or set by [`Session::apply_manifest`]).
+    manifest: Option<Manifest>,
+    /// Where each file's bytes are, to write them again (`None` for containers).
+    data: Vec<Option<source::Data>>,
+    input_name: String,
 }
 
 /// Imports the trace at `input` into a new SQLite database at `db_path`.
@@ -409,6 +421,9 @@ impl Session {
             summary,
             candidates: Vec::new(),
             started,
+            manifest: setup.manifest,
+            data: files.iter().map(|f| f.data.clone()).collect(),
+            input_name: input_name.to_string(),
         })
     }
 
@@ -762,214 +777,5 @@ fn order_ties_by_queue(sink: &mut Sink) {
         }
         previous = Some(events[end - 1].ord);
         start = end;
-    }
-}
-
-/// A manifest file's bytes (it is small, and needed whole).
-fn read_manifest(file: &TraceFile, name: &str) -> Result<Vec<u8>, ImportError> {
-    let read_error = |error| {
-        ImportError::Source(SourceError::Read {
-            path: name.to_string(),
-            error,
-        })
-    };
-    let Some(data) = &file.data else {
-        return Ok(Vec::new());
-    };
-    let mut opened = data.open().map_err(read_error)?;
-    let bytes = source::read_bounded(&mut opened.reader, MAX_MANIFEST_BYTES, "the manifest")
-        .map_err(read_error)?;
-    if let Some(fault) = opened.monitor.fault() {
-        return Err(ImportError::Source(SourceError::Corrupt {
-            name: name.to_string(),
-            problem: fault.describe(),
-        }));
-    }
-    Ok(bytes)
-}
-
-/// The manifest of an input (if any), checked and resolved against the files.
-struct ManifestSetup {
-    manifest: Option<Manifest>,
-    clocks: ManifestClocks,
-    /// The manifest file's size.
-    manifest_size: u64,
-}
-
-/// A manifest larger than this is refused (real ones are a few KB).
-const MAX_MANIFEST_BYTES: u64 = 16 << 20;
-
-impl ManifestSetup {
-    fn read(
-        files: &[TraceFile],
-        names: &[String],
-        sink: &mut Sink,
-    ) -> Result<ManifestSetup, ImportError> {
-        let manifests: Vec<usize> = (0..files.len())
-            .filter(|&i| files[i].kind == Kind::Manifest)
-            .collect();
-        let none = ManifestSetup {
-            manifest: None,
-            clocks: ManifestClocks::default(),
-            manifest_size: 0,
-        };
-        let Some(&at) = manifests.first() else {
-            return Ok(none);
-        };
-        let fail = |error| ImportError::Manifest {
-            file: names[at].clone(),
-            error,
-        };
-        let is_trace = |f: &TraceFile| !f.kind.is_container() && f.kind != Kind::Manifest;
-        if files[..at].iter().any(is_trace) {
-            return Err(fail(ManifestError::NotFirst));
-        }
-        let bytes = read_manifest(&files[at], &names[at])?;
-        let m = manifest::parse(&bytes).map_err(fail)?;
-        m.check_references().map_err(fail)?;
-        // An override naming a member that is itself an archive or a manifest is refused
-        // (even a second manifest: Trace Processor meets the override first).
-        for entry in &m.files {
-            let has_override = entry.clocks.is_some() || entry.base_machine().is_some();
-            // Decompressed streams have no name and never match an entry.
-            let is_container = files.iter().any(|f| {
-                f.name.as_deref().is_some_and(|n| !n.is_empty())
-                    && f.name.as_deref() == Some(entry.path.as_str())
-                    && (f.kind.is_container() || f.kind == Kind::Manifest)
-            });
-            if has_override && is_container {
-                return Err(fail(ManifestError::OverrideOnContainer {
-                    path: entry.path.clone(),
-                }));
-            }
-        }
-        if manifests.len() > 1 {
-            return Err(fail(ManifestError::MultipleManifests));
-        }
-        for (key, value) in &m.attributes {
-            let value = match value {
-                manifest::AttrValue::Int(v) => MetaValue::Int(*v),
-                manifest::AttrValue::Str(s) => MetaValue::Str(s.clone()),
-            };
-            sink.current_file = NO_FILE;
-            sink.metadata(format!("manifest_attribute.{key}"), NO_MACHINE, value);
-        }
-        for name in m.machine_names() {
-            sink.machine_registry.named(name);
-        }
-        let file_index = |path: &str| {
-            files
-                .iter()
-                .position(|f| {
-                    !path.is_empty() && f.name.as_deref() == Some(path) && !f.kind.is_container()
-                })
-                .map(|i| i as u32)
-        };
-        let registry = &mut sink.machine_registry;
-        // The machine a manifest reference means: a named machine of the file, its base
-        // machine, or the host.
-        let mut machine_of = |file: Option<&str>, machine: Option<&str>| -> MachineId {
-            if let Some(name) = machine {
-                return registry.named(name);
-            }
-            let base = file.and_then(|f| m.entry(f)).and_then(|e| e.base_machine());
-            match base {
-                Some(name) => registry.named(name),
-                None if file.is_none() && !registry.is_empty() => 0,
-                None => registry.host(),
-            }
-        };
-        let mut clocks = ManifestClocks::default();
-        if let Some(tt) = &m.trace_time {
-            let machine = machine_of(tt.file.as_deref(), tt.machine.as_deref());
-            clocks.trace_time = Some(clock::builtin(machine, tt.clock));
-        }
-        for entry in &m.files {
-            let Some(over) = &entry.clocks else { continue };
-            let index = file_index(&entry.path);
-            let from = match over.clock {
-                Some(c) => {
-                    clock::builtin(machine_of(Some(&entry.path), over.machine.as_deref()), c)
-                }
-                None => {
-                    let Some(index) = index else {
-                        return Err(fail(ManifestError::CouldNotResolveFile {
-                            file: entry.path.clone(),
-                        }));
-                    };
-                    clock::file_timeline(index, machine_of(Some(&entry.path), None))
-                }
-            };
-            let target = &over.sync_to;
-            let to = match target.clock {
-                Some(c) => {
-                    clock::builtin(machine_of(Some(&target.file), target.machine.as_deref()), c)
-                }
-                None => {
-                    let Some(ti) = file_index(&target.file) else {
-                        return Err(fail(ManifestError::CouldNotResolveFile {
-                            file: target.file.clone(),
-                        }));
-                    };
-                    clock::file_timeline(ti, machine_of(Some(&target.file), None))
-                }
-            };
-            clocks.edges.push(ManifestEdge {
-                from,
-                to,
-                offset_ns: over.offset_ns,
-                file: index.unwrap_or(u32::MAX),
-            });
-        }
-        Ok(ManifestSetup {
-            manifest: Some(m),
-            clocks,
-            manifest_size: bytes.len() as u64,
-        })
-    }
-
-    /// The manifest pins this file's private timeline (a `clocks` override without `clock`).
-    fn is_pinned(&self, name: Option<&str>) -> bool {
-        self.manifest
-            .as_ref()
-            .zip(name)
-            .and_then(|(m, n)| m.entry(n))
-            .and_then(|e| e.clocks.as_ref())
-            .is_some_and(|c| c.clock.is_none())
-    }
-
-    /// The parser context of a file: its base machine and what its packets may say.
-    fn context(&self, index: u32, name: Option<&str>, sink: &mut Sink) -> FileContext {
-        let entry = self
-            .manifest
-            .as_ref()
-            .zip(name.filter(|n| !n.is_empty()))
-            .and_then(|(m, n)| m.entry(n));
-        let registry = &mut sink.machine_registry;
-        let Some(entry) = entry else {
-            return FileContext::new(index, registry.host());
-        };
-        let machine = match entry.base_machine() {
-            Some(name) => registry.named(name),
-            None => registry.host(),
-        };
-        let machines = if let Some(list) = &entry.machines {
-            MachineScope::Remap(
-                list.iter()
-                    .map(|m| (m.id, registry.named(&m.name)))
-                    .collect(),
-            )
-        } else if entry.machine.is_some() {
-            MachineScope::Single
-        } else if entry.clocks.as_ref().is_some_and(|c| c.clock.is_none()) {
-            MachineScope::Pinned
-        } else {
-            MachineScope::Free
-        };
-        FileContext {
-            file: index,
-            machine,
-            machines,
-        }
     }
 }
