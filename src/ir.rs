@@ -407,12 +407,14 @@ pub struct ProcessRef {
 }
 
 /// Bytes and packets of one kind in a trace file: the TracePacket field their payload came
-/// in, and for TrackEvents also their category and name (the `annotation` arg set).
+/// in, and for TrackEvents also their category and name (columns, not an arg set: the
+/// reference keeps no such rows in `args`, so they would skew every count of it).
 #[derive(Clone, Copy, Debug)]
 pub struct ProtoContent {
     pub file: u32,
     pub path: &'static str,
-    pub annotation: ArgsRef,
+    pub category: StrId,
+    pub name: StrId,
     pub size: u64,
     pub count: u64,
 }
