@@ -407,14 +407,12 @@ pub struct ProcessRef {
 }
 
 /// Bytes and packets of one kind in a trace file: the TracePacket field their payload came
-/// in, and for TrackEvents also their category and name (columns, not an arg set: the
-/// reference keeps no such rows in `args`, so they would skew every count of it).
+/// in, and for TrackEvents also their category and name (the `annotation` arg set).
 #[derive(Clone, Copy, Debug)]
 pub struct ProtoContent {
     pub file: u32,
     pub path: &'static str,
-    pub category: StrId,
-    pub name: StrId,
+    pub annotation: ArgsRef,
     pub size: u64,
     pub count: u64,
 }

@@ -282,7 +282,8 @@ fn proto_content_counts_bytes_per_payload_and_per_track_event_name() {
     let (conn, _db) = import("track_event_merged_debug_annotations_args");
     let got = rows(
         &conn,
-        "select c.path, c.count, c.category, c.name
+        "select c.path, c.count, extract_arg(c.arg_set_id, 'event.category'),
+                extract_arg(c.arg_set_id, 'event.name')
          from __sextant_proto_content c order by c.path, c.size desc",
     );
     assert_eq!(

@@ -263,8 +263,7 @@ mod tests {
                     contents.push(ProtoContent {
                         file: 0,
                         path: "TracePacket.track_event",
-                        category: key,
-                        name: NULL_STR,
+                        annotation: set(4 * n + i),
                         size: 1,
                         count: 1,
                     });
@@ -295,7 +294,8 @@ mod tests {
                        SELECT dimension_arg_set_id FROM __intrinsic_track UNION ALL
                        SELECT arg_set_id FROM flow UNION ALL
                        SELECT arg_set_id FROM _trace_import_logs UNION ALL
-                       SELECT arg_set_id FROM __intrinsic_state) s
+                       SELECT arg_set_id FROM __intrinsic_state UNION ALL
+                       SELECT arg_set_id FROM __sextant_proto_content) s
                      WHERE s.arg_set_id NOT IN (SELECT arg_set_id FROM args)",
                 ]
                 .map(count);
@@ -305,8 +305,8 @@ mod tests {
             });
             let n = n as i64;
             // Tracks share dimension sets with nothing else; the other sets are all
-            // different: 2n identity sets + n track sets + 3n finishing sets.
-            assert_eq!(counts, [n, n, n, n, n, n, n, 6 * n, 0], "live: {live}");
+            // different: 2n identity sets + n track sets + 4n finishing sets.
+            assert_eq!(counts, [n, n, n, n, n, n, n, 7 * n, 0], "live: {live}");
         }
     }
 

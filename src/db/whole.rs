@@ -253,13 +253,13 @@ impl TableWriter<'_> {
 
     fn proto_content(&mut self, sink: &Sink) -> Result<(), DbError> {
         for (id, c) in sink.proto_content.iter().enumerate() {
+            let args = self.arg_set(c.annotation, sink)?;
             self.row(Table::ProtoContent, |row| {
                 row.int(id as i64);
                 row.text(Some(c.path));
                 row.int(c.size as i64);
                 row.int(c.count as i64);
-                row.text(sink.strings.get(c.category));
-                row.text(sink.strings.get(c.name));
+                row.opt_int(args);
                 row.int(c.file);
             })?;
         }

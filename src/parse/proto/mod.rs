@@ -1053,8 +1053,7 @@ impl Parser<'_> {
             self.sink.proto_content.push(ProtoContent {
                 file,
                 path,
-                category: NULL_STR,
-                name: NULL_STR,
+                annotation: NO_ARGS,
                 size,
                 count,
             });
@@ -1062,11 +1061,22 @@ impl Parser<'_> {
         let mut events: Vec<((StrId, StrId), (u64, u64))> = self.event_content.drain().collect();
         events.sort_unstable_by_key(|(_, (size, _))| std::cmp::Reverse(*size));
         for ((category, name), (size, count)) in events {
+            let value = |s: StrId| {
+                if s == NULL_STR {
+                    ArgValue::Null
+                } else {
+                    ArgValue::Str(s)
+                }
+            };
+            let annotation = [
+                self.sink.arg("event.category", value(category)),
+                self.sink.arg("event.name", value(name)),
+            ];
+            let annotation = self.sink.args.push(&annotation);
             self.sink.proto_content.push(ProtoContent {
                 file,
                 path: "TracePacket.track_event",
-                category,
-                name,
+                annotation,
                 size,
                 count,
             });
