@@ -180,6 +180,13 @@ impl Harness {
                         self.dbs.push(out);
                         vec![AppEvent::Import(ImportEvent::Written(written))]
                     }
+                    EditCommand::WriteManifest => {
+                        // The JSON the importer thread writes (the pty test writes the file).
+                        let json = sextant::merge::to_json(&session.manifest());
+                        assert!(json.contains("perfetto_manifest"), "{json}");
+                        let path = std::path::PathBuf::from("written.manifest.json");
+                        vec![AppEvent::Import(ImportEvent::Written(Ok(path)))]
+                    }
                 }
             }
             Effect::Replace(node) => {
