@@ -302,7 +302,7 @@ impl<'t> TableWriter<'t> {
         let set: Vec<Arg> = extra
             .iter()
             .map(|&(key, value)| Arg {
-                flat_key: key,
+                flat_key: sink.flat_keys.get(&key).copied().unwrap_or(key),
                 key,
                 value,
             })

@@ -4,8 +4,10 @@
 //! search over slice names. Every frame costs the same at any zoom: see [`index`].
 
 pub mod details;
+mod flows;
 pub mod index;
 pub mod load;
+pub mod ml;
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -961,6 +963,7 @@ pub fn draw(
             }
         }
     }
+    flows::draw_flows(buf, &geo, &cols, data, state, &all, theme);
     if let Some(rect) = geo.details {
         draw_details(frame, rect, state, theme);
     }
@@ -1205,8 +1208,11 @@ fn draw_details(frame: &mut Frame, rect: Rect, state: &TimelineState, theme: &Th
         )],
         DetailsView::Ready(d) => {
             let start = state.data.as_ref().map_or(0, |d| d.start);
+            // Names (a GPU kernel's C++ signature) take two lines at most, so the flows and
+            // args still show.
+            let room = (rect.width as usize * 3 / 2).saturating_sub(24).max(16);
             let mut lines = vec![Line::from(vec![
-                Span::styled(format!(" {}", d.name), theme.title()),
+                Span::styled(format!(" {}", truncate(&d.name, room)), theme.title()),
                 Span::styled(
                     d.category
                         .as_ref()
@@ -1274,7 +1280,7 @@ fn draw_details(frame: &mut Frame, rect: Rect, state: &TimelineState, theme: &Th
                     flows.push(Span::raw(format!(
                         "{}{arrow} {} ({})",
                         if i > 0 { " · " } else { "" },
-                        f.name,
+                        truncate(&f.name, (rect.width as usize / 2).max(16)),
                         format::offset(f.ts - start)
                     )));
                 }
