@@ -14,9 +14,15 @@ const PROTO_FILES: &[&str] = &[
     "protos/interned_data.proto",
     "protos/ftrace.proto",
     "protos/system.proto",
+    "protos/chrome.proto",
+    "protos/descriptor.proto",
     "protos/profile_common.proto",
     "protos/profiling.proto",
 ];
+
+/// TrackEvent and the Chrome messages it carries, for reflection into args (not bindings):
+/// compiled into a FileDescriptorSet the binary embeds (`reflected.descriptor`).
+const REFLECTED_FILES: &[&str] = &["track_event.proto", "chrome_track_event.proto"];
 
 fn main() -> Result<(), Box<dyn Error>> {
     println!("cargo:rerun-if-changed=protos");
@@ -27,6 +33,12 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     let fds = protox::compile(PROTO_FILES, ["protos"]).map_err(|e| format!("{e:?}"))?;
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR")?);
+    let reflected =
+        protox::compile(REFLECTED_FILES, ["protos/reflected"]).map_err(|e| format!("{e:?}"))?;
+    std::fs::write(
+        out.join("reflected.descriptor"),
+        prost::Message::encode_to_vec(&reflected),
+    )?;
     std::fs::write(out.join("wire_table.rs"), wire_table(&fds.file)?)?;
     prost_build::Config::new().compile_fds(fds)?;
     Ok(())

@@ -221,6 +221,19 @@ impl ArgArena {
         id
     }
 
+    /// Gives a stored set new content (Trace Processor's end-of-trace arg translation):
+    /// the set keeps its id, its args move to the end of the arena.
+    pub fn replace(&mut self, id: ArgsRef, args: &[Arg]) {
+        if id == NO_ARGS || id as usize >= self.sets.len() {
+            return;
+        }
+        let fresh = self.push(args);
+        if fresh != NO_ARGS {
+            self.sets[id as usize] = self.sets[fresh as usize];
+            self.sets.pop();
+        }
+    }
+
     pub fn get(&self, id: ArgsRef) -> &[Arg] {
         match self.sets.get(id as usize) {
             Some(&(start, len)) => &self.args[start as usize..(start + len) as usize],
@@ -809,8 +822,71 @@ pub enum EventData {
     },
     /// A `thread_state` row (and maybe a `sched` row) stated by the trace.
     ThreadState(Box<ThreadStateEvent>),
+    /// An Android log line (`android_logs`); Chrome's TrackEvent log messages too.
+    AndroidLog(Box<LogLine>),
+    /// A Chrome event kept raw (`chrome_raw`): legacy metadata, text, unknown phases.
+    ChromeRaw(Box<ChromeRaw>),
+    /// A process name at a given priority (Trace Processor's process name priorities:
+    /// 1 Chrome process label, 2 descriptor, 3 Chrome renderer label, 4 system).
+    ProcessName {
+        process: ProcessRef,
+        name: StrId,
+        priority: u8,
+    },
+    /// Args added to a process's arg set.
+    ProcessArgs {
+        process: ProcessRef,
+        args: ArgsRef,
+    },
     /// A profiler's sample (see `model::stack_profile`).
     Profile(ProfileSample),
+}
+
+/// One `chrome_raw` row before its thread is resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ChromeRaw {
+    pub machine: MachineId,
+    /// The thread it came from; none: the machine's idle thread (utid 0 on the host).
+    pub thread: Option<ThreadRef>,
+    pub name: StrId,
+    pub args: ArgsRef,
+}
+
+/// One `android_logs` row before its thread is resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LogLine {
+    pub thread: ThreadRef,
+    pub prio: i64,
+    /// NULL when the event had no tag (an empty tag is kept).
+    pub tag: StrId,
+    pub msg: StrId,
+}
+
+/// What TranslationTable packets (and deobfuscation mappings) say: hashed names and the
+/// names they stand for, slice and process track names to replace.
+#[derive(Default)]
+pub struct Translations {
+    pub histogram: FxHashMap<u64, StrId>,
+    pub user_event: FxHashMap<u64, StrId>,
+    pub performance_mark_site: FxHashMap<u64, StrId>,
+    pub performance_mark: FxHashMap<u64, StrId>,
+    pub study: FxHashMap<u64, StrId>,
+    pub slice_name: FxHashMap<StrId, StrId>,
+    pub process_track_name: FxHashMap<StrId, StrId>,
+    /// Obfuscated Java class name → real one.
+    pub deobfuscated_classes: FxHashMap<StrId, StrId>,
+}
+
+impl Translations {
+    /// No table gives any arg a name (slice and track renames aside).
+    pub fn is_empty(&self) -> bool {
+        self.histogram.is_empty()
+            && self.user_event.is_empty()
+            && self.performance_mark_site.is_empty()
+            && self.performance_mark.is_empty()
+            && self.study.is_empty()
+            && self.deobfuscated_classes.is_empty()
+    }
 }
 
 /// A sample of a profiler; its callsite is already interned in [`Sink::stack_profile`].
@@ -967,6 +1043,16 @@ pub struct Descriptor {
     pub sibling_order_rank: Option<i32>,
     /// The describing sequence had `first_packet_on_sequence`.
     pub has_first_packet_on_sequence: bool,
+    /// `sibling_merge_behavior` enum (0 unspecified / 1 by name, 2 none, 3 by key).
+    pub sibling_merge_behavior: i32,
+    pub sibling_merge_key: Option<MergeKeyValue>,
+}
+
+/// A TrackDescriptor's `sibling_merge_key` (string or int).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MergeKeyValue {
+    Str(StrId),
+    Int(u64),
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -1042,6 +1128,10 @@ pub struct Sink {
     /// (first ord, queue): 0 for most events, one queue per cpu for ftrace bundles. Ties
     /// in time are ordered as its queue merge orders them (see `import::sort_events`).
     pub queue_runs: Vec<(u32, u32)>,
+    /// TranslationTable packets' names (see [`Translations`]).
+    pub translations: Translations,
+    /// Flat keys of process/thread arg keys with array indices (`a[0]` → `a`).
+    pub flat_keys: FxHashMap<StrId, StrId>,
     /// Callsites, frames, mappings and symbols of the profiles (`model::stack_profile`).
     pub stack_profile: crate::model::StackProfile,
     /// What became of the events each parser read, by file (see [`Sink::begin_input`]).

@@ -392,14 +392,46 @@ fn an_offset_edited_in_the_clock_graph_is_applied_and_written_as_a_new_archive()
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+    // And the manifest alone.
+    pty.send("W");
+    let json = data.path().join("run.edited.manifest.json");
+    while !json.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "{} never written",
+            json.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     pty.send("q");
     let status = pty.wait_exit("q");
     assert!(status.success(), "exit status {status}");
     pty.assert_restored(at);
     assert_eq!(
         data.entries(),
-        vec!["run.edited.zip".to_string(), "run.zip".to_string()]
+        vec![
+            "run.edited.manifest.json".to_string(),
+            "run.edited.zip".to_string(),
+            "run.zip".to_string()
+        ]
     );
+    let saved = std::fs::read_to_string(&json).expect("the manifest written");
+    assert!(saved.contains("12300000000"), "{saved}");
+    // The edited archive's app log lands exactly 2 s later than the original's.
+    let first = |archive: &std::path::Path| -> i64 {
+        let out = Command::new(env!("CARGO_BIN_EXE_sextant"))
+            .arg("query")
+            .arg(archive)
+            .arg("SELECT min(ts) FROM slice WHERE name = 'upload photo'")
+            .output()
+            .expect("running sextant query");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.lines()
+            .nth(1)
+            .and_then(|l| l.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no ts in {text:?}"))
+    };
+    assert_eq!(first(&written) - first(&trace), 2_000_000_000);
     // The new archive holds the edited manifest.
     let out = Command::new(env!("CARGO_BIN_EXE_sextant"))
         .arg("manifest")

@@ -216,10 +216,23 @@ fn experimental_slice_layout_packs_the_given_tracks() {
         ),
         table(&[["0", "0"], ["1", "0"], ["2", "0"]])
     );
-    // Only the named tracks are laid out.
+    // Only the named tracks are laid out (the three unnamed tracks take their first
+    // slice's name and, never overlapping, merge into one).
     assert_eq!(
-        rows(&conn, "select id from experimental_slice_layout('2')"),
-        table(&[["2"]])
+        rows(&conn, "select count(distinct track_id) from slice"),
+        table(&[["1"]])
+    );
+    let track = rows(&conn, "select track_id from slice where id = 2")[0][0].clone();
+    assert_eq!(
+        rows(
+            &conn,
+            &format!("select id from experimental_slice_layout('{track}') order by id")
+        ),
+        table(&[["0"], ["1"], ["2"]])
+    );
+    assert_eq!(
+        rows(&conn, "select id from experimental_slice_layout('999')"),
+        Vec::<Vec<String>>::new()
     );
     let err = conn
         .prepare("select * from experimental_slice_layout('1,x')")

@@ -180,6 +180,13 @@ impl Harness {
                         self.dbs.push(out);
                         vec![AppEvent::Import(ImportEvent::Written(written))]
                     }
+                    EditCommand::WriteManifest => {
+                        // The JSON the importer thread writes (the pty test writes the file).
+                        let json = sextant::merge::to_json(&session.manifest());
+                        assert!(json.contains("perfetto_manifest"), "{json}");
+                        let path = std::path::PathBuf::from("written.manifest.json");
+                        vec![AppEvent::Import(ImportEvent::Written(Ok(path)))]
+                    }
                 }
             }
             Effect::Replace(node) => {
@@ -866,6 +873,47 @@ fn thread_states_have_a_track_above_the_threads_slices_and_details_of_their_own(
             .any(|s| details.contains(s)),
         "{screen}"
     );
+}
+
+/// A PyTorch profiler (Kineto) trace: CPU threads first, then the GPU with one track per
+/// stream, named as Kineto names them; a selected kernel shows its launch flow (the launch
+/// highlighted, a connector dropping to the kernel), and Enter follows it back to the
+/// `cudaLaunchKernel` that queued it.
+#[test]
+fn kineto_timeline_shows_cpu_then_gpu_streams_and_follows_a_kernel_to_its_launch() {
+    for (w, h) in SIZES {
+        let mut harness = Harness::fixture("kineto_h100_trimmed.json", w, h);
+        let screen = harness.screen();
+        let at = |what: &str| {
+            screen
+                .find(what)
+                .unwrap_or_else(|| panic!("{what}: {screen}"))
+        };
+        let (cpu, gpu, stream) = (at("thread 5617"), at("GPU 0"), at("stream 7"));
+        assert!(cpu < gpu && gpu < stream, "{screen}");
+        snapshot!(format!("kineto_timeline_{w}x{h}"), screen);
+        // A kernel, found by name, fitted to the view.
+        harness.key(KeyCode::Char('/'));
+        harness.keys("CatArrayBatchedCopy");
+        harness.key(KeyCode::Enter);
+        // Fitted, then zoomed out until the launch is in view too.
+        harness.keys("fsss");
+        let screen = harness.screen();
+        // The connector drops from the launch to the kernel; the details say where from.
+        assert!(screen.contains('▼'), "{screen}");
+        if h >= 48 {
+            assert!(screen.contains("← cudaLaunchKernel"), "{screen}");
+        }
+        snapshot!(format!("kineto_timeline_kernel_{w}x{h}"), screen);
+        // Enter follows the flow back to the launch.
+        harness.key(KeyCode::Enter);
+        let screen = harness.screen();
+        assert!(
+            screen.contains(" cudaLaunchKernel  category cuda_runtime"),
+            "{screen}"
+        );
+        snapshot!(format!("kineto_timeline_launch_{w}x{h}"), screen);
+    }
 }
 
 #[test]

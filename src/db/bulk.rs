@@ -68,9 +68,12 @@ pub(super) enum Table {
     PerfSession,
     HeapProfileAllocation,
     HeapProfile,
+    // Chrome (`android_logs` is Android logcat's too).
+    AndroidLog,
+    ChromeRaw,
 }
 
-pub(super) const TABLES: usize = 29 + 9;
+pub(super) const TABLES: usize = 29 + 9 + 2;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -112,6 +115,8 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::PerfSession,
     Table::HeapProfileAllocation,
     Table::HeapProfile,
+    Table::AndroidLog,
+    Table::ChromeRaw,
 ];
 
 impl Table {
@@ -257,6 +262,16 @@ impl Table {
             ),
             Table::TrackFile => ("__sextant_track_file", "track_id, file_id", true),
             Table::TraceBounds => ("trace_bounds", "start_ts, end_ts", false),
+            Table::AndroidLog => (
+                "__intrinsic_android_logs",
+                "id, ts, utid, prio, tag, msg",
+                true,
+            ),
+            Table::ChromeRaw => (
+                "__intrinsic_chrome_raw",
+                "id, ts, name, utid, arg_set_id",
+                true,
+            ),
             Table::FileEvents => (
                 "__sextant_file_events",
                 "file_id, read, imported, dropped, unaccounted",

@@ -89,6 +89,10 @@ CREATE TABLE __sextant_slice_file (slice_id INTEGER PRIMARY KEY, file_id INTEGER
 CREATE TABLE __sextant_proto_content (
   id INTEGER PRIMARY KEY, path TEXT, size INTEGER, count INTEGER, arg_set_id INTEGER,
   trace_id INTEGER);
+CREATE TABLE __intrinsic_android_logs (
+  id INTEGER PRIMARY KEY, ts INTEGER, utid INTEGER, prio INTEGER, tag TEXT, msg TEXT);
+CREATE TABLE __intrinsic_chrome_raw (
+  id INTEGER PRIMARY KEY, ts INTEGER, name TEXT, utid INTEGER, arg_set_id INTEGER);
 -- What became of the events each file's parser read (JSON trace events, systrace event
 -- lines, TracePackets, ftrace events): read = imported + dropped (counted in stats) +
 -- unaccounted (lost without a count: a bug, and a test checks there are none).
@@ -98,6 +102,10 @@ CREATE TABLE __sextant_file_events (
 CREATE TABLE _trace_import_logs (
   id INTEGER PRIMARY KEY, trace_id INTEGER, ts INTEGER, byte_offset INTEGER, severity TEXT,
   name TEXT, arg_set_id INTEGER);
+CREATE VIEW chrome_raw AS
+  SELECT id, ts, name, utid, arg_set_id FROM __intrinsic_chrome_raw;
+CREATE VIEW android_logs AS
+  SELECT id, ts, utid, prio, tag, msg FROM __intrinsic_android_logs;
 "#;
 
 /// Indexes, created after the bulk load. No index leads with a column other than the id on

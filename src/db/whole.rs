@@ -43,6 +43,8 @@ impl TableWriter<'_> {
     ) -> Result<(), DbError> {
         self.flows(t, sink)?;
         self.states(t, sink)?;
+        self.android_logs(t, sink)?;
+        self.chrome_raw(t, sink)?;
         self.proto_content(sink)?;
         self.cpus(t, sink)?;
         self.import_logs(t, sink)?;
@@ -215,6 +217,34 @@ impl TableWriter<'_> {
                 row.int(s.track);
                 row.text(sink.strings.get(s.category));
                 row.text(sink.strings.get(s.value));
+                row.opt_int(args);
+            })?;
+        }
+        Ok(())
+    }
+
+    fn android_logs(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        for (id, log) in t.android_logs.iter().enumerate() {
+            self.row(Table::AndroidLog, |row| {
+                row.int(id as i64);
+                row.int(log.ts);
+                row.int(i64::from(log.utid));
+                row.int(log.prio);
+                row.text(sink.strings.get(log.tag));
+                row.text(sink.strings.get(log.msg));
+            })?;
+        }
+        Ok(())
+    }
+
+    fn chrome_raw(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        for (id, raw) in t.chrome_raw.iter().enumerate() {
+            let args = self.arg_set(raw.args, sink)?;
+            self.row(Table::ChromeRaw, |row| {
+                row.int(id as i64);
+                row.int(raw.ts);
+                row.text(sink.strings.get(raw.name));
+                row.int(i64::from(raw.utid));
                 row.opt_int(args);
             })?;
         }

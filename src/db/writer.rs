@@ -42,8 +42,12 @@ pub struct TableWriter<'t> {
     next_arg_row: i64,
     /// Identical arg sets share one id.
     /// Keyed by values from the trace: SipHash, so a crafted file cannot flood it.
-    sets_by_content: std::collections::HashMap<Vec<(StrId, StrId, u8, u64)>, i64>,
+    /// Arg sets written, by a 128-bit digest of their content (as Trace Processor's
+    /// GlobalArgsTracker keys them by hash); bounded, see [`DEDUP_LIMIT`].
+    sets_by_content: FxHashMap<u128, i64>,
     sets_by_ref: FxHashMap<ArgsRef, i64>,
+    /// The display value of the arg being written (one buffer, not one String per arg).
+    display: String,
 }
 
 impl RowSink for TableWriter<'_> {
@@ -100,8 +104,9 @@ impl<'t> TableWriter<'t> {
             rows: 0,
             tick,
             next_arg_row: 0,
-            sets_by_content: std::collections::HashMap::new(),
+            sets_by_content: FxHashMap::default(),
             sets_by_ref: FxHashMap::default(),
+            display: String::new(),
         })
     }
 
@@ -203,6 +208,9 @@ impl<'t> TableWriter<'t> {
         let set = sink.args.get(args);
         let id = self.write_set(set, sink)?;
         if let Some(id) = id {
+            if self.sets_by_ref.len() >= DEDUP_LIMIT {
+                self.sets_by_ref.clear();
+            }
             self.sets_by_ref.insert(args, id);
         }
         Ok(id)
@@ -212,59 +220,58 @@ impl<'t> TableWriter<'t> {
         if set.is_empty() {
             return Ok(None);
         }
-        let key: Vec<(StrId, StrId, u8, u64)> = set
-            .iter()
-            .map(|a| {
-                let (tag, bits) = match a.value {
-                    ArgValue::Int(v) => (0, v as u64),
-                    ArgValue::Uint(v) => (1, v),
-                    ArgValue::Str(v) => (2, v as u64),
-                    ArgValue::Real(v) => (3, v.to_bits()),
-                    ArgValue::Bool(v) => (4, v as u64),
-                    ArgValue::Pointer(v) => (5, v),
-                    ArgValue::Json(v) => (6, v as u64),
-                    ArgValue::Null => (7, 0),
-                    ArgValue::ThreadUtid(v) => (8, u64::from(v)),
-                };
-                (a.flat_key, a.key, tag, bits)
-            })
-            .collect();
+        let key = digest(set);
         if let Some(&id) = self.sets_by_content.get(&key) {
             return Ok(Some(id));
         }
         let set_id = self.next_arg_row;
         let strings = &sink.strings;
+        let mut display = std::mem::take(&mut self.display);
         for a in set {
-            let (int, string, real, ty, display): (
-                Option<i64>,
-                Option<&str>,
-                Option<f64>,
-                &str,
-                String,
-            ) = match a.value {
-                ArgValue::Int(v) => (Some(v), None, None, "int", v.to_string()),
-                ArgValue::Uint(v) => (Some(v as i64), None, None, "uint", v.to_string()),
-                ArgValue::Str(v) => {
-                    let s = strings.get(v).unwrap_or("");
-                    (None, Some(s), None, "string", s.to_string())
-                }
-                ArgValue::Real(v) => (None, None, Some(v), "real", v.to_string()),
-                ArgValue::Bool(v) => (
-                    Some(v as i64),
-                    None,
-                    None,
-                    "bool",
-                    if v { "true" } else { "false" }.to_string(),
-                ),
-                ArgValue::Pointer(v) => (Some(v as i64), None, None, "pointer", format!("0x{v:x}")),
-                ArgValue::Json(v) => {
-                    let s = strings.get(v).unwrap_or("");
-                    (None, Some(s), None, "json", s.to_string())
-                }
-                ArgValue::Null => (None, None, None, "null", "[NULL]".to_string()),
-                // Resolved by the model; an unresolved one has no utid to show.
-                ArgValue::ThreadUtid(_) => (None, None, None, "int", "[NULL]".to_string()),
-            };
+            use std::fmt::Write as _;
+            display.clear();
+            let (int, string, real, ty): (Option<i64>, Option<&str>, Option<f64>, &str) =
+                match a.value {
+                    ArgValue::Int(v) => {
+                        let _ = write!(display, "{v}");
+                        (Some(v), None, None, "int")
+                    }
+                    ArgValue::Uint(v) => {
+                        let _ = write!(display, "{v}");
+                        (Some(v as i64), None, None, "uint")
+                    }
+                    ArgValue::Str(v) => {
+                        let s = strings.get(v).unwrap_or("");
+                        display.push_str(s);
+                        (None, Some(s), None, "string")
+                    }
+                    ArgValue::Real(v) => {
+                        let _ = write!(display, "{v}");
+                        (None, None, Some(v), "real")
+                    }
+                    ArgValue::Bool(v) => {
+                        display.push_str(if v { "true" } else { "false" });
+                        (Some(v as i64), None, None, "bool")
+                    }
+                    ArgValue::Pointer(v) => {
+                        let _ = write!(display, "0x{v:x}");
+                        (Some(v as i64), None, None, "pointer")
+                    }
+                    ArgValue::Json(v) => {
+                        let s = strings.get(v).unwrap_or("");
+                        display.push_str(s);
+                        (None, Some(s), None, "json")
+                    }
+                    ArgValue::Null => {
+                        display.push_str("[NULL]");
+                        (None, None, None, "null")
+                    }
+                    // Resolved by the model; an unresolved one has no utid to show.
+                    ArgValue::ThreadUtid(_) => {
+                        display.push_str("[NULL]");
+                        (None, None, None, "int")
+                    }
+                };
             let id = self.next_arg_row;
             let row = self.batch(Table::Args);
             row.int(id);
@@ -277,6 +284,10 @@ impl<'t> TableWriter<'t> {
             row.text(Some(ty));
             row.text(Some(&display));
             self.next_arg_row += 1;
+        }
+        self.display = display;
+        if self.sets_by_content.len() >= DEDUP_LIMIT {
+            self.sets_by_content.clear();
         }
         self.sets_by_content.insert(key, set_id);
         self.send_if_full(Table::Args)?;
@@ -291,7 +302,7 @@ impl<'t> TableWriter<'t> {
         let set: Vec<Arg> = extra
             .iter()
             .map(|&(key, value)| Arg {
-                flat_key: key,
+                flat_key: sink.flat_keys.get(&key).copied().unwrap_or(key),
                 key,
                 value,
             })
@@ -450,5 +461,78 @@ impl<'t> TableWriter<'t> {
             row.opt_int(e.common_flags);
             row.int(e.ucpu);
         })
+    }
+}
+
+/// The most arg sets remembered for deduplication: past it the memory starts again empty,
+/// so a trace whose every event has args of its own (a JSON trace with an id per event)
+/// costs a bounded map rather than one entry per event. Identical sets further apart than
+/// that are written twice, which changes no query's answer but `arg_set_id` equality.
+const DEDUP_LIMIT: usize = 1 << 20;
+
+/// A 128-bit digest of an arg set's content: SipHash-1-3 and a multiply-xorshift lane over
+/// (flat key, key, type, value bits) of each arg.
+fn digest(set: &[Arg]) -> u128 {
+    use std::hash::Hasher as _;
+    fn fmix(mut k: u64) -> u64 {
+        k ^= k >> 33;
+        k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        k ^= k >> 33;
+        k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        k ^ (k >> 33)
+    }
+    let mut sip = std::hash::DefaultHasher::new();
+    let mut lane: u64 = 0x9e37_79b9_7f4a_7c15;
+    for a in set {
+        let (tag, bits) = match a.value {
+            ArgValue::Int(v) => (0u64, v as u64),
+            ArgValue::Uint(v) => (1, v),
+            ArgValue::Str(v) => (2, u64::from(v)),
+            ArgValue::Real(v) => (3, v.to_bits()),
+            ArgValue::Bool(v) => (4, u64::from(v)),
+            ArgValue::Pointer(v) => (5, v),
+            ArgValue::Json(v) => (6, u64::from(v)),
+            ArgValue::Null => (7, 0),
+            ArgValue::ThreadUtid(v) => (8, u64::from(v)),
+        };
+        for w in [u64::from(a.flat_key), u64::from(a.key), tag, bits] {
+            sip.write_u64(w);
+            lane = fmix(lane ^ w).wrapping_add(0x2545_f491_4f6c_dd1d);
+        }
+    }
+    sip.write_usize(set.len());
+    (u128::from(sip.finish()) << 64) | u128::from(fmix(lane ^ set.len() as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arg(key: StrId, value: ArgValue) -> Arg {
+        Arg {
+            flat_key: key,
+            key,
+            value,
+        }
+    }
+
+    #[test]
+    fn digests_tell_sets_apart_by_key_type_value_and_order() {
+        let base = [arg(1, ArgValue::Int(7)), arg(2, ArgValue::Str(3))];
+        let same = [arg(1, ArgValue::Int(7)), arg(2, ArgValue::Str(3))];
+        assert_eq!(digest(&base), digest(&same));
+        let others: [&[Arg]; 6] = [
+            &[arg(1, ArgValue::Uint(7)), arg(2, ArgValue::Str(3))],
+            &[arg(1, ArgValue::Int(8)), arg(2, ArgValue::Str(3))],
+            &[arg(9, ArgValue::Int(7)), arg(2, ArgValue::Str(3))],
+            &[arg(2, ArgValue::Str(3)), arg(1, ArgValue::Int(7))],
+            &[arg(1, ArgValue::Int(7))],
+            &[arg(1, ArgValue::Int(7)), arg(2, ArgValue::Json(3))],
+        ];
+        let mut seen = std::collections::HashSet::new();
+        seen.insert(digest(&base));
+        for other in others {
+            assert!(seen.insert(digest(other)), "{other:?}");
+        }
     }
 }

@@ -4,6 +4,8 @@
 //! The rules follow Trace Processor's trackers (see `reference/behaviour-parsers.md`): the
 //! same input gives the same rows, so Perfetto SQL written against Trace Processor works.
 
+mod chrome;
+mod descriptor;
 mod flow;
 mod process;
 mod sched;
@@ -58,6 +60,8 @@ pub struct Builder<'s> {
     async_sets: HashMap<AsyncSet, AsyncSetState>,
     next_track_group: u32,
     descriptor_tracks: HashMap<(MachineId, u64), DescriptorTrack>,
+    /// Merging descriptor tracks (see `descriptor.rs`).
+    merged: descriptor::MergedTracks,
     flows: FlowState,
     sched_pending: HashMap<(MachineId, u32), (u32, SchedRow)>,
     /// Index into `tables.cpus` per machine's cpu.
@@ -112,6 +116,7 @@ impl<'s> Builder<'s> {
             async_sets: HashMap::new(),
             next_track_group: 0,
             descriptor_tracks: HashMap::new(),
+            merged: descriptor::MergedTracks::default(),
             flows: FlowState::default(),
             sched_pending: HashMap::new(),
             cpus: HashMap::new(),
@@ -137,18 +142,18 @@ impl<'s> Builder<'s> {
         match *data {
             EventData::Begin(mut s) => {
                 s.args = self.resolve_thread_args(s.args);
-                let track = self.slice_track(s.track, ts, AsyncPhase::Begin);
+                let track = self.slice_track(s.track, ts, AsyncPhase::Begin, s.name);
                 self.note_ts(ts);
                 self.begin(track, ts, &s);
             }
             EventData::BeginUnnestable(s) => {
-                let track = self.slice_track(s.track, ts, AsyncPhase::Begin);
+                let track = self.slice_track(s.track, ts, AsyncPhase::Begin, s.name);
                 self.note_ts(ts);
                 self.begin_unnestable(track, ts, &s);
             }
             EventData::End(mut s) => {
                 s.args = self.resolve_thread_args(s.args);
-                let track = self.slice_track(s.track, ts, AsyncPhase::End);
+                let track = self.slice_track(s.track, ts, AsyncPhase::End, s.name);
                 self.note_ts(ts);
                 self.end(track, ts, &s);
             }
@@ -165,10 +170,10 @@ impl<'s> Builder<'s> {
                     Overlap::Drop
                 };
                 let track = match key {
-                    TrackKey::AsyncCookie { .. } => {
+                    TrackKey::AsyncCookie { .. } | TrackKey::Descriptor { .. } => {
                         // An instant on a cookie nests under that cookie's open slices.
-                        self.async_track(key, ts, AsyncPhase::Begin);
-                        self.async_track(key, ts, AsyncPhase::End)
+                        self.slice_track(slice.track, ts, AsyncPhase::Begin, slice.name);
+                        self.slice_track(slice.track, ts, AsyncPhase::End, slice.name)
                     }
                     TrackKey::AsyncScoped { .. } => self.async_track(
                         key,
@@ -226,7 +231,7 @@ impl<'s> Builder<'s> {
                 enter,
             } => self.syscall(ts, track, machine, number, args, enter),
             EventData::FtraceRaw(raw) => self.ftrace_raw(ts, &raw),
-            EventData::FlowV1(f) => self.flow_v1(ts, &f),
+            EventData::FlowV1(f) => self.flow_v1(&f),
             EventData::SchedSwitch(s) => {
                 self.note_ts(ts);
                 self.sched_switch(ts, &s);
@@ -311,6 +316,22 @@ impl<'s> Builder<'s> {
                 value,
             } => self.process_arg(process, key, ArgValue::Int(value)),
             EventData::ThreadState(ref st) => self.thread_state_event(ts, st),
+            EventData::AndroidLog(ref log) => self.android_log(ts, log),
+            EventData::ChromeRaw(ref raw) => self.chrome_raw(ts, raw),
+            EventData::ProcessName {
+                process,
+                name,
+                priority,
+            } => {
+                let upid = self.process(process);
+                self.set_process_name_at(upid, name, priority);
+            }
+            EventData::ProcessArgs { process, args } => {
+                let upid = self.process(process);
+                let set: Vec<Arg> = self.sink.args.get(args).to_vec();
+                let row = &mut self.tables.processes[upid as usize];
+                row.extra_args.extend(set.iter().map(|a| (a.key, a.value)));
+            }
             EventData::Profile(ref sample) => self.profile_sample(ts, sample),
         }
     }
@@ -361,18 +382,17 @@ impl<'s> Builder<'s> {
 
     /// Finishes the import: hands over what is still open and returns the small tables.
     pub fn finish(mut self) -> Tables {
-        // Every described track gets a row, even one no event landed on (thread tracks
-        // excepted: they are the thread's own track, made when used).
-        let mut described: Vec<(MachineId, u64)> = self
-            .sink
-            .descriptors
-            .iter()
-            .filter(|(_, d)| d.thread.is_none())
-            .map(|(k, _)| *k)
-            .collect();
-        described.sort_unstable();
-        for (machine, uuid) in described {
-            self.descriptor_track(machine, uuid, None);
+        self.described_tracks();
+        // A TranslationTable's process_track_name rules rename process-scoped tracks.
+        if !self.sink.translations.process_track_name.is_empty() {
+            for row in &mut self.tables.tracks {
+                if row.upid.is_some() && row.utid.is_none() {
+                    let renames = &self.sink.translations.process_track_name;
+                    if let Some(&n) = renames.get(&row.name) {
+                        row.name = n;
+                    }
+                }
+            }
         }
         let mut open: Vec<u32> = self.live_slices.keys().copied().collect();
         open.sort_unstable();

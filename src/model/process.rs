@@ -208,11 +208,16 @@ impl<'s> Builder<'s> {
     }
 
     pub(super) fn set_process_name(&mut self, upid: u32, name: StrId, from_system: bool) {
+        self.set_process_name_at(upid, name, if from_system { 4 } else { 2 });
+    }
+
+    /// A process name at a priority (see [`EventData::ProcessName`]): it wins if its
+    /// priority is at least the current name's.
+    pub(super) fn set_process_name_at(&mut self, upid: u32, name: StrId, priority: u8) {
         if name == NULL_STR {
             return;
         }
         let row = &mut self.tables.processes[upid as usize];
-        let priority = if from_system { 4 } else { 2 };
         if priority >= row.name_priority {
             row.name = name;
             row.name_priority = priority;

@@ -170,6 +170,13 @@ impl<'s> Builder<'s> {
         let parent = stack.last().map(|e| e.slice);
         let id = self.slice_ts.len() as u32;
         self.slice_ts.push(ts);
+        // A TranslationTable's slice_name rules rename slices as they are inserted.
+        let renames = &self.sink.translations.slice_name;
+        let name = if renames.is_empty() {
+            ev.name
+        } else {
+            renames.get(&ev.name).copied().unwrap_or(ev.name)
+        };
         self.live_slices.insert(
             id,
             SliceRow {
@@ -177,7 +184,7 @@ impl<'s> Builder<'s> {
                 dur,
                 track,
                 category: ev.category,
-                name: ev.name,
+                name,
                 depth,
                 parent,
                 args: ev.args,
@@ -192,22 +199,7 @@ impl<'s> Builder<'s> {
             track_row.name = ev.name;
         }
         // Flows waiting for the next slice on this track.
-        if !self.flows.waiting_next.is_empty() {
-            let mut i = 0;
-            while i < self.flows.waiting_next.len() {
-                if self.flows.waiting_next[i].0 == track {
-                    let (_, out, trace_id, args) = self.flows.waiting_next.swap_remove(i);
-                    self.tables.flows.push(FlowRow {
-                        slice_out: out,
-                        slice_in: id,
-                        trace_id: Some(trace_id),
-                        args,
-                    });
-                } else {
-                    i += 1;
-                }
-            }
-        }
+        self.close_waiting_flows(track, id);
         id
     }
 
@@ -217,7 +209,7 @@ impl<'s> Builder<'s> {
         }
         self.clean_stack(track, ts, -1);
         let id = self.push_slice(track, ts, -1, ev, NO_TS);
-        self.apply_flows(ev.flows, id);
+        self.apply_flows(ev.flows, track, id);
         Some(id)
     }
 
@@ -291,7 +283,7 @@ impl<'s> Builder<'s> {
                 row.args = merged;
             }
         }
-        self.apply_flows(ev.flows, entry.slice);
+        self.apply_flows(ev.flows, track, entry.slice);
         let stack = &mut self.stacks[track as usize];
         if i == stack.len() - 1 {
             stack.pop();
@@ -358,7 +350,7 @@ impl<'s> Builder<'s> {
             track
         };
         let id = self.push_slice(track, ts, dur, ev, thread_dur);
-        self.apply_flows(ev.flows, id);
+        self.apply_flows(ev.flows, track, id);
         Some(id)
     }
 
@@ -402,13 +394,5 @@ impl<'s> Builder<'s> {
             self.out.slice(id, &row, self.sink);
             self.tables.slice_count += 1;
         }
-    }
-
-    pub(super) fn stat_slice(&mut self, name: &'static str, slice: u32) {
-        let Some(track) = self.live_slices.get(&slice).map(|r| r.track) else {
-            return;
-        };
-        let machine = self.tables.tracks[track as usize].machine;
-        self.stat(name, machine);
     }
 }

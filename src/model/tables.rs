@@ -70,6 +70,10 @@ pub struct Tables {
     /// `_trace_import_logs` rows (few: one per import problem worth explaining).
     pub import_logs: Vec<ImportLogRow>,
     pub cpus: Vec<CpuRow>,
+    /// `android_logs` rows, in sorted order.
+    pub android_logs: Vec<AndroidLogRow>,
+    /// `chrome_raw` rows, in sorted order.
+    pub chrome_raw: Vec<ChromeRawRow>,
     /// (min, max) timestamp seen; (i64::MAX, i64::MIN) when nothing was.
     pub bounds: (i64, i64),
 }
@@ -318,5 +322,24 @@ pub struct CpuRow {
     pub processor: StrId,
     pub capacity: Option<u32>,
     pub frequencies: Vec<u32>,
+    pub args: ArgsRef,
+}
+
+/// An `android_logs` row.
+#[derive(Debug, Clone, Copy)]
+pub struct AndroidLogRow {
+    pub ts: i64,
+    pub utid: u32,
+    pub prio: i64,
+    pub tag: StrId,
+    pub msg: StrId,
+}
+
+/// A `chrome_raw` row.
+#[derive(Debug, Clone, Copy)]
+pub struct ChromeRawRow {
+    pub ts: i64,
+    pub utid: u32,
+    pub name: StrId,
     pub args: ArgsRef,
 }

@@ -17,6 +17,65 @@ pub(super) struct AsyncSlot {
     pub(super) last_end: i64,
 }
 
+impl AsyncSetState {
+    /// The slot an event goes to, if an existing one fits: Begin(cookie) takes the slot
+    /// bound to the cookie, else the first cookie slot with nothing open (rebound); End
+    /// only the bound slot; a scoped slice the first timestamp lane free at `ts`.
+    pub(super) fn pick(&self, cookie: Option<u64>, phase: AsyncPhase, ts: i64) -> Option<usize> {
+        match (cookie, phase) {
+            (Some(c), _) => self
+                .slots
+                .iter()
+                .position(|s| s.cookie == Some(c))
+                .or_else(|| match phase {
+                    AsyncPhase::Begin => self
+                        .slots
+                        .iter()
+                        .position(|s| s.cookie.is_some() && s.open == 0),
+                    _ => None,
+                }),
+            (None, AsyncPhase::Scoped { .. }) => self
+                .slots
+                .iter()
+                .position(|s| s.cookie.is_none() && s.last_end <= ts),
+            (None, _) => None,
+        }
+    }
+
+    pub(super) fn push_slot(&mut self, cookie: Option<u64>, track: u32) {
+        self.slots.push(AsyncSlot {
+            cookie,
+            track,
+            open: 0,
+            last_end: i64::MIN,
+        });
+    }
+
+    /// Records an event on a slot (binding it to the cookie) and returns its track.
+    pub(super) fn note(&mut self, slot: usize, cookie: Option<u64>, phase: AsyncPhase) -> u32 {
+        let Some(s) = self.slots.get_mut(slot) else {
+            return u32::MAX;
+        };
+        if cookie.is_some() {
+            s.cookie = cookie;
+        }
+        match phase {
+            AsyncPhase::Begin => s.open += 1,
+            AsyncPhase::End => s.open = s.open.saturating_sub(1),
+            AsyncPhase::Scoped { end } => s.last_end = s.last_end.max(end),
+        }
+        s.track
+    }
+
+    /// The track of the slot bound to a cookie.
+    pub(super) fn bound(&self, cookie: u64) -> Option<u32> {
+        self.slots
+            .iter()
+            .find(|s| s.cookie == Some(cookie))
+            .map(|s| s.track)
+    }
+}
+
 #[derive(Clone, Copy)]
 pub(super) enum DescriptorTrack {
     /// Resolved to a fixed track.
@@ -308,24 +367,7 @@ impl<'s> Builder<'s> {
             );
         }
         let state = &self.async_sets[&set];
-        let slot = match (cookie, phase) {
-            (Some(c), _) => state
-                .slots
-                .iter()
-                .position(|s| s.cookie == Some(c))
-                .or_else(|| match phase {
-                    AsyncPhase::Begin => state
-                        .slots
-                        .iter()
-                        .position(|s| s.cookie.is_some() && s.open == 0),
-                    _ => None,
-                }),
-            (None, AsyncPhase::Scoped { .. }) => state
-                .slots
-                .iter()
-                .position(|s| s.cookie.is_none() && s.last_end <= ts),
-            (None, _) => None,
-        };
+        let slot = state.pick(cookie, phase, ts);
         let slot = match slot {
             Some(i) => i,
             None => {
@@ -344,229 +386,37 @@ impl<'s> Builder<'s> {
                 let Some(state) = self.async_sets.get_mut(&set) else {
                     return track;
                 };
-                state.slots.push(AsyncSlot {
-                    cookie,
-                    track,
-                    open: 0,
-                    last_end: i64::MIN,
-                });
+                state.push_slot(cookie, track);
                 idx
             }
         };
-        let Some(state) = self.async_sets.get_mut(&set) else {
-            return u32::MAX;
-        };
-        let s = &mut state.slots[slot];
-        if cookie.is_some() {
-            s.cookie = cookie;
+        match self.async_sets.get_mut(&set) {
+            Some(state) => state.note(slot, cookie, phase),
+            None => u32::MAX,
         }
-        match phase {
-            AsyncPhase::Begin => s.open += 1,
-            AsyncPhase::End => s.open = s.open.saturating_sub(1),
-            AsyncPhase::Scoped { end } => s.last_end = s.last_end.max(end),
-        }
-        s.track
-    }
-
-    pub(super) fn descriptor_track(
-        &mut self,
-        machine: MachineId,
-        uuid: u64,
-        seq_thread: Option<ThreadRef>,
-    ) -> (u32, bool) {
-        // The parser passes the sequence's thread only for uuid 0 or pid/tid overrides.
-        if let Some(t) = seq_thread {
-            let utid = self.thread(t);
-            return (self.thread_slices_track(utid), false);
-        }
-        if let Some(DescriptorTrack::Track(t)) = self.descriptor_tracks.get(&(machine, uuid)) {
-            return (*t, true);
-        }
-        let mrow = self.machine_row(machine);
-        let desc = self.sink.descriptors.get(&(machine, uuid)).cloned();
-        let track = match desc {
-            None if uuid == 0 => {
-                let name = self.sink.intern("Default Track");
-                self.new_track(TrackRow::new(
-                    name,
-                    "global_merged_track_event",
-                    mrow,
-                    TrackEventType::Slice,
-                ))
-            }
-            None => self.new_track(TrackRow::new(
-                NULL_STR,
-                "global_track_event",
-                mrow,
-                TrackEventType::Slice,
-            )),
-            Some(d) => self.track_for_descriptor(machine, mrow, &d),
-        };
-        self.descriptor_tracks
-            .insert((machine, uuid), DescriptorTrack::Track(track));
-        (track, true)
-    }
-
-    /// Nearest thread or process ancestor of a descriptor (not itself).
-    pub(super) fn descriptor_scope(&mut self, machine: MachineId, d: &Descriptor) -> Scope {
-        let mut parent = d.parent_uuid;
-        let mut hops = 0;
-        while let Some(p) = parent {
-            hops += 1;
-            if hops > 64 {
-                break;
-            }
-            let Some(pd) = self.sink.descriptors.get(&(machine, p)).cloned() else {
-                break;
-            };
-            if let Some(t) = pd.thread {
-                return Scope::Thread(self.descriptor_thread(machine, p, t));
-            }
-            if let Some(pr) = pd.process {
-                return Scope::Process(self.descriptor_process(machine, p, pr));
-            }
-            parent = pd.parent_uuid;
-        }
-        Scope::Global
-    }
-
-    pub(super) fn track_for_descriptor(
-        &mut self,
-        machine: MachineId,
-        mrow: u32,
-        d: &Descriptor,
-    ) -> u32 {
-        if let Some(counter) = d.counter {
-            let scope = self.descriptor_scope(machine, d);
-            let mut name = d.name;
-            if name == NULL_STR {
-                name = match counter.builtin {
-                    1 => self.sink.intern("thread_time"),
-                    2 => self.sink.intern("thread_instruction_count"),
-                    _ => NULL_STR,
-                };
-            }
-            let kind = match scope {
-                Scope::Thread(_) => "thread_counter_track_event",
-                Scope::Process(_) => "process_counter_track_event",
-                Scope::Global => "global_counter_track_event",
-            };
-            let mut row = TrackRow::new(name, kind, mrow, TrackEventType::Counter);
-            // Builtin counters imply their unit.
-            let unit = match (counter.unit, counter.builtin) {
-                (0, 1) => 1,
-                (0, 2) => 2,
-                (u, _) => u,
-            };
-            row.unit = match unit {
-                1 => self.sink.intern("ns"),
-                2 => self.sink.intern("count"),
-                3 => self.sink.intern("bytes"),
-                _ => counter.unit_name,
-            };
-            match scope {
-                Scope::Thread(u) => row.utid = Some(u),
-                Scope::Process(u) => row.upid = Some(u),
-                Scope::Global => {}
-            }
-            row.source_args = self.descriptor_args(d);
-            return self.new_track(row);
-        }
-        if let Some(t) = d.thread {
-            let utid = self.descriptor_thread(machine, d.uuid, t);
-            if !d.disallow_merging_with_system_tracks {
-                return self.thread_slices_track(utid);
-            }
-            let mut row = TrackRow::new(d.name, "thread_track_event", mrow, TrackEventType::Slice);
-            row.utid = Some(utid);
-            row.source_args = self.descriptor_args(d);
-            return self.new_track(row);
-        }
-        if let Some(p) = d.process {
-            let upid = self.descriptor_process(machine, d.uuid, p);
-            let mut row = TrackRow::new(d.name, "process_track_event", mrow, TrackEventType::Slice);
-            row.upid = Some(upid);
-            row.source_args = self.descriptor_args(d);
-            return self.new_track(row);
-        }
-        let scope = self.descriptor_scope(machine, d);
-        let kind = match scope {
-            Scope::Thread(_) => "thread_track_event",
-            Scope::Process(_) => "process_track_event",
-            Scope::Global => "global_track_event",
-        };
-        let event_type = if d.is_state {
-            TrackEventType::State
-        } else {
-            TrackEventType::Slice
-        };
-        let mut row = TrackRow::new(d.name, kind, mrow, event_type);
-        match scope {
-            Scope::Thread(u) => row.utid = Some(u),
-            Scope::Process(u) => row.upid = Some(u),
-            Scope::Global => {}
-        }
-        row.name_from_first_event = d.name == NULL_STR && !d.is_state;
-        // Parent link, unless the parent is a thread/process root.
-        if let Some(p) = d.parent_uuid {
-            let parent = self.sink.descriptors.get(&(machine, p)).cloned();
-            if let Some(pd) = parent {
-                if pd.thread.is_none() && pd.process.is_none() {
-                    let (pt, _) = self.descriptor_track(machine, p, None);
-                    row.parent_id = Some(pt);
-                }
-            }
-        }
-        row.source_args = self.descriptor_args(d);
-        self.new_track(row)
-    }
-
-    /// Track args Trace Processor gives descriptor tracks.
-    pub(super) fn descriptor_args(&mut self, d: &Descriptor) -> ArgsRef {
-        let mut args = Vec::new();
-        let mut add = |sink: &mut Sink, key: &str, value: ArgValue| args.push(sink.arg(key, value));
-        let descriptor = self.sink.intern("descriptor");
-        add(self.sink, "source", ArgValue::Str(descriptor));
-        add(self.sink, "trace_id", ArgValue::Uint(d.uuid));
-        let is_root = d.parent_uuid.is_none();
-        add(self.sink, "is_root_in_scope", ArgValue::Bool(is_root));
-        if d.description != NULL_STR {
-            add(self.sink, "description", ArgValue::Str(d.description));
-        }
-        let ordering = match d.child_ordering {
-            1 => Some("lexicographic"),
-            2 => Some("chronological"),
-            3 => Some("explicit"),
-            _ => None,
-        };
-        if let Some(o) = ordering {
-            let o = self.sink.intern(o);
-            add(self.sink, "child_ordering", ArgValue::Str(o));
-        }
-        if let Some(rank) = d.sibling_order_rank {
-            add(
-                self.sink,
-                "sibling_order_rank",
-                ArgValue::Int(i64::from(rank)),
-            );
-        }
-        if d.has_first_packet_on_sequence {
-            add(
-                self.sink,
-                "has_first_packet_on_sequence",
-                ArgValue::Bool(true),
-            );
-        }
-        self.sink.args.push(&args)
     }
 
     // ----- slices ----------------------------------------------------------------------
 
-    /// The track a begin or end lands on: async cookies pick (and count) their slot.
-    pub(super) fn slice_track(&mut self, track: TrackRef, ts: i64, phase: AsyncPhase) -> u32 {
+    /// The track a slice event lands on: async cookies and merging descriptor tracks pick
+    /// (and count) their slot.
+    pub(super) fn slice_track(
+        &mut self,
+        track: TrackRef,
+        ts: i64,
+        phase: AsyncPhase,
+        name: StrId,
+    ) -> u32 {
         let key = *self.sink.tracks.get(track);
         match key {
-            TrackKey::AsyncCookie { .. } => self.async_track(key, ts, phase),
+            TrackKey::AsyncCookie { .. } | TrackKey::AsyncScoped { .. } => {
+                self.async_track(key, ts, phase)
+            }
+            TrackKey::Descriptor {
+                machine,
+                uuid,
+                seq_thread,
+            } => self.descriptor_slice_track(machine, uuid, seq_thread, ts, phase, name),
             _ => self.resolve_track(track),
         }
     }

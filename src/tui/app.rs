@@ -527,6 +527,22 @@ impl App {
         effects
     }
 
+    /// A trace_time switch or a manifest edit put a new database in place.
+    fn replaced(
+        &mut self,
+        db: PathBuf,
+        summary: ImportSummary,
+        candidates: Vec<crate::import::TraceTimeCandidate>,
+    ) -> Vec<Effect> {
+        self.chooser
+            .set(candidates.iter().map(Candidate::from).collect());
+        self.import = ImportStatus::Done(Some(summary));
+        // The old details refer to rows of the old database.
+        self.timeline.selection = None;
+        self.timeline.details = Default::default();
+        self.load_all(db, false)
+    }
+
     fn on_import(&mut self, event: ImportEvent, now: Instant) -> Vec<Effect> {
         match event {
             ImportEvent::Progress(p) => {
@@ -593,13 +609,7 @@ impl App {
                     "trace time is now on {label}: {} events placed, {} dropped",
                     summary.events, summary.dropped_events
                 )));
-                self.chooser
-                    .set(candidates.iter().map(Candidate::from).collect());
-                self.import = ImportStatus::Done(Some(summary));
-                // The old details refer to rows of the old database.
-                self.timeline.selection = None;
-                self.timeline.details = Default::default();
-                self.load_all(db, false)
+                self.replaced(db, summary, candidates)
             }
             ImportEvent::Manifest { manifest, members } => {
                 self.clocks.edit.set_manifest(manifest, members);
@@ -618,12 +628,7 @@ impl App {
                 self.clocks
                     .edit
                     .on_applied(summary.events as u64, summary.dropped_events);
-                self.chooser
-                    .set(candidates.iter().map(Candidate::from).collect());
-                self.import = ImportStatus::Done(Some(summary));
-                self.timeline.selection = None;
-                self.timeline.details = Default::default();
-                self.load_all(db, false)
+                self.replaced(db, summary, candidates)
             }
             ImportEvent::ApplyFailed(message) => {
                 self.replacing = None;
@@ -632,6 +637,9 @@ impl App {
             }
             ImportEvent::Written(result) => {
                 self.clocks.edit.message = Some(match result {
+                    Ok(path) if path.extension().is_some_and(|e| e == "json") => {
+                        Ok(format!("wrote {} (the manifest in effect)", path.display()))
+                    }
                     Ok(path) => Ok(format!(
                         "wrote {} (the files and the edited manifest)",
                         path.display()

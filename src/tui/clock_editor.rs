@@ -27,7 +27,10 @@ use super::theme::Theme;
 pub enum EditCommand {
     Preview(Manifest),
     Apply(Manifest),
+    /// The files and the manifest in effect, as a new archive.
     Write,
+    /// The manifest in effect alone, as a new JSON file.
+    WriteManifest,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -244,6 +247,10 @@ impl EditState {
                 self.message = Some(Ok("writing a new archive…".into()));
                 return Some(EditCommand::Write);
             }
+            KeyCode::Char('W') => {
+                self.message = Some(Ok("writing the manifest…".into()));
+                return Some(EditCommand::WriteManifest);
+            }
             _ => {}
         }
         None
@@ -428,7 +435,7 @@ pub fn strip<'a>(state: &EditState, theme: &Theme) -> Line<'a> {
         Span::styled("  edit ◀ ", theme.dim()),
         Span::styled(sanitize(file).into_owned(), theme.title()),
         Span::styled(
-            " ▶  ←/→ file · e edit machine and sync · M on two slices (timeline) aligns them · u undo · w write archive",
+            " ▶  ←/→ file · e edit machine and sync · M on two slices (timeline) aligns them · u undo · w write archive · W manifest",
             theme.dim(),
         ),
     ])

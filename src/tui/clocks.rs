@@ -141,7 +141,7 @@ impl ClocksState {
     pub fn on_key(&mut self, key: KeyEvent, page: usize) -> Option<EditCommand> {
         let editor_keys = matches!(
             key.code,
-            KeyCode::Left | KeyCode::Right | KeyCode::Enter | KeyCode::Char('e' | 'u' | 'w')
+            KeyCode::Left | KeyCode::Right | KeyCode::Enter | KeyCode::Char('e' | 'u' | 'w' | 'W')
         );
         if self.edit.editing() || editor_keys {
             return self.edit.on_key(key);

@@ -66,6 +66,7 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ("Esc", "in the editor: back to the form, then close"),
             ("u", "undo the last applied edit"),
             ("w", "write the files and the manifest in effect as a new archive (<name>.edited.zip)"),
+            ("W", "write only the manifest in effect (<name>.edited.manifest.json)"),
         ],
     ),
     (

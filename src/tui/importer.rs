@@ -112,6 +112,8 @@ pub enum Command {
     Apply(Manifest),
     /// Write the files and the manifest in effect as a new archive beside the input.
     Write,
+    /// Write the manifest in effect as a new JSON file beside the input.
+    WriteManifest,
 }
 
 /// The app's side of the importer thread.
@@ -191,6 +193,40 @@ impl Drop for Importer {
     }
 }
 
+/// A re-placement's end: on success `target` becomes the session's database (the old one
+/// removed; readers still holding it keep reading their open file, POSIX unlink), the
+/// event `ok` makes is sent, then the manifest in effect. On failure `target` is removed and
+/// the message returned. Returns whether the UI still listens.
+fn swap(
+    events: &Sender<AppEvent>,
+    session: &Session,
+    db: &mut PathBuf,
+    target: PathBuf,
+    result: Result<ImportSummary, ImportError>,
+    ok: impl FnOnce(PathBuf, ImportSummary, Vec<TraceTimeCandidate>) -> ImportEvent,
+) -> Result<bool, String> {
+    match result {
+        Ok(summary) => {
+            let old = std::mem::replace(db, target.clone());
+            let sent = send(events, ok(target, summary, session.candidates()));
+            remove_db(&old);
+            Ok(sent && send(events, manifest_event(session)))
+        }
+        Err(e) => {
+            remove_db(&target);
+            Err(e.to_string())
+        }
+    }
+}
+
+/// The manifest in effect and the trace files' member names.
+fn manifest_event(session: &Session) -> ImportEvent {
+    ImportEvent::Manifest {
+        manifest: session.manifest(),
+        members: session.member_names(),
+    }
+}
+
 fn send(events: &Sender<AppEvent>, e: ImportEvent) -> bool {
     events.send(AppEvent::Import(e)).is_ok()
 }
@@ -254,10 +290,6 @@ fn run(
     ) {
         return;
     }
-    let manifest_event = |session: &Session| ImportEvent::Manifest {
-        manifest: session.manifest(),
-        members: session.member_names(),
-    };
     if !send(&events, manifest_event(&session)) {
         return;
     }
@@ -272,8 +304,17 @@ fn run(
                 let preview = session.preview_manifest(&m).map_err(|e| e.to_string());
                 send(&events, ImportEvent::Previewed(preview))
             }
+            Command::WriteManifest => {
+                let out = edited_path(&input, "manifest.json");
+                let json = crate::merge::to_json(&session.manifest());
+                let written = std::fs::File::create_new(&out)
+                    .and_then(|mut f| std::io::Write::write_all(&mut f, json.as_bytes()))
+                    .map(|()| out.clone())
+                    .map_err(|e| format!("{}: {e}", out.display()));
+                send(&events, ImportEvent::Written(written))
+            }
             Command::Write => {
-                let out = edited_path(&input);
+                let out = edited_path(&input, "zip");
                 let written = session
                     .write_archive(&out)
                     .map(|()| out)
@@ -282,49 +323,25 @@ fn run(
             }
             Command::Replace(node) => {
                 next += 1;
-                match session.replace(node, &target, &mut progress, cancel) {
-                    Ok(summary) => {
-                        let old = std::mem::replace(&mut db, target.clone());
-                        let ok = send(
-                            &events,
-                            ImportEvent::Replaced {
-                                db: target,
-                                summary,
-                                candidates: session.candidates(),
-                            },
-                        );
-                        // Readers still holding it keep reading their open file (POSIX
-                        // unlink).
-                        remove_db(&old);
-                        ok && send(&events, manifest_event(&session))
-                    }
-                    Err(e) => {
-                        remove_db(&target);
-                        send(&events, ImportEvent::ReplaceFailed(e.to_string()))
-                    }
-                }
+                let result = session.replace(node, &target, &mut progress, cancel);
+                let replaced = |db, summary, candidates| ImportEvent::Replaced {
+                    db,
+                    summary,
+                    candidates,
+                };
+                swap(&events, &session, &mut db, target, result, replaced)
+                    .unwrap_or_else(|e| send(&events, ImportEvent::ReplaceFailed(e)))
             }
             Command::Apply(m) => {
                 next += 1;
-                match session.apply_manifest(m, &target, &mut progress, cancel) {
-                    Ok(summary) => {
-                        let old = std::mem::replace(&mut db, target.clone());
-                        let ok = send(
-                            &events,
-                            ImportEvent::Applied {
-                                db: target,
-                                summary,
-                                candidates: session.candidates(),
-                            },
-                        );
-                        remove_db(&old);
-                        ok && send(&events, manifest_event(&session))
-                    }
-                    Err(e) => {
-                        remove_db(&target);
-                        send(&events, ImportEvent::ApplyFailed(e.to_string()))
-                    }
-                }
+                let result = session.apply_manifest(m, &target, &mut progress, cancel);
+                let applied = |db, summary, candidates| ImportEvent::Applied {
+                    db,
+                    summary,
+                    candidates,
+                };
+                swap(&events, &session, &mut db, target, result, applied)
+                    .unwrap_or_else(|e| send(&events, ImportEvent::ApplyFailed(e)))
             }
         };
         if !done {
@@ -334,8 +351,8 @@ fn run(
 }
 
 /// A new archive's path beside the input (or in the working directory for the demo):
-/// `NAME.edited.zip`, numbered when that exists, so nothing is ever written over.
-fn edited_path(input: &Input) -> PathBuf {
+/// `NAME.edited.EXT`, numbered when that exists, so nothing is ever written over.
+fn edited_path(input: &Input, ext: &str) -> PathBuf {
     let (dir, stem) = match input {
         Input::Paths(paths) => {
             let first = paths.first().cloned().unwrap_or_default();
@@ -357,9 +374,9 @@ fn edited_path(input: &Input) -> PathBuf {
     let mut n = 1;
     loop {
         let name = if n == 1 {
-            format!("{stem}.edited.zip")
+            format!("{stem}.edited.{ext}")
         } else {
-            format!("{stem}.edited-{n}.zip")
+            format!("{stem}.edited-{n}.{ext}")
         };
         let path = dir.join(name);
         if !path.exists() {

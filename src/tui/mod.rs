@@ -70,6 +70,7 @@ impl Threads {
                     clock_editor::EditCommand::Preview(m) => importer::Command::Preview(m),
                     clock_editor::EditCommand::Apply(m) => importer::Command::Apply(m),
                     clock_editor::EditCommand::Write => importer::Command::Write,
+                    clock_editor::EditCommand::WriteManifest => importer::Command::WriteManifest,
                 }),
             }
         }

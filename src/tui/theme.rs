@@ -89,6 +89,25 @@ impl Theme {
         )
     }
 
+    /// A flow's connector on the timeline.
+    pub fn flow(&self) -> Style {
+        self.colored(
+            Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
+            Style::new().add_modifier(Modifier::BOLD),
+        )
+    }
+
+    /// The slice at the other end of the selected slice's flow.
+    pub fn flow_peer(&self) -> Style {
+        self.colored(
+            Style::new()
+                .bg(Color::Yellow)
+                .fg(Color::Black)
+                .add_modifier(Modifier::BOLD),
+            Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+        )
+    }
+
     pub fn counter(&self) -> Style {
         self.colored(Style::new().fg(Color::Green), Style::new())
     }

@@ -350,7 +350,13 @@ fn a_query_result_becomes_a_pinned_track_and_steps_through_its_rows() {
         h.key(KeyCode::Enter);
         h.key(KeyCode::Esc);
         h.key(KeyCode::Char('T'));
-        assert_eq!(h.app.pane, Pane::Timeline, "{:?} {}", h.app.notice, h.screen());
+        assert_eq!(
+            h.app.pane,
+            Pane::Timeline,
+            "{:?} {}",
+            h.app.notice,
+            h.screen()
+        );
         let tracks = &h.app.timeline.debug_tracks;
         assert!(!tracks.is_empty());
         assert!(tracks[0].label.starts_with("utid "), "{}", tracks[0].label);

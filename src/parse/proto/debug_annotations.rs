@@ -4,45 +4,14 @@
 use super::*;
 
 impl Parser<'_> {
+    /// Step 11 of the arg order: debug annotations under `debug.`.
     pub(super) fn debug_annotations(
         &mut self,
+        args: &mut ArgsBuilder,
         machine: MachineId,
         seq_id: u32,
         ev: &protos::TrackEvent,
-    ) -> ArgsRef {
-        if ev.debug_annotations.is_empty() && ev.source_location_field.is_none() {
-            return NO_ARGS;
-        }
-        let mut args = std::mem::take(&mut self.args);
-        args.clear();
-        if let Some(loc) = &ev.source_location_field {
-            let resolved = match loc {
-                track_event::SourceLocationField::SourceLocation(l) => Some((
-                    self.sink.intern_opt(l.file_name.as_deref()),
-                    self.sink.intern_opt(l.function_name.as_deref()),
-                    l.line_number,
-                )),
-                track_event::SourceLocationField::SourceLocationIid(iid) => self
-                    .sequences
-                    .get(&(machine, seq_id))
-                    .and_then(|s| s.source_locations.get(iid).copied()),
-            };
-            match resolved {
-                Some((file, func, line)) => {
-                    for (k, v) in [("source.file_name", file), ("source.function_name", func)] {
-                        if v != NULL_STR {
-                            let k = self.sink.intern(k);
-                            args.add(k, k, ArgValue::Str(v));
-                        }
-                    }
-                    if let Some(line) = line {
-                        let k = self.sink.intern("source.line_number");
-                        args.add(k, k, ArgValue::Int(i64::from(line)));
-                    }
-                }
-                None => self.sink.stat("track_event_parser_errors", machine, 1),
-            }
-        }
+    ) {
         for ann in &ev.debug_annotations {
             let name = match &ann.name_field {
                 Some(debug_annotation::NameField::Name(n)) => Some(n.clone()),
@@ -62,11 +31,8 @@ impl Parser<'_> {
                 .map(|c| if matches!(c, '.' | '[' | ']') { '_' } else { c })
                 .collect();
             let key = format!("debug.{clean}");
-            self.annotation(machine, seq_id, &mut args, &key, &key, ann, 0);
+            self.annotation(machine, seq_id, args, &key, &key, ann, 0);
         }
-        let id = self.sink.args(&mut args);
-        self.args = args;
-        id
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -81,6 +47,23 @@ impl Parser<'_> {
         depth: usize,
     ) {
         if depth > 32 {
+            return;
+        }
+        if let Some(bytes) = &ann.proto_value {
+            // A typed proto value: reflected under the annotation's key.
+            let type_name = match &ann.proto_type_descriptor {
+                Some(debug_annotation::ProtoTypeDescriptor::ProtoTypeName(n)) => Some(n.clone()),
+                Some(debug_annotation::ProtoTypeDescriptor::ProtoTypeNameIid(iid)) => self
+                    .sequences
+                    .get(&(machine, seq_id))
+                    .and_then(|s| s.value_type_names.get(iid).copied())
+                    .and_then(|id| self.sink.strings.get(id).map(str::to_string)),
+                None => None,
+            };
+            match type_name {
+                Some(t) => self.reflect_proto_value(args, key, &t, bytes, machine, seq_id),
+                None => self.sink.stat("track_event_parser_errors", machine, 1),
+            }
             return;
         }
         if !ann.dict_entries.is_empty() {

@@ -16,12 +16,15 @@ use crate::protos::{self, debug_annotation, ftrace_event, trace_packet, track_ev
 use trace_stats::LossTracker;
 
 mod chrome;
+mod chrome_descriptors;
 mod debug_annotations;
+mod descriptor_pool;
 mod ftrace;
 mod profiling;
 mod system;
 mod trace_stats;
 mod track_events;
+mod typed_args;
 
 pub use ftrace::decode_task_state;
 use ftrace::CompactCpu;
@@ -61,6 +64,17 @@ struct Sequence {
     ref_thread_time_us: Option<i64>,
     /// Interned kernel symbols (`sched_blocked_reason.caller`).
     kernel_symbols: HashMap<u64, StrId>,
+    /// Interned log message bodies, histogram names, correlation ids and debug annotation
+    /// proto type names.
+    log_bodies: HashMap<u64, StrId>,
+    histogram_names: HashMap<u64, StrId>,
+    correlation_ids: HashMap<u64, StrId>,
+    value_type_names: HashMap<u64, StrId>,
+    /// Interned unsymbolized locations (mapping iid, rel_pc), mappings' build id iids, and
+    /// build ids, for Mojo method names.
+    unsymbolized: HashMap<u64, (u64, u64)>,
+    mappings: HashMap<u64, u64>,
+    build_ids: HashMap<u64, StrId>,
 }
 
 /// A delta timestamp, resolved against its sequence's running time.
@@ -136,6 +150,8 @@ struct Parser<'a> {
     uuid_seen: bool,
     /// ChromeMetadataPackets so far (each gets its own `cr-<letter>-` metadata prefix).
     chrome_metadata_packets: u32,
+    /// ChromeEventBundles so far (the second and later prefix their metadata `cr-<n>-`).
+    chrome_event_bundles: u32,
     /// Latest `last_read_event_timestamp` of the ftrace bundles, per machine.
     latest_ftrace_start: HashMap<MachineId, i64>,
     /// Scratch space for a raw ftrace event's args.
@@ -144,8 +160,29 @@ struct Parser<'a> {
     losses: LossTracker,
     /// The packet being parsed: where its bytes are in memory, and its offset in the file.
     packet_at: (usize, u64),
+    /// Sequence-scoped clocks with a unit or incremental values (see
+    /// [`Parser::sequence_clock_ts`]), by (machine, sequence, clock id).
+    seq_clocks: FxHashMap<(MachineId, u32, u32), SequenceClock>,
+    /// This file's descriptor pool, once an `extension_descriptor` extended the builtin one.
+    pool: Option<descriptor_pool::Pool>,
+    /// Slice arg sets with hashed names, translated at the end of the file.
+    translatable: Vec<ArgsRef>,
+    /// Native symbols by (build id, address), from ModuleSymbols packets.
+    module_symbols: FxHashMap<(StrId, u64), StrId>,
+    /// The build id of each native mapping the Mojo args name (`native_symbol.mapping_id`
+    /// is an index here).
+    mojo_mappings: Vec<StrId>,
     /// Interned callstacks and profilers' per-sequence state (see [`profiling`]).
     profiling: profiling::ProfilingState,
+}
+
+/// A sequence-scoped clock a ClockSnapshot described: its unit, and for an incremental
+/// clock the last value read (ns), which the next packet's timestamp is a delta from.
+#[derive(Clone, Copy)]
+struct SequenceClock {
+    unit_ns: i64,
+    incremental: bool,
+    last_ns: i64,
 }
 
 /// Reads a varint and its length in bytes; `None` if the buffer ends inside it.
@@ -260,9 +297,15 @@ pub fn parse_stream(
         pending_track_event: None,
         mm_owners: HashMap::new(),
         chrome_metadata_packets: 0,
+        chrome_event_bundles: 0,
         raw_args: Vec::new(),
         losses: LossTracker::default(),
         packet_at: (0, 0),
+        seq_clocks: FxHashMap::default(),
+        pool: None,
+        translatable: Vec::new(),
+        module_symbols: FxHashMap::default(),
+        mojo_mappings: Vec::new(),
         profiling: profiling::ProfilingState::default(),
     };
     // Track events take about 16 bytes or more on the wire; reserving up front avoids the
@@ -383,6 +426,11 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::TraceUuid(_)) => "TracePacket.trace_uuid",
         Some(D::RemoteClockSync(_)) => "TracePacket.remote_clock_sync",
         Some(D::ZstdCompressedPackets(_)) => "TracePacket.zstd_compressed_packets",
+        Some(D::ChromeEvents(_)) => "TracePacket.chrome_events",
+        Some(D::ChromeBenchmarkMetadata(_)) => "TracePacket.chrome_benchmark_metadata",
+        Some(D::ExtensionDescriptor(_)) => "TracePacket.extension_descriptor",
+        Some(D::TranslationTable(_)) => "TracePacket.translation_table",
+        Some(D::ChromeTrigger(_)) => "TracePacket.chrome_trigger",
         Some(D::ProfilePacket(_)) => "TracePacket.profile_packet",
         Some(D::PerfSample(_)) => "TracePacket.perf_sample",
         Some(D::ModuleSymbols(_)) => "TracePacket.module_symbols",
@@ -393,8 +441,8 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
 
 /// TracePacket fields Sextant's `TracePacket` declares.
 const KNOWN_PACKET_FIELDS: &[u32] = &[
-    1, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 41, 42, 43, 44, 45, 46, 50, 51, 54,
-    58, 59, 60, 61, 64, 66, 67, 69, 70, 79, 87, 89, 98, 107, 113, 133,
+    1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 41, 42, 43, 44, 45, 46, 48, 50, 51,
+    54, 58, 59, 60, 61, 64, 66, 67, 69, 70, 72, 79, 82, 87, 89, 98, 107, 109, 113, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
@@ -631,6 +679,10 @@ impl Parser<'_> {
                 self.intern(machine, seq_id, interned);
                 self.sink.touch();
                 self.profiling.intern(self.sink, machine, seq_id, interned);
+                if !interned.unsymbolized_source_locations.is_empty() {
+                    let raw = typed_args::field_bytes(bytes, 12).unwrap_or(&[]);
+                    self.intern_mappings(machine, seq_id, raw);
+                }
             } else {
                 self.stat("interned_data_skipped_incremental_state_invalid", machine);
             }
@@ -652,7 +704,9 @@ impl Parser<'_> {
             .filter(|&c| c != 0)
             .or(seq_clock)
             .unwrap_or(clocks::PACKET_DEFAULT);
-        let ts = pkt.timestamp.map(|t| t as i64);
+        let ts = pkt
+            .timestamp
+            .map(|t| self.sequence_clock_ts(machine, seq_id, clock_id, t as i64));
         // A packet without a timestamp (descriptors, process trees) describes the trace rather
         // than a moment of it: it is kept at time 0 of trace time, never converted.
         let clock = if ts.is_some() {
@@ -712,17 +766,14 @@ impl Parser<'_> {
                 self.stat("track_event_missing_sequence_id", machine);
             }
             trace_packet::Data::TrackEvent(ev) => {
-                self.track_event(machine, seq_id, ts, clock, ev);
+                let raw = typed_args::field_bytes(bytes, 11).unwrap_or(&[]);
+                self.track_event(machine, seq_id, ts, clock, ev, raw);
             }
             trace_packet::Data::TrackDescriptor(d) => {
                 self.track_descriptor(machine, seq_id, ts.unwrap_or(0), clock, d);
             }
             trace_packet::Data::ThreadDescriptor(t) => {
-                let thread = ThreadRef {
-                    machine,
-                    tid: t.tid.unwrap_or(0),
-                    pid: t.pid.map(i64::from),
-                };
+                let thread = self.chrome_thread(machine, &t, None);
                 if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
                     seq.thread = Some(thread);
                     let reference = t.reference_timestamp_us.map(|us| us.checked_mul(1000));
@@ -730,24 +781,16 @@ impl Parser<'_> {
                     seq.ref_ts_ns = reference.flatten();
                     seq.ref_thread_time_us = t.reference_thread_time_us;
                 }
-                let name = t
-                    .thread_name
-                    .as_deref()
-                    .map_or(NULL_STR, |n| self.sink.intern(n));
-                self.sink.push(
-                    ts.unwrap_or(0),
-                    clock,
-                    EventData::ThreadName {
-                        thread,
-                        name,
-                        priority: NamePriority::TrackEventThreadName,
-                    },
-                );
+                self.sink
+                    .push(ts.unwrap_or(0), clock, EventData::Thread(thread));
+                self.chrome_thread_names(ts.unwrap_or(0), clock, thread, &t, None, NULL_STR);
             }
             trace_packet::Data::ProcessDescriptor(pd) => {
                 let info = self.process_descriptor(machine, &pd);
+                let process = info.process;
                 self.sink
                     .push(ts.unwrap_or(0), clock, EventData::Process(Box::new(info)));
+                self.chrome_process_facts(ts.unwrap_or(0), clock, process, &pd, None);
             }
             trace_packet::Data::ClockSnapshot(cs) => self.clock_snapshot(machine, seq_id, &cs),
             trace_packet::Data::RemoteClockSync(sync) => self.remote_clock_sync(machine, &sync),
@@ -807,8 +850,14 @@ impl Parser<'_> {
             trace_packet::Data::ProfilePacket(profile) => {
                 self.profile_packet(machine, seq_id, &profile);
             }
-            trace_packet::Data::ModuleSymbols(symbols) => self.module_symbols(&symbols),
-            trace_packet::Data::DeobfuscationMapping(map) => self.deobfuscation_mapping(&map),
+            trace_packet::Data::ModuleSymbols(symbols) => {
+                self.module_symbols(&symbols);
+                self.chrome_module_symbols(&symbols);
+            }
+            trace_packet::Data::DeobfuscationMapping(map) => {
+                self.deobfuscation_mapping(&map);
+                self.chrome_class_names(&map);
+            }
             trace_packet::Data::TraceUuid(uuid) => {
                 let (msb, lsb) = (uuid.msb.unwrap_or(0) as u64, uuid.lsb.unwrap_or(0) as u64);
                 self.uuid_seen = true;
@@ -838,7 +887,41 @@ impl Parser<'_> {
                 self.losses.trace_config(self.sink, machine, config);
             }
             trace_packet::Data::ChromeMetadata(meta) => self.chrome_metadata(machine, &meta),
+            trace_packet::Data::ExtensionDescriptor(d) => self.extension_descriptor(machine, &d),
+            trace_packet::Data::TranslationTable(t) => self.translation_table(&t),
+            trace_packet::Data::ChromeEvents(bundle) => {
+                self.chrome_events(machine, ts.unwrap_or(0), clock, &bundle)
+            }
+            trace_packet::Data::ChromeBenchmarkMetadata(m) => {
+                self.chrome_benchmark_metadata(machine, &m)
+            }
+            trace_packet::Data::ChromeTrigger(t) => self.chrome_trigger(machine, ts, clock, &t),
             _ => {}
+        }
+    }
+
+    /// A packet timestamp on a sequence-scoped clock, in ns: scaled by the clock's unit,
+    /// and for an incremental clock added to the last value read on it (in file order, as
+    /// Trace Processor's clock tracker reads them).
+    fn sequence_clock_ts(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        clock_id: u32,
+        ts: i64,
+    ) -> i64 {
+        if clock_id < FIRST_SEQUENCE_CLOCK {
+            return ts;
+        }
+        let Some(clock) = self.seq_clocks.get_mut(&(machine, seq_id, clock_id)) else {
+            return ts;
+        };
+        let ns = ts.saturating_mul(clock.unit_ns);
+        if clock.incremental {
+            clock.last_ns = clock.last_ns.saturating_add(ns);
+            clock.last_ns
+        } else {
+            ns
         }
     }
 
@@ -884,6 +967,33 @@ impl Parser<'_> {
             let text = s.str.as_deref().map(String::from_utf8_lossy);
             ksyms.push((s.iid.unwrap_or(0), self.sink.intern_opt(text.as_deref())));
         }
+        let mut logs = Vec::new();
+        for b in &d.log_message_body {
+            logs.push((b.iid.unwrap_or(0), self.sink.intern_opt(b.body.as_deref())));
+        }
+        let mut histograms = Vec::new();
+        for h in &d.histogram_names {
+            histograms.push((h.iid.unwrap_or(0), self.sink.intern_opt(h.name.as_deref())));
+        }
+        let mut correlations = Vec::new();
+        for c in &d.correlation_id_str {
+            let text = c.str.as_deref().map(String::from_utf8_lossy);
+            correlations.push((c.iid.unwrap_or(0), self.sink.intern_opt(text.as_deref())));
+        }
+        let mut type_names = Vec::new();
+        for t in &d.debug_annotation_value_type_names {
+            type_names.push((t.iid.unwrap_or(0), self.sink.intern_opt(t.name.as_deref())));
+        }
+        let mut unsymbolized = Vec::new();
+        for u in &d.unsymbolized_source_locations {
+            let loc = (u.mapping_id.unwrap_or(0), u.rel_pc.unwrap_or(0));
+            unsymbolized.push((u.iid.unwrap_or(0), loc));
+        }
+        let mut build_ids = Vec::new();
+        for b in &d.build_ids {
+            let text = b.str.as_deref().map(String::from_utf8_lossy);
+            build_ids.push((b.iid.unwrap_or(0), self.sink.intern_opt(text.as_deref())));
+        }
         let mut strs = Vec::new();
         for s in &d.debug_annotation_string_values {
             let text = s.str.as_deref().map(String::from_utf8_lossy);
@@ -910,12 +1020,31 @@ impl Parser<'_> {
         for (iid, v) in strs {
             seq.interned_strings.entry(iid).or_insert(v);
         }
+        for (iid, v) in logs {
+            seq.log_bodies.entry(iid).or_insert(v);
+        }
+        for (iid, v) in histograms {
+            seq.histogram_names.entry(iid).or_insert(v);
+        }
+        for (iid, v) in correlations {
+            seq.correlation_ids.entry(iid).or_insert(v);
+        }
+        for (iid, v) in type_names {
+            seq.value_type_names.entry(iid).or_insert(v);
+        }
+        for (iid, v) in unsymbolized {
+            seq.unsymbolized.entry(iid).or_insert(v);
+        }
+        for (iid, v) in build_ids {
+            seq.build_ids.entry(iid).or_insert(v);
+        }
     }
 
     /// A trace that names no uuid gets one hashed from its first bytes, so the same file
     /// always has the same uuid.
     fn finish(&mut self, bytes: &[u8]) {
         self.flush_pending_track_event();
+        self.translate_args();
         self.losses.finish(self.sink);
         let file = self.sink.current_file;
         let mut paths: Vec<(&'static str, (u64, u64))> = self.content.drain().collect();

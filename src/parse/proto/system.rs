@@ -38,6 +38,14 @@ impl Parser<'_> {
             let Some(id) = c.clock_id else { continue };
             let mult = c.unit_multiplier_ns.unwrap_or(1).max(1) as i64;
             let v = (c.timestamp.unwrap_or(0) as i64).saturating_mul(mult);
+            if id >= FIRST_SEQUENCE_CLOCK && (mult != 1 || c.is_incremental()) {
+                let clock = SequenceClock {
+                    unit_ns: mult,
+                    incremental: c.is_incremental(),
+                    last_ns: v,
+                };
+                self.seq_clocks.insert((machine, seq_id, id), clock);
+            }
             let domain = ClockDomain {
                 machine,
                 clock_id: id,

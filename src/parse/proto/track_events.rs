@@ -61,11 +61,7 @@ impl Parser<'_> {
         }
         if let Some(td) = &d.thread {
             // Whichever descriptor a sequence emits, it writes for that thread.
-            let thread = ThreadRef {
-                machine,
-                tid: td.tid.unwrap_or(0),
-                pid: td.pid.map(i64::from),
-            };
+            let thread = self.chrome_thread(machine, td, d.chrome_thread.as_ref());
             if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
                 seq.thread = Some(thread);
             }
@@ -89,6 +85,16 @@ impl Parser<'_> {
             sibling_order_rank: d.sibling_order_rank,
             has_first_packet_on_sequence,
             is_state: d.state.is_some(),
+            sibling_merge_behavior: d.sibling_merge_behavior.unwrap_or(0),
+            sibling_merge_key: match &d.sibling_merge_key_field {
+                Some(protos::track_descriptor::SiblingMergeKeyField::SiblingMergeKey(k)) => {
+                    Some(MergeKeyValue::Str(self.sink.intern(k)))
+                }
+                Some(protos::track_descriptor::SiblingMergeKeyField::SiblingMergeKeyInt(k)) => {
+                    Some(MergeKeyValue::Int(*k))
+                }
+                None => None,
+            },
             ..Default::default()
         };
         if let Some(pd) = &d.process {
@@ -100,25 +106,9 @@ impl Parser<'_> {
             }
             self.sink
                 .push(ts, clock, EventData::ClaimProcess { process, uuid });
-            let host_app = d
-                .chrome_process
-                .as_ref()
-                .and_then(|c| c.host_app_package_name.as_deref());
-            if let Some(app) = host_app {
-                let key = self.sink.intern("chrome.host_app_package_name");
-                let value = self.sink.intern(app);
-                self.sink.push(
-                    ts,
-                    clock,
-                    EventData::ProcessStrArg {
-                        process,
-                        key,
-                        value,
-                    },
-                );
-            }
             self.sink
                 .push(ts, clock, EventData::Process(Box::new(info)));
+            self.chrome_process_facts(ts, clock, process, pd, d.chrome_process.as_ref());
             if let (Some(rank), true) = (d.sibling_order_rank, self.sink.explicit_process_ordering)
             {
                 let key = self.sink.intern("process_sort_index_hint");
@@ -135,11 +125,8 @@ impl Parser<'_> {
             }
         }
         if let Some(td) = &d.thread {
-            let thread = ThreadRef {
-                machine,
-                tid: td.tid.unwrap_or(0),
-                pid: td.pid.map(i64::from),
-            };
+            let chrome = d.chrome_thread.as_ref();
+            let thread = self.chrome_thread(machine, td, chrome);
             desc.thread = Some(thread);
             desc.process = None;
             if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
@@ -147,19 +134,7 @@ impl Parser<'_> {
             }
             self.sink
                 .push(ts, clock, EventData::ClaimThread { thread, uuid });
-            let tname = td
-                .thread_name
-                .as_deref()
-                .map_or(name, |n| self.sink.intern_nonempty(n));
-            self.sink.push(
-                ts,
-                clock,
-                EventData::ThreadName {
-                    thread,
-                    name: tname,
-                    priority: NamePriority::TrackDescriptor,
-                },
-            );
+            self.chrome_thread_names(ts, clock, thread, td, chrome, name);
             if let (Some(rank), true) = (d.sibling_order_rank, self.sink.explicit_thread_ordering) {
                 let key = self.sink.intern("thread_sort_index_hint");
                 let value = i64::from(rank);
@@ -186,6 +161,7 @@ impl Parser<'_> {
         packet_ts: Option<i64>,
         packet_clock: ClockRef,
         ev: protos::TrackEvent,
+        raw: &[u8],
     ) {
         let key = (machine, seq_id);
         let Some(seq) = self.sequences.get_mut(&key) else {
@@ -239,7 +215,7 @@ impl Parser<'_> {
         let Some(seq) = self.sequences.get_mut(&key) else {
             return;
         };
-        let thread_ts = match ev.thread_time {
+        let mut thread_ts = match ev.thread_time {
             Some(track_event::ThreadTime::ThreadTimeDeltaUs(d)) => match seq.ref_thread_time_us {
                 Some(base) => {
                     let v = base.saturating_add(d);
@@ -334,16 +310,45 @@ impl Parser<'_> {
         } else {
             ev.extra_double_counter_track_uuids.clone()
         };
-        for (i, v) in ev.extra_counter_values.iter().enumerate() {
-            match extra_int_uuids.get(i) {
-                Some(&u) => self.counter(machine, seq_id, ts, clock, u, *v as f64, true),
-                None => self.sink.stat("track_event_parser_errors", machine, 1),
-            }
-        }
-        for (i, v) in ev.extra_double_counter_values.iter().enumerate() {
-            match extra_double_uuids.get(i) {
-                Some(&u) => self.counter(machine, seq_id, ts, clock, u, *v, false),
-                None => self.sink.stat("track_event_parser_errors", machine, 1),
+        // Extra counters that are the thread's time or instruction count also give the
+        // event its thread timestamp / instruction count (as Trace Processor reads them).
+        let mut extra_instructions = None;
+        let values = ev
+            .extra_counter_values
+            .iter()
+            .map(|v| *v as f64)
+            .zip(
+                extra_int_uuids
+                    .iter()
+                    .map(Some)
+                    .chain(std::iter::repeat(None)),
+            )
+            .chain(
+                ev.extra_double_counter_values.iter().copied().zip(
+                    extra_double_uuids
+                        .iter()
+                        .map(Some)
+                        .chain(std::iter::repeat(None)),
+                ),
+            );
+        let values: Vec<(f64, Option<u64>)> = values.map(|(v, u)| (v, u.copied())).collect();
+        for (v, uuid) in values {
+            let Some(u) = uuid else {
+                self.sink.stat("track_event_parser_errors", machine, 1);
+                continue;
+            };
+            let Some(value) = self.counter(machine, seq_id, ts, clock, u, v, true) else {
+                continue;
+            };
+            match self
+                .sink
+                .descriptors
+                .get(&(machine, u))
+                .and_then(|d| d.counter)
+            {
+                Some(c) if c.builtin == 1 && thread_ts == NO_TS => thread_ts = value as i64,
+                Some(c) if c.builtin == 2 => extra_instructions = Some(value as i64),
+                _ => {}
             }
         }
 
@@ -369,7 +374,9 @@ impl Parser<'_> {
             Some(track_event::ThreadInstructionCount::ThreadInstructionCountAbsolute(v)) => Some(v),
             _ => None,
         };
-        if thread_ts != NO_TS || instructions.is_some() {
+        let from_fields = ev.thread_time.is_some() || instructions.is_some();
+        let instructions = instructions.or(extra_instructions);
+        if from_fields && (thread_ts != NO_TS || instructions.is_some()) {
             let thread = seq_thread.or_else(|| {
                 self.sink
                     .descriptors
@@ -412,7 +419,34 @@ impl Parser<'_> {
                 None
             },
         });
-        let args = self.debug_annotations(machine, seq_id, &ev);
+        let legacy_source_id = ev.legacy_event.as_ref().and_then(|l| {
+            use track_event::legacy_event::Id;
+            let async_phase = matches!(
+                l.phase.map(|p| p as u8),
+                Some(b'b' | b'e' | b'n' | b'S' | b'T' | b'p' | b'F')
+            );
+            match l.id {
+                Some(Id::UnscopedId(id) | Id::GlobalId(id) | Id::LocalId(id)) if async_phase => {
+                    Some(id as i64)
+                }
+                _ => None,
+            }
+        });
+        let event_thread = seq_thread.or_else(|| {
+            self.sink
+                .descriptors
+                .get(&(machine, uuid))
+                .and_then(|d| d.thread)
+        });
+        let cx = typed_args::EventContext {
+            machine,
+            seq_id,
+            ts,
+            clock,
+            thread: event_thread,
+            legacy_source_id,
+        };
+        let args = self.track_event_args(&ev, raw, cx);
         let mut flow_ops: Vec<FlowOp> = Vec::new();
         for id in ev.flow_ids.iter().chain(&ev.flow_ids_old) {
             flow_ops.push(FlowOp::Id(*id));
@@ -533,6 +567,7 @@ impl Parser<'_> {
             b'b' | b'e' | b'n' | b'S' | b'T' | b'p' | b'F' => {
                 self.legacy_async(phase, slice, legacy, seq_thread)
             }
+            b'M' => self.legacy_metadata(slice, ev, seq_thread),
             b'i' | b'I' | b'R' => {
                 if let (Some(scope), Some(t)) = (legacy.instant_event_scope, seq_thread) {
                     match scope {
@@ -564,8 +599,122 @@ impl Parser<'_> {
                     thread_dur: NO_TS,
                 })
             }
-            _ => None,
+            _ => self.legacy_raw(phase, slice, ev, seq_thread),
         }
+    }
+
+    /// A legacy `M` event: `thread_name` / `process_name` name the sequence's thread or
+    /// process with the first annotation's string; any other kept raw.
+    fn legacy_metadata(
+        &mut self,
+        slice: SliceEvent,
+        ev: &protos::TrackEvent,
+        seq_thread: Option<ThreadRef>,
+    ) -> Option<EventData> {
+        let Some(thread) = seq_thread else {
+            self.sink
+                .stat("track_event_parser_errors", self.ctx.machine, 1);
+            return None;
+        };
+        let value = ev.debug_annotations.first().and_then(|a| match &a.value {
+            Some(debug_annotation::Value::StringValue(s)) => Some(s.clone()),
+            _ => None,
+        });
+        match (self.sink.strings.get(slice.name), value) {
+            (Some("thread_name"), Some(v)) => Some(EventData::ThreadName {
+                thread,
+                name: self.sink.intern(&v),
+                priority: NamePriority::TrackEventThreadName,
+            }),
+            (Some("process_name"), Some(v)) => {
+                let pid = thread.pid?;
+                Some(EventData::ProcessName {
+                    process: ProcessRef {
+                        machine: thread.machine,
+                        pid,
+                    },
+                    name: self.sink.intern(&v),
+                    priority: 2,
+                })
+            }
+            _ => self.legacy_raw(b'M', slice, ev, seq_thread),
+        }
+    }
+
+    /// A legacy event of a phase Trace Processor does not import: a `chrome_raw` row
+    /// `track_event.legacy_event` with the legacy fields as args before the event's own.
+    fn legacy_raw(
+        &mut self,
+        phase: u8,
+        slice: SliceEvent,
+        ev: &protos::TrackEvent,
+        seq_thread: Option<ThreadRef>,
+    ) -> Option<EventData> {
+        use track_event::legacy_event::Id;
+        let Some(thread) = seq_thread else {
+            self.sink
+                .stat("track_event_parser_errors", self.ctx.machine, 1);
+            return None;
+        };
+        let legacy = ev.legacy_event.as_ref()?;
+        let mut args = Vec::new();
+        let phase_str = self.sink.intern(&char::from(phase).to_string());
+        let fields = [
+            ("legacy_event.category", ArgValue::Str(slice.category)),
+            ("legacy_event.name", ArgValue::Str(slice.name)),
+            ("legacy_event.phase", ArgValue::Str(phase_str)),
+        ];
+        for (k, v) in fields {
+            args.push(self.sink.static_arg(k, v));
+        }
+        let mut ints = Vec::new();
+        if let Some(d) = legacy.duration_us {
+            ints.push(("legacy_event.duration_ns", d.saturating_mul(1000)));
+        }
+        if slice.thread_ts != NO_TS {
+            ints.push(("legacy_event.thread_timestamp_ns", slice.thread_ts));
+        }
+        if let Some(d) = legacy.thread_duration_us {
+            ints.push(("legacy_event.thread_duration_ns", d.saturating_mul(1000)));
+        }
+        if let Some(track_event::ThreadInstructionCount::ThreadInstructionCountAbsolute(v)) =
+            ev.thread_instruction_count
+        {
+            ints.push(("legacy_event.thread_instruction_count", v));
+        }
+        if let Some(d) = legacy.thread_instruction_delta {
+            ints.push(("legacy_event.thread_instruction_delta", d));
+        }
+        for (k, v) in ints {
+            args.push(self.sink.static_arg(k, ArgValue::Int(v)));
+        }
+        if legacy.use_async_tts() {
+            args.push(
+                self.sink
+                    .static_arg("legacy_event.use_async_tts", ArgValue::Bool(true)),
+            );
+        }
+        let id = match legacy.id {
+            Some(Id::UnscopedId(id)) => Some(("legacy_event.unscoped_id", id)),
+            Some(Id::GlobalId(id)) => Some(("legacy_event.global_id", id)),
+            Some(Id::LocalId(id)) => Some(("legacy_event.local_id", id)),
+            None => None,
+        };
+        if let Some((k, id)) = id {
+            args.push(self.sink.static_arg(k, ArgValue::Uint(id)));
+            if let Some(scope) = &legacy.id_scope {
+                let v = ArgValue::Str(self.sink.intern(scope));
+                args.push(self.sink.static_arg("legacy_event.id_scope", v));
+            }
+        }
+        args.extend_from_slice(self.sink.args.get(slice.args));
+        let name = self.sink.intern_static("track_event.legacy_event");
+        Some(EventData::ChromeRaw(Box::new(ChromeRaw {
+            machine: thread.machine,
+            thread: Some(thread),
+            name,
+            args: self.sink.args.push(&args),
+        })))
     }
 
     /// Legacy async events (`b/e/n`, `S/T/p/F`): slices on async tracks keyed by the event's
@@ -596,6 +745,18 @@ impl Parser<'_> {
                 return None;
             }
         };
+        // The track is named by the event (an end, which has no name of its own, by the
+        // begin it ends).
+        let key = (machine, process, cookie);
+        let name = match phase {
+            b'e' | b'F' => self.async_names.get(&key).copied().unwrap_or(slice.name),
+            _ => {
+                if matches!(phase, b'b' | b'S') {
+                    self.async_names.insert(key, slice.name);
+                }
+                slice.name
+            }
+        };
         let scope = match (phase, legacy.id_scope.as_deref()) {
             (_, Some(id_scope)) => {
                 let cat = self
@@ -607,12 +768,8 @@ impl Parser<'_> {
                 self.sink.intern(&format!("{cat}:{id_scope}"))
             }
             (b'b' | b'e' | b'n', None) => slice.category,
-            _ => slice.name,
+            _ => name,
         };
-        let name = *self
-            .async_names
-            .entry((machine, process, cookie))
-            .or_insert(slice.name);
         let set = AsyncSet {
             kind: if process.is_some() {
                 "legacy_async_process_slice"
@@ -643,15 +800,8 @@ impl Parser<'_> {
             // An end only merges its annotations into the slice it closes.
             return Some(EventData::End(slice));
         }
-        // Args in Trace Processor's order: source id, annotations, thread, phase.
-        let mut args: Vec<Arg> = Vec::new();
-        let source_id = self.sink.intern("legacy_trace_source_id");
-        args.push(Arg {
-            flat_key: source_id,
-            key: source_id,
-            value: ArgValue::Int(cookie as i64),
-        });
-        args.extend_from_slice(self.sink.args.get(slice.args));
+        // The event's args (its source id among them), then its thread and phase.
+        let mut args: Vec<Arg> = self.sink.args.get(slice.args).to_vec();
         if let Some(t) = seq_thread {
             let key = self.sink.intern("legacy_event.passthrough_utid");
             let thread = self.sink.thread_refs.intern(t);
@@ -691,14 +841,14 @@ impl Parser<'_> {
         uuid: u64,
         raw: f64,
         _integer: bool,
-    ) {
+    ) -> Option<f64> {
         let Some(desc) = self.sink.descriptors.get(&(machine, uuid)) else {
             self.sink.stat("track_event_parser_errors", machine, 1);
-            return;
+            return None;
         };
         let Some(info) = desc.counter else {
             self.sink.stat("track_event_parser_errors", machine, 1);
-            return;
+            return None;
         };
         let mut value = raw;
         if info.unit_multiplier > 0 {
@@ -725,5 +875,6 @@ impl Parser<'_> {
                 args: NO_ARGS,
             },
         );
+        Some(value)
     }
 }

@@ -125,10 +125,9 @@ fn thread_label(
         .optional()?;
     Ok(match row {
         Some((tid, name, upid)) => (
-            Some(format!(
-                "{} {}",
-                clean(name).unwrap_or_else(|| "thread".into()),
-                tid.unwrap_or(0)
+            Some(super::ml::thread_label(
+                clean(name).as_deref(),
+                tid.unwrap_or(0),
             )),
             upid,
         ),
@@ -138,20 +137,30 @@ fn thread_label(
 
 fn process_label(conn: &Connection, upid: Option<i64>) -> rusqlite::Result<Option<String>> {
     let Some(upid) = upid else { return Ok(None) };
-    Ok(conn
+    let Some((pid, name)) = conn
         .query_row(
             "SELECT pid, name FROM process WHERE upid = ?1",
             [upid],
             |r| Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<String>>(1)?)),
         )
         .optional()?
-        .map(|(pid, name)| {
-            format!(
-                "{} {}",
-                clean(name).unwrap_or_else(|| "process".into()),
-                pid.unwrap_or(0)
-            )
-        }))
+    else {
+        return Ok(None);
+    };
+    let (pid, name) = (pid.unwrap_or(0), clean(name));
+    // A GPU device as Kineto writes one (its threads are `stream N`) is labelled so.
+    let mut stmt =
+        conn.prepare("SELECT name FROM thread WHERE upid = ?1 AND name LIKE 'stream %'")?;
+    let streams = stmt.query_map([upid], |r| r.get::<_, Option<String>>(0))?;
+    let gpu = streams
+        .filter_map(Result::ok)
+        .flatten()
+        .any(|n| super::ml::stream_number(&n).is_some());
+    Ok(Some(if gpu {
+        super::ml::gpu_label(pid, name.as_deref())
+    } else {
+        format!("{} {pid}", name.unwrap_or_else(|| "process".into()))
+    }))
 }
 
 fn machine_label(conn: &Connection, machine: Option<i64>) -> rusqlite::Result<Option<String>> {

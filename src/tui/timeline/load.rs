@@ -8,6 +8,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
 use super::index::{CounterSeries, Lane};
+use super::ml;
 use crate::tui::sanitize::{sanitize, sanitize_bytes};
 use crate::tui::theme::name_hash;
 
@@ -137,6 +138,11 @@ struct ProcessInfo {
     machine: i64,
     pid: i64,
     label: String,
+    /// The process's own name (no pid).
+    name: Option<String>,
+    /// A GPU device as Kineto writes one (its threads are streams): shown after the CPU
+    /// processes, as `GPU <pid>`.
+    gpu: bool,
 }
 
 struct ThreadInfo {
@@ -144,6 +150,8 @@ struct ThreadInfo {
     upid: Option<i64>,
     tid: i64,
     label: String,
+    /// The GPU stream this thread is, if Kineto named it so.
+    stream: Option<i64>,
 }
 
 /// Where a track sits in the tree.
@@ -177,7 +185,7 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
             let upid: i64 = r.get(0)?;
             let pid: i64 = r.get::<_, Option<i64>>(1)?.unwrap_or(0);
             let name = text(r.get_ref(2)?).filter(|s| !s.is_empty());
-            let label = match name {
+            let label = match &name {
                 Some(n) => format!("{n} {pid}"),
                 None => format!("process {pid}"),
             };
@@ -188,6 +196,8 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
                     machine,
                     pid,
                     label,
+                    name,
+                    gpu: false,
                 },
             );
         }
@@ -218,9 +228,21 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
                     machine: r.get::<_, Option<i64>>(4)?.unwrap_or(0),
                     upid,
                     tid,
-                    label: format!("{} {tid}", name.as_deref().unwrap_or("thread")),
+                    label: ml::thread_label(name.as_deref(), tid),
+                    stream: name.as_deref().and_then(ml::stream_number),
                 },
             );
+        }
+    }
+    // Kineto's GPU devices: processes with stream threads.
+    for t in threads.values() {
+        if let (Some(_), Some(upid)) = (t.stream, t.upid) {
+            if let Some(p) = processes.get_mut(&upid) {
+                if !p.gpu {
+                    p.gpu = true;
+                    p.label = ml::gpu_label(p.pid, p.name.as_deref());
+                }
+            }
         }
     }
 
@@ -509,7 +531,12 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
             upids.push(upid);
         }
     }
-    upids.sort_by_key(|u| processes.get(u).map_or((i64::MAX, *u), |p| (p.pid, *u)));
+    // CPU processes first, then the GPUs, each in pid order.
+    upids.sort_by_key(|u| {
+        processes
+            .get(u)
+            .map_or((true, i64::MAX, *u), |p| (p.gpu, p.pid, *u))
+    });
     upids.dedup();
     for upid in upids {
         let Some(p) = processes.get(&upid) else {
@@ -520,11 +547,11 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
             .copied()
             .filter(|u| threads.get(u).and_then(|t| t.upid) == Some(upid))
             .collect();
-        // Main thread first, then by tid.
+        // Main thread first, then by tid; a GPU's streams in stream order.
         thread_ids.sort_by_key(|u| {
-            threads
-                .get(u)
-                .map_or((true, i64::MAX), |t| (t.tid != p.pid, t.tid))
+            threads.get(u).map_or((true, i64::MAX, i64::MAX), |t| {
+                (t.tid != p.pid, t.stream.unwrap_or(i64::MAX), t.tid)
+            })
         });
         let node = ProcessNode {
             upid,

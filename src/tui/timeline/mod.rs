@@ -7,8 +7,10 @@ pub mod area;
 pub mod debug;
 pub mod details;
 pub mod filter;
+mod flows;
 pub mod index;
 pub mod load;
+pub mod ml;
 pub mod order;
 
 use std::collections::HashSet;
@@ -1207,6 +1209,7 @@ pub fn draw(
             }
         }
     }
+    flows::draw_flows(buf, &geo, &cols, data, state, &all, theme);
     if let Some(a) = &state.area {
         area::draw_area(frame.buffer_mut(), &geo, &cols, a, &screen, theme);
     }
@@ -1490,8 +1493,11 @@ fn draw_details(frame: &mut Frame, rect: Rect, state: &TimelineState, theme: &Th
         )],
         DetailsView::Ready(d) => {
             let start = state.data.as_ref().map_or(0, |d| d.start);
+            // Names (a GPU kernel's C++ signature) take two lines at most, so the flows and
+            // args still show.
+            let room = (rect.width as usize * 3 / 2).saturating_sub(24).max(16);
             let mut lines = vec![Line::from(vec![
-                Span::styled(format!(" {}", d.name), theme.title()),
+                Span::styled(format!(" {}", truncate(&d.name, room)), theme.title()),
                 Span::styled(
                     d.category
                         .as_ref()
@@ -1559,7 +1565,7 @@ fn draw_details(frame: &mut Frame, rect: Rect, state: &TimelineState, theme: &Th
                     flows.push(Span::raw(format!(
                         "{}{arrow} {} ({})",
                         if i > 0 { " · " } else { "" },
-                        f.name,
+                        truncate(&f.name, (rect.width as usize / 2).max(16)),
                         format::offset(f.ts - start)
                     )));
                 }

@@ -253,7 +253,19 @@ pub fn arrange(conn: &Connection, data: &mut TimelineData) -> rusqlite::Result<(
             };
             single && kernel_name(name)
         };
+        // Kineto's GPU devices (threads named `stream N`) keep the loader's place for them,
+        // after the CPU processes, and their streams in stream order (see `super::ml`).
+        let is_gpu = |p: &ProcessNode| -> bool {
+            p.threads.iter().any(|th| {
+                threads
+                    .get(&th.utid)
+                    .is_some_and(|(_, n)| super::ml::stream_number(n).is_some())
+            })
+        };
         for p in &mut m.processes {
+            if is_gpu(p) {
+                continue;
+            }
             let pid = facts.get(&p.upid).map_or(-1, |f| f.pid);
             p.threads.sort_by_cached_key(|th| {
                 let tid = threads.get(&th.utid).map_or(i64::MAX, |t| t.0);
@@ -267,25 +279,37 @@ pub fn arrange(conn: &Connection, data: &mut TimelineData) -> rusqlite::Result<(
                 (tid != pid, Reverse(dur), Reverse(count), tid)
             });
         }
-        let mut keyed: Vec<(bool, Reverse<i64>, Reverse<u64>, String, i64, ProcessNode)> =
-            std::mem::take(&mut m.processes)
-                .into_iter()
-                .map(|p| {
+        type Keyed = (
+            (bool, bool, Reverse<i64>, Reverse<u64>, String, i64),
+            usize,
+            ProcessNode,
+        );
+        let mut keyed: Vec<Keyed> = std::mem::take(&mut m.processes)
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let f = facts.get(&p.upid);
+                let kernel = is_kernel(&p);
+                let key = if is_gpu(&p) {
+                    // In the loader's order (pid order) after the CPU processes.
+                    (kernel, true, Reverse(0), Reverse(0), String::new(), 0)
+                } else {
                     let (dur, count) = activity(&p);
-                    let f = facts.get(&p.upid);
                     (
-                        is_kernel(&p),
+                        kernel,
+                        false,
                         Reverse(dur),
                         Reverse(count),
                         f.map_or_else(String::new, |f| f.name.to_lowercase()),
                         f.map_or(i64::MAX, |f| f.pid),
-                        p,
                     )
-                })
-                .collect();
-        keyed.sort_by(|a, b| (a.0, a.1, a.2, &a.3, a.4).cmp(&(b.0, b.1, b.2, &b.3, b.4)));
-        let kernel_from = keyed.iter().position(|k| k.0).unwrap_or(keyed.len());
-        m.processes = keyed.into_iter().map(|k| k.5).collect();
+                };
+                (key, i, p)
+            })
+            .collect();
+        keyed.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        let kernel_from = keyed.iter().position(|k| k.0 .0).unwrap_or(keyed.len());
+        m.processes = keyed.into_iter().map(|k| k.2).collect();
         if kernel_from < m.processes.len() {
             arrangement.default_collapsed.push(Group::Kernel(m.id));
         }

@@ -1,0 +1,424 @@
+//! Chrome and ML-profiler traces as the reference imports them: TrackEvent typed args
+//! (reflection, translation tables, Mojo symbols, deobfuscated class names), Chrome
+//! descriptors, log messages, raw legacy events and metadata (tests/data/chrome: the
+//! reference's own translated-args cases and `chrome_features.pftrace` written by
+//! tools/gen_chrome_trace.py), and every JSON flow form (v1 with binding points, v2, Kineto's
+//! launch → kernel flows on a trimmed PyTorch trace).
+
+use rusqlite::Connection;
+
+mod common;
+
+use common::{rows, table, TempFile};
+
+fn import(name: &str) -> (Connection, TempFile) {
+    common::import_data("chrome", &format!("{name}.pftrace"))
+}
+
+fn import_json(json: &str) -> (Connection, TempFile, TempFile) {
+    let trace = TempFile::with_bytes("trace.json", json.as_bytes());
+    let db = TempFile::new("chrome.sqlite");
+    sextant::import::import_path(trace.path(), db.path()).expect("the JSON imports");
+    let conn = sextant::db::open_read_only(db.path()).expect("the database opens");
+    (conn, db, trace)
+}
+
+fn stat(conn: &Connection, name: &str) -> String {
+    rows(
+        conn,
+        &format!("select coalesce(sum(value), 0) from stats where name = '{name}'"),
+    )[0][0]
+        .clone()
+}
+
+/// `key = value` of an arg set, in order.
+fn args_of(conn: &Connection, set: &str) -> Vec<Vec<String>> {
+    rows(
+        conn,
+        &format!("select key, display_value from args where arg_set_id = {set} order by id"),
+    )
+}
+
+#[test]
+fn hashed_names_are_translated_at_the_end_of_the_file() {
+    let (conn, _db) = import("chrome_histogram");
+    let got = rows(
+        &conn,
+        "select s.name, a.key, a.display_value from slice s join args a using (arg_set_id)
+         where a.key like 'chrome_histogram_sample.%' order by s.ts, a.id",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["slice1", "chrome_histogram_sample.name_hash", "10"],
+            ["slice1", "chrome_histogram_sample.name", "histogram_name1"],
+            ["slice1", "chrome_histogram_sample.sample", "100"],
+            ["slice2", "chrome_histogram_sample.name_hash", "20"],
+            ["slice2", "chrome_histogram_sample.name", "histogram_name2"],
+            // No rule for 30: the hash alone.
+            ["slice3", "chrome_histogram_sample.name_hash", "30"],
+        ])
+    );
+}
+
+#[test]
+fn a_preloaded_chrome_extension_is_reflected_and_translated() {
+    let (conn, _db) = import("chrome_performance_mark");
+    let got = rows(
+        &conn,
+        "select key, display_value from args where key like 'chrome_hashed%' order by id",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["chrome_hashed_performance_mark.site_hash", "10"],
+            ["chrome_hashed_performance_mark.site", "site1"],
+            ["chrome_hashed_performance_mark.mark_hash", "20"],
+            ["chrome_hashed_performance_mark.mark", "mark2"],
+        ])
+    );
+}
+
+#[test]
+fn repeated_nested_fields_are_indexed_and_class_names_deobfuscated() {
+    let (conn, _db) = import("java_class_name_arg");
+    let got = rows(
+        &conn,
+        "select flat_key, key, display_value from args where key like 'android_view_dump%'
+         order by id",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            [
+                "android_view_dump.activity.name",
+                "android_view_dump.activity[0].name",
+                "A1"
+            ],
+            [
+                "android_view_dump.activity.view.class_name",
+                "android_view_dump.activity[0].view[0].class_name",
+                "class_A"
+            ],
+            [
+                "android_view_dump.activity.view.class_name",
+                "android_view_dump.activity[0].view[1].class_name",
+                "def"
+            ],
+            [
+                "android_view_dump.activity.view.class_name",
+                "android_view_dump.activity[0].view[2].class_name",
+                "ghi"
+            ],
+            [
+                "android_view_dump.activity.name",
+                "android_view_dump.activity[1].name",
+                "B1"
+            ],
+            [
+                "android_view_dump.activity.view.class_name",
+                "android_view_dump.activity[1].view[0].class_name",
+                "class_J"
+            ],
+        ])
+    );
+}
+
+#[test]
+fn mojo_methods_are_named_from_module_symbols() {
+    let (conn, _db) = import("native_symbol_arg_2");
+    let got = rows(
+        &conn,
+        "select s.name, a.key, a.display_value from slice s join args a using (arg_set_id)
+         where a.key like 'chrome_mojo_event_info.%' order by s.ts, a.id",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            [
+                "slice1",
+                "chrome_mojo_event_info.mojo_method_name",
+                "storage::mojom::Directory::OpenFile"
+            ],
+            [
+                "slice1",
+                "chrome_mojo_event_info.mojo_interface_tag",
+                "storage.mojom.Directory"
+            ],
+            [
+                "slice2",
+                "chrome_mojo_event_info.mojo_method_name",
+                "storage::mojom::File::Close"
+            ],
+            [
+                "slice2",
+                "chrome_mojo_event_info.mojo_interface_tag",
+                "storage.mojom.File"
+            ],
+            [
+                "slice3",
+                "chrome_mojo_event_info.mojo_method_name",
+                "Class::Method"
+            ],
+            [
+                "slice3",
+                "chrome_mojo_event_info.mojo_interface_tag",
+                "Class::Method"
+            ],
+            ["slice4", "chrome_mojo_event_info.mojo_method_name", "Func"],
+            [
+                "slice4",
+                "chrome_mojo_event_info.mojo_interface_tag",
+                "Func"
+            ],
+        ])
+    );
+}
+
+#[test]
+fn translation_tables_rename_process_tracks() {
+    let (conn, _db) = import("process_track_name");
+    let got = rows(
+        &conn,
+        "select name from process_track where name is not null
+         union all select name from __intrinsic_track where type like '%counter%'
+           and upid is not null order by name",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["explicitly_renamed"],
+            ["implicitly_renamed"],
+            ["renamed_counter"]
+        ])
+    );
+    // Slice names are not process track names.
+    assert_eq!(
+        rows(&conn, "select name from slice order by ts"),
+        table(&[["raw_slice1"], ["raw_slice2"]])
+    );
+}
+
+#[test]
+fn chrome_packets_become_args_logs_raw_rows_and_metadata() {
+    let (conn, _db) = import("chrome_features");
+    // The incremental µs clock: events 10 µs apart.
+    assert_eq!(
+        rows(&conn, "select ts, dur, name from slice order by ts"),
+        table(&[
+            ["1000010000", "30000", "RunTask"],
+            ["1000020000", "0", "RunTask"],
+            ["1000045000", "0", "Closing"],
+        ])
+    );
+    let begin = rows(&conn, "select arg_set_id from slice where dur > 0")[0][0].clone();
+    assert_eq!(
+        args_of(&conn, &begin),
+        table(&[
+            ["task.posted_from.file_name", "../base/task.cc"],
+            ["task.posted_from.function_name", "PostTask"],
+            ["task.posted_from.line_number", "42"],
+            ["chrome_keyed_service.name", "EventRouter"],
+            ["chrome_legacy_ipc.message_class", "CLASS_PAGE"],
+            ["chrome_legacy_ipc.message_line", "77"],
+            ["chrome_latency_info.trace_id", "5"],
+            [
+                "chrome_latency_info.component_info[0].component_type",
+                "COMPONENT_INPUT_EVENT_LATENCY_BEGIN_RWH"
+            ],
+            ["chrome_latency_info.component_info[0].time_us", "100"],
+            [
+                "chrome_latency_info.component_info[1].component_type",
+                "COMPONENT_INPUT_EVENT_LATENCY_SCROLL_UPDATE_ORIGINAL"
+            ],
+            ["chrome_latency_info.component_info[1].time_us", "200"],
+            // Described by the trace's extension_descriptor.
+            ["test_extension.note", "described"],
+        ])
+    );
+    // The extension field nobody describes is counted, not guessed at.
+    assert_eq!(stat(&conn, "unknown_extension_fields"), "1");
+    // The log message: args, and an android_logs row tagged file:line (not normalized).
+    assert_eq!(
+        rows(&conn, "select ts, prio, tag, msg from android_logs"),
+        table(&[[
+            "1000020000",
+            "6",
+            "..\\base\\task.cc:42",
+            "hello from chrome"
+        ]])
+    );
+    // Chrome's thread type names the thread; labels and the process type are process args.
+    assert_eq!(
+        rows(&conn, "select tid, name from thread where tid = 4001"),
+        table(&[["4001", "CrRendererMain"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select a.flat_key, a.key, a.display_value from process p
+             join args a using (arg_set_id) where p.pid = 4000 order by a.id"
+        ),
+        table(&[
+            [
+                "chrome.process_label",
+                "chrome.process_label[0]",
+                "example.com"
+            ],
+            ["chrome.process_label", "chrome.process_label[1]", "Tab 2"],
+            ["chrome.process_type", "chrome.process_type", "Renderer"],
+            ["chrome.crash_trace_id", "chrome.crash_trace_id", "99"],
+        ])
+    );
+    // A legacy context event and the metadata bundle are kept raw.
+    let raw = rows(&conn, "select name, arg_set_id from chrome_raw order by id");
+    assert_eq!(raw.len(), 2, "{raw:?}");
+    assert_eq!(raw[0][0], "chrome_event.metadata");
+    assert_eq!(
+        args_of(&conn, &raw[1][1]),
+        table(&[
+            ["legacy_event.category", "toplevel"],
+            ["legacy_event.name", "FrameBlameContext"],
+            ["legacy_event.phase", "("],
+            ["legacy_event.unscoped_id", "4660"],
+            ["legacy_event.id_scope", "PlatformThread"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, str_value, int_value from metadata where name like 'cr-%' order by name"
+        ),
+        table(&[
+            ["cr-num-cpus", "NULL", "8"],
+            ["cr-os-name", "Linux", "NULL"]
+        ])
+    );
+    assert_eq!(stat(&conn, "empty_chrome_metadata"), "1");
+    // flow_ids begins, terminating_flow_ids ends.
+    assert_eq!(
+        rows(
+            &conn,
+            "select o.name, i.name, f.trace_id from flow f join slice o on o.id = f.slice_out
+             join slice i on i.id = f.slice_in"
+        ),
+        table(&[["RunTask", "Closing", "2748"]])
+    );
+}
+
+#[test]
+fn v1_flows_bind_to_the_top_of_the_stack_as_it_stands() {
+    // `s` binds to what is on top of the thread's stack: a finished instant that nothing
+    // has popped yet. The `f` comes first in the file; with bp:"e" it binds to the slice
+    // enclosing it, without to the next slice that begins on its thread.
+    let (conn, _db, _t) = import_json(
+        r#"[
+        {"ph":"f","id":"0x1","pid":1,"tid":2,"ts":50,"cat":"c","name":"n","bp":"e"},
+        {"ph":"f","id":"0x2","pid":1,"tid":2,"ts":52,"cat":"c","name":"n"},
+        {"ph":"i","s":"t","name":"mark","pid":1,"tid":1,"ts":5},
+        {"ph":"s","id":"0x1","pid":1,"tid":1,"ts":6,"cat":"c","name":"n"},
+        {"ph":"s","id":"0x2","pid":1,"tid":1,"ts":7,"cat":"c","name":"n"},
+        {"ph":"X","name":"kernel","pid":1,"tid":2,"ts":50,"dur":5},
+        {"ph":"X","name":"next","pid":1,"tid":2,"ts":60,"dur":5}
+        ]"#,
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select o.name, i.name, f.trace_id from flow f join slice o on o.id = f.slice_out
+             join slice i on i.id = f.slice_in order by f.id"
+        ),
+        table(&[["mark", "kernel", "0"], ["mark", "next", "1"]])
+    );
+    // v1 flows carry their name and category.
+    assert_eq!(
+        rows(
+            &conn,
+            "select a.key, a.display_value from flow f join args a using (arg_set_id)
+             where f.id = 0 order by a.id"
+        ),
+        table(&[["name", "n"], ["cat", "c"]])
+    );
+    assert_eq!(stat(&conn, "flow_no_enclosing_slice"), "0");
+}
+
+#[test]
+fn v1_flow_duplicates_orphans_and_deferred_ends() {
+    let (conn, _db, _t) = import_json(
+        r#"[
+        {"ph":"X","name":"a","pid":1,"tid":1,"ts":10,"dur":5},
+        {"ph":"s","id":1,"pid":1,"tid":1,"ts":11,"cat":"c","name":"n"},
+        {"ph":"X","name":"b","pid":1,"tid":1,"ts":20,"dur":5},
+        {"ph":"s","id":1,"pid":1,"tid":1,"ts":21,"cat":"c","name":"n"},
+        {"ph":"s","id":2,"pid":1,"tid":3,"ts":22,"cat":"c","name":"n"},
+        {"ph":"f","id":1,"pid":1,"tid":2,"ts":30,"cat":"c","name":"n"},
+        {"ph":"f","id":9,"pid":1,"tid":2,"ts":31,"cat":"c","name":"n"},
+        {"ph":"X","name":"c","pid":1,"tid":2,"ts":40,"dur":5}
+        ]"#,
+    );
+    // The second `s` of id 1 is a duplicate: the flow still starts at `a`. The `f`s wait
+    // for `c`; id 9 never began and starts, as the reference's lookup does, at slice 0.
+    assert_eq!(
+        rows(
+            &conn,
+            "select o.name, i.name from flow f join slice o on o.id = f.slice_out
+             join slice i on i.id = f.slice_in order by f.id"
+        ),
+        table(&[["a", "c"], ["a", "c"]])
+    );
+    assert_eq!(stat(&conn, "flow_duplicate_id"), "1");
+    assert_eq!(stat(&conn, "flow_no_enclosing_slice"), "1");
+    assert_eq!(stat(&conn, "flow_end_without_start"), "0");
+}
+
+#[test]
+fn v2_flows_bind_their_own_slices() {
+    let (conn, _db, _t) = import_json(
+        r#"[
+        {"ph":"X","name":"out","pid":1,"tid":1,"ts":10,"dur":5,"bind_id":"0x10","flow_out":true},
+        {"ph":"X","name":"again","pid":1,"tid":1,"ts":16,"dur":1,"bind_id":"0x10","flow_out":true},
+        {"ph":"X","name":"step","pid":1,"tid":2,"ts":20,"dur":5,"bind_id":"0x10","flow_in":true,"flow_out":true},
+        {"ph":"X","name":"in","pid":1,"tid":3,"ts":30,"dur":5,"bind_id":"0x10","flow_in":true},
+        {"ph":"X","name":"lost","pid":1,"tid":3,"ts":40,"dur":5,"bind_id":"0x11","flow_in":true},
+        {"ph":"X","name":"none","pid":1,"tid":3,"ts":50,"dur":5,"bind_id":"0x12"}
+        ]"#,
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select o.name, i.name, f.trace_id from flow f join slice o on o.id = f.slice_out
+             join slice i on i.id = f.slice_in order by f.id"
+        ),
+        table(&[["out", "step", "16"], ["step", "in", "16"]])
+    );
+    assert_eq!(stat(&conn, "flow_duplicate_id"), "1");
+    assert_eq!(stat(&conn, "flow_end_without_start"), "1");
+    assert_eq!(stat(&conn, "flow_without_direction"), "1");
+}
+
+#[test]
+fn kineto_flows_lead_from_each_launch_to_its_kernel() {
+    let (conn, _db) = common::import_data(".", "kineto_h100_trimmed.json");
+    let got = rows(
+        &conn,
+        "select o.name, count(*), sum(i.ts >= o.ts), count(distinct f.slice_in)
+         from flow f join slice o on o.id = f.slice_out join slice i on i.id = f.slice_in
+         group by o.name order by o.name",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["cudaLaunchKernel", "6", "6", "6"],
+            ["cudaMemsetAsync", "2", "2", "2"]
+        ])
+    );
+    // Each kernel's flow comes from the launch with its correlation id.
+    let mismatched = rows(
+        &conn,
+        "select count(*) from flow f join slice o on o.id = f.slice_out
+         join slice i on i.id = f.slice_in
+         where extract_arg(o.arg_set_id, 'args.correlation')
+            != extract_arg(i.arg_set_id, 'args.correlation')",
+    );
+    assert_eq!(mismatched, table(&[["0"]]));
+}
