@@ -45,7 +45,7 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
         &[
             ("T", "filter tracks by name, process, thread, pid or tid (groups stay for context); Enter keeps it, Esc clears it"),
             ("p", "pin the track under the cursor to the top (p on a pinned track unpins it)"),
-            ("v", "start an area at the view's middle on the cursor's track; ← → (Shift more) extend it in time, j k across tracks; v or Enter ends it"),
+            ("v", "start an area at the view's middle on the cursor's track (with a slice selected: its span); ← → (Shift more) extend it in time, j k across tracks; v or Enter ends it"),
             ("mouse drag", "select an area"),
             ("< >", "with an area: previous / next aggregate tab (Slices, Thread states, CPU by thread / process, Counters, Samples)"),
             ("j k, o O", "with an area: move in the table; sort by the next column / reverse the sort"),

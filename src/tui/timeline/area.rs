@@ -1,5 +1,5 @@
 //! Area selection on the timeline: `v` starts one at the view's middle on the cursor's
-//! track, the movement keys (or a mouse drag) extend it in time and across tracks, `v` or
+//! track (or as the selected slice's span), the movement keys (or a mouse drag) extend it in time and across tracks, `v` or
 //! `Enter` ends it and asks the worker for the aggregates once; `Esc` drops it. `Enter` on an
 //! aggregate row highlights those slices (or that thread's sched slices, or those states)
 //! and `n`/`N` step through them. Also the time mark (`m`) and what both show on the ruler.
@@ -155,9 +155,17 @@ impl TimelineState {
     /// `v`: starts an area at the view's middle on the cursor's row.
     pub(super) fn start_area(&mut self) {
         let t = self.view_start + self.view_span / 2;
+        // On a selected slice, the area starts as the slice's span.
+        let (t0, t1) = self
+            .selection
+            .and_then(|s| {
+                let d = self.data.as_ref()?;
+                lane(d, s.track, s.depth).map(|l| (l.ts[s.index], l.end[s.index]))
+            })
+            .unwrap_or((t, t));
         self.area = Some(Area {
-            t0: t,
-            t1: t,
+            t0,
+            t1,
             row0: self.cursor,
             row1: self.cursor,
             editing: true,
