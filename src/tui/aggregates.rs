@@ -119,7 +119,12 @@ impl AggregatesPanel {
 
     /// A key while the panel shows; `page` is its number of table rows.
     pub fn on_key(&mut self, key: KeyEvent, page: usize) -> PanelAction {
-        let rows = self.current().map_or(0, |t| t.rows.len());
+        let rows = match self.current() {
+            // The SQL scrolls by lines.
+            Some(t) if self.show_sql => t.sql.lines().count() + 1,
+            Some(t) => t.rows.len(),
+            None => 0,
+        };
         let ntabs = self.tables().len().max(1);
         match key.code {
             KeyCode::Char('>') | KeyCode::Char('}') => {
@@ -162,7 +167,11 @@ impl AggregatesPanel {
                     self.cursor = 0;
                 }
             }
-            KeyCode::Char('x') => self.show_sql = !self.show_sql,
+            KeyCode::Char('x') => {
+                self.show_sql = !self.show_sql;
+                self.cursor = 0;
+                self.scroll = 0;
+            }
             KeyCode::Enter => {
                 return match self.current() {
                     Some(t) => match t.rows.get(self.cursor) {
@@ -282,10 +291,11 @@ pub fn draw(frame: &mut Frame, rect: Rect, panel: &AggregatesPanel, span: i64, t
     );
     if panel.show_sql {
         let lines: Vec<Line> = std::iter::once(Line::styled(
-            " the SQL of this tab (x hides it):",
+            " the SQL of this tab (j/k scroll, x hides it):",
             theme.dim(),
         ))
         .chain(table.sql.lines().map(|l| Line::raw(format!(" {l}"))))
+        .skip(panel.cursor)
         .collect();
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
         return;
