@@ -337,7 +337,7 @@ impl TimelineState {
                     &data,
                     &area,
                     &format!("{state} of {thread}"),
-                    &[state.clone()],
+                    std::slice::from_ref(&state),
                     |d| matches!(d, TrackData::ThreadState(_)),
                 );
                 // Only that thread's state track.
