@@ -326,7 +326,8 @@ impl App {
             if let Some(pane) = switch_to {
                 if pane == Pane::Help && self.pane != Pane::Help {
                     // Help opens at the keys of the pane the user came from.
-                    self.help_scroll = help::section_line(self.pane);
+                    self.help_scroll =
+                        help::section_line_at(self.pane, ui::body_area(self.size).width);
                 }
                 self.pane = pane;
                 if pane == Pane::Query {

@@ -111,8 +111,35 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
 ];
 
 /// The line where the keys of `pane` start (after the keys that work everywhere, which
-/// stay in view above the timeline's).
+/// stay in view above the timeline's), as drawn `width` wide.
 pub fn section_line(pane: Pane) -> u16 {
+    section_line_at(pane, u16::MAX)
+}
+
+/// How many lines `text` takes wrapped at word boundaries `width` wide.
+fn wrapped(text: &str, width: usize) -> u16 {
+    if width == 0 {
+        return 1;
+    }
+    let mut lines = 1u16;
+    let mut col = 0usize;
+    for word in text.split_inclusive(' ') {
+        let n = word.chars().count();
+        if col + n.saturating_sub(usize::from(word.ends_with(' '))) > width && col > 0 {
+            lines += 1;
+            col = 0;
+        }
+        col += n;
+        while col > width {
+            lines += 1;
+            col -= width;
+        }
+    }
+    lines
+}
+
+/// [`section_line`] for a pane `width` wide: long keys wrap as the help draws them.
+pub fn section_line_at(pane: Pane, width: u16) -> u16 {
     let title = match pane {
         Pane::Timeline | Pane::Help => return 0,
         Pane::Clocks => "Clock graph (2)",
@@ -121,12 +148,16 @@ pub fn section_line(pane: Pane) -> u16 {
         Pane::Profile => "CPU profile (5)",
         Pane::TraceTime => "trace_time chooser (t)",
     };
-    let mut line = 0;
+    let key_w = if width >= 120 { 34 } else { 22 };
+    let mut line = 0u16;
     for (section, keys) in KEYS {
         if *section == title {
             return line;
         }
-        line += keys.len() as u16 + 2;
+        for (k, what) in *keys {
+            line += wrapped(&format!("   {k:<key_w$} {what}"), width as usize);
+        }
+        line += 2;
     }
     0
 }

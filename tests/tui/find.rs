@@ -395,3 +395,28 @@ fn tracks_len_after_removing_one(_w: u16) -> usize {
         .expect("a count");
     n - 1
 }
+
+#[test]
+fn a_systrace_without_a_process_tree_groups_kernel_threads_by_name() {
+    let mut h = Harness::fixture("real/systrace/trappy_trace_surfaceflinger.html", 100, 40);
+    h.key(KeyCode::Char('G'));
+    let screen = h.screen();
+    assert!(screen.contains("▸ Kernel threads ("), "{screen}");
+    h.key(KeyCode::Char(' '));
+    h.key(KeyCode::Char('G'));
+    let rows = labels(&h.screen());
+    let kernel = rows
+        .iter()
+        .position(|l| l.starts_with("▾ Kernel threads"))
+        .expect("the group");
+    // Inside: only threads named as the kernel names its own.
+    for l in &rows[kernel + 1..] {
+        let name = l.trim_start_matches(['▸', '▾', ' ']);
+        if !name.is_empty() {
+            assert!(
+                sextant::tui::timeline::order::kernel_name(name),
+                "{name} in {rows:#?}"
+            );
+        }
+    }
+}

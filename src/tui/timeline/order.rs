@@ -263,6 +263,17 @@ pub fn arrange(conn: &Connection, data: &mut TimelineData) -> rusqlite::Result<(
             })
         };
         for p in &mut m.processes {
+            // A process without a name (systrace has none) goes by its main thread's.
+            if let Some(f) = facts.get(&p.upid).filter(|f| f.name.is_empty()) {
+                let main = p
+                    .threads
+                    .iter()
+                    .filter_map(|th| threads.get(&th.utid))
+                    .find(|(tid, n)| *tid == f.pid && !n.is_empty());
+                if let Some((_, n)) = main {
+                    p.label = format!("{} {}", crate::tui::sanitize::sanitize(n), f.pid);
+                }
+            }
             if is_gpu(p) {
                 continue;
             }
