@@ -678,6 +678,42 @@ pub struct ThreadStateEvent {
     pub running_cpu: Option<u32>,
 }
 
+/// What a binder ftrace event says (the model's binder tracker turns it into slices and
+/// flows, see `model/binder.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinderOp {
+    /// `binder_transaction`: sent by the event's thread.
+    Transaction {
+        id: i64,
+        dest_node: i64,
+        dest_proc: i64,
+        dest_thread: i64,
+        reply: bool,
+        flags: u32,
+        /// The `code` arg, already spelled (`0x03 Java Layer Dependent`).
+        code: StrId,
+    },
+    /// `binder_transaction_received`: the event's thread took transaction `id`.
+    Received { id: i64 },
+    /// `binder_transaction_alloc_buf`.
+    AllocBuf { data_size: u64, offsets_size: u64 },
+    /// `binder_command` (BC_*) / `binder_return` (BR_*).
+    Command(u32),
+    Return(u32),
+    /// `binder_lock` / `binder_locked` / `binder_unlock`.
+    Lock,
+    Locked,
+    Unlock,
+}
+
+/// A binder event on a thread (the ftrace event's pid).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BinderEvent {
+    pub machine: MachineId,
+    pub tid: i64,
+    pub op: BinderOp,
+}
+
 /// What happened, after tokenizing; raw timestamp in [`Event::ts`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum EventData {
@@ -774,6 +810,8 @@ pub enum EventData {
     },
     /// A `thread_state` row (and maybe a `sched` row) stated by the trace.
     ThreadState(Box<ThreadStateEvent>),
+    /// A binder event (see `model/binder.rs`).
+    Binder(Box<BinderEvent>),
 }
 
 /// A clock an event's raw timestamp was read on: a builtin or sequence-scoped clock of a

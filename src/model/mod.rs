@@ -4,6 +4,7 @@
 //! The rules follow Trace Processor's trackers (see `reference/behaviour-parsers.md`): the
 //! same input gives the same rows, so Perfetto SQL written against Trace Processor works.
 
+mod binder;
 mod flow;
 mod process;
 mod sched;
@@ -80,6 +81,8 @@ pub struct Builder<'s> {
     uuid_processes: FxHashMap<(MachineId, u64), u32>,
     /// The trace file of the event being applied, so each slice knows where it came from.
     event_file: u32,
+    /// The binder tracker's state (see `binder.rs`).
+    binder: binder::BinderState,
 }
 
 impl<'s> Builder<'s> {
@@ -121,6 +124,7 @@ impl<'s> Builder<'s> {
             uuid_threads: FxHashMap::default(),
             uuid_processes: FxHashMap::default(),
             event_file: NO_FILE,
+            binder: binder::BinderState::default(),
         }
     }
 
@@ -303,6 +307,7 @@ impl<'s> Builder<'s> {
                 value,
             } => self.process_arg(process, key, ArgValue::Int(value)),
             EventData::ThreadState(ref st) => self.thread_state_event(ts, st),
+            EventData::Binder(ref b) => self.binder(ts, b),
         }
     }
 

@@ -4,6 +4,8 @@
 pub mod atrace;
 mod config_schema;
 pub mod config_text;
+mod ftrace_events;
+mod ftrace_kernel;
 mod ftrace_raw;
 mod ftrace_schema;
 pub mod json;

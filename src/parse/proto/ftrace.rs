@@ -483,44 +483,6 @@ impl Parser<'_> {
                 let marker = KernelMarker::new(m.r#type.unwrap_or(0) as u8, m.pid, m.name, m.value);
                 self.kernel_marker((machine, ts, clock, pid), marker);
             }
-            E::CpuFrequency(f) => {
-                let name = self.sink.intern("cpufreq");
-                let track = self.sink.track(TrackKey::CpuCounter {
-                    machine,
-                    cpu: f.cpu_id.unwrap_or(0),
-                    name,
-                    kind: "cpu_frequency",
-                });
-                let value = f64::from(f.state.unwrap_or(0));
-                self.sink.push(
-                    ts,
-                    clock,
-                    EventData::Counter {
-                        track,
-                        value: Real(value),
-                        args: NO_ARGS,
-                    },
-                );
-            }
-            E::CpuIdle(f) => {
-                let name = self.sink.intern("cpuidle");
-                let track = self.sink.track(TrackKey::CpuCounter {
-                    machine,
-                    cpu: f.cpu_id.unwrap_or(0),
-                    name,
-                    kind: "cpu_idle",
-                });
-                let value = f64::from(f.state.unwrap_or(0));
-                self.sink.push(
-                    ts,
-                    clock,
-                    EventData::Counter {
-                        track,
-                        value: Real(value),
-                        args: NO_ARGS,
-                    },
-                );
-            }
             E::TaskNewtask(t) => {
                 let tid = i64::from(t.pid.unwrap_or(0));
                 let name = self.sink.intern_opt(t.comm.as_deref());
@@ -851,6 +813,19 @@ impl Parser<'_> {
         let mut args = std::mem::take(&mut self.raw_args);
         args.clear();
         let name = ftrace_raw::read_event(self.sink, number, payload, &lookups, &mut args);
+        // The one ftrace handler reads the same fields the raw row keeps.
+        if let Some(kind) = ftrace_raw::event_name(number) {
+            let o = ftrace_events::Origin {
+                machine: origin.machine,
+                cpu: origin.cpu,
+                pid: origin.pid,
+                ts,
+                clock,
+                text: false,
+            };
+            let fields = ftrace_events::Fields::Proto(&args);
+            ftrace_events::handle(self.sink, &o, kind, &fields, &kernel_symbol);
+        }
         let set = self.sink.args.push_shared(&args);
         self.raw_args = args;
         let name = match name {

@@ -8,7 +8,7 @@ use std::io::Read;
 use prost::Message;
 
 use super::{
-    atrace, config_text, ftrace_raw, schema, wire_repair, FileContext, MachineScope, ParseError,
+    atrace, config_text, ftrace_events, ftrace_raw, schema, wire_repair, FileContext, MachineScope, ParseError,
 };
 use crate::ir::{clocks, *};
 use crate::manifest::ManifestError;
