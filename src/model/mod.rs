@@ -180,6 +180,7 @@ impl<'s> Builder<'s> {
                 self.complete(track, ts, dur, thread_dur, &slice, overlap);
             }
             EventData::Counter { track, value, args } => {
+                let args = self.resolve_thread_args(args);
                 let track = self.resolve_track(track);
                 self.note_ts(ts);
                 let row = CounterRow {

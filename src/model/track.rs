@@ -236,10 +236,16 @@ impl<'s> Builder<'s> {
             return t;
         }
         let machine = self.tables.processes[upid as usize].machine;
-        let t = self.new_track(TrackRow {
+        let mut row = TrackRow {
             upid: Some(upid),
             ..TrackRow::new(name, kind, machine, TrackEventType::Counter)
-        });
+        };
+        // Atrace counters are also keyed by the name the trace gave them.
+        if kind == "atrace_counter" {
+            let dim = self.sink.static_arg("name", str_or_null(name));
+            row.extra_dims = self.sink.args.push(&[dim]);
+        }
+        let t = self.new_track(row);
         self.process_counters.insert((upid, name, kind), t);
         t
     }
@@ -339,6 +345,10 @@ impl<'s> Builder<'s> {
                 row.compressor_idx = Some(idx as u32);
                 if let Some(info) = self.sink.legacy_async.get(&set).copied() {
                     self.legacy_async_args(&mut row, &set, info);
+                } else if set.kind == "atrace_async_slice" {
+                    // Atrace async sets are keyed by (process, name).
+                    let dim = self.sink.static_arg("name", str_or_null(set.name));
+                    row.extra_dims = self.sink.args.push(&[dim]);
                 }
                 let track = self.new_track(row);
                 let Some(state) = self.async_sets.get_mut(&set) else {
