@@ -57,9 +57,10 @@ pub(super) enum Table {
     TraceTimeCandidate,
     TrackFile,
     TraceBounds,
+    FileEvents,
 }
 
-pub(super) const TABLES: usize = 28;
+pub(super) const TABLES: usize = 29;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -91,6 +92,7 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::TraceTimeCandidate,
     Table::TrackFile,
     Table::TraceBounds,
+    Table::FileEvents,
 ];
 
 impl Table {
@@ -236,6 +238,11 @@ impl Table {
             ),
             Table::TrackFile => ("__sextant_track_file", "track_id, file_id", true),
             Table::TraceBounds => ("trace_bounds", "start_ts, end_ts", false),
+            Table::FileEvents => (
+                "__sextant_file_events",
+                "file_id, read, imported, dropped, unaccounted",
+                true,
+            ),
         }
     }
 
