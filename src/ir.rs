@@ -714,6 +714,38 @@ pub struct BinderEvent {
     pub op: BinderOp,
 }
 
+/// What the generic kernel packets (`generic_kernel_*`, kernels traced without ftrace)
+/// say; the model's generic kernel tracker turns them into sched, thread_state, thread and
+/// process rows (see `model/generic_kernel.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GenericKernelEvent {
+    /// A task changed state (`TaskStateEnum`: 1 created … 8 destroyed); `cpu` for running.
+    TaskState {
+        machine: MachineId,
+        cpu: Option<u32>,
+        tid: i64,
+        comm: StrId,
+        state: u8,
+        prio: i32,
+    },
+    /// A process of the process tree (no main thread is made for it).
+    Process {
+        machine: MachineId,
+        pid: i64,
+        ppid: i64,
+        cmdline: StrId,
+    },
+    /// A thread of the process tree.
+    Thread {
+        machine: MachineId,
+        tid: i64,
+        pid: i64,
+        comm: StrId,
+        is_main_thread: bool,
+        is_idle: bool,
+    },
+}
+
 /// What happened, after tokenizing; raw timestamp in [`Event::ts`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum EventData {
@@ -812,6 +844,8 @@ pub enum EventData {
     ThreadState(Box<ThreadStateEvent>),
     /// A binder event (see `model/binder.rs`).
     Binder(Box<BinderEvent>),
+    /// A generic kernel event (see `model/generic_kernel.rs`).
+    GenericKernel(Box<GenericKernelEvent>),
 }
 
 /// A clock an event's raw timestamp was read on: a builtin or sequence-scoped clock of a

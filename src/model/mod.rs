@@ -6,6 +6,7 @@
 
 mod binder;
 mod flow;
+mod generic_kernel;
 mod process;
 mod sched;
 mod slice;
@@ -83,6 +84,8 @@ pub struct Builder<'s> {
     event_file: u32,
     /// The binder tracker's state (see `binder.rs`).
     binder: binder::BinderState,
+    /// The generic kernel tracker's state (see `generic_kernel.rs`).
+    generic: generic_kernel::GenericKernelState,
 }
 
 impl<'s> Builder<'s> {
@@ -125,6 +128,7 @@ impl<'s> Builder<'s> {
             uuid_processes: FxHashMap::default(),
             event_file: NO_FILE,
             binder: binder::BinderState::default(),
+            generic: generic_kernel::GenericKernelState::default(),
         }
     }
 
@@ -309,6 +313,7 @@ impl<'s> Builder<'s> {
             } => self.process_arg(process, key, ArgValue::Int(value)),
             EventData::ThreadState(ref st) => self.thread_state_event(ts, st),
             EventData::Binder(ref b) => self.binder(ts, b),
+            EventData::GenericKernel(ref g) => self.generic_kernel(ts, g),
         }
     }
 

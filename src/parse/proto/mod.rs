@@ -18,6 +18,7 @@ use trace_stats::LossTracker;
 mod chrome;
 mod debug_annotations;
 mod ftrace;
+mod generic_kernel;
 mod system;
 mod trace_stats;
 mod track_events;
@@ -648,6 +649,12 @@ impl Parser<'_> {
             self.clock(machine, 0, clocks::UNTIMED)
         };
         let Some(data) = pkt.data else {
+            if let Some(kind) = unknown_payload(bytes).filter(|&k| generic_kernel::is_generic_kernel(k)) {
+                let ts = ts.unwrap_or(0);
+                self.generic_kernel(machine, ts, clock, bytes);
+                let _ = kind;
+                return;
+            }
             if let Some(kind) = unknown_payload(bytes) {
                 let kind = Some(i64::from(kind));
                 self.sink
