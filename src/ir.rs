@@ -746,6 +746,38 @@ pub enum GenericKernelEvent {
     },
 }
 
+/// What a DRM / dma-fence ftrace event says (see `model/drm.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrmOp {
+    /// `drm_vblank_event` (signal) / `drm_vblank_event_delivered`.
+    Vblank { crtc: i64, seq: u64, delivered: bool },
+    /// `drm_sched_job`: a job queued on a ring.
+    SchedJob { ring: StrId, job: u64 },
+    /// `drm_run_job`: a job handed to the hardware, done when `fence` signals.
+    RunJob { ring: StrId, job: u64, fence: u64 },
+    /// `drm_sched_process_job`: the job of `fence` is done.
+    ProcessJob { fence: u64 },
+    /// Kernel 6.17 scheduler events, jobs named by their fence (context, seqno).
+    JobQueue { ring: StrId, context: u64, seqno: u64 },
+    JobRun { ring: StrId, context: u64, seqno: u64 },
+    JobDone { context: u64, seqno: u64 },
+    /// `dma_fence_init` / `_emit` / `_signaled` on a fence timeline.
+    FenceInit { context: u64, timeline: StrId, seqno: u64 },
+    FenceEmit { context: u64, timeline: StrId, seqno: u64 },
+    FenceSignaled { context: u64, timeline: StrId, seqno: u64 },
+    /// `dma_fence_wait_start` / `_end` on the waiting thread.
+    FenceWaitStart { context: u64, seqno: u64 },
+    FenceWaitEnd,
+}
+
+/// A DRM event on a thread (the ftrace event's pid).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DrmEvent {
+    pub machine: MachineId,
+    pub tid: i64,
+    pub op: DrmOp,
+}
+
 /// What happened, after tokenizing; raw timestamp in [`Event::ts`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum EventData {
@@ -846,6 +878,8 @@ pub enum EventData {
     Binder(Box<BinderEvent>),
     /// A generic kernel event (see `model/generic_kernel.rs`).
     GenericKernel(Box<GenericKernelEvent>),
+    /// A DRM / dma-fence event (see `model/drm.rs`).
+    Drm(Box<DrmEvent>),
 }
 
 /// A clock an event's raw timestamp was read on: a builtin or sequence-scoped clock of a

@@ -5,6 +5,7 @@
 //! same input gives the same rows, so Perfetto SQL written against Trace Processor works.
 
 mod binder;
+mod drm;
 mod flow;
 mod generic_kernel;
 mod process;
@@ -86,6 +87,8 @@ pub struct Builder<'s> {
     binder: binder::BinderState,
     /// The generic kernel tracker's state (see `generic_kernel.rs`).
     generic: generic_kernel::GenericKernelState,
+    /// The DRM tracker's state (see `drm.rs`).
+    drm: drm::DrmState,
 }
 
 impl<'s> Builder<'s> {
@@ -129,6 +132,7 @@ impl<'s> Builder<'s> {
             event_file: NO_FILE,
             binder: binder::BinderState::default(),
             generic: generic_kernel::GenericKernelState::default(),
+            drm: drm::DrmState::default(),
         }
     }
 
@@ -314,6 +318,7 @@ impl<'s> Builder<'s> {
             EventData::ThreadState(ref st) => self.thread_state_event(ts, st),
             EventData::Binder(ref b) => self.binder(ts, b),
             EventData::GenericKernel(ref g) => self.generic_kernel(ts, g),
+            EventData::Drm(ref d) => self.drm(ts, d),
         }
     }
 
