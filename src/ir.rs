@@ -456,6 +456,14 @@ pub enum TrackKey {
         kind: &'static str,
         name: StrId,
     },
+    /// A machine-wide slice track of a kernel object (a fence timeline, a GPU ring, a
+    /// block device, a TCP stream), with the dimension that names it when it has one.
+    KernelSlices {
+        machine: MachineId,
+        kind: &'static str,
+        name: StrId,
+        dim: Option<(&'static str, i64)>,
+    },
     /// A process-wide slice track of a given type (e.g. `chrome_process_instant`).
     ProcessSlices {
         process: ProcessRef,
@@ -555,7 +563,7 @@ impl EventData {
     /// Whether this record stands for an event of the trace in counts shown to the user
     /// (events per clock, events dropped): a raw ftrace row shadows its event.
     pub fn counts_as_event(&self) -> bool {
-        !matches!(self, EventData::FtraceRaw(_))
+        !matches!(self, EventData::FtraceRaw(_) | EventData::Dropped)
     }
 }
 
@@ -778,6 +786,16 @@ pub struct DrmEvent {
     pub op: DrmOp,
 }
 
+/// What pairs a kernel operation's start with its end: the event kind and two numbers
+/// (e.g. inode and offset, device and sector).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PairKey {
+    pub machine: MachineId,
+    pub kind: &'static str,
+    pub a: u64,
+    pub b: u64,
+}
+
 /// What happened, after tokenizing; raw timestamp in [`Event::ts`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum EventData {
@@ -880,6 +898,31 @@ pub enum EventData {
     GenericKernel(Box<GenericKernelEvent>),
     /// A DRM / dma-fence event (see `model/drm.rs`).
     Drm(Box<DrmEvent>),
+    /// An event cropped after parsing (ftrace from before every cpu's data is complete):
+    /// nothing.
+    Dropped,
+    /// A counter that adds `delta` to its track's running total; the row's value is the
+    /// total divided by `divisor` (packets counted, bytes summed as KB).
+    CounterSum {
+        track: TrackRef,
+        delta: i64,
+        divisor: u32,
+        args: ArgsRef,
+    },
+    /// A kernel operation that begins here and ends at a [`EventData::PairEnd`] with the
+    /// same key, possibly on another thread: one slice on `slice.track` (see
+    /// `model/kernel.rs`).
+    PairBegin { key: PairKey, slice: SliceEvent },
+    PairEnd { key: PairKey, args: ArgsRef },
+    /// A TCP socket changed state (`inet_sock_set_state`, see `model/kernel.rs`).
+    SockState {
+        machine: MachineId,
+        skaddr: u64,
+        /// The slice name (state and details).
+        name: StrId,
+        /// SYN_SENT / ESTABLISHED: a socket not seen before starts a stream.
+        opens: bool,
+    },
 }
 
 /// A clock an event's raw timestamp was read on: a builtin or sequence-scoped clock of a

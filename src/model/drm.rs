@@ -34,10 +34,11 @@ pub(super) struct DrmState {
 impl<'s> Builder<'s> {
     fn drm_track(&mut self, machine: MachineId, kind: &'static str, name: &str) -> u32 {
         let name = self.sink.intern(name);
-        let key = self.sink.track(TrackKey::GlobalSlices {
+        let key = self.sink.track(TrackKey::KernelSlices {
             machine,
             kind,
             name,
+            dim: None,
         });
         self.resolve_track(key)
     }

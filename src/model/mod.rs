@@ -8,6 +8,7 @@ mod binder;
 mod drm;
 mod flow;
 mod generic_kernel;
+mod kernel;
 mod process;
 mod sched;
 mod slice;
@@ -89,6 +90,8 @@ pub struct Builder<'s> {
     generic: generic_kernel::GenericKernelState,
     /// The DRM tracker's state (see `drm.rs`).
     drm: drm::DrmState,
+    /// Paired kernel operations, running totals, TCP streams (see `kernel.rs`).
+    kernel: kernel::KernelState,
 }
 
 impl<'s> Builder<'s> {
@@ -133,6 +136,7 @@ impl<'s> Builder<'s> {
             binder: binder::BinderState::default(),
             generic: generic_kernel::GenericKernelState::default(),
             drm: drm::DrmState::default(),
+            kernel: kernel::KernelState::default(),
         }
     }
 
@@ -319,6 +323,21 @@ impl<'s> Builder<'s> {
             EventData::Binder(ref b) => self.binder(ts, b),
             EventData::GenericKernel(ref g) => self.generic_kernel(ts, g),
             EventData::Drm(ref d) => self.drm(ts, d),
+            EventData::Dropped => {}
+            EventData::CounterSum {
+                track,
+                delta,
+                divisor,
+                args,
+            } => self.counter_sum(ts, track, delta, divisor, args),
+            EventData::PairBegin { key, slice } => self.pair_begin(ts, key, slice),
+            EventData::PairEnd { key, args } => self.pair_end(ts, key, args),
+            EventData::SockState {
+                machine,
+                skaddr,
+                name,
+                opens,
+            } => self.sock_state(ts, machine, skaddr, name, opens),
         }
     }
 

@@ -163,6 +163,20 @@ impl<'s> Builder<'s> {
                 row.source_args = self.source_chrome_args();
                 (self.new_track(row), true)
             }
+            TrackKey::KernelSlices {
+                machine,
+                kind,
+                name,
+                dim,
+            } => {
+                let mrow = self.machine_row(machine);
+                let mut row = TrackRow::new(name, kind, mrow, TrackEventType::Slice);
+                if let Some((key, value)) = dim {
+                    let dim = self.sink.static_arg(key, ArgValue::Int(value));
+                    row.extra_dims = self.sink.args.push(&[dim]);
+                }
+                (self.new_track(row), true)
+            }
             TrackKey::ProcessSlices {
                 process,
                 kind,

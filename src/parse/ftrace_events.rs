@@ -180,13 +180,6 @@ impl Fields<'_> {
         }
     }
 
-    /// The whole payload of a text line.
-    pub(crate) fn payload(&self) -> Option<&[u8]> {
-        match self {
-            Fields::Text(p) => Some(p),
-            Fields::Proto(_) => None,
-        }
-    }
 }
 
 /// Events the systrace line parser dispatches (besides the sched and marker events the

@@ -288,6 +288,7 @@ impl Parser<'_> {
         };
         let queue = 1 + cpu_range.saturating_mul(4096).saturating_add(cpu.min(4095));
         self.sink.set_queue(queue);
+        let first_ord = self.sink.events.len() as u32;
         for (i, ev) in bundle.event.into_iter().enumerate() {
             self.sink.next_input();
             // An event with nothing but a timestamp and pid is dropped, as the reference
@@ -342,27 +343,68 @@ impl Parser<'_> {
             }
         }
         self.sink.end_input();
-        // Every cpu's data is complete from the latest of these on (Trace Processor keeps it
-        // as metadata).
-        if let Some(last_read) = bundle.last_read_event_timestamp {
-            let last_read = last_read as i64;
+        // A cpu's data is complete from where its first bundle says the previous one ended;
+        // every cpu's from the latest of these (Trace Processor keeps it as metadata, and
+        // events before it only make raw rows).
+        let first_of_cpu = self.ftrace_cpus_seen.insert((machine, cpu));
+        let start = bundle
+            .previous_bundle_end_timestamp
+            .or(bundle.last_read_event_timestamp);
+        if let (true, Some(start)) = (first_of_cpu, start) {
+            let start = start as i64;
             if self
                 .latest_ftrace_start
                 .get(&machine)
-                .is_none_or(|&t| t < last_read)
+                .is_none_or(|&t| t < start)
             {
-                self.latest_ftrace_start.insert(machine, last_read);
-                self.sink.metadata(
-                    "ftrace_latest_data_start_ns",
-                    machine,
-                    MetaValue::Int(last_read),
-                );
+                self.latest_ftrace_start.insert(machine, start);
+                self.sink
+                    .metadata("ftrace_latest_data_start_ns", machine, MetaValue::Int(start));
             }
         }
         if let Some(compact) = bundle.compact_sched {
             self.compact_sched(machine, cpu, clock, &compact);
         }
         self.sink.set_queue(0);
+        let end = self.sink.events.len() as u32;
+        if end > first_ord {
+            self.ftrace_ranges.push((machine, first_ord, end));
+        }
+    }
+
+    /// Ftrace events from before every cpu's data is complete keep their raw rows (and
+    /// threads) but nothing else, as Trace Processor's soft drop does.
+    pub(super) fn crop_ftrace(&mut self) {
+        let ranges = std::mem::take(&mut self.ftrace_ranges);
+        if self.latest_ftrace_start.is_empty() {
+            return;
+        }
+        let mut dropped = None;
+        for (machine, first, end) in ranges {
+            let Some(&start) = self.latest_ftrace_start.get(&machine) else {
+                continue;
+            };
+            for i in first..end {
+                let Some(ev) = self.sink.events.get(i as usize).copied() else {
+                    break;
+                };
+                if ev.ts >= start {
+                    continue;
+                }
+                let (clock, data) = self.sink.payload(&ev);
+                if matches!(
+                    data,
+                    EventData::FtraceRaw(_) | EventData::Thread(_) | EventData::Dropped
+                ) {
+                    continue;
+                }
+                let payload = *dropped.get_or_insert_with(|| {
+                    self.sink.payloads.push((clock, EventData::Dropped));
+                    (self.sink.payloads.len() - 1) as u32
+                });
+                self.sink.events[i as usize].payload = payload;
+            }
+        }
     }
 
     pub(super) fn ftrace_event(

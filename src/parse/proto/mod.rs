@@ -136,8 +136,14 @@ struct Parser<'a> {
     uuid_seen: bool,
     /// ChromeMetadataPackets so far (each gets its own `cr-<letter>-` metadata prefix).
     chrome_metadata_packets: u32,
-    /// Latest `last_read_event_timestamp` of the ftrace bundles, per machine.
+    /// From when every cpu's ftrace data is complete, per machine: the latest
+    /// `previous_bundle_end_timestamp` (or `last_read_event_timestamp`) of each cpu's first
+    /// bundle.
     latest_ftrace_start: HashMap<MachineId, i64>,
+    /// Cpus whose first ftrace bundle was read.
+    ftrace_cpus_seen: std::collections::HashSet<(MachineId, u32)>,
+    /// The events each ftrace bundle pushed: (machine, first ord, end ord).
+    ftrace_ranges: Vec<(MachineId, u32, u32)>,
     /// Scratch space for a raw ftrace event's args.
     raw_args: Vec<Arg>,
     /// What the trace reports about its losses (TraceStats, FtraceStats, loss markers).
@@ -252,6 +258,8 @@ pub fn parse_stream(
         sent_base_packet: false,
         async_names: HashMap::new(),
         latest_ftrace_start: HashMap::new(),
+        ftrace_cpus_seen: std::collections::HashSet::new(),
+        ftrace_ranges: Vec::new(),
         uuid_seen: false,
         content: HashMap::new(),
         event_content: FxHashMap::default(),
@@ -902,6 +910,7 @@ impl Parser<'_> {
     /// always has the same uuid.
     fn finish(&mut self, bytes: &[u8]) {
         self.flush_pending_track_event();
+        self.crop_ftrace();
         self.losses.finish(self.sink);
         let file = self.sink.current_file;
         let mut paths: Vec<(&'static str, (u64, u64))> = self.content.drain().collect();
