@@ -898,6 +898,8 @@ pub enum EventData {
     GenericKernel(Box<GenericKernelEvent>),
     /// A DRM / dma-fence event (see `model/drm.rs`).
     Drm(Box<DrmEvent>),
+    /// `task_rename`: the thread's new name (and its process's, for a main thread).
+    ThreadRename { thread: ThreadRef, name: StrId },
     /// An event cropped after parsing (ftrace from before every cpu's data is complete):
     /// nothing.
     Dropped,

@@ -92,6 +92,8 @@ pub struct Builder<'s> {
     drm: drm::DrmState,
     /// Paired kernel operations, running totals, TCP streams (see `kernel.rs`).
     kernel: kernel::KernelState,
+    /// Pending thread associations and parents (see `process.rs`).
+    procs: process::ProcessTrackerState,
 }
 
 impl<'s> Builder<'s> {
@@ -137,6 +139,7 @@ impl<'s> Builder<'s> {
             generic: generic_kernel::GenericKernelState::default(),
             drm: drm::DrmState::default(),
             kernel: kernel::KernelState::default(),
+            procs: process::ProcessTrackerState::default(),
         }
     }
 
@@ -324,6 +327,7 @@ impl<'s> Builder<'s> {
             EventData::GenericKernel(ref g) => self.generic_kernel(ts, g),
             EventData::Drm(ref d) => self.drm(ts, d),
             EventData::Dropped => {}
+            EventData::ThreadRename { thread, name } => self.rename_thread(thread, name),
             EventData::CounterSum {
                 track,
                 delta,

@@ -550,14 +550,13 @@ impl Parser<'_> {
                 self.sink.push(
                     ts,
                     clock,
-                    EventData::ThreadName {
+                    EventData::ThreadRename {
                         thread: ThreadRef {
                             machine,
                             tid,
                             pid: None,
                         },
                         name,
-                        priority: NamePriority::Ftrace,
                     },
                 );
             }
