@@ -702,9 +702,14 @@ pub enum BinderOp {
         code: StrId,
     },
     /// `binder_transaction_received`: the event's thread took transaction `id`.
-    Received { id: i64 },
+    Received {
+        id: i64,
+    },
     /// `binder_transaction_alloc_buf`.
-    AllocBuf { data_size: u64, offsets_size: u64 },
+    AllocBuf {
+        data_size: u64,
+        offsets_size: u64,
+    },
     /// `binder_command` (BC_*) / `binder_return` (BR_*).
     Command(u32),
     Return(u32),
@@ -758,23 +763,62 @@ pub enum GenericKernelEvent {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DrmOp {
     /// `drm_vblank_event` (signal) / `drm_vblank_event_delivered`.
-    Vblank { crtc: i64, seq: u64, delivered: bool },
+    Vblank {
+        crtc: i64,
+        seq: u64,
+        delivered: bool,
+    },
     /// `drm_sched_job`: a job queued on a ring.
-    SchedJob { ring: StrId, job: u64 },
+    SchedJob {
+        ring: StrId,
+        job: u64,
+    },
     /// `drm_run_job`: a job handed to the hardware, done when `fence` signals.
-    RunJob { ring: StrId, job: u64, fence: u64 },
+    RunJob {
+        ring: StrId,
+        job: u64,
+        fence: u64,
+    },
     /// `drm_sched_process_job`: the job of `fence` is done.
-    ProcessJob { fence: u64 },
+    ProcessJob {
+        fence: u64,
+    },
     /// Kernel 6.17 scheduler events, jobs named by their fence (context, seqno).
-    JobQueue { ring: StrId, context: u64, seqno: u64 },
-    JobRun { ring: StrId, context: u64, seqno: u64 },
-    JobDone { context: u64, seqno: u64 },
+    JobQueue {
+        ring: StrId,
+        context: u64,
+        seqno: u64,
+    },
+    JobRun {
+        ring: StrId,
+        context: u64,
+        seqno: u64,
+    },
+    JobDone {
+        context: u64,
+        seqno: u64,
+    },
     /// `dma_fence_init` / `_emit` / `_signaled` on a fence timeline.
-    FenceInit { context: u64, timeline: StrId, seqno: u64 },
-    FenceEmit { context: u64, timeline: StrId, seqno: u64 },
-    FenceSignaled { context: u64, timeline: StrId, seqno: u64 },
+    FenceInit {
+        context: u64,
+        timeline: StrId,
+        seqno: u64,
+    },
+    FenceEmit {
+        context: u64,
+        timeline: StrId,
+        seqno: u64,
+    },
+    FenceSignaled {
+        context: u64,
+        timeline: StrId,
+        seqno: u64,
+    },
     /// `dma_fence_wait_start` / `_end` on the waiting thread.
-    FenceWaitStart { context: u64, seqno: u64 },
+    FenceWaitStart {
+        context: u64,
+        seqno: u64,
+    },
     FenceWaitEnd,
 }
 
@@ -899,7 +943,10 @@ pub enum EventData {
     /// A DRM / dma-fence event (see `model/drm.rs`).
     Drm(Box<DrmEvent>),
     /// `task_rename`: the thread's new name (and its process's, for a main thread).
-    ThreadRename { thread: ThreadRef, name: StrId },
+    ThreadRename {
+        thread: ThreadRef,
+        name: StrId,
+    },
     /// An event cropped after parsing (ftrace from before every cpu's data is complete):
     /// nothing.
     Dropped,
@@ -914,8 +961,14 @@ pub enum EventData {
     /// A kernel operation that begins here and ends at a [`EventData::PairEnd`] with the
     /// same key, possibly on another thread: one slice on `slice.track` (see
     /// `model/kernel.rs`).
-    PairBegin { key: PairKey, slice: SliceEvent },
-    PairEnd { key: PairKey, args: ArgsRef },
+    PairBegin {
+        key: PairKey,
+        slice: SliceEvent,
+    },
+    PairEnd {
+        key: PairKey,
+        args: ArgsRef,
+    },
     /// A TCP socket changed state (`inet_sock_set_state`, see `model/kernel.rs`).
     SockState {
         machine: MachineId,

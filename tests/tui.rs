@@ -811,3 +811,27 @@ fn thread_states_have_a_track_above_the_threads_slices_and_details_of_their_own(
         "{screen}"
     );
 }
+
+#[test]
+fn binder_transaction_shows_both_ends_and_marks_its_reply() {
+    let mut harness = Harness::fixture("kernel/binder_qoe.pftrace", 160, 48);
+    harness.key(KeyCode::Char('/'));
+    harness.keys("binder transaction");
+    harness.key(KeyCode::Enter);
+    let screen = harness.screen();
+    let details = screen.split("─\n").last().expect("the details panel");
+    // Who called whom, how long the call took and how long the server took to reply.
+    assert!(
+        details.contains(" binder ") && details.contains(" → ") && details.contains(" reply "),
+        "{screen}"
+    );
+    assert!(details.contains("binder reply"), "{screen}");
+    snapshot!("binder_transaction_selected_160x48", screen);
+    // Enter follows the flow to the reply, whose details name the same two ends.
+    harness.key(KeyCode::Enter);
+    let screen = harness.screen();
+    let details = screen.split("─\n").last().expect("the details panel");
+    assert!(details.contains(" binder reply"), "{screen}");
+    assert!(details.contains(" → "), "{screen}");
+    snapshot!("binder_reply_followed_160x48", screen);
+}

@@ -176,7 +176,10 @@ impl<'s> Builder<'s> {
 
     fn thread_name_arg(&mut self, utid: u32) -> Option<Arg> {
         let name = self.tables.threads[utid as usize].name;
-        (name != NULL_STR).then(|| self.sink.static_arg("destination name", ArgValue::Str(name)))
+        (name != NULL_STR).then(|| {
+            self.sink
+                .static_arg("destination name", ArgValue::Str(name))
+        })
     }
 
     pub(super) fn binder(&mut self, ts: i64, ev: &BinderEvent) {
@@ -223,10 +226,9 @@ impl<'s> Builder<'s> {
                         pid: None,
                     });
                     if let Some(open) = self.open_slice_matching(track, s.binder, s.reply) {
-                        let mut extra =
-                            vec![self
-                                .sink
-                                .static_arg("destination thread", ArgValue::Int(dest_thread))];
+                        let mut extra = vec![self
+                            .sink
+                            .static_arg("destination thread", ArgValue::Int(dest_thread))];
                         extra.extend(self.thread_name_arg(dest));
                         self.add_slice_args(open, &extra);
                     }
@@ -274,8 +276,7 @@ impl<'s> Builder<'s> {
                         oneway: false,
                         reply: false,
                     });
-                    if let Some(open) = self.open_slice_matching(p.track, s.binder, s.transaction)
-                    {
+                    if let Some(open) = self.open_slice_matching(p.track, s.binder, s.transaction) {
                         let mut extra = vec![self
                             .sink
                             .static_arg("destination thread", ArgValue::Uint(ev.tid as u64))];
@@ -434,7 +435,10 @@ mod tests {
     #[test]
     fn flags_are_spelled_as_the_reference_does() {
         assert_eq!(flags_text(0), "0x00 No Flags Set");
-        assert_eq!(flags_text(0x10), "0x10 allow replies with file descriptors; ");
+        assert_eq!(
+            flags_text(0x10),
+            "0x10 allow replies with file descriptors; "
+        );
         assert_eq!(
             flags_text(0x11),
             "0x11 this is a one-way call: async, no return; allow replies with file descriptors; "

@@ -267,11 +267,7 @@ impl<'s> Builder<'s> {
     }
 
     fn ring_done(&mut self, ts: i64, machine: MachineId, fence: (u64, u64)) {
-        let Some(ring) = self
-            .drm
-            .ring_of_fence
-            .remove(&(machine, fence.0, fence.1))
-        else {
+        let Some(ring) = self.drm.ring_of_fence.remove(&(machine, fence.0, fence.1)) else {
             return;
         };
         let track = self.ring(machine, ring);

@@ -190,7 +190,11 @@ impl<'s> Builder<'s> {
             }
         } else {
             if let Some(at) = self.generic.thread_cpu.remove(&utid) {
-                if self.sched_pending.get(&at).is_some_and(|(_, r)| r.utid == utid) {
+                if self
+                    .sched_pending
+                    .get(&at)
+                    .is_some_and(|(_, r)| r.utid == utid)
+                {
                     if let Some((id, mut row)) = self.sched_pending.remove(&at) {
                         row.dur = ts - row.ts;
                         row.end_state = text;

@@ -33,7 +33,14 @@ impl<'s> Builder<'s> {
             slice.args = self.sink.args.push(&merged);
         }
         let track = self.resolve_track(slice.track);
-        self.complete(track, start, ts - start, NO_TS, &slice, slice::Overlap::Drop);
+        self.complete(
+            track,
+            start,
+            ts - start,
+            NO_TS,
+            &slice,
+            slice::Overlap::Drop,
+        );
     }
 
     pub(super) fn counter_sum(

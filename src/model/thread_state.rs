@@ -168,13 +168,7 @@ impl Builder<'_> {
         }
     }
 
-    pub(super) fn open_thread_state(
-        &mut self,
-        ts: i64,
-        utid: u32,
-        state: StrId,
-        opening: Opening,
-    ) {
+    pub(super) fn open_thread_state(&mut self, ts: i64, utid: u32, state: StrId, opening: Opening) {
         let running = self.running_state();
         // The waker's row, if it is running: the wakeup came from that stretch of running.
         let waker_id = opening.waker_utid.and_then(|w| {

@@ -179,7 +179,6 @@ impl Fields<'_> {
             }
         }
     }
-
 }
 
 /// Events the systrace line parser dispatches (besides the sched and marker events the
@@ -237,7 +236,10 @@ pub(crate) fn handle(
         "workqueue_execute_end" => {
             let category = sink.intern("workqueue");
             let track = sink.track(TrackKey::ThreadSlices(o.thread()));
-            o.push(sink, EventData::End(slice(track, category, NULL_STR, NO_ARGS)));
+            o.push(
+                sink,
+                EventData::End(slice(track, category, NULL_STR, NO_ARGS)),
+            );
             Some(())
         }
         "zero" => zero(sink, o, f),
@@ -434,7 +436,10 @@ fn workqueue_start(
     };
     let category = sink.intern("workqueue");
     let track = sink.track(TrackKey::ThreadSlices(o.thread()));
-    o.push(sink, EventData::Begin(slice(track, category, name, NO_ARGS)));
+    o.push(
+        sink,
+        EventData::Begin(slice(track, category, name, NO_ARGS)),
+    );
     Some(())
 }
 

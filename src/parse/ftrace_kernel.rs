@@ -154,9 +154,23 @@ fn cpu_util(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
     let util = f.real(sink, "cpu_util").unwrap_or(0.0);
     let cap = f.real(sink, "capacity").unwrap_or(0.0);
     let nr = f.real(sink, "nr_running").unwrap_or(0.0);
-    cpu_counter(sink, o, cpu, format!("Cpu {cpu} Util"), "cpu_utilization", util);
+    cpu_counter(
+        sink,
+        o,
+        cpu,
+        format!("Cpu {cpu} Util"),
+        "cpu_utilization",
+        util,
+    );
     cpu_counter(sink, o, cpu, format!("Cpu {cpu} Cap"), "cpu_capacity", cap);
-    cpu_counter(sink, o, cpu, format!("Cpu {cpu} Nr Running"), "cpu_nr_running", nr);
+    cpu_counter(
+        sink,
+        o,
+        cpu,
+        format!("Cpu {cpu} Nr Running"),
+        "cpu_nr_running",
+        nr,
+    );
     Some(())
 }
 
@@ -174,7 +188,15 @@ fn thermal_exynos(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
     Some(())
 }
 
-fn sum_counter(sink: &mut Sink, o: &Origin, name: &str, kind: &'static str, delta: i64, divisor: u32, args: &[(&'static str, ArgValue)]) {
+fn sum_counter(
+    sink: &mut Sink,
+    o: &Origin,
+    name: &str,
+    kind: &'static str,
+    delta: i64,
+    divisor: u32,
+    args: &[(&'static str, ArgValue)],
+) {
     let name = sink.intern(name);
     let track = sink.track(TrackKey::GlobalCounter {
         machine: o.machine,
@@ -337,9 +359,15 @@ fn ufs_command(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
             label.push_str(&format!(" (GID={group:#x})"));
         }
         let name = sink.intern(&label);
-        o.push(sink, EventData::Begin(slice(track, NULL_STR, name, NO_ARGS)));
+        o.push(
+            sink,
+            EventData::Begin(slice(track, NULL_STR, name, NO_ARGS)),
+        );
     } else {
-        o.push(sink, EventData::End(slice(track, NULL_STR, NULL_STR, NO_ARGS)));
+        o.push(
+            sink,
+            EventData::End(slice(track, NULL_STR, NULL_STR, NO_ARGS)),
+        );
     }
     Some(())
 }
@@ -348,8 +376,12 @@ fn ufs_command(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
 /// it, paired by inode and offset.
 fn android_fs(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Option<()> {
     let (kind, slice_name) = match name {
-        n if n.starts_with("android_fs_dataread") => ("android_fs_dataread", "android_fs_data_read"),
-        n if n.starts_with("android_fs_datawrite") => ("android_fs_datawrite", "android_fs_data_write"),
+        n if n.starts_with("android_fs_dataread") => {
+            ("android_fs_dataread", "android_fs_data_read")
+        }
+        n if n.starts_with("android_fs_datawrite") => {
+            ("android_fs_datawrite", "android_fs_data_write")
+        }
         _ => ("android_fs_fsync", "android_fs_fsync"),
     };
     let key = PairKey {

@@ -79,6 +79,17 @@ impl Theme {
         }
     }
 
+    /// The other end of a flow of the selected slice.
+    pub fn flow_peer(&self) -> Style {
+        self.colored(
+            Style::new()
+                .bg(Color::Cyan)
+                .fg(Color::Black)
+                .add_modifier(Modifier::BOLD),
+            Style::new().add_modifier(Modifier::BOLD),
+        )
+    }
+
     pub fn selected_slice(&self) -> Style {
         self.colored(
             Style::new()

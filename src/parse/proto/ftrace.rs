@@ -337,10 +337,12 @@ impl Parser<'_> {
                 self.sched_switch(origin, ts, clock, s);
                 continue;
             }
-            self.ftrace_event(origin, ts, clock, event);
+            // The raw row first: it names the thread the event ran on as it was before the
+            // event (a `sched_process_free` of itself ends that thread).
             if let Some(raw) = raw_events.get(i) {
                 self.raw_ftrace_event(origin, ts, clock, raw);
             }
+            self.ftrace_event(origin, ts, clock, event);
         }
         self.sink.end_input();
         // A cpu's data is complete from where its first bundle says the previous one ended;
@@ -358,8 +360,11 @@ impl Parser<'_> {
                 .is_none_or(|&t| t < start)
             {
                 self.latest_ftrace_start.insert(machine, start);
-                self.sink
-                    .metadata("ftrace_latest_data_start_ns", machine, MetaValue::Int(start));
+                self.sink.metadata(
+                    "ftrace_latest_data_start_ns",
+                    machine,
+                    MetaValue::Int(start),
+                );
             }
         }
         if let Some(compact) = bundle.compact_sched {
@@ -868,6 +873,26 @@ impl Parser<'_> {
         let mut args = std::mem::take(&mut self.raw_args);
         args.clear();
         let name = ftrace_raw::read_event(self.sink, number, payload, &lookups, &mut args);
+        let set = self.sink.args.push_shared(&args);
+        let name = match name {
+            Some(name) => name,
+            // A kind Perfetto's numbering leaves unnamed: a row without name or args.
+            None if ftrace_raw::in_event_range(number) => NULL_STR,
+            None => {
+                self.sink.stat("ftrace_event_unknown", origin.machine, 1);
+                self.raw_args = args;
+                return;
+            }
+        };
+        let raw = FtraceRaw {
+            machine: origin.machine,
+            cpu: origin.cpu,
+            tid: origin.pid,
+            name,
+            args: set,
+            common_flags: origin.common_flags,
+        };
+        self.sink.push(ts, clock, EventData::FtraceRaw(raw));
         // The one ftrace handler reads the same fields the raw row keeps.
         if let Some(kind) = ftrace_raw::event_name(number) {
             let o = ftrace_events::Origin {
@@ -881,25 +906,6 @@ impl Parser<'_> {
             let fields = ftrace_events::Fields::Proto(&args);
             ftrace_events::handle(self.sink, &o, kind, &fields, &kernel_symbol);
         }
-        let set = self.sink.args.push_shared(&args);
         self.raw_args = args;
-        let name = match name {
-            Some(name) => name,
-            // A kind Perfetto's numbering leaves unnamed: a row without name or args.
-            None if ftrace_raw::in_event_range(number) => NULL_STR,
-            None => {
-                self.sink.stat("ftrace_event_unknown", origin.machine, 1);
-                return;
-            }
-        };
-        let raw = FtraceRaw {
-            machine: origin.machine,
-            cpu: origin.cpu,
-            tid: origin.pid,
-            name,
-            args: set,
-            common_flags: origin.common_flags,
-        };
-        self.sink.push(ts, clock, EventData::FtraceRaw(raw));
     }
 }

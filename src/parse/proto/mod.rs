@@ -8,7 +8,8 @@ use std::io::Read;
 use prost::Message;
 
 use super::{
-    atrace, config_text, ftrace_events, ftrace_raw, schema, wire_repair, FileContext, MachineScope, ParseError,
+    atrace, config_text, ftrace_events, ftrace_raw, schema, wire_repair, FileContext, MachineScope,
+    ParseError,
 };
 use crate::ir::{clocks, *};
 use crate::manifest::ManifestError;
@@ -657,7 +658,9 @@ impl Parser<'_> {
             self.clock(machine, 0, clocks::UNTIMED)
         };
         let Some(data) = pkt.data else {
-            if let Some(kind) = unknown_payload(bytes).filter(|&k| generic_kernel::is_generic_kernel(k)) {
+            if let Some(kind) =
+                unknown_payload(bytes).filter(|&k| generic_kernel::is_generic_kernel(k))
+            {
                 let ts = ts.unwrap_or(0);
                 self.generic_kernel(machine, ts, clock, bytes);
                 let _ = kind;

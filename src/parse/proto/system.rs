@@ -414,8 +414,14 @@ mod kworker_tests {
 
     #[test]
     fn kworker_suffixes_are_cut() {
-        assert_eq!(kworker_name("kworker/45:2-mm_percpu_wq"), Some("kworker/45:2"));
-        assert_eq!(kworker_name("kworker/u16:3+events_unbound"), Some("kworker/u16:3"));
+        assert_eq!(
+            kworker_name("kworker/45:2-mm_percpu_wq"),
+            Some("kworker/45:2")
+        );
+        assert_eq!(
+            kworker_name("kworker/u16:3+events_unbound"),
+            Some("kworker/u16:3")
+        );
         assert_eq!(kworker_name("kworker/0:0H"), Some("kworker/0:0H"));
         assert_eq!(kworker_name("ksoftirqd/0"), None);
     }
