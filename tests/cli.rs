@@ -499,6 +499,8 @@ fn gzip_bomb() -> TempFile {
 
 /// Runs sextant with `args` and `env`, killed after a minute if it has not ended (a
 /// watchdog, not a timing); returns its exit status, stderr and peak memory in KiB.
+// The child is reaped by wait4(2), which std cannot see.
+#[allow(clippy::zombie_processes)]
 fn run_measured(args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> (bool, String, i64) {
     use std::io::Read;
     let mut child = Command::new(env!("CARGO_BIN_EXE_sextant"))

@@ -395,17 +395,13 @@ impl<'s> Builder<'s> {
                 }
                 _ => {}
             },
-            code::BR_TRANSACTION | code::BR_TRANSACTION_SEC_CTX => {
-                if top.state == State::Rcv1 {
-                    if let Some(f) = frames.last_mut() {
-                        f.state = State::Rcv2;
-                    }
+            code::BR_TRANSACTION | code::BR_TRANSACTION_SEC_CTX if top.state == State::Rcv1 => {
+                if let Some(f) = frames.last_mut() {
+                    f.state = State::Rcv2;
                 }
             }
-            code::BR_REPLY => {
-                if top.state == State::Snd4 {
-                    frames.pop();
-                }
+            code::BR_REPLY if top.state == State::Snd4 => {
+                frames.pop();
             }
             code::BR_DEAD_REPLY
             | code::BR_FAILED_REPLY

@@ -38,7 +38,7 @@ pub enum Request {
 #[derive(Debug)]
 pub enum Answer {
     Timeline(Result<Arc<TimelineData>, String>),
-    Details(DetailsRequest, Result<Details, String>),
+    Details(DetailsRequest, Result<Box<Details>, String>),
     Stats(Result<Vec<StatRow>, String>),
     Clocks(Result<ClockGraph, String>),
     Candidates(Result<Vec<Candidate>, String>),
@@ -156,7 +156,9 @@ pub fn answer(conn: &Connection, request: &Request) -> Answer {
     let msg = |e: rusqlite::Error| e.to_string();
     match request {
         Request::Timeline => Answer::Timeline(load::load(conn).map(Arc::new).map_err(msg)),
-        Request::Details(r) => Answer::Details(*r, details::load(conn, r).map_err(msg)),
+        Request::Details(r) => {
+            Answer::Details(*r, details::load(conn, r).map(Box::new).map_err(msg))
+        }
         Request::Stats => Answer::Stats(super::stats::load(conn).map_err(msg)),
         Request::Clocks => Answer::Clocks(super::clocks::load(conn).map_err(msg)),
         Request::Candidates => Answer::Candidates(super::chooser::load(conn).map_err(msg)),

@@ -78,7 +78,7 @@ pub struct Details {
     pub args: Vec<(String, String)>,
     pub flows: Vec<FlowLink>,
     /// Both ends of a binder transaction, when the slice is one of its halves.
-    pub binder: Option<BinderEnds>,
+    pub binder: Option<Box<BinderEnds>>,
 }
 
 /// One side of a binder transaction: the thread, its process, and how long its slice
@@ -456,7 +456,7 @@ fn binder_ends(
     id: i64,
     name: &str,
     flows: &[FlowLink],
-) -> rusqlite::Result<Option<BinderEnds>> {
+) -> rusqlite::Result<Option<Box<BinderEnds>>> {
     let (client_side, oneway) = match name {
         "binder transaction" => (true, false),
         "binder transaction async" => (true, true),
@@ -478,11 +478,11 @@ fn binder_ends(
     } else {
         (other, this)
     };
-    Ok(Some(BinderEnds {
+    Ok(Some(Box::new(BinderEnds {
         oneway,
         client,
         server,
-    }))
+    })))
 }
 
 fn sched(conn: &Connection, id: i64) -> rusqlite::Result<Details> {

@@ -415,12 +415,12 @@ impl TimelineState {
         )
     }
 
-    pub fn on_details(&mut self, request: DetailsRequest, result: Result<Details, String>) {
+    pub fn on_details(&mut self, request: DetailsRequest, result: Result<Box<Details>, String>) {
         let Some(sel) = self.selection else { return };
         let current = self.request_for(sel) == Some(request);
         if current {
             self.details = match result {
-                Ok(d) => DetailsView::Ready(Box::new(d)),
+                Ok(d) => DetailsView::Ready(d),
                 Err(e) => DetailsView::Failed(e),
             };
         }
