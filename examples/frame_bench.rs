@@ -127,7 +127,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let (tx, rx) = mpsc::channel();
-    let importer = Importer::spawn(Input::Path(trace.clone()), &dir, tx.clone())?;
+    let importer = Importer::spawn(Input::Paths(vec![trace.clone()]), &dir, tx.clone())?;
     app.set_pending_db(importer.first_db.clone());
     let timeline_worker = Worker::spawn("timeline-loader", tx.clone())?;
     let lookup = Worker::spawn("lookup", tx.clone())?;

@@ -57,22 +57,24 @@ pub fn is_sqlite(path: &Path) -> bool {
 /// Opens a trace: an SQLite file as it is, anything else imported into `out` (or a
 /// temporary file).
 pub fn open_trace(
-    trace: &Path,
+    traces: &[PathBuf],
     out: Option<&Path>,
 ) -> Result<(Database, Option<ImportSummary>), OpenError> {
-    if is_sqlite(trace) && out.is_none() {
-        return Ok((
-            Database {
-                path: trace.to_path_buf(),
-                _temporary: None,
-            },
-            None,
-        ));
+    if let ([trace], None) = (traces, out) {
+        if is_sqlite(trace) {
+            return Ok((
+                Database {
+                    path: trace.to_path_buf(),
+                    _temporary: None,
+                },
+                None,
+            ));
+        }
     }
     match out {
         None => {
             let temp = TempPath::database(temp_path());
-            let summary = import::import_path(trace, temp.path())?;
+            let summary = import::import_paths(traces, temp.path())?;
             rollback_journal(temp.path())?;
             let db = Database {
                 path: temp.path().to_path_buf(),
@@ -81,7 +83,7 @@ pub fn open_trace(
             Ok((db, Some(summary)))
         }
         Some(out) => {
-            let summary = import_into(trace, out)?;
+            let summary = import_into(traces, out)?;
             let db = Database {
                 path: out.to_path_buf(),
                 _temporary: None,
@@ -92,7 +94,7 @@ pub fn open_trace(
 }
 
 /// Imports `trace` beside `out` and renames the complete database to `out`.
-fn import_into(trace: &Path, out: &Path) -> Result<ImportSummary, OpenError> {
+fn import_into(traces: &[PathBuf], out: &Path) -> Result<ImportSummary, OpenError> {
     cleanup::sweep_stale_siblings(out);
     let temp = TempPath::database(cleanup::sibling_temp_path(out));
     // Fails now, naming the output, rather than after the parse, naming the temporary.
@@ -100,7 +102,7 @@ fn import_into(trace: &Path, out: &Path) -> Result<ImportSummary, OpenError> {
         path: out.to_path_buf(),
         error,
     })?;
-    let summary = import::import_path(trace, temp.path())?;
+    let summary = import::import_paths(traces, temp.path())?;
     rollback_journal(temp.path())?;
     // Side files an older database left at `out` would be read as the new one's.
     for suffix in cleanup::SIDE_FILES {

@@ -105,8 +105,16 @@ pub struct Session {
 
 /// Imports the trace at `input` into a new SQLite database at `db_path`.
 pub fn import_path(input: &Path, db_path: &Path) -> Result<ImportSummary, ImportError> {
-    let files = source::open(input)?;
-    import_files(&input.display().to_string(), files, db_path)
+    import_paths(&[input.to_path_buf()], db_path)
+}
+
+/// Imports several paths as one merge (see [`source::open_paths`]).
+pub fn import_paths(
+    inputs: &[std::path::PathBuf],
+    db_path: &Path,
+) -> Result<ImportSummary, ImportError> {
+    let files = source::open_paths(inputs)?;
+    import_files(&source::loose_name(inputs), files, db_path)
 }
 
 /// Imports already-opened files (see [`source::open_bytes`]) once, without keeping them
@@ -358,7 +366,7 @@ impl Session {
             rows[order].size = file.size;
             state.files_done += 1;
             state.bytes_done += stored;
-            state.events = sink.events.len() as u64;
+            state.events = sink.event_count;
             progress(&state);
         }
         sink.events.shrink_to_fit();
@@ -422,7 +430,7 @@ impl Session {
             files_total: self.files.len(),
             bytes_done: self.summary.bytes,
             bytes_total: self.summary.bytes,
-            events: self.sink.events.len() as u64,
+            events: self.sink.event_count,
         };
         progress(&state);
         let sink = &mut self.sink;
@@ -503,7 +511,8 @@ impl Session {
             }
             return Err(ImportError::Cancelled);
         }
-        self.summary.events = sink.events.len();
+        // Counted as the clock pane counts them (events per file, before any drop).
+        self.summary.events = facts.report.files.iter().map(|f| f.events as usize).sum();
 
         let t = Instant::now();
         state.stage = Stage::Writing;
@@ -689,9 +698,21 @@ fn sort_and_drop_negative(sink: &mut Sink) {
         sink.events.sort_unstable_by_key(|e| (e.ts, e.ord));
     }
     order_ties_by_queue(sink);
-    let negative = sink.events.partition_point(|e| e.ts < 0);
-    if negative > 0 {
+    let mut negative = sink.events.partition_point(|e| e.ts < 0);
+    let payloads = &sink.payloads;
+    let kept = |e: &Event| payloads[e.payload as usize].1.keeps_negative_ts();
+    if sink.events[..negative].iter().any(kept) {
+        let before = sink.events.len();
+        let mut i = 0;
+        sink.events.retain(|e| {
+            i += 1;
+            i > negative || kept(e)
+        });
+        negative = before - sink.events.len();
+    } else {
         sink.events.drain(..negative);
+    }
+    if negative > 0 {
         let prev = sink.current_file;
         sink.current_file = NO_FILE;
         sink.stat(

@@ -565,6 +565,17 @@ impl EventData {
     pub fn counts_as_event(&self) -> bool {
         !matches!(self, EventData::FtraceRaw(_) | EventData::Dropped)
     }
+
+    /// Whether the event keeps a time before trace time's zero: heapprofd dumps are
+    /// placed on MONOTONIC_COARSE after sorting, and Trace Processor keeps their rows.
+    pub fn keeps_negative_ts(&self) -> bool {
+        matches!(
+            self,
+            EventData::Profile(
+                ProfileSample::HeapAllocation { .. } | ProfileSample::HeapProfile { .. }
+            )
+        )
+    }
 }
 
 /// An ftrace event as Trace Processor's raw table keeps it: its name and fields (as args),
@@ -978,6 +989,41 @@ pub enum EventData {
         /// SYN_SENT / ESTABLISHED: a socket not seen before starts a stream.
         opens: bool,
     },
+    /// A profiler's sample (see `model::stack_profile`).
+    Profile(ProfileSample),
+}
+
+/// A sample of a profiler; its callsite is already interned in [`Sink::stack_profile`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProfileSample {
+    /// `cpu_profile_stack_sample`: Chrome's sampler (StreamingProfilePacket) and V8 CPU
+    /// profiles in JSON.
+    Cpu {
+        thread: ThreadRef,
+        callsite: u32,
+        process_priority: i32,
+    },
+    /// `perf_sample`; `index` into `stack_profile.perf_samples`.
+    Perf {
+        thread: ThreadRef,
+        cpu: u32,
+        index: u32,
+    },
+    /// `heap_profile_allocation`: what a heapprofd dump adds for one callsite.
+    HeapAllocation {
+        process: ProcessRef,
+        heap_name: StrId,
+        callsite: u32,
+        count: i64,
+        size: i64,
+    },
+    /// `heap_profile`: the window a heapprofd dump covers (from the event's time).
+    HeapProfile {
+        process: ProcessRef,
+        heap_name: StrId,
+        dur: i64,
+        sampling_interval: i64,
+    },
 }
 
 /// A clock an event's raw timestamp was read on: a builtin or sequence-scoped clock of a
@@ -1176,8 +1222,13 @@ pub struct Sink {
     /// (first ord, queue): 0 for most events, one queue per cpu for ftrace bundles. Ties
     /// in time are ordered as its queue merge orders them (see `import::sort_events`).
     pub queue_runs: Vec<(u32, u32)>,
+    /// Callsites, frames, mappings and symbols of the profiles (`model::stack_profile`).
+    pub stack_profile: crate::model::StackProfile,
     /// What became of the events each parser read, by file (see [`Sink::begin_input`]).
     pub accounting: Vec<InputAccount>,
+    /// Events pushed that count as events ([`EventData::counts_as_event`]): the one count
+    /// of events the progress bar, the summary and the clock pane all show.
+    pub event_count: u64,
     /// The sink's state when the input event being read began.
     input_mark: Option<InputMark>,
     /// Changes made to the sink that leave no event (parser state, descriptors, …), and
@@ -1357,6 +1408,9 @@ impl Sink {
     }
 
     pub fn push(&mut self, ts: i64, clock: ClockRef, data: EventData) {
+        if data.counts_as_event() {
+            self.event_count += 1;
+        }
         let ord = self.events.len() as u32;
         // Payloads without per-event data (args, flows, thread time, values) repeat a lot:
         // share them. Others are stored once each, without paying for a map entry.

@@ -21,9 +21,9 @@ use sextant::tui::importer::Input;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Trace file or archive to explore (or a database written by `sextant import`); without
-    /// one, the built-in demo archive opens.
-    trace: Option<PathBuf>,
+    /// Trace file or archive to explore (or a database written by `sextant import`); several
+    /// files, or a directory, open as one merge; without one, the built-in demo opens.
+    traces: Vec<PathBuf>,
     /// The most one compressed stream (a gzip file, a ZIP member) may decompress to, e.g.
     /// 64G or 500M; past it the import fails, naming the member. Default 16G, or
     /// $SEXTANT_MAX_DECOMPRESSED.
@@ -40,18 +40,20 @@ fn parse_limit(s: &str) -> Result<u64, String> {
 enum Command {
     /// Run SQL on a trace and print each result set as CSV (like trace_processor_shell -q).
     Query {
-        /// Trace file or archive, or a database written by `sextant import`.
-        trace: PathBuf,
-        /// SQL to run (several statements separated by `;`).
-        sql: Option<String>,
+        /// Trace file(s) or archive (several open as one merge), or a database written by
+        /// `sextant import`, then the SQL to run (several statements separated by `;`)
+        /// unless -q gives it.
+        #[arg(required = true, num_args = 1.., value_name = "TRACE... [SQL]")]
+        args: Vec<std::ffi::OsString>,
         /// Read the SQL from this file instead.
-        #[arg(short = 'q', long = "query-file", conflicts_with = "sql")]
+        #[arg(short = 'q', long = "query-file")]
         query_file: Option<PathBuf>,
     },
     /// Import a trace into an SQLite database file that `sqlite3` and `sextant` can open.
     Import {
-        /// Trace file or archive.
-        trace: PathBuf,
+        /// Trace file(s) or archive; several open as one merge.
+        #[arg(required = true, num_args = 1..)]
+        traces: Vec<PathBuf>,
         /// Where to write the database.
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
@@ -99,17 +101,20 @@ fn warn(message: std::fmt::Arguments<'_>) {
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Query {
-            trace,
-            sql,
+            mut args,
             query_file,
         }) => {
-            let sql = match (sql, query_file) {
-                (Some(sql), _) => sql,
-                (None, Some(file)) => std::fs::read_to_string(&file)
+            let sql = match query_file {
+                Some(file) => std::fs::read_to_string(&file)
                     .wrap_err_with(|| format!("cannot read query file {}", file.display()))?,
-                (None, None) => return Err(eyre!("give the SQL to run, or -q FILE")),
+                None if args.len() >= 2 => args
+                    .pop()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                None => return Err(eyre!("give the SQL to run after the trace, or -q FILE")),
             };
-            let (db, _) = database::open_trace(&trace, None)?;
+            let traces: Vec<PathBuf> = args.into_iter().map(PathBuf::from).collect();
+            let (db, _) = database::open_trace(&traces, None)?;
             let conn = sextant::db::open_read_only(&db.path)?;
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
@@ -117,12 +122,12 @@ fn run(cli: Cli) -> Result<()> {
             out.flush()?;
             Ok(())
         }
-        Some(Command::Import { trace, output }) => {
-            let (_, summary) = database::open_trace(&trace, Some(&output))?;
+        Some(Command::Import { traces, output }) => {
+            let (_, summary) = database::open_trace(&traces, Some(&output))?;
             if let Some(s) = summary {
                 eprintln!(
                     "imported {} ({} slices, {} counters, {} sched rows) into {} in {:.2}s",
-                    trace.display(),
+                    sextant::source::loose_name(&traces),
                     s.slices,
                     s.counters,
                     s.sched,
@@ -137,9 +142,9 @@ fn run(cli: Cli) -> Result<()> {
             // prints a summary instead.
             let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
             if interactive {
-                let input = match cli.trace {
-                    Some(trace) => Input::Path(trace),
-                    None => Input::Bytes {
+                let input = match cli.traces.is_empty() {
+                    false => Input::Paths(cli.traces),
+                    true => Input::Bytes {
                         name: sextant::demo::NAME.to_string(),
                         bytes: sextant::demo::DEMO_ZIP,
                     },
@@ -147,17 +152,17 @@ fn run(cli: Cli) -> Result<()> {
                 sextant::tui::run(input)?;
                 return Ok(());
             }
-            let Some(trace) = cli.trace else {
+            if cli.traces.is_empty() {
                 return Err(eyre!(
                     "sextant without a trace opens the explorer, which needs a terminal; give a trace to print its summary (see sextant --help)"
                 ));
-            };
-            let (db, summary) = database::open_trace(&trace, None)?;
+            }
+            let (db, summary) = database::open_trace(&cli.traces, None)?;
             let conn = sextant::db::open_read_only(&db.path)?;
             if let Some(s) = summary {
                 println!(
                     "{}: {} files, {} events in {:.2}s",
-                    trace.display(),
+                    sextant::source::loose_name(&cli.traces),
                     s.files,
                     s.events,
                     s.total_secs

@@ -499,7 +499,8 @@ fn gzip_bomb() -> TempFile {
 
 /// Runs sextant with `args` and `env`, killed after a minute if it has not ended (a
 /// watchdog, not a timing); returns its exit status, stderr and peak memory in KiB.
-// The child is reaped by wait4(2), which std cannot see.
+// The child is reaped by wait4(2), which std's `wait` cannot replace: it alone gives the
+// child's peak memory.
 #[allow(clippy::zombie_processes)]
 fn run_measured(args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> (bool, String, i64) {
     use std::io::Read;

@@ -835,3 +835,41 @@ fn binder_transaction_shows_both_ends_and_marks_its_reply() {
     assert!(details.contains(" → "), "{screen}");
     snapshot!("binder_reply_followed_160x48", screen);
 }
+
+#[test]
+fn cpu_profile_is_a_top_down_tree_that_opens_closes_and_searches() {
+    for (w, h) in SIZES {
+        let mut harness = Harness::fixture("lighthouse_cpu_profile.json", w, h);
+        // The tab is there because the trace has samples.
+        assert!(harness.screen().contains("5 CPU profile"));
+        harness.key(KeyCode::Char('5'));
+        let screen = harness.screen();
+        assert!(
+            screen.contains("whole trace") && screen.contains("4,994 samples"),
+            "{screen}"
+        );
+        assert!(screen.contains("(root)"), "{screen}");
+        snapshot!(format!("lighthouse_cpu_profile_{w}x{h}"), screen);
+        // One thread, then a search that opens the callers of what it finds.
+        harness.key(KeyCode::Char(']'));
+        harness.key(KeyCode::Char('C'));
+        harness.key(KeyCode::Char('/'));
+        harness.keys("fetch");
+        harness.key(KeyCode::Enter);
+        let screen = harness.screen();
+        assert!(
+            screen.contains("thread ") && screen.contains("/fetch"),
+            "{screen}"
+        );
+        snapshot!(format!("lighthouse_cpu_profile_search_{w}x{h}"), screen);
+    }
+}
+
+#[test]
+fn a_trace_without_samples_has_no_profile_tab_but_5_still_says_why() {
+    let mut harness = Harness::demo(80, 24);
+    assert!(!harness.screen().contains("CPU profile"));
+    harness.key(KeyCode::Char('5'));
+    let screen = harness.screen();
+    assert!(screen.contains("no CPU profile in this trace"), "{screen}");
+}

@@ -58,9 +58,19 @@ pub(super) enum Table {
     TrackFile,
     TraceBounds,
     FileEvents,
+    // Profiles (`super::profile`).
+    StackProfileMapping,
+    StackProfileFrame,
+    StackProfileCallsite,
+    StackProfileSymbol,
+    CpuProfileStackSample,
+    PerfSample,
+    PerfSession,
+    HeapProfileAllocation,
+    HeapProfile,
 }
 
-pub(super) const TABLES: usize = 29;
+pub(super) const TABLES: usize = 29 + 9;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -93,6 +103,15 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::TrackFile,
     Table::TraceBounds,
     Table::FileEvents,
+    Table::StackProfileMapping,
+    Table::StackProfileFrame,
+    Table::StackProfileCallsite,
+    Table::StackProfileSymbol,
+    Table::CpuProfileStackSample,
+    Table::PerfSample,
+    Table::PerfSession,
+    Table::HeapProfileAllocation,
+    Table::HeapProfile,
 ];
 
 impl Table {
@@ -243,6 +262,7 @@ impl Table {
                 "file_id, read, imported, dropped, unaccounted",
                 true,
             ),
+            profile => super::profile::shape(profile).unwrap_or(("", "", false)),
         }
     }
 
@@ -558,6 +578,8 @@ mod tests {
         let conn = Connection::open_in_memory().expect("open");
         conn.execute_batch(super::super::schema::TABLES)
             .expect("schema");
+        conn.execute_batch(super::super::profile::TABLES)
+            .expect("profile schema");
         for t in ALL {
             conn.prepare(&t.sql(2))
                 .unwrap_or_else(|e| panic!("{t:?}: {e}"));

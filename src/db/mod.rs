@@ -6,6 +6,7 @@ mod ftrace_text;
 mod functions;
 mod layout;
 mod output;
+mod profile;
 pub mod schema;
 mod span_join;
 mod whole;
@@ -87,7 +88,9 @@ pub fn create(path: &Path, live: bool) -> Result<Connection, DbError> {
         conn.execute_batch("PRAGMA journal_mode = OFF;")?;
     }
     conn.execute_batch(schema::TABLES)?;
+    conn.execute_batch(profile::TABLES)?;
     conn.execute_batch(schema::VIEWS)?;
+    conn.execute_batch(profile::VIEWS)?;
     Ok(conn)
 }
 
@@ -138,6 +141,7 @@ pub fn begin(
 pub fn commit(conn: &Connection, live: bool) -> Result<(), DbError> {
     conn.execute_batch("COMMIT")?;
     conn.execute_batch(schema::INDEXES)?;
+    conn.execute_batch(profile::INDEXES)?;
     if live {
         conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")?;
     } else {

@@ -53,6 +53,7 @@ impl TableWriter<'_> {
         self.clock_report(facts)?;
         self.track_files()?;
         self.file_events(sink)?;
+        self.stack_profile(sink)?;
         let (start, end) = t.trace_bounds();
         self.row(Table::TraceBounds, |row| {
             row.int(start);

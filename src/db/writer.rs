@@ -62,6 +62,9 @@ impl RowSink for TableWriter<'_> {
     fn ftrace_event(&mut self, id: u32, e: &FtraceEventRow, sink: &Sink) {
         self.stream(|w| w.write_ftrace_event(id, e, sink));
     }
+    fn profile(&mut self, row: &crate::model::ProfileRow, sink: &Sink) {
+        self.stream(|w| w.write_profile(row, sink));
+    }
     fn checkpoint(&mut self, tables: &Tables, sink: &Sink) {
         if self.error.is_some() {
             return;

@@ -12,6 +12,7 @@ mod kernel;
 mod process;
 mod sched;
 mod slice;
+mod stack_profile;
 mod syscall;
 mod syscall_table;
 mod tables;
@@ -22,6 +23,10 @@ use flow::FlowState;
 use slice::{Overlap, StackEntry};
 use track::{AsyncPhase, AsyncSetState, DescriptorTrack};
 
+pub use stack_profile::{
+    CallsiteRow, FrameRow, MappingRow, PerfSampleData, PerfSession, ProfileRow, StackProfile,
+    SymbolRow,
+};
 pub use tables::*;
 
 use std::collections::HashMap;
@@ -94,6 +99,8 @@ pub struct Builder<'s> {
     kernel: kernel::KernelState,
     /// Pending thread associations and parents (see `process.rs`).
     procs: process::ProcessTrackerState,
+    /// Profiler samples (see `stack_profile.rs`).
+    profiles: stack_profile::ProfileState,
 }
 
 impl<'s> Builder<'s> {
@@ -140,6 +147,7 @@ impl<'s> Builder<'s> {
             drm: drm::DrmState::default(),
             kernel: kernel::KernelState::default(),
             procs: process::ProcessTrackerState::default(),
+            profiles: stack_profile::ProfileState::default(),
         }
     }
 
@@ -342,6 +350,7 @@ impl<'s> Builder<'s> {
                 name,
                 opens,
             } => self.sock_state(ts, machine, skaddr, name, opens),
+            EventData::Profile(ref sample) => self.profile_sample(ts, sample),
         }
     }
 

@@ -10,6 +10,8 @@ pub trait RowSink {
     fn sched(&mut self, id: u32, row: &SchedRow, sink: &Sink);
     fn thread_state(&mut self, id: u32, row: &ThreadStateRow, sink: &Sink);
     fn ftrace_event(&mut self, id: u32, row: &FtraceEventRow, sink: &Sink);
+    /// A row of a profiler's sample table (see `stack_profile.rs`).
+    fn profile(&mut self, _row: &super::ProfileRow, _sink: &Sink) {}
     /// Called every [`CHECKPOINT_EVENTS`] events with the tables so far, so a writer can
     /// publish a consistent snapshot (readers then see data land during the import).
     fn checkpoint(&mut self, _tables: &Tables, _sink: &Sink) {}
@@ -26,6 +28,7 @@ pub struct CollectRows {
     pub sched: Vec<(u32, SchedRow)>,
     pub thread_states: Vec<(u32, ThreadStateRow)>,
     pub ftrace_events: Vec<(u32, FtraceEventRow)>,
+    pub profiles: Vec<super::ProfileRow>,
 }
 
 impl RowSink for CollectRows {
@@ -43,6 +46,9 @@ impl RowSink for CollectRows {
     }
     fn ftrace_event(&mut self, id: u32, row: &FtraceEventRow, _: &Sink) {
         self.ftrace_events.push((id, *row));
+    }
+    fn profile(&mut self, row: &super::ProfileRow, _: &Sink) {
+        self.profiles.push(*row);
     }
 }
 

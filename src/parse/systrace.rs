@@ -88,6 +88,7 @@ pub fn parse_stream(
     };
 
     let mut first = true;
+    let mut saw_trace_data = false;
     let mut buf = Vec::new();
     loop {
         buf.clear();
@@ -114,6 +115,7 @@ pub fn parse_stream(
             State::HtmlBeforeSystrace => {
                 if contains(line, TRACE_DATA_SECTION) {
                     state = State::TraceData;
+                    saw_trace_data = true;
                 }
             }
             State::TraceData => {
@@ -158,6 +160,12 @@ pub fn parse_stream(
     if inflate_failed.get() {
         // The lines before the break were read.
         sink.stat("compressed_stream_truncated", ctx.machine, 1);
+    }
+    if html && !saw_trace_data {
+        // A page without a `trace-data` block (e.g. the 2012 format that keeps ftrace text
+        // in a JavaScript string): nothing in it was read, and the reference reads nothing
+        // either; say so rather than show an empty trace.
+        sink.stat("systrace_html_without_trace_data", ctx.machine, 1);
     }
     Ok(())
 }

@@ -14,8 +14,9 @@ pub use stream::{
     LIMIT_ENV,
 };
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Proto,
@@ -25,6 +26,9 @@ pub enum Kind {
     Zip,
     Tar,
     Gzip,
+    /// Several files (or a directory) opened together: a container, as an archive without
+    /// a manifest would be.
+    Loose,
     Unknown,
 }
 
@@ -39,12 +43,13 @@ impl Kind {
             Kind::Zip => "zip",
             Kind::Tar => "tar",
             Kind::Gzip => "gzip",
+            Kind::Loose => "files",
             Kind::Unknown => "unknown",
         }
     }
 
     pub fn is_container(self) -> bool {
-        matches!(self, Kind::Zip | Kind::Tar | Kind::Gzip)
+        matches!(self, Kind::Zip | Kind::Tar | Kind::Gzip | Kind::Loose)
     }
 
     /// Processing priority inside an archive: manifest, proto, containers, the rest.
@@ -52,7 +57,7 @@ impl Kind {
         match self {
             Kind::Manifest => -1,
             Kind::Proto => 0,
-            Kind::Zip | Kind::Tar | Kind::Gzip => 1,
+            Kind::Zip | Kind::Tar | Kind::Gzip | Kind::Loose => 1,
             _ => 2,
         }
     }
@@ -197,6 +202,136 @@ pub fn open_with(path: &Path, limits: Limits) -> Result<Vec<TraceFile>, SourceEr
     list(&name, Backing::File(path.to_path_buf()), limits)
 }
 
+/// Opens several paths as one merge: each file (or each file under a directory, hidden ones
+/// skipped) is a member named by its base name (its path under a directory), exactly as if
+/// they were the members of one archive without a manifest. One plain file opens as
+/// [`open`] does.
+pub fn open_paths(paths: &[PathBuf]) -> Result<Vec<TraceFile>, SourceError> {
+    if let [one] = paths {
+        if !one.is_dir() {
+            return open(one);
+        }
+    }
+    open_merge(paths, None)
+}
+
+/// The name `sextant merge` gives the manifest it writes.
+pub const MANIFEST_NAME: &str = "perfetto_manifest.json";
+
+/// Like [`open_paths`], always as a merge of loose files, with `manifest` (if any) as one
+/// more member named [`MANIFEST_NAME`]: what `sextant merge` will write, before writing it.
+pub fn open_merge(
+    paths: &[PathBuf],
+    manifest: Option<Vec<u8>>,
+) -> Result<Vec<TraceFile>, SourceError> {
+    let limits = Limits::from_env().map_err(|problem| SourceError::Corrupt {
+        name: LIMIT_ENV.to_string(),
+        problem,
+    })?;
+    let name = loose_name(paths);
+    let mut members = Vec::new();
+    if let Some(bytes) = manifest {
+        members.push(archive::Member {
+            name: MANIFEST_NAME.to_string(),
+            data: Data::whole(Backing::Memory(Arc::from(bytes)), limits),
+        });
+    }
+    for path in paths {
+        let meta = std::fs::metadata(path).map_err(|error| SourceError::Read {
+            path: path.display().to_string(),
+            error,
+        })?;
+        if meta.is_dir() {
+            list_directory(path, path, limits, &mut members)?;
+        } else {
+            let base = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| path.display().to_string());
+            members.push(archive::Member {
+                name: base,
+                data: Data::whole(Backing::File(path.clone()), limits),
+            });
+        }
+    }
+    // Members are matched by name (the manifest, `sextant merge`): a name twice is an error.
+    let mut names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+    names.sort_unstable();
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(SourceError::Corrupt {
+            name: name.clone(),
+            problem: format!(
+                "two files are named {:?}: files opened together are told apart by their \
+                 names, so rename one",
+                w[0]
+            ),
+        });
+    }
+    if members.is_empty() {
+        return Err(SourceError::Corrupt {
+            name,
+            problem: "there is no file to open".into(),
+        });
+    }
+    let mut files = vec![TraceFile {
+        name: None,
+        kind: Kind::Loose,
+        data: None,
+        size: members.iter().map(|m| m.data.stored_len()).sum(),
+        parent: None,
+        origin: None,
+        problems: Vec::new(),
+    }];
+    add_members(&name, members, &mut files)?;
+    Ok(files)
+}
+
+/// How several paths are named in messages.
+pub fn loose_name(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+/// The files under `dir` (not hidden), named by their path under `root`, in name order.
+fn list_directory(
+    root: &Path,
+    dir: &Path,
+    limits: Limits,
+    out: &mut Vec<archive::Member>,
+) -> Result<(), SourceError> {
+    let read_error = |error| SourceError::Read {
+        path: dir.display().to_string(),
+        error,
+    };
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(read_error)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()
+        .map_err(read_error)?;
+    entries.sort();
+    for path in entries {
+        let relative = path
+            .strip_prefix(root)
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_else(|_| path.display().to_string());
+        if archive::is_hidden(&relative) {
+            continue;
+        }
+        if path.is_dir() {
+            list_directory(root, &path, limits, out)?;
+        } else if path.is_file() {
+            out.push(archive::Member {
+                name: relative,
+                data: Data::whole(Backing::File(path), limits),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Like [`open`], from bytes already in memory (the embedded demo, tests).
 pub fn open_bytes(input_name: &str, bytes: Vec<u8>) -> Result<Vec<TraceFile>, SourceError> {
     list(
@@ -232,56 +367,65 @@ fn list(input_name: &str, backing: Backing, limits: Limits) -> Result<Vec<TraceF
             if let Some(problem) = listing.problem {
                 files[0].problems.push(("archive_damaged", problem));
             }
-            let mut sorted = Vec::with_capacity(listing.members.len());
-            for (i, m) in listing.members.into_iter().enumerate() {
-                let (k, fault) = sniff_data(&format!("{input_name}: {}", m.name), &m.data)?;
-                if let (Kind::Unknown, Some(fault)) = (k, &fault) {
-                    // Cut or corrupt before anything readable: nothing of it can be kept.
-                    let problem = format!("{}: {}", m.name, fault.describe());
-                    files[0]
-                        .problems
-                        .push(("archive_member_truncated", problem));
-                    continue;
-                }
-                sorted.push((i, m, k));
-            }
-            sorted.sort_by(|a, b| {
-                (a.2.priority(), &a.1.name, a.0).cmp(&(b.2.priority(), &b.1.name, b.0))
-            });
-            for (_, m, k) in sorted {
-                if matches!(k, Kind::Zip | Kind::Tar) {
-                    return Err(SourceError::NestedArchive { name: m.name });
-                }
-                let size = m.data.len.unwrap_or(0);
-                if k == Kind::Gzip {
-                    let parent = files.len();
-                    files.push(TraceFile {
-                        name: Some(m.name.clone()),
-                        kind: Kind::Gzip,
-                        data: None,
-                        size,
-                        parent: Some(0),
-                        origin: None,
-                        problems: Vec::new(),
-                    });
-                    gunzip_children(&m.name, &m.data, parent, &mut files)?;
-                } else {
-                    files.push(TraceFile {
-                        name: Some(m.name),
-                        kind: k,
-                        data: Some(m.data),
-                        size,
-                        parent: Some(0),
-                        origin: None,
-                        problems: Vec::new(),
-                    });
-                }
-            }
+            add_members(input_name, listing.members, &mut files)?;
         }
         Kind::Gzip => gunzip_children(input_name, &whole, 0, &mut files)?,
         _ => {}
     }
     Ok(files)
+}
+
+/// Adds an archive's (or a set of loose files') members to the list, sniffed, in processing
+/// order: each is a file of its own, a gzip'd one a container of its decompressed stream.
+fn add_members(
+    input_name: &str,
+    members: Vec<archive::Member>,
+    files: &mut Vec<TraceFile>,
+) -> Result<(), SourceError> {
+    let mut sorted = Vec::with_capacity(members.len());
+    for (i, m) in members.into_iter().enumerate() {
+        let (k, fault) = sniff_data(&format!("{input_name}: {}", m.name), &m.data)?;
+        if let (Kind::Unknown, Some(fault)) = (k, &fault) {
+            // Cut or corrupt before anything readable: nothing of it can be kept.
+            let problem = format!("{}: {}", m.name, fault.describe());
+            files[0]
+                .problems
+                .push(("archive_member_truncated", problem));
+            continue;
+        }
+        sorted.push((i, m, k));
+    }
+    sorted.sort_by(|a, b| (a.2.priority(), &a.1.name, a.0).cmp(&(b.2.priority(), &b.1.name, b.0)));
+    for (_, m, k) in sorted {
+        if matches!(k, Kind::Zip | Kind::Tar) {
+            return Err(SourceError::NestedArchive { name: m.name });
+        }
+        let size = m.data.len.unwrap_or(0);
+        if k == Kind::Gzip {
+            let parent = files.len();
+            files.push(TraceFile {
+                name: Some(m.name.clone()),
+                kind: Kind::Gzip,
+                data: None,
+                size,
+                parent: Some(0),
+                origin: None,
+                problems: Vec::new(),
+            });
+            gunzip_children(&m.name, &m.data, parent, files)?;
+        } else {
+            files.push(TraceFile {
+                name: Some(m.name),
+                kind: k,
+                data: Some(m.data),
+                size,
+                parent: Some(0),
+                origin: None,
+                problems: Vec::new(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The decompressed files of a gzip stream: one, or a leading manifest member and the

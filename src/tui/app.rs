@@ -14,6 +14,7 @@ use super::chooser::{Candidate, ChooserState};
 use super::clocks::ClocksState;
 use super::event::AppEvent;
 use super::importer::{ImportEvent, ImportFailure};
+use super::profile::ProfileState;
 use super::query::{QueryCommand, QueryState};
 use super::stats::StatsState;
 use super::theme::Theme;
@@ -28,16 +29,18 @@ pub enum Pane {
     Clocks,
     Stats,
     Query,
+    Profile,
     TraceTime,
     Help,
 }
 
 impl Pane {
-    pub const ALL: [Pane; 6] = [
+    pub const ALL: [Pane; 7] = [
         Pane::Timeline,
         Pane::Clocks,
         Pane::Stats,
         Pane::Query,
+        Pane::Profile,
         Pane::TraceTime,
         Pane::Help,
     ];
@@ -48,6 +51,7 @@ impl Pane {
             Pane::Clocks => '2',
             Pane::Stats => '3',
             Pane::Query => '4',
+            Pane::Profile => '5',
             Pane::TraceTime => 't',
             Pane::Help => '?',
         }
@@ -59,6 +63,7 @@ impl Pane {
             Pane::Clocks => "Clock graph",
             Pane::Stats => "Stats",
             Pane::Query => "SQL",
+            Pane::Profile => "CPU profile",
             Pane::TraceTime => "trace_time",
             Pane::Help => "Help",
         }
@@ -151,6 +156,7 @@ pub struct App {
     pub clocks: ClocksState,
     pub query: QueryState,
     pub chooser: ChooserState,
+    pub profile: ProfileState,
     pub help_scroll: u16,
     pub quit: bool,
     timeline_loading: bool,
@@ -181,6 +187,7 @@ impl App {
             clocks: ClocksState::default(),
             query,
             chooser: ChooserState::default(),
+            profile: ProfileState::default(),
             help_scroll: 0,
             quit: false,
             timeline_loading: false,
@@ -267,6 +274,7 @@ impl App {
         match self.pane {
             Pane::Query => self.query.editing,
             Pane::Timeline => self.timeline.editing(),
+            Pane::Profile => self.profile.editing,
             _ => false,
         }
     }
@@ -282,10 +290,8 @@ impl App {
                     self.quit = true;
                     return Vec::new();
                 }
-                KeyCode::Tab => Some(Pane::ALL[(self.pane_index() + 1) % Pane::ALL.len()]),
-                KeyCode::BackTab => {
-                    Some(Pane::ALL[(self.pane_index() + Pane::ALL.len() - 1) % Pane::ALL.len()])
-                }
+                KeyCode::Tab => Some(self.next_pane(1)),
+                KeyCode::BackTab => Some(self.next_pane(Pane::ALL.len() - 1)),
                 KeyCode::Char(c) => Pane::ALL.iter().copied().find(|p| p.key() == c),
                 _ => None,
             };
@@ -307,7 +313,7 @@ impl App {
             } else {
                 Pane::ALL.len() - 1
             };
-            self.pane = Pane::ALL[(self.pane_index() + step) % Pane::ALL.len()];
+            self.pane = self.next_pane(step);
             return Vec::new();
         }
         let area = ui::body_area(self.size);
@@ -323,6 +329,10 @@ impl App {
             }
             Pane::Stats => {
                 self.stats.on_key(key, page);
+                Vec::new()
+            }
+            Pane::Profile => {
+                self.profile.on_key(key, page);
                 Vec::new()
             }
             Pane::Query => match self.query.on_key(key, now, page) {
@@ -364,6 +374,24 @@ impl App {
         Pane::ALL.iter().position(|p| *p == self.pane).unwrap_or(0)
     }
 
+    /// Whether a pane has its tab: the CPU profile only when the trace has samples.
+    pub fn pane_shown(&self, pane: Pane) -> bool {
+        pane != Pane::Profile || self.profile.has_samples() || self.pane == Pane::Profile
+    }
+
+    /// The pane `step` tabs on (modulo their number), skipping panes without a tab.
+    fn next_pane(&self, step: usize) -> Pane {
+        let n = Pane::ALL.len();
+        let mut i = self.pane_index();
+        for _ in 0..n {
+            i = (i + step) % n;
+            if Pane::ALL[i] == self.pane || self.pane_shown(Pane::ALL[i]) {
+                break;
+            }
+        }
+        Pane::ALL[i]
+    }
+
     /// Every pane's data, from a new database (a new generation: workers reopen).
     fn load_all(&mut self, path: PathBuf, candidates: bool) -> Vec<Effect> {
         let generation = self.db.as_ref().map_or(1, |d| d.generation + 1);
@@ -374,6 +402,7 @@ impl App {
             Effect::Load(db.clone(), Request::Timeline),
             Effect::Load(db.clone(), Request::Stats),
             Effect::Load(db.clone(), Request::Clocks),
+            Effect::Load(db.clone(), Request::Profile),
         ];
         if candidates {
             effects.push(Effect::Load(db, Request::Candidates));
@@ -486,6 +515,7 @@ impl App {
             Answer::Details(request, result) => self.timeline.on_details(request, result),
             Answer::Stats(r) => self.stats.set_rows(r),
             Answer::Clocks(r) => self.clocks.graph = Some(r),
+            Answer::Profile(r) => self.profile.set_data(r),
             Answer::Candidates(r) => self.chooser.candidates = Some(r),
         }
         Vec::new()

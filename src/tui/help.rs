@@ -14,7 +14,7 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
     (
         "Everywhere",
         &[
-            ("1 2 3 4", "timeline · clock graph · stats · SQL prompt"),
+            ("1 2 3 4 5", "timeline · clocks · stats · SQL prompt · CPU profile"),
             ("t", "trace_time chooser"),
             ("?", "this help"),
             ("Tab / Shift-Tab", "next / previous pane"),
@@ -63,6 +63,18 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "CPU profile (5)",
+        &[
+            ("j k, ↓ ↑, PgDn PgUp, g G", "move"),
+            ("l h, → ←", "open a frame's callees / close it (or go to its caller)"),
+            ("Enter, Space", "open / close"),
+            ("e E", "open everything below the cursor / everything"),
+            ("C", "close everything"),
+            ("[ ]", "whole trace, then each thread with samples"),
+            ("/", "search frame names; n N next / previous match"),
+        ],
+    ),
+    (
         "trace_time chooser (t)",
         &[
             ("j k, ↓ ↑", "move"),
@@ -79,6 +91,7 @@ pub fn section_line(pane: Pane) -> u16 {
         Pane::Clocks => "Clock graph (2)",
         Pane::Stats => "Stats (3)",
         Pane::Query => "SQL prompt (4)",
+        Pane::Profile => "CPU profile (5)",
         Pane::TraceTime => "trace_time chooser (t)",
     };
     let mut line = 0;

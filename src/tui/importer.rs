@@ -16,8 +16,9 @@ use super::event::AppEvent;
 /// What to open.
 #[derive(Clone, Debug)]
 pub enum Input {
-    /// A trace or archive on disk (or a database written by `sextant import`).
-    Path(PathBuf),
+    /// A trace or archive on disk (or a database written by `sextant import`); several
+    /// paths, or a directory, open as one merge.
+    Paths(Vec<PathBuf>),
     /// Bytes already in memory, with the name to show for them.
     Bytes { name: String, bytes: &'static [u8] },
 }
@@ -25,7 +26,7 @@ pub enum Input {
 impl Input {
     pub fn display_name(&self) -> String {
         match self {
-            Input::Path(p) => p.display().to_string(),
+            Input::Paths(p) => source::loose_name(p),
             Input::Bytes { name, .. } => name.clone(),
         }
     }
@@ -181,14 +182,16 @@ fn run(
     }
     let name = input.display_name();
     let mut db = dir.join("trace-0.sqlite");
-    if let Input::Path(path) = &input {
-        if crate::database::is_sqlite(path) {
-            send(&events, ImportEvent::Opened { db: path.clone() });
-            return;
+    if let Input::Paths(paths) = &input {
+        if let [path] = paths.as_slice() {
+            if crate::database::is_sqlite(path) {
+                send(&events, ImportEvent::Opened { db: path.clone() });
+                return;
+            }
         }
     }
     let files = match &input {
-        Input::Path(path) => source::open(path),
+        Input::Paths(paths) => source::open_paths(paths),
         Input::Bytes { bytes, .. } => source::open_bytes(&name, bytes.to_vec()),
     };
     let files = match files {

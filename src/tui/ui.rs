@@ -11,7 +11,7 @@ use crate::import::Stage;
 use super::app::{App, ImportStatus, Pane, Running};
 use super::importer::ImportFailure;
 use super::theme::Theme;
-use super::{chooser, clocks, format, help, query, stats, timeline};
+use super::{chooser, clocks, format, help, profile, query, stats, timeline};
 
 /// The pane's area for a terminal of this size (below the tabs, above the status line).
 pub fn body_area(size: Rect) -> Rect {
@@ -49,6 +49,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
             Pane::Clocks => clocks::draw(frame, body, &app.clocks, &app.theme),
             Pane::Stats => stats::draw(frame, body, &app.stats, &app.theme),
             Pane::Query => query::draw(frame, body, &app.query, &app.theme),
+            Pane::Profile => profile::draw(frame, body, &app.profile, &app.theme),
             Pane::TraceTime => chooser::draw(frame, body, &app.chooser, &app.theme),
             Pane::Help => help::draw(frame, body, app.help_scroll, &app.theme),
         }
@@ -60,6 +61,9 @@ fn draw_tabs(frame: &mut Frame, area: Rect, app: &App) {
     let mut spans = Vec::new();
     let compact = area.width < 100;
     for pane in Pane::ALL {
+        if !app.pane_shown(pane) {
+            continue;
+        }
         let title = if compact && pane == Pane::Clocks {
             "Clocks"
         } else {

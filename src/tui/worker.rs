@@ -32,6 +32,7 @@ pub enum Request {
     Stats,
     Clocks,
     Candidates,
+    Profile,
 }
 
 /// An answer; errors are messages for the pane to show.
@@ -39,9 +40,10 @@ pub enum Request {
 pub enum Answer {
     Timeline(Result<Arc<TimelineData>, String>),
     Details(DetailsRequest, Result<Box<Details>, String>),
-    Stats(Result<Vec<StatRow>, String>),
+    Stats(Result<(Vec<StatRow>, Vec<super::stats::FileEvents>), String>),
     Clocks(Result<ClockGraph, String>),
     Candidates(Result<Vec<Candidate>, String>),
+    Profile(Result<super::profile::ProfileData, String>),
 }
 
 pub struct Worker {
@@ -159,9 +161,14 @@ pub fn answer(conn: &Connection, request: &Request) -> Answer {
         Request::Details(r) => {
             Answer::Details(*r, details::load(conn, r).map(Box::new).map_err(msg))
         }
-        Request::Stats => Answer::Stats(super::stats::load(conn).map_err(msg)),
+        Request::Stats => Answer::Stats(
+            super::stats::load(conn)
+                .map(|rows| (rows, super::stats::load_events(conn)))
+                .map_err(msg),
+        ),
         Request::Clocks => Answer::Clocks(super::clocks::load(conn).map_err(msg)),
         Request::Candidates => Answer::Candidates(super::chooser::load(conn).map_err(msg)),
+        Request::Profile => Answer::Profile(super::profile::load(conn).map_err(msg)),
     }
 }
 
@@ -172,5 +179,6 @@ fn failed(request: &Request, message: String) -> Answer {
         Request::Stats => Answer::Stats(Err(message)),
         Request::Clocks => Answer::Clocks(Err(message)),
         Request::Candidates => Answer::Candidates(Err(message)),
+        Request::Profile => Answer::Profile(Err(message)),
     }
 }

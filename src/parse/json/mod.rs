@@ -32,6 +32,7 @@ const NO_NAME: &str = "[No name]";
 
 mod convert;
 mod lexer;
+mod v8_profile;
 
 use convert::*;
 use lexer::{JErr, JResult, JVal, Lexer};
@@ -332,6 +333,8 @@ struct Importer {
     flat_key: String,
     no_name: StrId,
     n_events: u64,
+    /// V8 CPU profiles (`P` events).
+    v8: v8_profile::V8Profiles,
 }
 
 impl Importer {
@@ -346,6 +349,7 @@ impl Importer {
             flat_key: String::new(),
             no_name: sink.intern(NO_NAME),
             n_events: 0,
+            v8: v8_profile::V8Profiles::default(),
         }
     }
 
@@ -854,7 +858,11 @@ impl Importer {
                     self.push(ts, ph, 0, EventData::ThreadState(Box::new(data)));
                 }
             }
-            // `P` (samples) and every other phase only make the thread.
+            b'P' => {
+                self.push(ts, ph, 0, EventData::Thread(thread));
+                self.v8_sample_event(sink, &ev, thread);
+            }
+            // Every other phase only makes the thread.
             _ => self.push(ts, ph, 0, EventData::Thread(thread)),
         }
         Next::Continue

@@ -87,27 +87,4 @@ impl Parser<'_> {
             self.sink.metadata(k, machine, v);
         }
     }
-
-    /// Profiler samples are not imported (Sextant has no stack tables), but their
-    /// timestamps share the sequence's delta base with TrackEvent, so they must advance it.
-    pub(super) fn streaming_profile(
-        &mut self,
-        machine: MachineId,
-        seq_id: u32,
-        profile: &protos::StreamingProfilePacket,
-    ) {
-        let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) else {
-            return;
-        };
-        let mut invalid = 0;
-        for &delta_us in &profile.timestamp_delta_us {
-            if !matches!(seq.advance(delta_us), DeltaTs::Valid(_)) {
-                invalid += 1;
-            }
-        }
-        if invalid > 0 {
-            self.sink
-                .stat("streaming_profile_invalid_timestamp", machine, invalid);
-        }
-    }
 }

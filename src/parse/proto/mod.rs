@@ -20,6 +20,7 @@ mod chrome;
 mod debug_annotations;
 mod ftrace;
 mod generic_kernel;
+mod profiling;
 mod system;
 mod trace_stats;
 mod track_events;
@@ -151,6 +152,8 @@ struct Parser<'a> {
     losses: LossTracker,
     /// The packet being parsed: where its bytes are in memory, and its offset in the file.
     packet_at: (usize, u64),
+    /// Interned callstacks and profilers' per-sequence state (see [`profiling`]).
+    profiling: profiling::ProfilingState,
 }
 
 /// Reads a varint and its length in bytes; `None` if the buffer ends inside it.
@@ -270,6 +273,7 @@ pub fn parse_stream(
         raw_args: Vec::new(),
         losses: LossTracker::default(),
         packet_at: (0, 0),
+        profiling: profiling::ProfilingState::default(),
     };
     // Track events take about 16 bytes or more on the wire; reserving up front avoids the
     // doubling spike (old and new buffers alive at once) on large traces.
@@ -347,7 +351,9 @@ pub fn parse_stream(
             if let Some(e) = p.fatal.take() {
                 return Err(e);
             }
-            if p.packets.is_multiple_of(PACKETS_PER_TICK) && !tick(w.pos(), p.sink.events.len()) {
+            if p.packets.is_multiple_of(PACKETS_PER_TICK)
+                && !tick(w.pos(), p.sink.event_count as usize)
+            {
                 return Err(ParseError::Cancelled);
             }
         }
@@ -387,14 +393,18 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::TraceUuid(_)) => "TracePacket.trace_uuid",
         Some(D::RemoteClockSync(_)) => "TracePacket.remote_clock_sync",
         Some(D::ZstdCompressedPackets(_)) => "TracePacket.zstd_compressed_packets",
+        Some(D::ProfilePacket(_)) => "TracePacket.profile_packet",
+        Some(D::PerfSample(_)) => "TracePacket.perf_sample",
+        Some(D::ModuleSymbols(_)) => "TracePacket.module_symbols",
+        Some(D::DeobfuscationMapping(_)) => "TracePacket.deobfuscation_mapping",
         None => "TracePacket (payload Sextant does not read)",
     }
 }
 
 /// TracePacket fields Sextant's `TracePacket` declares.
 const KNOWN_PACKET_FIELDS: &[u32] = &[
-    1, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 41, 42, 43, 44, 45, 46, 50, 51, 54, 58,
-    59, 60, 67, 69, 70, 79, 87, 89, 98, 107, 113, 133,
+    1, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 41, 42, 43, 44, 45, 46, 50, 51, 54,
+    58, 59, 60, 61, 64, 66, 67, 69, 70, 79, 87, 89, 98, 107, 113, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
@@ -608,9 +618,11 @@ impl Parser<'_> {
                 seq.clear();
             }
             self.sink.touch();
+            self.profiling.clear_sequence(machine, seq_id);
         }
         if let Some(defaults) = &pkt.trace_packet_defaults {
             self.sink.touch();
+            self.profiling.defaults(machine, seq_id, defaults);
             if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
                 seq.clock_id = defaults.timestamp_clock_id;
                 if let Some(te) = &defaults.track_event_defaults {
@@ -628,6 +640,7 @@ impl Parser<'_> {
             if valid {
                 self.intern(machine, seq_id, interned);
                 self.sink.touch();
+                self.profiling.intern(self.sink, machine, seq_id, interned);
             } else {
                 self.stat("interned_data_skipped_incremental_state_invalid", machine);
             }
@@ -806,6 +819,14 @@ impl Parser<'_> {
             trace_packet::Data::StreamingProfilePacket(profile) => {
                 self.streaming_profile(machine, seq_id, &profile);
             }
+            trace_packet::Data::PerfSample(sample) => {
+                self.perf_sample(machine, seq_id, ts, clock, &sample);
+            }
+            trace_packet::Data::ProfilePacket(profile) => {
+                self.profile_packet(machine, seq_id, &profile);
+            }
+            trace_packet::Data::ModuleSymbols(symbols) => self.module_symbols(&symbols),
+            trace_packet::Data::DeobfuscationMapping(map) => self.deobfuscation_mapping(&map),
             trace_packet::Data::TraceUuid(uuid) => {
                 let (msb, lsb) = (uuid.msb.unwrap_or(0) as u64, uuid.lsb.unwrap_or(0) as u64);
                 self.uuid_seen = true;

@@ -1,0 +1,908 @@
+//! Profilers' packets, as Trace Processor's profile module reads them: `perf_sample`
+//! (traced_perf, with its sampling session from `perf_sample_defaults`),
+//! `streaming_profile_packet` (Chrome's sampler), `profile_packet` (heapprofd dumps),
+//! `module_symbols` and `deobfuscation_mapping`, and the interned callstacks, frames,
+//! mappings and strings they refer to. Callstacks are interned into the sink's stack
+//! profile tables (`model::stack_profile`) as they are read; the samples are handed on as
+//! [`ProfileSample`] events, and their problems counted under the reference's stats.
+
+use super::*;
+use crate::model::{MappingRow, PerfSampleData, PerfSession};
+
+/// What one sequence has interned for profiles, and what it resolved of it.
+#[derive(Default)]
+struct SeqProfile {
+    function_names: FxHashMap<u64, StrId>,
+    build_ids: FxHashMap<u64, Vec<u8>>,
+    mapping_paths: FxHashMap<u64, StrId>,
+    mappings: FxHashMap<u64, protos::Mapping>,
+    frames: FxHashMap<u64, protos::Frame>,
+    callstacks: FxHashMap<u64, Vec<u64>>,
+    /// Resolved rows, by iid.
+    mapping_rows: FxHashMap<u64, Option<u32>>,
+    frame_rows: FxHashMap<u64, Option<u32>>,
+    callstack_rows: FxHashMap<u64, Option<u32>>,
+    /// The perf session of this sequence (made at its first sample).
+    perf_session: Option<u32>,
+    perf_defaults: Option<protos::PerfSampleDefaults>,
+    heap: HeapSequence,
+}
+
+/// heapprofd's state per sequence: the dump being assembled (a dump may span packets
+/// marked `continued`) and the running totals per callsite that make each row a delta.
+#[derive(Default)]
+struct HeapSequence {
+    prev_index: Option<u64>,
+    /// The dump's own interned tables (ProfilePacket `strings`, `mappings`, …).
+    strings: FxHashMap<u64, Vec<u8>>,
+    mappings: FxHashMap<u64, protos::Mapping>,
+    frames: FxHashMap<u64, protos::Frame>,
+    callstacks: FxHashMap<u64, Vec<u64>>,
+    pending: Vec<PendingAllocation>,
+    /// Last totals per (pid, callsite): (alloc count, alloc size, free count, free size).
+    prev: FxHashMap<(i64, u32), [i64; 4]>,
+    /// Callsites seen per (pid, source callstack id, heap), and the corrections a new
+    /// callsite of a known callstack takes (its totals start from the old one's).
+    seen: FxHashMap<(i64, u64, StrId), Vec<u32>>,
+    correction: FxHashMap<u64, [i64; 4]>,
+}
+
+struct PendingAllocation {
+    ts: i64,
+    clock: ClockRef,
+    pid: i64,
+    heap_name: StrId,
+    callstack: u64,
+    /// (alloc count, alloc size, free count, free size)
+    totals: [i64; 4],
+}
+
+/// Profile state of a file's sequences.
+#[derive(Default)]
+pub(super) struct ProfilingState {
+    sequences: FxHashMap<(MachineId, u32), SeqProfile>,
+}
+
+impl ProfilingState {
+    /// SEQ_INCREMENTAL_STATE_CLEARED: interned data is forgotten (perf sessions and heap
+    /// totals are not interned data and stay).
+    pub(super) fn clear_sequence(&mut self, machine: MachineId, seq_id: u32) {
+        if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
+            seq.function_names.clear();
+            seq.build_ids.clear();
+            seq.mapping_paths.clear();
+            seq.mappings.clear();
+            seq.frames.clear();
+            seq.callstacks.clear();
+            seq.mapping_rows.clear();
+            seq.frame_rows.clear();
+            seq.callstack_rows.clear();
+            seq.perf_defaults = None;
+        }
+    }
+
+    pub(super) fn defaults(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        defaults: &protos::TracePacketDefaults,
+    ) {
+        if let Some(perf) = &defaults.perf_sample_defaults {
+            let seq = self.sequences.entry((machine, seq_id)).or_default();
+            seq.perf_defaults = Some(perf.clone());
+        }
+    }
+
+    /// Interned profile data of a packet (first definition of an iid wins).
+    pub(super) fn intern(
+        &mut self,
+        sink: &mut Sink,
+        machine: MachineId,
+        seq_id: u32,
+        d: &protos::InternedData,
+    ) {
+        if d.function_names.is_empty()
+            && d.frames.is_empty()
+            && d.callstacks.is_empty()
+            && d.mappings.is_empty()
+            && d.build_ids.is_empty()
+            && d.mapping_paths.is_empty()
+        {
+            return;
+        }
+        let seq = self.sequences.entry((machine, seq_id)).or_default();
+        for s in &d.function_names {
+            let text = String::from_utf8_lossy(s.str.as_deref().unwrap_or_default());
+            let id = sink.intern(&text);
+            seq.function_names.entry(s.iid.unwrap_or(0)).or_insert(id);
+        }
+        for s in &d.mapping_paths {
+            let text = String::from_utf8_lossy(s.str.as_deref().unwrap_or_default());
+            let id = sink.intern(&text);
+            seq.mapping_paths.entry(s.iid.unwrap_or(0)).or_insert(id);
+        }
+        for s in &d.build_ids {
+            let bytes = s.str.clone().unwrap_or_default();
+            seq.build_ids.entry(s.iid.unwrap_or(0)).or_insert(bytes);
+        }
+        for m in &d.mappings {
+            seq.mappings
+                .entry(m.iid.unwrap_or(0))
+                .or_insert_with(|| m.clone());
+        }
+        for f in &d.frames {
+            seq.frames
+                .entry(f.iid.unwrap_or(0))
+                .or_insert_with(|| f.clone());
+        }
+        for c in &d.callstacks {
+            let frames = c.frame_ids.clone();
+            seq.callstacks.entry(c.iid.unwrap_or(0)).or_insert(frames);
+        }
+    }
+}
+
+/// Trace Processor's name of a perf counter.
+fn counter_name(counter: i32) -> &'static str {
+    match counter {
+        1 => "cpu-clock",
+        2 => "page-faults",
+        3 => "task-clock",
+        4 => "context-switches",
+        5 => "cpu-migrations",
+        6 => "minor-faults",
+        7 => "major-faults",
+        8 => "alignment-faults",
+        9 => "emulation-faults",
+        20 => "dummy",
+        10 => "cpu-cycles",
+        11 => "instructions",
+        12 => "cache-references",
+        13 => "cache-misses",
+        14 => "branch-instructions",
+        15 => "branch-misses",
+        16 => "bus-cycles",
+        17 => "stalled-cycles-frontend",
+        18 => "stalled-cycles-backend",
+        19 => "ref-cycles",
+        _ => "unknown",
+    }
+}
+
+/// `perf_sample.cpu_mode` as Trace Processor spells Profiling.CpuMode.
+fn cpu_mode_name(mode: i32) -> &'static str {
+    match mode {
+        1 => "kernel",
+        2 => "user",
+        3 => "hypervisor",
+        4 => "guest_kernel",
+        5 => "guest_user",
+        _ => "unknown",
+    }
+}
+
+/// `perf_sample.unwind_error` as Trace Processor spells Profiling.StackUnwindError.
+fn unwind_error_name(error: i32) -> &'static str {
+    match error {
+        1 => "none",
+        2 => "memory_invalid",
+        3 => "unwind_info",
+        4 => "unsupported",
+        5 => "invalid_map",
+        6 => "max_frames_exceeded",
+        7 => "repeated_frame",
+        8 => "invalid_elf",
+        9 => "system_call",
+        10 => "thread_timeout",
+        11 => "thread_does_not_exist",
+        12 => "bad_arch",
+        13 => "maps_parse",
+        14 => "invalid_parameter",
+        15 => "ptrace_call",
+        _ => "unknown",
+    }
+}
+
+/// `stack_profile_frame.type` of Frame.Kind / kind_str.
+fn frame_kind(sink: &mut Sink, kind: Option<&protos::frame::KindField>) -> StrId {
+    use protos::frame::KindField;
+    let name = match kind {
+        Some(KindField::KindStr(s)) => return sink.intern_nonempty(s),
+        Some(KindField::Kind(1)) => "native",
+        Some(KindField::Kind(2)) => "kernel",
+        Some(KindField::Kind(3)) => "interpreted",
+        Some(KindField::Kind(4)) => "jit",
+        Some(KindField::Kind(5)) => "gc",
+        Some(KindField::Kind(6)) => "runtime",
+        _ => return NULL_STR,
+    };
+    sink.intern(name)
+}
+
+/// A build id as the tables show it: hex of the raw bytes, or as given when it is already
+/// a hex module id (Breakpad's 33 characters).
+pub(crate) fn build_id_hex(bytes: &[u8]) -> String {
+    if bytes.len() == 33 && bytes.iter().all(u8::is_ascii_hexdigit) {
+        return String::from_utf8_lossy(bytes).to_ascii_lowercase();
+    }
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+/// Where interned pieces are looked up: a heapprofd dump's own tables first, then the
+/// sequence's interned data.
+struct Lookup<'a> {
+    seq: &'a mut SeqProfile,
+    /// Look in the heapprofd dump's tables first.
+    heap: bool,
+}
+
+impl Lookup<'_> {
+    fn string(&self, sink: &mut Sink, table: u8, iid: u64) -> Option<StrId> {
+        if self.heap {
+            if let Some(s) = self.seq.heap.strings.get(&iid) {
+                return Some(sink.intern(&String::from_utf8_lossy(s)));
+            }
+        }
+        match table {
+            0 => self.seq.function_names.get(&iid).copied(),
+            _ => self.seq.mapping_paths.get(&iid).copied(),
+        }
+    }
+
+    fn build_id(&self, iid: u64) -> Option<Vec<u8>> {
+        if self.heap {
+            if let Some(s) = self.seq.heap.strings.get(&iid) {
+                return Some(s.clone());
+            }
+        }
+        self.seq.build_ids.get(&iid).cloned()
+    }
+
+    fn mapping(&mut self, sink: &mut Sink, iid: u64) -> Option<u32> {
+        let cache_heap = self.heap;
+        if !cache_heap {
+            if let Some(&r) = self.seq.mapping_rows.get(&iid) {
+                return r;
+            }
+        }
+        let m = if self.heap {
+            self.seq
+                .heap
+                .mappings
+                .get(&iid)
+                .or(self.seq.mappings.get(&iid))
+        } else {
+            self.seq.mappings.get(&iid)
+        };
+        let m = m.cloned()?;
+        let build_id = match m.build_id {
+            None => Vec::new(),
+            Some(b) => match self.build_id(b) {
+                Some(v) => v,
+                None if b == 0 => Vec::new(),
+                None => return None,
+            },
+        };
+        let mut name = String::new();
+        for &p in &m.path_string_ids {
+            let part = self.string(sink, 1, p)?;
+            name.push('/');
+            name.push_str(sink.strings.get(part).unwrap_or(""));
+        }
+        let row = MappingRow {
+            build_id: sink.intern(&build_id_hex(&build_id)),
+            exact_offset: m.exact_offset.unwrap_or(0) as i64,
+            start_offset: m.start_offset.unwrap_or(0) as i64,
+            start: m.start.unwrap_or(0) as i64,
+            end: m.end.unwrap_or(0) as i64,
+            load_bias: m.load_bias.unwrap_or(0) as i64,
+            name: sink.intern(&name),
+        };
+        let id = sink.stack_profile.mapping(row);
+        if !cache_heap {
+            self.seq.mapping_rows.insert(iid, Some(id));
+        }
+        Some(id)
+    }
+
+    fn frame(&mut self, sink: &mut Sink, machine: MachineId, iid: u64) -> Option<u32> {
+        if !self.heap {
+            if let Some(&r) = self.seq.frame_rows.get(&iid) {
+                return r;
+            }
+        }
+        let f = if self.heap {
+            self.seq.heap.frames.get(&iid).or(self.seq.frames.get(&iid))
+        } else {
+            self.seq.frames.get(&iid)
+        };
+        let Some(f) = f.cloned() else {
+            sink.stat("stackprofile_invalid_frame_id", machine, 1);
+            return None;
+        };
+        let name = match f.function_name_id {
+            None | Some(0) => self.string(sink, 0, 0).unwrap_or_else(|| sink.intern("")),
+            Some(n) => match self.string(sink, 0, n) {
+                Some(s) => s,
+                None => {
+                    sink.stat("stackprofile_invalid_string_id", machine, 1);
+                    return None;
+                }
+            },
+        };
+        let Some(mapping) = self.mapping(sink, f.mapping_id.unwrap_or(0)) else {
+            sink.stat("stackprofile_invalid_mapping_id", machine, 1);
+            return None;
+        };
+        let kind = frame_kind(sink, f.kind_field.as_ref());
+        let rel_pc = f.rel_pc.unwrap_or(0) as i64;
+        let id = sink.stack_profile.frame(mapping, rel_pc, name, kind);
+        if !self.heap {
+            self.seq.frame_rows.insert(iid, Some(id));
+        }
+        Some(id)
+    }
+
+    /// The leaf callsite of an interned callstack, counting what is wrong with it.
+    fn callstack(&mut self, sink: &mut Sink, machine: MachineId, iid: u64) -> Option<u32> {
+        if !self.heap {
+            if let Some(&r) = self.seq.callstack_rows.get(&iid) {
+                return r;
+            }
+        }
+        let frames = if self.heap {
+            self.seq
+                .heap
+                .callstacks
+                .get(&iid)
+                .or(self.seq.callstacks.get(&iid))
+        } else {
+            self.seq.callstacks.get(&iid)
+        };
+        let Some(frames) = frames.cloned() else {
+            sink.stat("stackprofile_invalid_callstack_id", machine, 1);
+            return None;
+        };
+        let result = if frames.is_empty() {
+            sink.stat("stackprofile_empty_callstack", machine, 1);
+            None
+        } else {
+            let mut rows = Vec::with_capacity(frames.len());
+            let mut ok = true;
+            for f in frames {
+                match self.frame(sink, machine, f) {
+                    Some(r) => rows.push(r),
+                    None => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if ok {
+                sink.stack_profile.callstack(&rows)
+            } else {
+                None
+            }
+        };
+        if !self.heap {
+            self.seq.callstack_rows.insert(iid, result);
+        }
+        result
+    }
+}
+
+/// The package an Android code location belongs to (`/data/app/<pkg>-…/base.apk`, also
+/// with a `~~…==/` directory in front; `/data/data/<pkg>/…`), as Trace Processor finds it.
+fn package_of(location: &str) -> Option<&str> {
+    if let Some(rest) = location.strip_prefix("/data/app/") {
+        let mut parts = rest.split('/');
+        let mut first = parts.next()?;
+        if first.starts_with("~~") {
+            first = parts.next()?;
+        }
+        return Some(first.rsplit_once('-').map_or(first, |(p, _)| p));
+    }
+    if let Some(rest) = location.strip_prefix("/data/data/") {
+        return rest.split('/').next();
+    }
+    None
+}
+
+impl Parser<'_> {
+    fn seq_profile(&mut self, machine: MachineId, seq_id: u32) -> &mut SeqProfile {
+        self.profiling
+            .sequences
+            .entry((machine, seq_id))
+            .or_default()
+    }
+
+    /// A perf sample: a row, its counter values and its callsite; loss markers and
+    /// skipped samples are counted.
+    pub(super) fn perf_sample(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        ts: Option<i64>,
+        clock: ClockRef,
+        s: &protos::PerfSample,
+    ) {
+        let cpu = s.cpu.unwrap_or(0);
+        if s.kernel_records_lost.unwrap_or(0) > 0 {
+            let lost = s.kernel_records_lost.unwrap_or(0) as i64;
+            self.sink
+                .stat_indexed("perf_cpu_lost_records", Some(i64::from(cpu)), machine, lost);
+            return;
+        }
+        let session = self.perf_session(machine, seq_id);
+        if let Some(reason) = s.sample_skipped_reason {
+            self.sink.stat("perf_samples_skipped", machine, 1);
+            if reason == 3 {
+                self.sink.stat("perf_samples_skipped_dataloss", machine, 1);
+            }
+        }
+        if let Some(event) = &s.producer_event {
+            if event.source_stop_reason == Some(1) {
+                let at = ts.unwrap_or(0);
+                let idx = Some(i64::from(session));
+                self.sink
+                    .set_stat("perf_guardrail_stop_ts", idx, machine, at);
+            }
+            return;
+        }
+        let Some(ts) = ts else {
+            self.sink.stat("perf_samples_skipped", machine, 1);
+            return;
+        };
+        let callsite = match s.callstack_iid {
+            Some(iid) => {
+                let seq = self
+                    .profiling
+                    .sequences
+                    .entry((machine, seq_id))
+                    .or_default();
+                Lookup { seq, heap: false }.callstack(self.sink, machine, iid)
+            }
+            None => None,
+        };
+        let cpu_mode = self.sink.intern(cpu_mode_name(s.cpu_mode.unwrap_or(0)));
+        let unwind_error = match s.unwind_error {
+            Some(e) => self.sink.intern(unwind_error_name(e)),
+            None => NULL_STR,
+        };
+        let sp = &mut self.sink.stack_profile;
+        let start = sp.perf_counts.len() as u32;
+        sp.perf_counts.extend_from_slice(&s.follower_counts);
+        let index = sp.perf_samples.len() as u32;
+        sp.perf_samples.push(PerfSampleData {
+            session,
+            cpu_mode,
+            callsite,
+            unwind_error,
+            timebase_count: s.timebase_count,
+            followers: (start, s.follower_counts.len() as u32),
+        });
+        let thread = ThreadRef {
+            machine,
+            tid: i64::from(s.tid.unwrap_or(0)),
+            pid: Some(i64::from(s.pid.unwrap_or(0))),
+        };
+        self.sink.push(
+            ts,
+            clock,
+            EventData::Profile(ProfileSample::Perf { thread, cpu, index }),
+        );
+    }
+
+    /// The perf session a sequence's samples belong to, made with its counters' names
+    /// from the sequence's `perf_sample_defaults` at its first sample.
+    fn perf_session(&mut self, machine: MachineId, seq_id: u32) -> u32 {
+        if let Some(s) = self.seq_profile(machine, seq_id).perf_session {
+            return s;
+        }
+        let defaults = self.seq_profile(machine, seq_id).perf_defaults.clone();
+        let (timebase, followers) = match &defaults {
+            Some(d) => {
+                let timebase = d.timebase.as_ref().map_or("cpu-clock".to_string(), |t| {
+                    if let Some(name) = t.name.as_deref().filter(|n| !n.is_empty()) {
+                        name.to_string()
+                    } else if let Some(tp) = &t.tracepoint {
+                        tp.name.clone().unwrap_or_default()
+                    } else {
+                        counter_name(t.counter.unwrap_or(0)).to_string()
+                    }
+                });
+                let followers: Vec<String> = d
+                    .followers
+                    .iter()
+                    .map(|f| {
+                        if let Some(name) = f.name.as_deref().filter(|n| !n.is_empty()) {
+                            name.to_string()
+                        } else if let Some(tp) = &f.tracepoint {
+                            tp.name.clone().unwrap_or_default()
+                        } else {
+                            counter_name(f.counter.unwrap_or(0)).to_string()
+                        }
+                    })
+                    .collect();
+                (timebase, followers)
+            }
+            None => ("cpu-clock".to_string(), Vec::new()),
+        };
+        let timebase = self.sink.intern(&timebase);
+        let followers = followers.iter().map(|f| self.sink.intern(f)).collect();
+        let sessions = &mut self.sink.stack_profile.perf_sessions;
+        let id = sessions.len() as u32;
+        sessions.push(PerfSession {
+            timebase,
+            followers,
+        });
+        self.seq_profile(machine, seq_id).perf_session = Some(id);
+        id
+    }
+
+    /// Chrome's sampler: each sample's time is a µs delta on the sequence's TrackEvent
+    /// timeline (which it advances), its thread the sequence's.
+    pub(super) fn streaming_profile(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        profile: &protos::StreamingProfilePacket,
+    ) {
+        let Some(seq) = self.sequences.get(&(machine, seq_id)) else {
+            return;
+        };
+        let thread = seq.thread.unwrap_or(ThreadRef {
+            machine,
+            tid: 0,
+            pid: Some(0),
+        });
+        let clock = self.sink.clock(ClockDomain {
+            machine,
+            clock_id: clocks::MONOTONIC,
+            sequence: KEEP_RAW_ON_FAILURE,
+            file: self.ctx.file,
+        });
+        let priority = profile.process_priority.unwrap_or(0);
+        // Every delta advances the sequence's time, as the reference's tokenizer does;
+        // a sample needs its callstack too.
+        for (i, &delta_us) in profile.timestamp_delta_us.iter().enumerate() {
+            let iid = profile.callstack_iid.get(i).copied();
+            let ts = match self.sequences.get_mut(&(machine, seq_id)) {
+                Some(seq) => seq.advance(delta_us),
+                None => return,
+            };
+            let DeltaTs::Valid(ts) = ts else {
+                self.sink
+                    .stat("streaming_profile_invalid_timestamp", machine, 1);
+                continue;
+            };
+            let seq = self
+                .profiling
+                .sequences
+                .entry((machine, seq_id))
+                .or_default();
+            let Some(iid) = iid else {
+                self.sink.stat("stackprofile_parser_error", machine, 1);
+                continue;
+            };
+            let Some(callsite) = (Lookup { seq, heap: false }).callstack(self.sink, machine, iid)
+            else {
+                self.sink.stat("stackprofile_parser_error", machine, 1);
+                continue;
+            };
+            let sample = ProfileSample::Cpu {
+                thread,
+                callsite,
+                process_priority: priority,
+            };
+            self.sink.push(ts, clock, EventData::Profile(sample));
+        }
+    }
+
+    /// A heapprofd dump (or part of one): its tables are kept until the dump's last packet,
+    /// which turns every sample into allocation rows (deltas from the previous dump).
+    pub(super) fn profile_packet(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        p: &protos::ProfilePacket,
+    ) {
+        self.sink.touch();
+        let index = p.index.unwrap_or(0);
+        let heap = &mut self.seq_profile(machine, seq_id).heap;
+        let missing = match heap.prev_index {
+            None => index != 0,
+            Some(prev) => prev.wrapping_add(1) != index,
+        };
+        heap.prev_index = Some(index);
+        if missing {
+            self.sink.stat("heapprofd_missing_packet", machine, 1);
+        }
+        let heap = &mut self.seq_profile(machine, seq_id).heap;
+        for s in &p.strings {
+            let bytes = s.str.clone().unwrap_or_default();
+            heap.strings.insert(s.iid.unwrap_or(0), bytes);
+        }
+        for m in &p.mappings {
+            heap.mappings.insert(m.iid.unwrap_or(0), m.clone());
+        }
+        for f in &p.frames {
+            heap.frames.insert(f.iid.unwrap_or(0), f.clone());
+        }
+        for c in &p.callstacks {
+            heap.callstacks
+                .insert(c.iid.unwrap_or(0), c.frame_ids.clone());
+        }
+        let clock = self.clock(machine, 0, clocks::MONOTONIC_COARSE);
+        for dump in &p.process_dumps {
+            let pid = dump.pid.unwrap_or(0) as i64;
+            let stat_idx = Some(pid);
+            let flags = [
+                (dump.disconnected(), "heapprofd_client_disconnected"),
+                (dump.buffer_corrupted(), "heapprofd_buffer_corrupted"),
+                (
+                    dump.buffer_overran() || dump.client_error == Some(1),
+                    "heapprofd_buffer_overran",
+                ),
+                (
+                    dump.client_error.unwrap_or(0) != 0,
+                    "heapprofd_client_error",
+                ),
+                (dump.rejected_concurrent(), "heapprofd_rejected_concurrent"),
+                (dump.hit_guardrail(), "heapprofd_hit_guardrail"),
+            ];
+            for (set, name) in flags {
+                if set {
+                    self.sink.stat_indexed(name, stat_idx, machine, 1);
+                }
+            }
+            let orig = dump.orig_sampling_interval_bytes.unwrap_or(0);
+            if orig != 0 && dump.sampling_interval_bytes.unwrap_or(0) != orig {
+                self.sink.stat_indexed(
+                    "heapprofd_sampling_interval_adjusted",
+                    stat_idx,
+                    machine,
+                    1,
+                );
+            }
+            if let Some(st) = &dump.stats {
+                let values = [
+                    ("heapprofd_unwind_time_us", st.total_unwinding_time_us),
+                    ("heapprofd_unwind_samples", st.heap_samples),
+                    (
+                        "heapprofd_client_spinlock_blocked",
+                        st.client_spinlock_blocked_us,
+                    ),
+                ];
+                for (name, v) in values {
+                    if let Some(v) = v {
+                        self.sink.stat_indexed(name, stat_idx, machine, v as i64);
+                    }
+                }
+            }
+            let trustworthy_max_count = orig > 0;
+            let heap_name = match dump.heap_name.as_deref() {
+                Some(n) if !n.is_empty() => self.sink.intern(n),
+                _ => self.sink.intern("unknown"),
+            };
+            let ts = dump.timestamp.unwrap_or(0) as i64;
+            let start = dump.start_timestamp.map_or(ts, |s| s as i64);
+            let window = ProfileSample::HeapProfile {
+                process: ProcessRef { machine, pid },
+                heap_name,
+                dur: ts - start,
+                sampling_interval: dump.sampling_interval_bytes.unwrap_or(0) as i64,
+            };
+            self.sink.push(start, clock, EventData::Profile(window));
+            let heap = &mut self.seq_profile(machine, seq_id).heap;
+            for s in &dump.samples {
+                let totals = if let Some(max) = s.self_max {
+                    let count = if trustworthy_max_count {
+                        s.self_max_count.unwrap_or(0)
+                    } else {
+                        0
+                    };
+                    [count as i64, max as i64, 0, 0]
+                } else {
+                    [
+                        s.alloc_count.unwrap_or(0) as i64,
+                        s.self_allocated.unwrap_or(0) as i64,
+                        s.free_count.unwrap_or(0) as i64,
+                        s.self_freed.unwrap_or(0) as i64,
+                    ]
+                };
+                heap.pending.push(PendingAllocation {
+                    ts,
+                    clock,
+                    pid,
+                    heap_name,
+                    callstack: s.callstack_id.unwrap_or(0),
+                    totals,
+                });
+            }
+        }
+        if !p.continued() {
+            self.finish_heap_dump(machine, seq_id);
+        }
+    }
+
+    /// The last packet of a dump: allocations become rows, each the change since the
+    /// previous dump of that callsite (a decrease is a malformed packet).
+    fn finish_heap_dump(&mut self, machine: MachineId, seq_id: u32) {
+        let pending = std::mem::take(&mut self.seq_profile(machine, seq_id).heap.pending);
+        for a in pending {
+            let seq = self
+                .profiling
+                .sequences
+                .entry((machine, seq_id))
+                .or_default();
+            let Some(callsite) =
+                (Lookup { seq, heap: true }).callstack(self.sink, machine, a.callstack)
+            else {
+                continue;
+            };
+            let heap = &mut self.seq_profile(machine, seq_id).heap;
+            let prev = heap.prev.get(&(a.pid, callsite)).copied().unwrap_or([0; 4]);
+            let seen = heap
+                .seen
+                .entry((a.pid, a.callstack, a.heap_name))
+                .or_default();
+            if !seen.contains(&callsite) {
+                seen.push(callsite);
+                heap.correction.insert(a.callstack, prev);
+            }
+            let mut totals = a.totals;
+            if let Some(c) = heap.correction.get(&a.callstack) {
+                for (t, c) in totals.iter_mut().zip(c) {
+                    *t += c;
+                }
+            }
+            let delta: Vec<i64> = totals.iter().zip(&prev).map(|(t, p)| t - p).collect();
+            if delta.iter().any(|&d| d < 0) {
+                self.sink
+                    .stat_indexed("heapprofd_malformed_packet", Some(a.pid), machine, 1);
+                continue;
+            }
+            heap.prev.insert((a.pid, callsite), totals);
+            let process = ProcessRef {
+                machine,
+                pid: a.pid,
+            };
+            let rows = [(delta[0], delta[1]), (-delta[2], -delta[3])];
+            for (count, size) in rows {
+                if count == 0 && size == 0 {
+                    continue;
+                }
+                let sample = ProfileSample::HeapAllocation {
+                    process,
+                    heap_name: a.heap_name,
+                    callsite,
+                    count,
+                    size,
+                };
+                self.sink.push(a.ts, a.clock, EventData::Profile(sample));
+            }
+        }
+        let heap = &mut self.seq_profile(machine, seq_id).heap;
+        heap.strings.clear();
+        heap.mappings.clear();
+        heap.frames.clear();
+        heap.callstacks.clear();
+    }
+
+    /// Symbols for the frames of a module: every frame at a listed address of a mapping
+    /// with that path (and build id, when the symbols name one).
+    pub(super) fn module_symbols(&mut self, m: &protos::ModuleSymbols) {
+        self.sink.touch();
+        let path = m.path.as_deref().unwrap_or("");
+        let build_id = m.build_id.as_deref().map(|b| build_id_hex(b.as_bytes()));
+        let sp = &self.sink.stack_profile;
+        let strings = &self.sink.strings;
+        let mappings: Vec<u32> = (0..sp.mappings.len() as u32)
+            .filter(|&i| {
+                let row = &sp.mappings[i as usize];
+                let name = strings.get(row.name).unwrap_or("");
+                let id = strings.get(row.build_id).unwrap_or("");
+                match &build_id {
+                    Some(b) if !b.is_empty() => id == b,
+                    _ => name == path,
+                }
+            })
+            .collect();
+        if mappings.is_empty() {
+            return;
+        }
+        for a in &m.address_symbols {
+            let lines: Vec<(StrId, StrId, u32)> = a
+                .lines
+                .iter()
+                .map(|l| {
+                    (
+                        self.sink.intern_opt(l.function_name.as_deref()),
+                        self.sink.intern_opt(l.source_file_name.as_deref()),
+                        l.line_number.unwrap_or(0),
+                    )
+                })
+                .collect();
+            let pc = a.address.unwrap_or(0) as i64;
+            self.sink.stack_profile.symbolize(&mappings, pc, &lines);
+        }
+    }
+
+    /// A ProGuard/R8 map: Java frames named `<obfuscated class>.<obfuscated method>` of
+    /// the package's code (or of code whose package is unknown) get their real names.
+    pub(super) fn deobfuscation_mapping(&mut self, d: &protos::DeobfuscationMapping) {
+        self.sink.touch();
+        let package = d.package_name.as_deref().unwrap_or("");
+        for class in &d.obfuscated_classes {
+            let obf_class = class.obfuscated_name.as_deref().unwrap_or("");
+            let deobf_class = class.deobfuscated_name.as_deref().unwrap_or("");
+            for method in &class.obfuscated_methods {
+                let obf = format!(
+                    "{obf_class}.{}",
+                    method.obfuscated_name.as_deref().unwrap_or("")
+                );
+                let member = method.deobfuscated_name.as_deref().unwrap_or("");
+                let deobf = if member.contains('.') {
+                    member.to_string()
+                } else {
+                    format!("{deobf_class}.{member}")
+                };
+                let obf_id = self.sink.intern(&obf);
+                let deobf_id = self.sink.intern(&deobf);
+                let sp = &mut self.sink.stack_profile;
+                let strings = &self.sink.strings;
+                for i in 0..sp.frames.len() {
+                    if sp.frames[i].name != obf_id {
+                        continue;
+                    }
+                    let mapping = sp.frames[i].mapping as usize;
+                    let location = sp
+                        .mappings
+                        .get(mapping)
+                        .and_then(|m| strings.get(m.name))
+                        .unwrap_or("");
+                    match package_of(location) {
+                        Some(p) if p != package => continue,
+                        _ => sp.frames[i].deobfuscated_name = deobf_id,
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packages_are_found_in_android_code_paths() {
+        let webview = "/data/app/com.google.android.webview-6XfQhnaSkFwGK0sYL9is0G==/base.apk";
+        assert_eq!(package_of(webview), Some("com.google.android.webview"));
+        assert_eq!(
+            package_of("/data/app/~~abc==/com.example.app-xyz==/oat/arm64/base.odex"),
+            Some("com.example.app")
+        );
+        assert_eq!(
+            package_of("/data/data/com.example/cache/x"),
+            Some("com.example")
+        );
+        assert_eq!(package_of("/memfd:jit-cache"), None);
+    }
+
+    #[test]
+    fn build_ids_are_hex() {
+        assert_eq!(build_id_hex(b"build-id"), "6275696c642d6964");
+        assert_eq!(build_id_hex(b""), "");
+        let breakpad = "ABCDEF0123456789ABCDEF0123456789A";
+        assert_eq!(
+            build_id_hex(breakpad.as_bytes()),
+            breakpad.to_ascii_lowercase()
+        );
+    }
+}

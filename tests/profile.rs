@@ -1,0 +1,192 @@
+//! Profiles: V8 CPU profiles in Chrome JSON, perf samples, heapprofd dumps, symbols and
+//! deobfuscation maps, against what the reference implementation makes of them (the proto
+//! traces are its own conformance cases, copied into tests/data/profile; the JSON ones are
+//! real DevTools / Lighthouse exports).
+
+use rusqlite::Connection;
+
+mod common;
+
+use common::{rows, table, TempFile};
+
+fn import(file: &str) -> (Connection, TempFile) {
+    common::import_data("profile", file)
+}
+
+fn import_top(file: &str) -> (Connection, TempFile) {
+    common::import_data("", file)
+}
+
+fn stat(conn: &Connection, name: &str) -> String {
+    rows(
+        conn,
+        &format!("select coalesce(sum(value), 0) from stats where name = '{name}'"),
+    )[0][0]
+        .clone()
+}
+
+#[test]
+fn v8_profile_chunks_become_samples_on_the_chunk_thread() {
+    let (conn, _db) = import_top("lighthouse_cpu_profile.json");
+    let got = rows(
+        &conn,
+        "select count(*), count(distinct s.utid), min(t.tid), max(t.tid)
+         from cpu_profile_stack_sample s join thread t using (utid)",
+    );
+    assert_eq!(got, table(&[["4994", "1", "35847", "35847"]]));
+    // Every sample's stack goes back to V8's (root) node, depth 0.
+    let roots = rows(
+        &conn,
+        "with recursive up(id, parent_id, frame_id) as (
+           select c.id, c.parent_id, c.frame_id from stack_profile_callsite c
+           where c.id in (select callsite_id from cpu_profile_stack_sample)
+           union
+           select c.id, c.parent_id, c.frame_id from stack_profile_callsite c
+           join up on c.id = up.parent_id)
+         select f.name, c.depth from up join stack_profile_callsite c using (id)
+         join stack_profile_frame f on f.id = c.frame_id where c.parent_id is null",
+    );
+    assert_eq!(roots, table(&[["(root)", "0"]]));
+    // Samples are on the file's timeline, from the profile's startTime on.
+    let first = rows(&conn, "select min(ts) > 0 from cpu_profile_stack_sample");
+    assert_eq!(first, table(&[["1"]]));
+}
+
+#[test]
+fn v8_nodes_with_unknown_parents_and_their_samples_are_counted() {
+    let (conn, _db) = import_top("chrome141_v8_profile_no_arg_chunks.json");
+    let got = rows(&conn, "select count(*) from cpu_profile_stack_sample");
+    assert_eq!(got, table(&[["400"]]));
+    assert_eq!(stat(&conn, "legacy_v8_cpu_profile_invalid_callsite"), "59");
+    assert_eq!(stat(&conn, "legacy_v8_cpu_profile_invalid_sample"), "21");
+}
+
+#[test]
+fn perf_sample_counters_go_to_per_cpu_session_tracks() {
+    let (conn, _db) = import("perf_sample_followers.pftrace");
+    let got = rows(
+        &conn,
+        "select c.ts, c.value, pct.cpu, pct.perf_session_id, pct.is_timebase, pct.name
+         from counter c join perf_counter_track pct on c.track_id = pct.id
+         order by ts, c.id",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["273574993553025", "10020141", "0", "0", "1", "cpu-clock"],
+            ["273574993553025", "4672142", "0", "0", "0", "cpu-cycles"],
+            ["273574993553025", "1144537", "0", "0", "0", "instructions"],
+        ])
+    );
+    // The sample's callstack has no frames: a row without callsite, and the stat.
+    let got = rows(
+        &conn,
+        "select ts, cpu, cpu_mode, callsite_id is null, perf_session_id from perf_sample",
+    );
+    assert_eq!(got, table(&[["273574993553025", "0", "kernel", "1", "0"]]));
+    assert_eq!(stat(&conn, "stackprofile_empty_callstack"), "1");
+}
+
+#[test]
+fn perf_callstacks_intern_mappings_frames_and_callsites() {
+    let (conn, _db) = import("perf_sample_switch_interp.pftrace");
+    let got = rows(
+        &conn,
+        "with recursive up(id, parent_id, depth, frame_id) as (
+           select id, parent_id, depth, frame_id from stack_profile_callsite
+           where id = (select callsite_id from perf_sample)
+           union all
+           select c.id, c.parent_id, c.depth, c.frame_id from stack_profile_callsite c
+           join up on c.id = up.parent_id)
+         select up.depth, m.name, f.name from up
+         join stack_profile_frame f on f.id = up.frame_id
+         join stack_profile_mapping m on m.id = f.mapping order by up.depth",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["0", "/example.vdex", "com.example.managed.frame"],
+            ["1", "/apex/com.android.art/lib64/libart.so", "ExecuteSwitchImplAsm"],
+            [
+                "2",
+                "/apex/com.android.art/lib64/libart.so",
+                "_ZN3art11interpreter20ExecuteSwitchImplCppILb0EEEvPNS0_17SwitchImplContextE"
+            ],
+            [
+                "3",
+                "/apex/com.android.art/lib64/libart.so",
+                "_ZN3art11interpreter6DoCallILb1EEEbPNS_9ArtMethodEPNS_6ThreadERNS_11ShadowFrameEPKNS_11InstructionEtbPNS_6JValueE"
+            ],
+            [
+                "4",
+                "/apex/com.android.art/lib64/libart.so",
+                "_ZN3art9ArtMethod6InvokeEPNS_6ThreadEPjjPNS_6JValueEPKc"
+            ],
+        ])
+    );
+    let got = rows(&conn, "select cpu_mode, utid is not null from perf_sample");
+    assert_eq!(got, table(&[["user", "1"]]));
+}
+
+#[test]
+fn heapprofd_dumps_become_allocation_and_free_rows_at_the_dump_time() {
+    let (conn, _db) = import("heap_profile_window.pftrace");
+    let got = rows(
+        &conn,
+        "select hp.ts, hp.ts_end, hp.dur, a.ts, a.size, a.count, a.heap_name
+         from heap_profile hp join heap_profile_allocation a
+         on hp.upid = a.upid and a.ts = hp.ts_end",
+    );
+    assert_eq!(
+        got,
+        table(&[["5", "20", "15", "20", "1000", "4", "unknown"]])
+    );
+    // A dump at max without trustworthy counts: sizes only, at a time before trace start.
+    let (conn, _db) = import("heap_profile_dump_max_legacy.pftrace");
+    let got = rows(
+        &conn,
+        "select ts, callsite_id, count, size from heap_profile_allocation order by id",
+    );
+    assert_eq!(
+        got,
+        table(&[["-10", "2", "0", "1000"], ["-10", "3", "0", "90"]])
+    );
+    // Symbols of the module name the frames at their addresses.
+    let got = rows(
+        &conn,
+        "select f.rel_pc, s.name, s.source_file, s.line_number from stack_profile_frame f
+         join stack_profile_symbol s using (symbol_set_id) order by f.rel_pc",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["8192", "symbolized f2", "f2.cc", "22"],
+            ["12288", "symbolized f3", "f3.cc", "33"],
+            ["16384", "symbolized f2", "f2.cc", "23"],
+        ])
+    );
+}
+
+#[test]
+fn deobfuscation_applies_to_frames_of_the_package_only() {
+    let (conn, _db) = import("heap_profile_deobfuscate.pftrace");
+    let got = rows(
+        &conn,
+        "select name, deobfuscated_name, mapping, rel_pc from stack_profile_frame",
+    );
+    assert_eq!(got, table(&[["a.f1", "Bar.function1", "0", "4096"]]));
+    let got = rows(
+        &conn,
+        "select count, size from heap_profile_allocation order by id",
+    );
+    assert_eq!(got, table(&[["2", "2000"], ["-1", "-1000"]]));
+}
+
+#[test]
+fn an_empty_callstack_makes_no_allocation_and_is_counted() {
+    let (conn, _db) = import("empty_callstack.pftrace");
+    let got = rows(&conn, "select count(*) from heap_profile_allocation");
+    assert_eq!(got, table(&[["0"]]));
+    // Each sample that names it.
+    assert_eq!(stat(&conn, "stackprofile_empty_callstack"), "2");
+}
