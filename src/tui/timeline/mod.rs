@@ -956,7 +956,12 @@ pub fn draw(
                         .selection
                         .filter(|s| s.track == track && s.depth == depth)
                         .map(|s| s.index);
-                    draw_lane(buf, &geo, y, &cols, l, data, (selected, &peers), theme);
+                    // Flows join slices: only slice lanes hold their other ends.
+                    let peers: &[u32] = match data.tracks[track].data {
+                        TrackData::Slices(_) => &peers,
+                        _ => &[],
+                    };
+                    draw_lane(buf, &geo, y, &cols, l, data, (selected, peers), theme);
                 }
             }
             Row::Counter { track, .. } => {
