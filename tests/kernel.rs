@@ -287,3 +287,53 @@ fn process_tracker_forks_threads_renames_and_reuse() {
         ])
     );
 }
+
+/// strace `-f -ttt` text (`basic.strace`, from the reference's test cases): syscalls as
+/// slices with their argument text and result, on wall-clock time; what is not a syscall
+/// is counted.
+#[test]
+fn strace_syscalls_become_slices_with_args_and_results() {
+    let (conn, _db) = import("basic.strace");
+    let got = rows(
+        &conn,
+        "select s.ts, s.name, t.tid, extract_arg(s.arg_set_id, 'args'),
+                extract_arg(s.arg_set_id, 'ret')
+         from slice s join thread_track tt on tt.id = s.track_id join thread t using (utid)
+         order by s.ts",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            [
+                "1700000052321000000",
+                "openat",
+                "1000",
+                r#"AT_FDCWD, "/etc/passwd", O_RDONLY"#,
+                "3"
+            ],
+            [
+                "1700000052321100000",
+                "read",
+                "1000",
+                r#"3, "root:x:0:0"..., 1024"#,
+                "312"
+            ],
+            ["1700000052321200000", "close", "1000", "3", "0"],
+            [
+                "1700000052321300000",
+                "openat",
+                "1000",
+                r#"AT_FDCWD, "/nope", O_RDONLY"#,
+                "-1 ENOENT (No such file or directory)"
+            ],
+            ["1700000052321400000", "write", "1234", r#"1, "hi", 2"#, "2"],
+        ])
+    );
+    let failures = rows(
+        &conn,
+        "select value from stats where name = 'strace_parse_failure'",
+    );
+    assert_eq!(failures, table(&[["3"]]));
+    let kind = rows(&conn, "select trace_type from trace_file");
+    assert_eq!(kind, table(&[["strace"]]));
+}

@@ -11,6 +11,7 @@ mod ftrace_schema;
 pub mod json;
 pub mod proto;
 mod schema;
+pub mod strace;
 pub mod systrace;
 mod wire_repair;
 
