@@ -972,14 +972,8 @@ pub enum EventData {
     /// A kernel operation that begins here and ends at a [`EventData::PairEnd`] with the
     /// same key, possibly on another thread: one slice on `slice.track` (see
     /// `model/kernel.rs`).
-    PairBegin {
-        key: PairKey,
-        slice: SliceEvent,
-    },
-    PairEnd {
-        key: PairKey,
-        args: ArgsRef,
-    },
+    PairBegin(Box<(PairKey, SliceEvent)>),
+    PairEnd(Box<(PairKey, ArgsRef)>),
     /// A TCP socket changed state (`inet_sock_set_state`, see `model/kernel.rs`).
     SockState {
         machine: MachineId,
@@ -1609,5 +1603,20 @@ mod tests {
         let id = arena.push(&[arg(1, 1), arg(2, 2), arg(1, 3)]);
         assert_eq!(arena.get(id), &[arg(1, 3), arg(2, 2)]);
         assert_eq!(arena.push(&[]), NO_ARGS);
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::*;
+
+    /// Every parsed event's payload is an `EventData`: its size is memory per event.
+    #[test]
+    fn event_payloads_stay_small() {
+        assert!(
+            std::mem::size_of::<EventData>() <= 56,
+            "{}",
+            std::mem::size_of::<EventData>()
+        );
     }
 }

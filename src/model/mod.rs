@@ -342,8 +342,8 @@ impl<'s> Builder<'s> {
                 divisor,
                 args,
             } => self.counter_sum(ts, track, delta, divisor, args),
-            EventData::PairBegin { key, slice } => self.pair_begin(ts, key, slice),
-            EventData::PairEnd { key, args } => self.pair_end(ts, key, args),
+            EventData::PairBegin(ref p) => self.pair_begin(ts, p.0, p.1),
+            EventData::PairEnd(ref p) => self.pair_end(ts, p.0, p.1),
             EventData::SockState {
                 machine,
                 skaddr,

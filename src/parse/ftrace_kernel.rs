@@ -405,13 +405,10 @@ fn android_fs(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Option<()>
         let args = sink.args.push(&args);
         let track = sink.track(TrackKey::ThreadSlices(o.thread()));
         let name = sink.intern(slice_name);
-        let data = EventData::PairBegin {
-            key,
-            slice: slice(track, NULL_STR, name, args),
-        };
+        let data = EventData::PairBegin(Box::new((key, slice(track, NULL_STR, name, args))));
         o.push(sink, data);
     } else {
-        o.push(sink, EventData::PairEnd { key, args: NO_ARGS });
+        o.push(sink, EventData::PairEnd(Box::new((key, NO_ARGS))));
     }
     Some(())
 }
@@ -446,13 +443,10 @@ fn block_io(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Option<()> {
             }
         }
         let args = sink.args.push(&args);
-        let data = EventData::PairBegin {
-            key,
-            slice: slice(track, NULL_STR, track_name, args),
-        };
+        let data = EventData::PairBegin(Box::new((key, slice(track, NULL_STR, track_name, args))));
         o.push(sink, data);
     } else {
-        o.push(sink, EventData::PairEnd { key, args: NO_ARGS });
+        o.push(sink, EventData::PairEnd(Box::new((key, NO_ARGS))));
     }
     Some(())
 }
