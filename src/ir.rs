@@ -493,6 +493,14 @@ pub enum TrackKey {
         kind: &'static str,
         name: StrId,
     },
+    /// A machine-wide slice track of a kernel object (a fence timeline, a GPU ring, a
+    /// block device, a TCP stream), with the dimension that names it when it has one.
+    KernelSlices {
+        machine: MachineId,
+        kind: &'static str,
+        name: StrId,
+        dim: Option<(&'static str, i64)>,
+    },
     /// A process-wide slice track of a given type (e.g. `chrome_process_instant`).
     ProcessSlices {
         process: ProcessRef,
@@ -592,7 +600,7 @@ impl EventData {
     /// Whether this record stands for an event of the trace in counts shown to the user
     /// (events per clock, events dropped): a raw ftrace row shadows its event.
     pub fn counts_as_event(&self) -> bool {
-        !matches!(self, EventData::FtraceRaw(_))
+        !matches!(self, EventData::FtraceRaw(_) | EventData::Dropped)
     }
 
     /// Whether the event keeps a time before trace time's zero: heapprofd dumps are
@@ -726,6 +734,160 @@ pub struct ThreadStateEvent {
     pub running_cpu: Option<u32>,
 }
 
+/// What a binder ftrace event says (the model's binder tracker turns it into slices and
+/// flows, see `model/binder.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinderOp {
+    /// `binder_transaction`: sent by the event's thread.
+    Transaction {
+        id: i64,
+        dest_node: i64,
+        dest_proc: i64,
+        dest_thread: i64,
+        reply: bool,
+        flags: u32,
+        /// The `code` arg, already spelled (`0x03 Java Layer Dependent`).
+        code: StrId,
+    },
+    /// `binder_transaction_received`: the event's thread took transaction `id`.
+    Received {
+        id: i64,
+    },
+    /// `binder_transaction_alloc_buf`.
+    AllocBuf {
+        data_size: u64,
+        offsets_size: u64,
+    },
+    /// `binder_command` (BC_*) / `binder_return` (BR_*).
+    Command(u32),
+    Return(u32),
+    /// `binder_lock` / `binder_locked` / `binder_unlock`.
+    Lock,
+    Locked,
+    Unlock,
+}
+
+/// A binder event on a thread (the ftrace event's pid).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BinderEvent {
+    pub machine: MachineId,
+    pub tid: i64,
+    pub op: BinderOp,
+}
+
+/// What the generic kernel packets (`generic_kernel_*`, kernels traced without ftrace)
+/// say; the model's generic kernel tracker turns them into sched, thread_state, thread and
+/// process rows (see `model/generic_kernel.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GenericKernelEvent {
+    /// A task changed state (`TaskStateEnum`: 1 created … 8 destroyed); `cpu` for running.
+    TaskState {
+        machine: MachineId,
+        cpu: Option<u32>,
+        tid: i64,
+        comm: StrId,
+        state: u8,
+        prio: i32,
+    },
+    /// A process of the process tree (no main thread is made for it).
+    Process {
+        machine: MachineId,
+        pid: i64,
+        ppid: i64,
+        cmdline: StrId,
+    },
+    /// A thread of the process tree.
+    Thread {
+        machine: MachineId,
+        tid: i64,
+        pid: i64,
+        comm: StrId,
+        is_main_thread: bool,
+        is_idle: bool,
+    },
+}
+
+/// What a DRM / dma-fence ftrace event says (see `model/drm.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrmOp {
+    /// `drm_vblank_event` (signal) / `drm_vblank_event_delivered`.
+    Vblank {
+        crtc: i64,
+        seq: u64,
+        delivered: bool,
+    },
+    /// `drm_sched_job`: a job queued on a ring.
+    SchedJob {
+        ring: StrId,
+        job: u64,
+    },
+    /// `drm_run_job`: a job handed to the hardware, done when `fence` signals.
+    RunJob {
+        ring: StrId,
+        job: u64,
+        fence: u64,
+    },
+    /// `drm_sched_process_job`: the job of `fence` is done.
+    ProcessJob {
+        fence: u64,
+    },
+    /// Kernel 6.17 scheduler events, jobs named by their fence (context, seqno).
+    JobQueue {
+        ring: StrId,
+        context: u64,
+        seqno: u64,
+    },
+    JobRun {
+        ring: StrId,
+        context: u64,
+        seqno: u64,
+    },
+    JobDone {
+        context: u64,
+        seqno: u64,
+    },
+    /// `dma_fence_init` / `_emit` / `_signaled` on a fence timeline.
+    FenceInit {
+        context: u64,
+        timeline: StrId,
+        seqno: u64,
+    },
+    FenceEmit {
+        context: u64,
+        timeline: StrId,
+        seqno: u64,
+    },
+    FenceSignaled {
+        context: u64,
+        timeline: StrId,
+        seqno: u64,
+    },
+    /// `dma_fence_wait_start` / `_end` on the waiting thread.
+    FenceWaitStart {
+        context: u64,
+        seqno: u64,
+    },
+    FenceWaitEnd,
+}
+
+/// A DRM event on a thread (the ftrace event's pid).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DrmEvent {
+    pub machine: MachineId,
+    pub tid: i64,
+    pub op: DrmOp,
+}
+
+/// What pairs a kernel operation's start with its end: the event kind and two numbers
+/// (e.g. inode and offset, device and sector).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PairKey {
+    pub machine: MachineId,
+    pub kind: &'static str,
+    pub a: u64,
+    pub b: u64,
+}
+
 /// What happened, after tokenizing; raw timestamp in [`Event::ts`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum EventData {
@@ -837,6 +999,42 @@ pub enum EventData {
     ProcessArgs {
         process: ProcessRef,
         args: ArgsRef,
+    },
+    /// A binder event (see `model/binder.rs`).
+    Binder(Box<BinderEvent>),
+    /// A generic kernel event (see `model/generic_kernel.rs`).
+    GenericKernel(Box<GenericKernelEvent>),
+    /// A DRM / dma-fence event (see `model/drm.rs`).
+    Drm(Box<DrmEvent>),
+    /// `task_rename`: the thread's new name (and its process's, for a main thread).
+    ThreadRename {
+        thread: ThreadRef,
+        name: StrId,
+    },
+    /// An event cropped after parsing (ftrace from before every cpu's data is complete):
+    /// nothing.
+    Dropped,
+    /// A counter that adds `delta` to its track's running total; the row's value is the
+    /// total divided by `divisor` (packets counted, bytes summed as KB).
+    CounterSum {
+        track: TrackRef,
+        delta: i64,
+        divisor: u32,
+        args: ArgsRef,
+    },
+    /// A kernel operation that begins here and ends at a [`EventData::PairEnd`] with the
+    /// same key, possibly on another thread: one slice on `slice.track` (see
+    /// `model/kernel.rs`).
+    PairBegin(Box<(PairKey, SliceEvent)>),
+    PairEnd(Box<(PairKey, ArgsRef)>),
+    /// A TCP socket changed state (`inet_sock_set_state`, see `model/kernel.rs`).
+    SockState {
+        machine: MachineId,
+        skaddr: u64,
+        /// The slice name (state and details).
+        name: StrId,
+        /// SYN_SENT / ESTABLISHED: a socket not seen before starts a stream.
+        opens: bool,
     },
     /// A profiler's sample (see `model::stack_profile`).
     Profile(ProfileSample),
@@ -1519,5 +1717,20 @@ mod tests {
         let id = arena.push(&[arg(1, 1), arg(2, 2), arg(1, 3)]);
         assert_eq!(arena.get(id), &[arg(1, 3), arg(2, 2)]);
         assert_eq!(arena.push(&[]), NO_ARGS);
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::*;
+
+    /// Every parsed event's payload is an `EventData`: its size is memory per event.
+    #[test]
+    fn event_payloads_stay_small() {
+        assert!(
+            std::mem::size_of::<EventData>() <= 56,
+            "{}",
+            std::mem::size_of::<EventData>()
+        );
     }
 }

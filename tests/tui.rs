@@ -917,6 +917,30 @@ fn kineto_timeline_shows_cpu_then_gpu_streams_and_follows_a_kernel_to_its_launch
 }
 
 #[test]
+fn binder_transaction_shows_both_ends_and_marks_its_reply() {
+    let mut harness = Harness::fixture("kernel/binder_qoe.pftrace", 160, 48);
+    harness.key(KeyCode::Char('/'));
+    harness.keys("binder transaction");
+    harness.key(KeyCode::Enter);
+    let screen = harness.screen();
+    let details = screen.split("─\n").last().expect("the details panel");
+    // Who called whom, how long the call took and how long the server took to reply.
+    assert!(
+        details.contains(" binder ") && details.contains(" → ") && details.contains(" reply "),
+        "{screen}"
+    );
+    assert!(details.contains("binder reply"), "{screen}");
+    snapshot!("binder_transaction_selected_160x48", screen);
+    // Enter follows the flow to the reply, whose details name the same two ends.
+    harness.key(KeyCode::Enter);
+    let screen = harness.screen();
+    let details = screen.split("─\n").last().expect("the details panel");
+    assert!(details.contains(" binder reply"), "{screen}");
+    assert!(details.contains(" → "), "{screen}");
+    snapshot!("binder_reply_followed_160x48", screen);
+}
+
+#[test]
 fn cpu_profile_is_a_top_down_tree_that_opens_closes_and_searches() {
     for (w, h) in SIZES {
         let mut harness = Harness::fixture("lighthouse_cpu_profile.json", w, h);

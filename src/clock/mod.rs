@@ -27,6 +27,8 @@ pub enum Format {
     Proto,
     Json,
     Systrace,
+    /// strace text: wall-clock times.
+    Strace,
 }
 
 /// A (file, machine) pair that has events or snapshots, in processing order.
@@ -390,6 +392,12 @@ pub fn place(input: &PlacementInput) -> Placement {
                 sequence: 0,
                 file: ctx.file,
             },
+            Format::Strace => ClockDomain {
+                machine: ctx.machine,
+                clock_id: clocks::REALTIME,
+                sequence: 0,
+                file: ctx.file,
+            },
             Format::Proto => ClockDomain {
                 machine: ctx.machine,
                 clock_id: p
@@ -405,6 +413,7 @@ pub fn place(input: &PlacementInput) -> Placement {
             match ctx.format {
                 Format::Json => trace_time = Some(format_clock),
                 Format::Systrace => trace_time = Some(builtin(ctx.machine, clocks::MONOTONIC)),
+                Format::Strace => trace_time = Some(builtin(ctx.machine, clocks::REALTIME)),
                 Format::Proto => {}
             }
         }

@@ -142,6 +142,10 @@ CREATE VIEW process_track AS
 CREATE VIEW cpu_track AS
   SELECT id, name, type, parent_id, source_arg_set_id, machine_id, cpu
   FROM __intrinsic_track WHERE event_type = 'slice' AND cpu IS NOT NULL;
+CREATE VIEW gpu_track AS
+  SELECT id, name, type, dimension_arg_set_id, parent_id, source_arg_set_id, machine_id
+  FROM __intrinsic_track
+  WHERE event_type = 'slice' AND type IN ('drm_fence', 'drm_sched_ring', 'drm_vblank');
 CREATE VIEW state AS SELECT * FROM __intrinsic_state;
 CREATE VIEW state_track AS
   SELECT id, name, parent_id, type, dimension_arg_set_id, source_arg_set_id, machine_id

@@ -319,6 +319,10 @@ impl Session {
                     formats[order] = Some(Format::Systrace);
                     parse::systrace::parse_stream(&mut reader, &mut sink, &ctx)
                 }
+                Kind::Strace => {
+                    formats[order] = Some(Format::Strace);
+                    parse::strace::parse_stream(&mut reader, &mut sink, &ctx)
+                }
                 _ => return Err(ImportError::UnknownType { file: name }),
             };
             // The rest of the stream (what the parser did not need) still counts in the

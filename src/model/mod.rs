@@ -4,9 +4,13 @@
 //! The rules follow Trace Processor's trackers (see `reference/behaviour-parsers.md`): the
 //! same input gives the same rows, so Perfetto SQL written against Trace Processor works.
 
+mod binder;
 mod chrome;
 mod descriptor;
+mod drm;
 mod flow;
+mod generic_kernel;
+mod kernel;
 mod process;
 mod sched;
 mod slice;
@@ -89,6 +93,16 @@ pub struct Builder<'s> {
     uuid_processes: FxHashMap<(MachineId, u64), u32>,
     /// The trace file of the event being applied, so each slice knows where it came from.
     event_file: u32,
+    /// The binder tracker's state (see `binder.rs`).
+    binder: binder::BinderState,
+    /// The generic kernel tracker's state (see `generic_kernel.rs`).
+    generic: generic_kernel::GenericKernelState,
+    /// The DRM tracker's state (see `drm.rs`).
+    drm: drm::DrmState,
+    /// Paired kernel operations, running totals, TCP streams (see `kernel.rs`).
+    kernel: kernel::KernelState,
+    /// Pending thread associations and parents (see `process.rs`).
+    procs: process::ProcessTrackerState,
     /// Profiler samples (see `stack_profile.rs`).
     profiles: stack_profile::ProfileState,
 }
@@ -133,6 +147,11 @@ impl<'s> Builder<'s> {
             uuid_threads: FxHashMap::default(),
             uuid_processes: FxHashMap::default(),
             event_file: NO_FILE,
+            binder: binder::BinderState::default(),
+            generic: generic_kernel::GenericKernelState::default(),
+            drm: drm::DrmState::default(),
+            kernel: kernel::KernelState::default(),
+            procs: process::ProcessTrackerState::default(),
             profiles: stack_profile::ProfileState::default(),
         }
     }
@@ -189,6 +208,7 @@ impl<'s> Builder<'s> {
                 self.complete(track, ts, dur, thread_dur, &slice, overlap);
             }
             EventData::Counter { track, value, args } => {
+                let args = self.resolve_thread_args(args);
                 let track = self.resolve_track(track);
                 self.note_ts(ts);
                 let row = CounterRow {
@@ -332,6 +352,25 @@ impl<'s> Builder<'s> {
                 let row = &mut self.tables.processes[upid as usize];
                 row.extra_args.extend(set.iter().map(|a| (a.key, a.value)));
             }
+            EventData::Binder(ref b) => self.binder(ts, b),
+            EventData::GenericKernel(ref g) => self.generic_kernel(ts, g),
+            EventData::Drm(ref d) => self.drm(ts, d),
+            EventData::Dropped => {}
+            EventData::ThreadRename { thread, name } => self.rename_thread(thread, name),
+            EventData::CounterSum {
+                track,
+                delta,
+                divisor,
+                args,
+            } => self.counter_sum(ts, track, delta, divisor, args),
+            EventData::PairBegin(ref p) => self.pair_begin(ts, p.0, p.1),
+            EventData::PairEnd(ref p) => self.pair_end(ts, p.0, p.1),
+            EventData::SockState {
+                machine,
+                skaddr,
+                name,
+                opens,
+            } => self.sock_state(ts, machine, skaddr, name, opens),
             EventData::Profile(ref sample) => self.profile_sample(ts, sample),
         }
     }

@@ -3,6 +3,14 @@
 
 use super::*;
 
+/// What the process tracker waits for: threads to bind together once one of them is
+/// bound, and forked processes whose parent is known once their creator is bound.
+#[derive(Default)]
+pub(super) struct ProcessTrackerState {
+    pub(super) associated: FxHashMap<u32, Vec<u32>>,
+    pub(super) forked_by: FxHashMap<u32, Vec<u32>>,
+}
+
 impl<'s> Builder<'s> {
     /// Declares the machines in the order their rows should get (host first).
     pub fn add_machine(&mut self, raw: MachineId) -> u32 {
@@ -67,11 +75,77 @@ impl<'s> Builder<'s> {
         utid
     }
 
+    /// Binds an unbound thread to its process, then whatever waited on it: threads
+    /// associated with it (created by it with CLONE_THREAD before its process was known)
+    /// and processes it forked (their parent).
     pub(super) fn bind_thread(&mut self, utid: u32, upid: u32) {
-        let pid = self.tables.processes[upid as usize].pid;
-        let row = &mut self.tables.threads[utid as usize];
-        row.upid = Some(upid);
-        row.is_main_thread = Some(row.tid == pid);
+        let mut todo = vec![utid];
+        while let Some(utid) = todo.pop() {
+            let pid = self.tables.processes[upid as usize].pid;
+            let row = &mut self.tables.threads[utid as usize];
+            if row.upid.is_some_and(|u| u != upid) {
+                continue;
+            }
+            row.upid = Some(upid);
+            row.is_main_thread = Some(row.tid == pid);
+            if let Some(children) = self.procs.forked_by.remove(&utid) {
+                for child in children {
+                    let row = &mut self.tables.processes[child as usize];
+                    if row.parent_upid.is_none() {
+                        row.parent_upid = Some(upid);
+                    }
+                }
+            }
+            if let Some(pairs) = self.procs.associated.remove(&utid) {
+                for other in pairs {
+                    if self.tables.threads[other as usize].upid.is_none() {
+                        todo.push(other);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Two threads of one process (a thread and the thread it created): one bound binds
+    /// the other; both bound elsewhere is an error; neither, and they wait for each other.
+    pub(super) fn associate_threads(&mut self, a: u32, b: u32) {
+        let (ua, ub) = (
+            self.tables.threads[a as usize].upid,
+            self.tables.threads[b as usize].upid,
+        );
+        match (ua, ub) {
+            (Some(x), Some(y)) if x != y => {
+                let m = self.tables.threads[a as usize].machine;
+                self.stat("process_tracker_errors", m);
+            }
+            (Some(_), Some(_)) => {}
+            (Some(x), None) => self.bind_thread(b, x),
+            (None, Some(y)) => self.bind_thread(a, y),
+            (None, None) => {
+                self.procs.associated.entry(a).or_default().push(b);
+                self.procs.associated.entry(b).or_default().push(a);
+            }
+        }
+    }
+
+    /// Whether a thread can still be found by its tid: not ended, and not in a process
+    /// that ended or whose pid now names another process.
+    pub(super) fn thread_alive(&self, machine: MachineId, utid: u32) -> bool {
+        let row = &self.tables.threads[utid as usize];
+        if row.end_ts.is_some() {
+            return false;
+        }
+        match row.upid {
+            None => true,
+            Some(upid) => {
+                let p = &self.tables.processes[upid as usize];
+                p.end_ts.is_none()
+                    && self
+                        .process_by_pid
+                        .get(&(machine, p.pid))
+                        .is_none_or(|&u| u == upid)
+            }
+        }
     }
 
     /// The live process with this pid, created (with its main thread) if needed.
@@ -106,7 +180,7 @@ impl<'s> Builder<'s> {
             .get(&(machine, tid))
             .into_iter()
             .flat_map(|v| v.iter().rev().copied())
-            .filter(|&utid| self.tables.threads[utid as usize].end_ts.is_none())
+            .filter(move |&utid| self.thread_alive(machine, utid))
     }
 
     pub(super) fn latest_live_thread(&self, machine: MachineId, tid: i64) -> Option<u32> {
@@ -127,19 +201,28 @@ impl<'s> Builder<'s> {
                     machine: t.machine,
                     pid,
                 });
-                let mut unbound = None;
-                for utid in self.live_threads(t.machine, t.tid) {
-                    match self.tables.threads[utid as usize].upid {
-                        Some(u) if u == upid => return utid,
-                        None if unbound.is_none() => unbound = Some(utid),
-                        _ => {}
+                // The newest live thread with this tid that is unbound or in this process.
+                let found = self.live_threads(t.machine, t.tid).find(|&utid| {
+                    self.tables.threads[utid as usize]
+                        .upid
+                        .is_none_or(|u| u == upid)
+                });
+                match found {
+                    Some(utid) => {
+                        if self.tables.threads[utid as usize].upid.is_none() {
+                            self.bind_thread(utid, upid);
+                        }
+                        // It becomes the tid's newest thread.
+                        if let Some(list) = self.threads_by_tid.get_mut(&(t.machine, t.tid)) {
+                            if let Some(i) = list.iter().position(|&u| u == utid) {
+                                list.remove(i);
+                                list.push(utid);
+                            }
+                        }
+                        utid
                     }
+                    None => self.new_thread(t.machine, t.tid, Some(upid)),
                 }
-                if let Some(utid) = unbound {
-                    self.bind_thread(utid, upid);
-                    return utid;
-                }
-                self.new_thread(t.machine, t.tid, Some(upid))
             }
             None => match self.latest_live_thread(t.machine, t.tid) {
                 Some(utid) => utid,
@@ -235,9 +318,16 @@ impl<'s> Builder<'s> {
         });
         let upid = self.process(info.process);
         let row = &mut self.tables.processes[upid as usize];
-        if row.parent_upid.is_none() {
-            row.parent_upid = parent;
+        match (row.parent_upid, parent) {
+            (None, _) => row.parent_upid = parent,
+            // The first parent stays; another one is a reparenting, counted.
+            (Some(old), Some(new)) if old != new => {
+                let m = row.machine;
+                self.stat("process_tracker_parent_pid_changed", m);
+            }
+            _ => {}
         }
+        let row = &mut self.tables.processes[upid as usize];
         if info.cmdline != NULL_STR {
             row.cmdline = info.cmdline;
         }
@@ -250,6 +340,7 @@ impl<'s> Builder<'s> {
         self.set_process_name(upid, info.name, info.from_system);
     }
 
+    /// `task_newtask`: a new process (fork) or a new thread of the creator's process.
     pub(super) fn thread_start(
         &mut self,
         ts: i64,
@@ -261,40 +352,50 @@ impl<'s> Builder<'s> {
         if thread.tid == 0 {
             return;
         }
+        let machine = thread.machine;
         let creator = self.thread(ThreadRef {
-            machine: thread.machine,
+            machine,
             tid: creator_tid,
             pid: None,
         });
-        let creator_upid = self.tables.threads[creator as usize].upid;
-        // The old thread with this tid (if any) is gone.
-        if let Some(old) = self.latest_live_thread(thread.machine, thread.tid) {
-            self.tables.threads[old as usize].end_ts.get_or_insert(ts);
-        }
-        let started = if new_process {
-            self.process_by_pid.remove(&(thread.machine, thread.tid));
+        let utid = if new_process {
+            // A new incarnation of the pid: its old process and threads are forgotten
+            // (not ended).
+            self.process_by_pid.remove(&(machine, thread.tid));
+            self.threads_by_tid.remove(&(machine, thread.tid));
+            let utid = self.new_thread(machine, thread.tid, None);
+            self.tables.threads[utid as usize].start_ts = Some(ts);
+            self.set_thread_name(utid, name, NamePriority::Ftrace);
             let upid = self.process(ProcessRef {
-                machine: thread.machine,
+                machine,
                 pid: thread.tid,
             });
-            let row = &mut self.tables.processes[upid as usize];
-            row.start_ts = Some(ts);
-            row.parent_upid = creator_upid;
+            self.tables.processes[upid as usize].start_ts = Some(ts);
             self.set_process_name(upid, name, true);
-            let utid = self.latest_live_thread(thread.machine, thread.tid);
-            if let Some(utid) = utid {
-                self.tables.threads[utid as usize].start_ts = Some(ts);
-                self.set_thread_name(utid, name, NamePriority::Ftrace);
+            match self.tables.threads[creator as usize].upid {
+                Some(parent) => self.tables.processes[upid as usize].parent_upid = Some(parent),
+                None => self.procs.forked_by.entry(creator).or_default().push(upid),
             }
             utid
         } else {
-            let utid = self.new_thread(thread.machine, thread.tid, creator_upid);
+            let utid = self.new_thread(machine, thread.tid, None);
             self.tables.threads[utid as usize].start_ts = Some(ts);
             self.set_thread_name(utid, name, NamePriority::Ftrace);
-            Some(utid)
+            self.associate_threads(creator, utid);
+            utid
         };
-        if let Some(utid) = started {
-            self.thread_state_new_task(ts, utid, creator);
+        self.thread_state_new_task(ts, utid, creator);
+    }
+
+    /// `task_rename`: the thread's new name, and its process's when it is the main thread.
+    pub(super) fn rename_thread(&mut self, thread: ThreadRef, name: StrId) {
+        let utid = self.thread(thread);
+        self.set_thread_name(utid, name, NamePriority::Ftrace);
+        let row = &self.tables.threads[utid as usize];
+        if let Some(upid) = row.upid {
+            if self.tables.processes[upid as usize].pid == row.tid {
+                self.set_process_name(upid, name, true);
+            }
         }
     }
 

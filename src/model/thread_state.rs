@@ -17,10 +17,10 @@ pub(super) struct OpenThreadState {
 
 /// What opens a row besides its state.
 #[derive(Clone, Copy, Default)]
-struct Opening {
-    cpu: Option<(u32, u32)>,
-    waker_utid: Option<u32>,
-    irq_context: Option<bool>,
+pub(super) struct Opening {
+    pub(super) cpu: Option<(u32, u32)>,
+    pub(super) waker_utid: Option<u32>,
+    pub(super) irq_context: Option<bool>,
 }
 
 impl Builder<'_> {
@@ -146,13 +146,13 @@ impl Builder<'_> {
         }
     }
 
-    fn running_state(&mut self) -> StrId {
+    pub(super) fn running_state(&mut self) -> StrId {
         self.sink.intern("Running")
     }
 
     /// Ends the thread's open row at `ts`, or leaves its end unknown (−1) when `ended` is
     /// false, and writes it.
-    fn close_thread_state(&mut self, utid: u32, ts: i64, ended: bool) {
+    pub(super) fn close_thread_state(&mut self, utid: u32, ts: i64, ended: bool) {
         if let Some(mut open) = self.open_thread_states.remove(&utid) {
             if ended {
                 open.row.dur = ts - open.row.ts;
@@ -168,7 +168,7 @@ impl Builder<'_> {
         }
     }
 
-    fn open_thread_state(&mut self, ts: i64, utid: u32, state: StrId, opening: Opening) {
+    pub(super) fn open_thread_state(&mut self, ts: i64, utid: u32, state: StrId, opening: Opening) {
         let running = self.running_state();
         // The waker's row, if it is running: the wakeup came from that stretch of running.
         let waker_id = opening.waker_utid.and_then(|w| {

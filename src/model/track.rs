@@ -222,6 +222,20 @@ impl<'s> Builder<'s> {
                 row.source_args = self.source_chrome_args();
                 (self.new_track(row), true)
             }
+            TrackKey::KernelSlices {
+                machine,
+                kind,
+                name,
+                dim,
+            } => {
+                let mrow = self.machine_row(machine);
+                let mut row = TrackRow::new(name, kind, mrow, TrackEventType::Slice);
+                if let Some((key, value)) = dim {
+                    let dim = self.sink.static_arg(key, ArgValue::Int(value));
+                    row.extra_dims = self.sink.args.push(&[dim]);
+                }
+                (self.new_track(row), true)
+            }
             TrackKey::ProcessSlices {
                 process,
                 kind,
@@ -295,10 +309,16 @@ impl<'s> Builder<'s> {
             return t;
         }
         let machine = self.tables.processes[upid as usize].machine;
-        let t = self.new_track(TrackRow {
+        let mut row = TrackRow {
             upid: Some(upid),
             ..TrackRow::new(name, kind, machine, TrackEventType::Counter)
-        });
+        };
+        // Atrace counters are also keyed by the name the trace gave them.
+        if kind == "atrace_counter" {
+            let dim = self.sink.static_arg("name", str_or_null(name));
+            row.extra_dims = self.sink.args.push(&[dim]);
+        }
+        let t = self.new_track(row);
         self.process_counters.insert((upid, name, kind), t);
         t
     }
@@ -381,6 +401,10 @@ impl<'s> Builder<'s> {
                 row.compressor_idx = Some(idx as u32);
                 if let Some(info) = self.sink.legacy_async.get(&set).copied() {
                     self.legacy_async_args(&mut row, &set, info);
+                } else if set.kind == "atrace_async_slice" {
+                    // Atrace async sets are keyed by (process, name).
+                    let dim = self.sink.static_arg("name", str_or_null(set.name));
+                    row.extra_dims = self.sink.args.push(&[dim]);
                 }
                 let track = self.new_track(row);
                 let Some(state) = self.async_sets.get_mut(&set) else {

@@ -190,14 +190,17 @@ fn parse_point(s: &str) -> Parsed<'_> {
             tgid,
             name: rest.unwrap_or(""),
         },
-        b'I' => Marker::Instant {
-            tgid,
-            name: rest.unwrap_or(""),
+        b'I' => match rest {
+            Some(name) if !name.is_empty() => Marker::Instant { tgid, name },
+            _ => return Parsed::Failure,
         },
         b'C' => {
             let Some((name, value_and_more)) = rest.and_then(split_first) else {
                 return Parsed::Failure;
             };
+            if name.is_empty() {
+                return Parsed::Failure;
+            }
             let value_str = value_and_more.split('|').next().unwrap_or("");
             let Some(value) = parse_i64(value_str) else {
                 return Parsed::Failure;
@@ -211,6 +214,9 @@ fn parse_point(s: &str) -> Parsed<'_> {
             let Some(cookie) = parse_i64(cookie_str) else {
                 return Parsed::Failure;
             };
+            if name.is_empty() {
+                return Parsed::Failure;
+            }
             if ph == b'S' {
                 Marker::AsyncBegin { tgid, name, cookie }
             } else {
@@ -336,13 +342,26 @@ fn handle(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tid: i6
                 }
             };
             let track = sink.track(key);
+            // The row names the thread that wrote it (always known: every ftrace event
+            // and text line makes its thread first).
+            let args = if matches!(key, TrackKey::ProcessCounter { .. }) {
+                let thread = sink.thread_refs.intern(ThreadRef {
+                    machine,
+                    tid,
+                    pid: None,
+                });
+                let arg = sink.static_arg("utid", ArgValue::ThreadUtid(thread));
+                sink.args.push_shared(&[arg])
+            } else {
+                NO_ARGS
+            };
             sink.push(
                 ts,
                 clock,
                 EventData::Counter {
                     track,
                     value: Real(value as f64),
-                    args: NO_ARGS,
+                    args,
                 },
             );
         }

@@ -56,6 +56,11 @@ pub(crate) fn in_event_range(number: u32) -> bool {
     EVENTS.last().is_some_and(|e| number <= e.0)
 }
 
+/// The name of event kind `number`, when the schema knows it.
+pub(crate) fn event_name(number: u32) -> Option<&'static str> {
+    event_kind(number).map(|(name, _)| name)
+}
+
 /// The name of event kind `number` and the index of its message in the schema.
 fn event_kind(number: u32) -> Option<(&'static str, usize)> {
     let i = EVENTS.binary_search_by_key(&number, |e| e.0).ok()?;

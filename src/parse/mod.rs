@@ -4,11 +4,14 @@
 pub mod atrace;
 mod config_schema;
 pub mod config_text;
+mod ftrace_events;
+mod ftrace_kernel;
 mod ftrace_raw;
 mod ftrace_schema;
 pub mod json;
 pub mod proto;
 mod schema;
+pub mod strace;
 pub mod systrace;
 mod wire_repair;
 

@@ -22,11 +22,11 @@ use std::borrow::Cow;
 use std::io::{BufRead, BufReader, Read};
 
 use super::atrace::{self, clean_utf8};
+use super::ftrace_events::{self, Fields, Origin};
 use super::{FileContext, ParseError};
 use crate::ir::{
-    clocks, ClockRef, EventData, MachineId, NamePriority, ProcessInfo, ProcessRef, Real,
-    SchedSwitch, SchedWaking, Sink, SliceEvent, StrId, ThreadRef, TrackKey, NO_ARGS, NO_FLOWS,
-    NO_TS, NULL_STR,
+    clocks, ArgValue, ClockRef, EventData, FtraceRaw, MachineId, NamePriority, ProcessInfo,
+    ProcessRef, SchedSwitch, SchedWaking, Sink, StrId, ThreadRef, NULL_STR,
 };
 
 /// How far into the file a `TRACE:\n` prelude (adb `atrace` output) is looked for.
@@ -80,7 +80,7 @@ pub fn parse_stream(
         ));
     }
     let clock = sink.builtin_clock(ctx.machine, clocks::MONOTONIC);
-    let mut parser = LineParser::new(sink, ctx.machine, clock);
+    let mut parser = LineParser::new(ctx.machine, clock);
     let mut state = if html {
         State::HtmlBeforeSystrace
     } else {
@@ -234,7 +234,7 @@ impl<R: Read> Read for Inflated<R> {
 /// (the JSON's clock), not MONOTONIC. Every line is read, including an unterminated last one.
 pub fn parse_text(text: &str, sink: &mut Sink, ctx: &FileContext) -> Result<(), ParseError> {
     let clock = sink.builtin_clock(ctx.machine, clocks::TRACE_FILE);
-    let mut parser = LineParser::new(sink, ctx.machine, clock);
+    let mut parser = LineParser::new(ctx.machine, clock);
     for line in text.as_bytes().split(|&b| b == b'\n') {
         let line = trim(line);
         if line.is_empty() || line[0] == b'#' {
@@ -583,24 +583,35 @@ fn format_prev_state(s: &[u8]) -> Option<Cow<'static, str>> {
     Some(Cow::Owned(out))
 }
 
+/// A systrace `prev_state` as the kernel's state bits (the 4.4 layout Trace Processor
+/// decodes by default): what the raw `ftrace_event` row of a text `sched_switch` holds.
+/// -1 for a state it cannot read.
+fn raw_prev_state(s: &[u8]) -> i64 {
+    const LETTERS: &[u8] = b"SDTtXZxKWPN";
+    let mut bits = 0i64;
+    for &c in s {
+        match c {
+            b'|' | b'R' => {}
+            b'+' => bits |= 0x800,
+            b'I' => bits |= 0x402,
+            _ => match LETTERS.iter().position(|&l| l == c) {
+                Some(i) => bits |= 1 << i,
+                None => return -1,
+            },
+        }
+    }
+    bits
+}
+
 /// Turns tokenized lines into events; one per file.
 struct LineParser {
     machine: MachineId,
     clock: ClockRef,
-    workqueue: StrId,
-    cpufreq: StrId,
-    cpuidle: StrId,
 }
 
 impl LineParser {
-    fn new(sink: &mut Sink, machine: MachineId, clock: ClockRef) -> Self {
-        Self {
-            machine,
-            clock,
-            workqueue: sink.intern("workqueue"),
-            cpufreq: sink.intern("cpufreq"),
-            cpuidle: sink.intern("cpuidle"),
-        }
+    fn new(machine: MachineId, clock: ClockRef) -> Self {
+        Self { machine, clock }
     }
 
     fn intern(sink: &mut Sink, s: &[u8]) -> StrId {
@@ -609,19 +620,6 @@ impl LineParser {
 
     fn push(&self, sink: &mut Sink, ts: i64, data: EventData) {
         sink.push(ts, self.clock, data);
-    }
-
-    fn counter(&self, sink: &mut Sink, ts: i64, key: TrackKey, value: f64) {
-        let track = sink.track(key);
-        self.push(
-            sink,
-            ts,
-            EventData::Counter {
-                track,
-                value: Real(value),
-                args: NO_ARGS,
-            },
-        );
     }
 
     fn line(&mut self, sink: &mut Sink, l: &Line<'_>) {
@@ -647,24 +645,42 @@ impl LineParser {
         };
         self.push(sink, l.ts, data);
         // Handler errors (missing or malformed fields) are silent.
-        let _ = self.event(sink, l, thread);
+        let _ = self.event(sink, l);
     }
 
-    fn event(&mut self, sink: &mut Sink, l: &Line<'_>, thread: ThreadRef) -> Option<()> {
+    fn event(&mut self, sink: &mut Sink, l: &Line<'_>) -> Option<()> {
         let machine = self.machine;
         let a = l.args;
         match l.event {
             b"sched_switch" => {
                 let prev_tid: u32 = parse_uint(arg(a, b"prev_pid")?)?;
-                let _prev_prio: i32 = parse_num(arg(a, b"prev_prio")?)?;
+                let prev_prio: i32 = parse_num(arg(a, b"prev_prio")?)?;
                 let next_tid: u32 = parse_uint(arg(a, b"next_pid")?)?;
                 let next_prio: i32 = parse_num(arg(a, b"next_prio")?)?;
                 let prev_comm = Self::intern(sink, arg(a, b"prev_comm").unwrap_or_default());
                 let next_comm = Self::intern(sink, arg(a, b"next_comm").unwrap_or_default());
-                let prev_state = match format_prev_state(arg(a, b"prev_state").unwrap_or_default())
-                {
+                let state_text = arg(a, b"prev_state").unwrap_or_default();
+                let prev_state = match format_prev_state(state_text) {
                     Some(s) => sink.intern(&s),
                     None => NULL_STR,
+                };
+                // The raw row, as the protobuf's: the state as the kernel's bits.
+                let raw_args = [
+                    sink.static_arg("prev_comm", ArgValue::Str(prev_comm)),
+                    sink.static_arg("prev_pid", ArgValue::Int(i64::from(prev_tid))),
+                    sink.static_arg("prev_prio", ArgValue::Int(i64::from(prev_prio))),
+                    sink.static_arg("prev_state", ArgValue::Int(raw_prev_state(state_text))),
+                    sink.static_arg("next_comm", ArgValue::Str(next_comm)),
+                    sink.static_arg("next_pid", ArgValue::Int(i64::from(next_tid))),
+                    sink.static_arg("next_prio", ArgValue::Int(i64::from(next_prio))),
+                ];
+                let raw = FtraceRaw {
+                    machine,
+                    cpu: l.cpu,
+                    tid: i64::from(prev_tid),
+                    name: sink.intern("sched_switch"),
+                    args: sink.args.push_shared(&raw_args),
+                    common_flags: None,
                 };
                 self.push(
                     sink,
@@ -680,6 +696,7 @@ impl LineParser {
                         next_prio,
                     }),
                 );
+                self.push(sink, l.ts, EventData::FtraceRaw(raw));
             }
             b"sched_waking" => {
                 let tid: u32 = parse_uint(arg(a, b"pid")?)?;
@@ -699,70 +716,6 @@ impl LineParser {
             }
             b"tracing_mark_write" | b"print" | b"0" => {
                 atrace::parse_marker(sink, self.clock, l.ts, machine, l.pid, l.args);
-            }
-            b"cpu_frequency" | b"cpu_idle" => {
-                let cpu: u32 = parse_uint(arg(a, b"cpu_id")?)?;
-                let value: f64 = parse_num(arg(a, b"state")?)?;
-                let (name, kind) = if l.event == b"cpu_frequency" {
-                    (self.cpufreq, "cpu_frequency")
-                } else {
-                    (self.cpuidle, "cpu_idle")
-                };
-                let key = TrackKey::CpuCounter {
-                    machine,
-                    cpu,
-                    name,
-                    kind,
-                };
-                self.counter(sink, l.ts, key, value);
-            }
-            b"cpu_frequency_limits" => {
-                let cpu: u32 = parse_uint(arg(a, b"cpu_id")?)?;
-                let min: f64 = parse_num(arg(a, b"min_freq")?)?;
-                let max: f64 = parse_num(arg(a, b"max_freq")?)?;
-                for (label, kind, value) in [
-                    ("Max", "cpu_max_frequency_limit", max),
-                    ("Min", "cpu_min_frequency_limit", min),
-                ] {
-                    let name = sink.intern(&format!("Cpu {cpu} {label} Freq Limit"));
-                    let key = TrackKey::CpuCounter {
-                        machine,
-                        cpu,
-                        name,
-                        kind,
-                    };
-                    self.counter(sink, l.ts, key, value);
-                }
-            }
-            b"clock_set_rate" | b"clock_enable" | b"clock_disable" => {
-                let value: u32 = parse_uint(arg(a, b"state")?)?;
-                let clk = clean_utf8(arg(a, b"name").unwrap_or_default()).into_owned();
-                let (suffix, kind) = if l.event == b"clock_set_rate" {
-                    ("Frequency", "clock_frequency")
-                } else {
-                    ("State", "clock_state")
-                };
-                let name = sink.intern(&format!("{clk} {suffix}"));
-                let key = TrackKey::GlobalCounter {
-                    machine,
-                    name,
-                    kind,
-                };
-                self.counter(sink, l.ts, key, f64::from(value));
-            }
-            b"workqueue_execute_start" => {
-                const FUNCTION: &[u8] = b"function ";
-                let at = find(a, FUNCTION)?;
-                let func = &a[at + FUNCTION.len()..];
-                // A second "function " would end the name, as in the reference.
-                let func = &func[..find(func, FUNCTION).unwrap_or(func.len())];
-                let name = Self::intern(sink, func);
-                let track = sink.track(TrackKey::ThreadSlices(thread));
-                self.push(sink, l.ts, EventData::Begin(self.slice(track, name)));
-            }
-            b"workqueue_execute_end" => {
-                let track = sink.track(TrackKey::ThreadSlices(thread));
-                self.push(sink, l.ts, EventData::End(self.slice(track, NULL_STR)));
             }
             // `caller` is the kernel's `function+offset/size` text.
             b"sched_blocked_reason" => {
@@ -786,21 +739,22 @@ impl LineParser {
                     },
                 );
             }
-            // `sched_wakeup` is ignored, as by the reference.
-            _ => {}
+            // The rest goes to the one ftrace handler (`sched_wakeup` and the other kinds
+            // the reference's line parser does not read are ignored there).
+            _ => {
+                let kind = clean_utf8(l.event);
+                let o = Origin {
+                    machine,
+                    cpu: l.cpu,
+                    pid: l.pid,
+                    ts: l.ts,
+                    clock: self.clock,
+                    text: true,
+                };
+                ftrace_events::handle(sink, &o, &kind, &Fields::Text(a), &|_| None);
+            }
         }
         Some(())
-    }
-
-    fn slice(&self, track: u32, name: StrId) -> SliceEvent {
-        SliceEvent {
-            track,
-            category: self.workqueue,
-            name,
-            args: NO_ARGS,
-            thread_ts: NO_TS,
-            flows: NO_FLOWS,
-        }
     }
 
     /// One row of a `PROCESS DUMP` block; returns the layout for the next row.
@@ -878,6 +832,7 @@ impl LineParser {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::TrackKey;
 
     #[test]
     fn a_stream_read_a_few_bytes_at_a_time_parses_as_the_whole_file_does() {

@@ -22,6 +22,8 @@ pub enum Kind {
     Proto,
     Json,
     Systrace,
+    /// strace text (`strace -f -ttt`).
+    Strace,
     Manifest,
     Zip,
     Tar,
@@ -39,6 +41,7 @@ impl Kind {
             Kind::Proto => "proto",
             Kind::Json => "json",
             Kind::Systrace => "systrace",
+            Kind::Strace => "strace",
             Kind::Manifest => "perfetto_manifest",
             Kind::Zip => "zip",
             Kind::Tar => "tar",
@@ -158,6 +161,9 @@ pub fn sniff(bytes: &[u8]) -> Kind {
         || bytes.starts_with(b" ")
     {
         return Kind::Systrace;
+    }
+    if crate::parse::strace::looks_like_strace(head) {
+        return Kind::Strace;
     }
     // A proto trace may also start with a packet of another top-level field number; only
     // field 1 (TracePacket) is valid, so anything else is unknown.

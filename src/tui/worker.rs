@@ -41,7 +41,7 @@ pub enum Request {
 #[derive(Debug)]
 pub enum Answer {
     Timeline(Result<Arc<TimelineData>, String>),
-    Details(DetailsRequest, Result<Details, String>),
+    Details(DetailsRequest, Result<Box<Details>, String>),
     Stats(Result<(Vec<StatRow>, Vec<super::stats::FileEvents>), String>),
     Clocks(Result<ClockGraph, String>),
     Candidates(Result<Vec<Candidate>, String>),
@@ -164,7 +164,9 @@ pub fn answer(conn: &Connection, request: &Request) -> Answer {
     let msg = |e: rusqlite::Error| e.to_string();
     match request {
         Request::Timeline => Answer::Timeline(load::load(conn).map(Arc::new).map_err(msg)),
-        Request::Details(r) => Answer::Details(*r, details::load(conn, r).map_err(msg)),
+        Request::Details(r) => {
+            Answer::Details(*r, details::load(conn, r).map(Box::new).map_err(msg))
+        }
         Request::Stats => Answer::Stats(
             super::stats::load(conn)
                 .map(|rows| (rows, super::stats::load_events(conn)))

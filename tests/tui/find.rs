@@ -55,8 +55,19 @@ fn tracks_are_ordered_as_perfetto_orders_them_with_kernel_threads_grouped() {
     h.key(KeyCode::Char('j'));
     let screen = h.screen();
     assert!(screen.contains("▾ Kernel threads ("), "{screen}");
+    // Its processes come next, indented under it.
+    let rows = labels(&screen);
+    let at = rows
+        .iter()
+        .position(|l| l.starts_with("▾ Kernel threads ("))
+        .expect("the group");
+    let next = screen
+        .lines()
+        .filter(|l| l.contains('│'))
+        .nth(at + 1)
+        .unwrap_or_default();
     assert!(
-        screen.contains("kthreadd 2") || screen.contains("  ▸ "),
+        next.starts_with("  ▸ ") || next.starts_with("  ▾ "),
         "{screen}"
     );
     snap!("real_timeline_kernel_threads_120x60", screen);

@@ -288,6 +288,7 @@ impl Parser<'_> {
         };
         let queue = 1 + cpu_range.saturating_mul(4096).saturating_add(cpu.min(4095));
         self.sink.set_queue(queue);
+        let first_ord = self.sink.events.len() as u32;
         for (i, ev) in bundle.event.into_iter().enumerate() {
             self.sink.next_input();
             // An event with nothing but a timestamp and pid is dropped, as the reference
@@ -336,26 +337,33 @@ impl Parser<'_> {
                 self.sched_switch(origin, ts, clock, s);
                 continue;
             }
-            self.ftrace_event(origin, ts, clock, event);
+            // The raw row first: it names the thread the event ran on as it was before the
+            // event (a `sched_process_free` of itself ends that thread).
             if let Some(raw) = raw_events.get(i) {
                 self.raw_ftrace_event(origin, ts, clock, raw);
             }
+            self.ftrace_event(origin, ts, clock, event);
         }
         self.sink.end_input();
-        // Every cpu's data is complete from the latest of these on (Trace Processor keeps it
-        // as metadata).
-        if let Some(last_read) = bundle.last_read_event_timestamp {
-            let last_read = last_read as i64;
+        // A cpu's data is complete from where its first bundle says the previous one ended;
+        // every cpu's from the latest of these (Trace Processor keeps it as metadata, and
+        // events before it only make raw rows).
+        let first_of_cpu = self.ftrace_cpus_seen.insert((machine, cpu));
+        let start = bundle
+            .previous_bundle_end_timestamp
+            .or(bundle.last_read_event_timestamp);
+        if let (true, Some(start)) = (first_of_cpu, start) {
+            let start = start as i64;
             if self
                 .latest_ftrace_start
                 .get(&machine)
-                .is_none_or(|&t| t < last_read)
+                .is_none_or(|&t| t < start)
             {
-                self.latest_ftrace_start.insert(machine, last_read);
+                self.latest_ftrace_start.insert(machine, start);
                 self.sink.metadata(
                     "ftrace_latest_data_start_ns",
                     machine,
-                    MetaValue::Int(last_read),
+                    MetaValue::Int(start),
                 );
             }
         }
@@ -363,6 +371,45 @@ impl Parser<'_> {
             self.compact_sched(machine, cpu, clock, &compact);
         }
         self.sink.set_queue(0);
+        let end = self.sink.events.len() as u32;
+        if end > first_ord {
+            self.ftrace_ranges.push((machine, first_ord, end));
+        }
+    }
+
+    /// Ftrace events from before every cpu's data is complete keep their raw rows (and
+    /// threads) but nothing else, as Trace Processor's soft drop does.
+    pub(super) fn crop_ftrace(&mut self) {
+        let ranges = std::mem::take(&mut self.ftrace_ranges);
+        if self.latest_ftrace_start.is_empty() {
+            return;
+        }
+        let mut dropped = None;
+        for (machine, first, end) in ranges {
+            let Some(&start) = self.latest_ftrace_start.get(&machine) else {
+                continue;
+            };
+            for i in first..end {
+                let Some(ev) = self.sink.events.get(i as usize).copied() else {
+                    break;
+                };
+                if ev.ts >= start {
+                    continue;
+                }
+                let (clock, data) = self.sink.payload(&ev);
+                if matches!(
+                    data,
+                    EventData::FtraceRaw(_) | EventData::Thread(_) | EventData::Dropped
+                ) {
+                    continue;
+                }
+                let payload = *dropped.get_or_insert_with(|| {
+                    self.sink.payloads.push((clock, EventData::Dropped));
+                    (self.sink.payloads.len() - 1) as u32
+                });
+                self.sink.events[i as usize].payload = payload;
+            }
+        }
     }
 
     pub(super) fn ftrace_event(
@@ -487,44 +534,6 @@ impl Parser<'_> {
                 let marker = KernelMarker::new(m.r#type.unwrap_or(0) as u8, m.pid, m.name, m.value);
                 self.kernel_marker((machine, ts, clock, pid), marker);
             }
-            E::CpuFrequency(f) => {
-                let name = self.sink.intern("cpufreq");
-                let track = self.sink.track(TrackKey::CpuCounter {
-                    machine,
-                    cpu: f.cpu_id.unwrap_or(0),
-                    name,
-                    kind: "cpu_frequency",
-                });
-                let value = f64::from(f.state.unwrap_or(0));
-                self.sink.push(
-                    ts,
-                    clock,
-                    EventData::Counter {
-                        track,
-                        value: Real(value),
-                        args: NO_ARGS,
-                    },
-                );
-            }
-            E::CpuIdle(f) => {
-                let name = self.sink.intern("cpuidle");
-                let track = self.sink.track(TrackKey::CpuCounter {
-                    machine,
-                    cpu: f.cpu_id.unwrap_or(0),
-                    name,
-                    kind: "cpu_idle",
-                });
-                let value = f64::from(f.state.unwrap_or(0));
-                self.sink.push(
-                    ts,
-                    clock,
-                    EventData::Counter {
-                        track,
-                        value: Real(value),
-                        args: NO_ARGS,
-                    },
-                );
-            }
             E::TaskNewtask(t) => {
                 let tid = i64::from(t.pid.unwrap_or(0));
                 let name = self.sink.intern_opt(t.comm.as_deref());
@@ -546,14 +555,13 @@ impl Parser<'_> {
                 self.sink.push(
                     ts,
                     clock,
-                    EventData::ThreadName {
+                    EventData::ThreadRename {
                         thread: ThreadRef {
                             machine,
                             tid,
                             pid: None,
                         },
                         name,
-                        priority: NamePriority::Ftrace,
                     },
                 );
             }
@@ -866,13 +874,13 @@ impl Parser<'_> {
         args.clear();
         let name = ftrace_raw::read_event(self.sink, number, payload, &lookups, &mut args);
         let set = self.sink.args.push_shared(&args);
-        self.raw_args = args;
         let name = match name {
             Some(name) => name,
             // A kind Perfetto's numbering leaves unnamed: a row without name or args.
             None if ftrace_raw::in_event_range(number) => NULL_STR,
             None => {
                 self.sink.stat("ftrace_event_unknown", origin.machine, 1);
+                self.raw_args = args;
                 return;
             }
         };
@@ -885,5 +893,19 @@ impl Parser<'_> {
             common_flags: origin.common_flags,
         };
         self.sink.push(ts, clock, EventData::FtraceRaw(raw));
+        // The one ftrace handler reads the same fields the raw row keeps.
+        if let Some(kind) = ftrace_raw::event_name(number) {
+            let o = ftrace_events::Origin {
+                machine: origin.machine,
+                cpu: origin.cpu,
+                pid: origin.pid,
+                ts,
+                clock,
+                text: false,
+            };
+            let fields = ftrace_events::Fields::Proto(&args);
+            ftrace_events::handle(self.sink, &o, kind, &fields, &kernel_symbol);
+        }
+        self.raw_args = args;
     }
 }

@@ -8,7 +8,8 @@ use std::io::Read;
 use prost::Message;
 
 use super::{
-    atrace, config_text, ftrace_raw, schema, wire_repair, FileContext, MachineScope, ParseError,
+    atrace, config_text, ftrace_events, ftrace_raw, schema, wire_repair, FileContext, MachineScope,
+    ParseError,
 };
 use crate::ir::{clocks, *};
 use crate::manifest::ManifestError;
@@ -20,6 +21,7 @@ mod chrome_descriptors;
 mod debug_annotations;
 mod descriptor_pool;
 mod ftrace;
+mod generic_kernel;
 mod profiling;
 mod system;
 mod trace_stats;
@@ -152,8 +154,14 @@ struct Parser<'a> {
     chrome_metadata_packets: u32,
     /// ChromeEventBundles so far (the second and later prefix their metadata `cr-<n>-`).
     chrome_event_bundles: u32,
-    /// Latest `last_read_event_timestamp` of the ftrace bundles, per machine.
+    /// From when every cpu's ftrace data is complete, per machine: the latest
+    /// `previous_bundle_end_timestamp` (or `last_read_event_timestamp`) of each cpu's first
+    /// bundle.
     latest_ftrace_start: HashMap<MachineId, i64>,
+    /// Cpus whose first ftrace bundle was read.
+    ftrace_cpus_seen: std::collections::HashSet<(MachineId, u32)>,
+    /// The events each ftrace bundle pushed: (machine, first ord, end ord).
+    ftrace_ranges: Vec<(MachineId, u32, u32)>,
     /// Scratch space for a raw ftrace event's args.
     raw_args: Vec<Arg>,
     /// What the trace reports about its losses (TraceStats, FtraceStats, loss markers).
@@ -291,6 +299,8 @@ pub fn parse_stream(
         sent_base_packet: false,
         async_names: HashMap::new(),
         latest_ftrace_start: HashMap::new(),
+        ftrace_cpus_seen: std::collections::HashSet::new(),
+        ftrace_ranges: Vec::new(),
         uuid_seen: false,
         content: HashMap::new(),
         event_content: FxHashMap::default(),
@@ -715,6 +725,14 @@ impl Parser<'_> {
             self.clock(machine, 0, clocks::UNTIMED)
         };
         let Some(data) = pkt.data else {
+            if let Some(kind) =
+                unknown_payload(bytes).filter(|&k| generic_kernel::is_generic_kernel(k))
+            {
+                let ts = ts.unwrap_or(0);
+                self.generic_kernel(machine, ts, clock, bytes);
+                let _ = kind;
+                return;
+            }
             if let Some(kind) = unknown_payload(bytes) {
                 let kind = Some(i64::from(kind));
                 self.sink
@@ -1045,6 +1063,7 @@ impl Parser<'_> {
     fn finish(&mut self, bytes: &[u8]) {
         self.flush_pending_track_event();
         self.translate_args();
+        self.crop_ftrace();
         self.losses.finish(self.sink);
         let file = self.sink.current_file;
         let mut paths: Vec<(&'static str, (u64, u64))> = self.content.drain().collect();

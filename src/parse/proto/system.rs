@@ -189,17 +189,36 @@ impl Parser<'_> {
         clock: ClockRef,
         tree: &protos::ProcessTree,
     ) {
+        // Kernel threads (children of kthreadd) named `kworker/…` lose their changing
+        // workqueue suffix.
+        let mut kthreads = std::collections::HashSet::new();
         for p in &tree.processes {
             if p.cmdline.is_empty() {
                 continue;
             }
-            let argv0 = if p.cmdline.len() == 1 {
-                p.cmdline[0].split(' ').next().unwrap_or("")
-            } else {
-                p.cmdline[0].as_str()
+            let pid = i64::from(p.pid.unwrap_or(0));
+            let kworker = (p.ppid == Some(2))
+                .then(|| kworker_name(&p.cmdline[0]))
+                .flatten();
+            let (name, cmdline) = match kworker {
+                Some(cut) => {
+                    kthreads.insert(pid);
+                    let id = self.sink.intern(cut);
+                    (id, id)
+                }
+                None => {
+                    let argv0 = if p.cmdline.len() == 1 {
+                        p.cmdline[0].split(' ').next().unwrap_or("")
+                    } else {
+                        p.cmdline[0].as_str()
+                    };
+                    (
+                        self.sink.intern_nonempty(argv0),
+                        self.sink.intern(&p.cmdline.join(" ")),
+                    )
+                }
             };
-            let name = self.sink.intern_nonempty(argv0);
-            let cmdline = self.sink.intern(&p.cmdline.join(" "));
+
             let info = ProcessInfo {
                 process: ProcessRef {
                     machine,
@@ -214,6 +233,19 @@ impl Parser<'_> {
             };
             self.sink
                 .push(ts, clock, EventData::Process(Box::new(info)));
+            if p.cmdline_is_comm == Some(true) {
+                // The main thread's name is the (cut) command line.
+                let data = EventData::ThreadName {
+                    thread: ThreadRef {
+                        machine,
+                        tid: pid,
+                        pid: Some(pid),
+                    },
+                    name: cmdline,
+                    priority: NamePriority::ProcessTree,
+                };
+                self.sink.push(ts, clock, data);
+            }
         }
         for t in &tree.threads {
             let thread = ThreadRef {
@@ -221,10 +253,14 @@ impl Parser<'_> {
                 tid: i64::from(t.tid.unwrap_or(0)),
                 pid: t.tgid.map(i64::from),
             };
+            let main_kthread = kthreads.contains(&thread.tid) && thread.pid == Some(thread.tid);
             let data = match t.name.as_deref() {
                 Some(n) if !n.is_empty() => EventData::ThreadName {
                     thread,
-                    name: self.sink.intern(n),
+                    name: self.sink.intern(match main_kthread {
+                        true => kworker_name(n).unwrap_or(n),
+                        false => n,
+                    }),
                     priority: NamePriority::ProcessTree,
                 },
                 _ => EventData::Thread(thread),
@@ -364,5 +400,37 @@ impl Parser<'_> {
             let data = EventData::CpuInfo(Box::new(description));
             self.sink.push(ts.unwrap_or(0), clock, data);
         }
+    }
+}
+
+/// A kworker's name without its workqueue suffix: cut at the first `+` or `-` at position
+/// 8 or later (`kworker/45:2-mm_percpu_wq` → `kworker/45:2`); `None` if not a kworker.
+fn kworker_name(argv0: &str) -> Option<&str> {
+    if !argv0.starts_with("kworker/") {
+        return None;
+    }
+    let cut = argv0
+        .char_indices()
+        .find(|&(i, c)| i >= 8 && (c == '+' || c == '-'))
+        .map_or(argv0.len(), |(i, _)| i);
+    Some(&argv0[..cut])
+}
+
+#[cfg(test)]
+mod kworker_tests {
+    use super::kworker_name;
+
+    #[test]
+    fn kworker_suffixes_are_cut() {
+        assert_eq!(
+            kworker_name("kworker/45:2-mm_percpu_wq"),
+            Some("kworker/45:2")
+        );
+        assert_eq!(
+            kworker_name("kworker/u16:3+events_unbound"),
+            Some("kworker/u16:3")
+        );
+        assert_eq!(kworker_name("kworker/0:0H"), Some("kworker/0:0H"));
+        assert_eq!(kworker_name("ksoftirqd/0"), None);
     }
 }

@@ -77,6 +77,27 @@ pub struct Details {
     pub end_state: Option<String>,
     pub args: Vec<(String, String)>,
     pub flows: Vec<FlowLink>,
+    /// Both ends of a binder transaction, when the slice is one of its halves.
+    pub binder: Option<Box<BinderEnds>>,
+}
+
+/// One side of a binder transaction: the thread, its process, and how long its slice
+/// lasted (the client's call, the server's reply).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BinderEnd {
+    pub thread: Option<String>,
+    pub process: Option<String>,
+    pub ts: i64,
+    /// −1 when it never ended.
+    pub dur: i64,
+}
+
+/// A binder transaction seen from either of its slices.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BinderEnds {
+    pub oneway: bool,
+    pub client: Option<BinderEnd>,
+    pub server: Option<BinderEnd>,
 }
 
 fn clean(s: Option<String>) -> Option<String> {
@@ -284,6 +305,7 @@ fn thread_state(conn: &Connection, id: i64) -> rusqlite::Result<Details> {
         end_state: None,
         args,
         flows: Vec::new(),
+        binder: None,
     })
 }
 
@@ -337,6 +359,7 @@ fn state(conn: &Connection, id: i64) -> rusqlite::Result<Details> {
         end_state: None,
         args,
         flows: Vec::new(),
+        binder: None,
     })
 }
 
@@ -382,6 +405,11 @@ fn slice(conn: &Connection, id: i64) -> rusqlite::Result<Details> {
         flows.extend(rows.filter_map(Result::ok));
     }
     let machine_name = machine_label(conn, machine)?;
+    let binder = if category.as_deref() == Some("binder") {
+        binder_ends(conn, id, name.as_deref().unwrap_or(""), &flows)?
+    } else {
+        None
+    };
     Ok(Details {
         name: clean(name).unwrap_or_default(),
         category: clean(category),
@@ -398,7 +426,72 @@ fn slice(conn: &Connection, id: i64) -> rusqlite::Result<Details> {
         end_state: None,
         args,
         flows,
+        binder,
     })
+}
+
+/// One slice as a side of a binder transaction.
+fn binder_end(conn: &Connection, slice: i64) -> rusqlite::Result<Option<BinderEnd>> {
+    let row = conn
+        .query_row(
+            "SELECT s.ts, s.dur, t.utid FROM slice s
+             LEFT JOIN __intrinsic_track t ON t.id = s.track_id WHERE s.id = ?1",
+            [slice],
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, Option<i64>>(1)?,
+                    r.get::<_, Option<i64>>(2)?,
+                ))
+            },
+        )
+        .optional()?;
+    let Some((ts, dur, utid)) = row else {
+        return Ok(None);
+    };
+    let (thread, upid) = thread_label(conn, utid)?;
+    Ok(Some(BinderEnd {
+        thread,
+        process: process_label(conn, upid)?,
+        ts,
+        dur: dur.unwrap_or(-1),
+    }))
+}
+
+/// The client and server sides of the binder transaction a slice belongs to: a
+/// transaction's flow leads to its reply (or one-way receive), and back.
+fn binder_ends(
+    conn: &Connection,
+    id: i64,
+    name: &str,
+    flows: &[FlowLink],
+) -> rusqlite::Result<Option<Box<BinderEnds>>> {
+    let (client_side, oneway) = match name {
+        "binder transaction" => (true, false),
+        "binder transaction async" => (true, true),
+        "binder reply" => (false, false),
+        "binder async rcv" => (false, true),
+        _ => return Ok(None),
+    };
+    let peer = flows
+        .iter()
+        .find(|f| f.outgoing == client_side)
+        .map(|f| f.slice_id);
+    let this = binder_end(conn, id)?;
+    let other = match peer {
+        Some(p) => binder_end(conn, p)?,
+        None => None,
+    };
+    let (client, server) = if client_side {
+        (this, other)
+    } else {
+        (other, this)
+    };
+    Ok(Some(Box::new(BinderEnds {
+        oneway,
+        client,
+        server,
+    })))
 }
 
 fn sched(conn: &Connection, id: i64) -> rusqlite::Result<Details> {
@@ -431,5 +524,6 @@ fn sched(conn: &Connection, id: i64) -> rusqlite::Result<Details> {
         end_state: clean(end_state),
         args: Vec::new(),
         flows: Vec::new(),
+        binder: None,
     })
 }

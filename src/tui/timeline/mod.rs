@@ -499,12 +499,12 @@ impl TimelineState {
         )
     }
 
-    pub fn on_details(&mut self, request: DetailsRequest, result: Result<Details, String>) {
+    pub fn on_details(&mut self, request: DetailsRequest, result: Result<Box<Details>, String>) {
         let Some(sel) = self.selection else { return };
         let current = self.request_for(sel) == Some(request);
         if current {
             self.details = match result {
-                Ok(d) => DetailsView::Ready(Box::new(d)),
+                Ok(d) => DetailsView::Ready(d),
                 Err(e) => DetailsView::Failed(e),
             };
         }
@@ -1141,6 +1141,15 @@ pub fn draw(
     draw_ruler(buf, &geo, &cols, data, theme);
     area::draw_ruler_marks(buf, &geo, &cols, state, theme);
     let all = state.visible_rows();
+    // The other ends of the selected slice's flows (a binder call's reply, …) are marked.
+    let peers: Vec<u32> = match &state.details {
+        DetailsView::Ready(d) if state.selection.is_some() => d
+            .flows
+            .iter()
+            .filter_map(|f| u32::try_from(f.slice_id).ok())
+            .collect(),
+        _ => Vec::new(),
+    };
     let pins = state.pinned_count();
     let screen = filter::screen_rows(all.len(), pins, state.scroll, geo.lanes.height as usize);
     for &(i, line) in &screen {
@@ -1167,6 +1176,11 @@ pub fn draw(
                         .highlight
                         .as_ref()
                         .filter(|h| h.tracks.contains(&track));
+                    // Flows join slices: only slice lanes hold their other ends.
+                    let peers: &[u32] = match data.tracks[track].data {
+                        TrackData::Slices(_) => &peers,
+                        _ => &[],
+                    };
                     draw_lane(
                         buf,
                         &geo,
@@ -1174,7 +1188,7 @@ pub fn draw(
                         &cols,
                         l,
                         (&data.names, &data.name_hashes),
-                        selected,
+                        (selected, peers),
                         hl,
                         theme,
                     );
@@ -1196,7 +1210,7 @@ pub fn draw(
                             &cols,
                             l,
                             (&t.names, &t.name_hashes),
-                            at.map(|o| o.3),
+                            (at.map(|o| o.3), &[]),
                             None,
                             theme,
                         );
@@ -1404,6 +1418,54 @@ fn draw_label(
     put(buf, geo.labels.right(), y, "│", 1, theme.dim());
 }
 
+/// A binder transaction's two ends: who called whom, for how long, and the reply.
+fn binder_line(b: &details::BinderEnds, theme: &Theme) -> Line<'static> {
+    let who = |end: &Option<details::BinderEnd>| -> String {
+        match end {
+            Some(e) => {
+                let thread = e.thread.clone().unwrap_or_else(|| "?".into());
+                match &e.process {
+                    Some(p) => format!("{thread} in {p}"),
+                    None => thread,
+                }
+            }
+            None => "not seen".to_string(),
+        }
+    };
+    let dur = |end: &Option<details::BinderEnd>| -> Option<String> {
+        let e = end.as_ref()?;
+        Some(if e.dur < 0 {
+            "did not end".to_string()
+        } else {
+            format::duration(e.dur)
+        })
+    };
+    let mut spans = vec![
+        Span::styled(
+            if b.oneway {
+                " binder one-way "
+            } else {
+                " binder "
+            },
+            theme.dim(),
+        ),
+        Span::raw(who(&b.client)),
+        Span::raw(" → "),
+        Span::raw(who(&b.server)),
+    ];
+    if !b.oneway {
+        if let Some(call) = dur(&b.client) {
+            spans.push(Span::styled("  call ", theme.dim()));
+            spans.push(Span::raw(call));
+        }
+        spans.push(Span::styled("  reply ", theme.dim()));
+        spans.push(Span::raw(
+            dur(&b.server).unwrap_or_else(|| "not seen".to_string()),
+        ));
+    }
+    Line::from(spans)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn draw_lane(
     buf: &mut Buffer,
@@ -1412,7 +1474,7 @@ fn draw_lane(
     cols: &Columns,
     l: &Lane,
     (names, hashes): (&[Box<str>], &[u32]),
-    selected: Option<usize>,
+    (selected, peers): (Option<usize>, &[u32]),
     highlight: Option<&area::Highlight>,
     theme: &Theme,
 ) {
@@ -1420,9 +1482,12 @@ fn draw_lane(
     for span in l.spans(cols) {
         let name_id = l.name[span.index];
         let is_selected = selected == Some(span.index);
+        let is_peer = !peers.is_empty() && peers.contains(&l.id[span.index]);
         let lit = highlight.is_some_and(|h| h.mask.get(name_id as usize).copied().unwrap_or(false));
         let style = if is_selected {
             theme.selected_slice()
+        } else if is_peer {
+            theme.flow_peer()
         } else if lit {
             theme
                 .slice(hashes.get(name_id as usize).copied().unwrap_or(0))
@@ -1437,11 +1502,20 @@ fn draw_lane(
         } else if width < 3 {
             // Two cells cannot hold a name worth reading: colour only (and a mark that
             // shows the selection without colour too).
-            let mark = if is_selected { "◆" } else { " " };
+            let mark = if is_selected {
+                "◆"
+            } else if is_peer {
+                "↔"
+            } else {
+                " "
+            };
             format!("{mark:<w$}", w = width as usize)
         } else {
             let name: &str = names.get(name_id as usize).map_or("", |n| n);
-            let shown = if mono {
+            // A flow's other end reads as one without colour too.
+            let shown = if is_peer {
+                format!("↔{name}")
+            } else if mono {
                 format!("▏{name}")
             } else {
                 name.to_string()
@@ -1558,6 +1632,9 @@ fn draw_details(frame: &mut Frame, rect: Rect, state: &TimelineState, theme: &Th
                 },
             }
             lines.push(Line::from(whom));
+            if let Some(b) = &d.binder {
+                lines.push(binder_line(b, theme));
+            }
             if !d.flows.is_empty() {
                 let mut flows = vec![Span::styled(" flows ", theme.dim())];
                 for (i, f) in d.flows.iter().enumerate() {
