@@ -11,9 +11,10 @@ fn filter_tracks_and_select_an_area_on_a_real_trace() {
         "/tests/data/real/android/perfettoskills_api32_startup_warm.perfetto-trace"
     );
     let mut pty = Pty::spawn(&[trace], &history, &tmp, &[]);
-    pty.wait_for("events from", 0);
-    // The timeline's data has loaded (its footer counts the slices).
-    let at = pty.wait_for("443 slices", 0);
+    let at = pty.wait_for("events from", 0);
+    // The timeline loads once the import is done: its footer says how to zoom.
+    pty.wait_for("w/s zoom", 0);
+    std::thread::sleep(Duration::from_millis(1000));
     // The kernel threads are grouped at the end of the machine.
     pty.send("G");
     let at = pty.wait_for("Kernel threads", at);
