@@ -431,3 +431,20 @@ fn a_systrace_without_a_process_tree_groups_kernel_threads_by_name() {
         }
     }
 }
+
+#[test]
+fn a_mouse_drag_selects_an_area() {
+    let mut h = Harness::fixture(REAL, 120, 40);
+    // From the machine row (the first under the ruler) down a few CPU rows, left to right.
+    let (x0, x1, y0, y1) = (50, 90, 3, 7);
+    h.mouse(MouseEventKind::Down(MouseButton::Left), x0, y0);
+    h.mouse(MouseEventKind::Drag(MouseButton::Left), x1, y1);
+    let area = h.app.timeline.area.expect("dragging draws an area");
+    assert!(area.editing && area.t1 > area.t0);
+    h.mouse(MouseEventKind::Up(MouseButton::Left), x1, y1);
+    let area = h.app.timeline.area.expect("the area stays");
+    assert!(!area.editing);
+    let panel = h.app.timeline.aggregates.as_ref().expect("its aggregates");
+    assert!(!panel.tables().is_empty());
+    assert!(h.screen().contains("area "));
+}
