@@ -14,6 +14,8 @@ const PROTO_FILES: &[&str] = &[
     "protos/interned_data.proto",
     "protos/ftrace.proto",
     "protos/system.proto",
+    "protos/android.proto",
+    "protos/frame_timeline.proto",
 ];
 
 fn main() -> Result<(), Box<dyn Error>> {

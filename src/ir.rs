@@ -473,6 +473,80 @@ pub enum TrackKey {
         uuid: u64,
         seq_thread: Option<ThreadRef>,
     },
+    /// A probe's track (Android / system probes) with Trace Processor's dimensions, unit
+    /// and track args: an index into [`Sink::probe_tracks`].
+    Probe(u32),
+}
+
+/// Where a probe track lives (its scope dimension, which comes first in its dimensions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProbeScope {
+    Global,
+    Cpu(u32),
+    Process(ProcessRef),
+}
+
+/// A probe's counter (or slice) track, as Trace Processor's track blueprints describe it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ProbeTrack {
+    pub machine: MachineId,
+    /// `track.type`.
+    pub kind: &'static str,
+    pub name: StrId,
+    pub scope: ProbeScope,
+    /// Dimension args after the scope's own (`cpu` / `upid`), in order (a shared set).
+    pub dims: ArgsRef,
+    pub unit: StrId,
+    pub description: StrId,
+    /// Track args (`source_arg_set_id`).
+    pub source_args: ArgsRef,
+    /// A slice track (else a counter track).
+    pub slices: bool,
+}
+
+/// SurfaceFlinger's four kinds of FrameTimeline frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FrameKind {
+    ExpectedDisplay,
+    ActualDisplay,
+    ExpectedSurface,
+    ActualSurface,
+}
+
+/// The start of a FrameTimeline frame (see `parse::proto::frame_timeline`): the parser
+/// builds its args; the model pairs it with its end by cookie and links surfaces to
+/// displays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FrameStart {
+    pub process: ProcessRef,
+    pub cookie: i64,
+    pub kind: FrameKind,
+    pub token: i64,
+    /// The display frame a surface frame was composited into (the token itself for a
+    /// display frame).
+    pub display_token: i64,
+    pub args: ArgsRef,
+}
+
+/// One `android_logs` row before its thread is resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LogLine {
+    pub thread: ThreadRef,
+    pub prio: i64,
+    /// NULL when the event had no tag (an empty tag is kept).
+    pub tag: StrId,
+    pub msg: StrId,
+}
+
+/// One `package_list` row (first occurrence of a package name wins).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PackageRow {
+    pub machine: MachineId,
+    pub name: String,
+    pub uid: i64,
+    pub debuggable: bool,
+    pub profileable_from_shell: bool,
+    pub version_code: i64,
 }
 
 /// Index into the track-key interner.
@@ -774,6 +848,14 @@ pub enum EventData {
     },
     /// A `thread_state` row (and maybe a `sched` row) stated by the trace.
     ThreadState(Box<ThreadStateEvent>),
+    /// A FrameTimeline frame begins (SurfaceFlinger's `frame_timeline_event`).
+    FrameStart(Box<FrameStart>),
+    /// A FrameTimeline frame ends.
+    FrameEnd { machine: MachineId, cookie: i64 },
+    /// An Android log line (`android_logs`).
+    AndroidLog(Box<LogLine>),
+    /// A track that exists whether or not events land on it (a described GPU counter).
+    EnsureTrack(TrackRef),
 }
 
 /// A clock an event's raw timestamp was read on: a builtin or sequence-scoped clock of a
@@ -972,6 +1054,11 @@ pub struct Sink {
     /// (first ord, queue): 0 for most events, one queue per cpu for ftrace bundles. Ties
     /// in time are ordered as its queue merge orders them (see `import::sort_events`).
     pub queue_runs: Vec<(u32, u32)>,
+    /// Probe tracks named by [`TrackKey::Probe`].
+    pub probe_tracks: Interner<ProbeTrack>,
+    /// `package_list` rows, and the names already listed.
+    pub packages: Vec<PackageRow>,
+    pub package_names: std::collections::HashSet<String>,
 }
 
 impl Sink {

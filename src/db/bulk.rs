@@ -57,9 +57,11 @@ pub(super) enum Table {
     TraceTimeCandidate,
     TrackFile,
     TraceBounds,
+    AndroidLog,
+    Package,
 }
 
-pub(super) const TABLES: usize = 28;
+pub(super) const TABLES: usize = 30;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -91,6 +93,8 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::TraceTimeCandidate,
     Table::TrackFile,
     Table::TraceBounds,
+    Table::AndroidLog,
+    Table::Package,
 ];
 
 impl Table {
@@ -159,7 +163,7 @@ impl Table {
             Table::Track => (
                 "__intrinsic_track",
                 "id, name, type, dimension_arg_set_id, parent_id, source_arg_set_id, \
-                 machine_id, track_group_id, event_type, utid, upid, cpu, unit",
+                 machine_id, track_group_id, event_type, utid, upid, cpu, unit, description",
                 true,
             ),
             Table::Flow => (
@@ -236,6 +240,17 @@ impl Table {
             ),
             Table::TrackFile => ("__sextant_track_file", "track_id, file_id", true),
             Table::TraceBounds => ("trace_bounds", "start_ts, end_ts", false),
+            Table::AndroidLog => (
+                "__intrinsic_android_logs",
+                "id, ts, utid, prio, tag, msg",
+                true,
+            ),
+            Table::Package => (
+                "__intrinsic_package_list",
+                "id, package_name, uid, debuggable, profileable_from_shell, version_code, \
+                 machine_id",
+                true,
+            ),
         }
     }
 

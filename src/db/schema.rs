@@ -89,6 +89,11 @@ CREATE TABLE __sextant_slice_file (slice_id INTEGER PRIMARY KEY, file_id INTEGER
 CREATE TABLE __sextant_proto_content (
   id INTEGER PRIMARY KEY, path TEXT, size INTEGER, count INTEGER, arg_set_id INTEGER,
   trace_id INTEGER);
+CREATE TABLE __intrinsic_android_logs (
+  id INTEGER PRIMARY KEY, ts INTEGER, utid INTEGER, prio INTEGER, tag TEXT, msg TEXT);
+CREATE TABLE __intrinsic_package_list (
+  id INTEGER PRIMARY KEY, package_name TEXT, uid INTEGER, debuggable INTEGER,
+  profileable_from_shell INTEGER, version_code INTEGER, machine_id INTEGER);
 CREATE TABLE _trace_import_logs (
   id INTEGER PRIMARY KEY, trace_id INTEGER, ts INTEGER, byte_offset INTEGER, severity TEXT,
   name TEXT, arg_set_id INTEGER);
@@ -176,6 +181,50 @@ CREATE VIEW thread_or_process_slice AS
   LEFT JOIN process p1 ON p1.upid = t.upid
   LEFT JOIN process p2 ON p2.upid = th.upid
   WHERE t.utid IS NOT NULL OR t.upid IS NOT NULL;
+CREATE VIEW counters AS
+  SELECT c.id, c.ts, c.track_id, c.value, c.arg_set_id, t.name, t.unit
+  FROM counter c JOIN __intrinsic_track t ON c.track_id = t.id AND t.event_type = 'counter'
+  ORDER BY c.ts;
+CREATE VIEW android_logs AS
+  SELECT id, ts, utid, prio, tag, msg FROM __intrinsic_android_logs;
+CREATE VIEW package_list AS
+  SELECT id, package_name, uid, debuggable, profileable_from_shell, version_code
+  FROM __intrinsic_package_list;
+CREATE VIEW gpu_counter_track AS
+  SELECT id, name, type, parent_id, source_arg_set_id, machine_id, unit, description,
+         extract_arg(dimension_arg_set_id, 'gpu') AS gpu_id
+  FROM __intrinsic_track WHERE event_type = 'counter' AND type = 'gpu_counter';
+CREATE VIEW expected_frame_timeline_slice AS
+  SELECT s.id, s.ts, s.dur, s.track_id, s.category, s.name, s.depth, s.parent_id,
+         s.arg_set_id,
+         extract_arg(s.arg_set_id, 'Display frame token') AS display_frame_token,
+         extract_arg(s.arg_set_id, 'Surface frame token') AS surface_frame_token,
+         t.upid,
+         extract_arg(s.arg_set_id, 'Layer name') AS layer_name
+  FROM slice s JOIN __intrinsic_track t ON s.track_id = t.id
+  WHERE t.type = 'android_expected_frame_timeline';
+CREATE VIEW actual_frame_timeline_slice AS
+  SELECT s.id, s.ts, s.dur, s.track_id, s.category, s.name, s.depth, s.parent_id,
+         s.arg_set_id,
+         extract_arg(s.arg_set_id, 'Display frame token') AS display_frame_token,
+         extract_arg(s.arg_set_id, 'Surface frame token') AS surface_frame_token,
+         t.upid,
+         extract_arg(s.arg_set_id, 'Layer name') AS layer_name,
+         extract_arg(s.arg_set_id, 'Present type') AS present_type,
+         extract_arg(s.arg_set_id, 'On time finish') AS on_time_finish,
+         extract_arg(s.arg_set_id, 'GPU composition') AS gpu_composition,
+         extract_arg(s.arg_set_id, 'Jank type') AS jank_type,
+         extract_arg(s.arg_set_id, 'Jank severity type') AS jank_severity_type,
+         extract_arg(s.arg_set_id, 'Prediction type') AS prediction_type,
+         extract_arg(s.arg_set_id, 'Jank tag') AS jank_tag,
+         extract_arg(s.arg_set_id, 'Jank tag (experimental)') AS jank_tag_experimental,
+         extract_arg(s.arg_set_id, 'Jank Severity Score') AS jank_score,
+         extract_arg(s.arg_set_id, 'Latched unsignaled count') AS latched_unsignaled_count,
+         extract_arg(s.arg_set_id, 'Addressable unsignaled latch count')
+           AS addressable_unsignaled_latch_count,
+         extract_arg(s.arg_set_id, 'Latched fence state') AS latched_fence_state
+  FROM slice s JOIN __intrinsic_track t ON s.track_id = t.id
+  WHERE t.type = 'android_actual_frame_timeline';
 "#;
 
 /// Perfetto standard-library modules `INCLUDE PERFETTO MODULE` accepts: their tables and

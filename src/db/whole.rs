@@ -43,6 +43,8 @@ impl TableWriter<'_> {
     ) -> Result<(), DbError> {
         self.flows(t, sink)?;
         self.states(t, sink)?;
+        self.android_logs(t, sink)?;
+        self.packages(sink)?;
         self.proto_content(sink)?;
         self.cpus(t, sink)?;
         self.import_logs(t, sink)?;
@@ -143,7 +145,11 @@ impl TableWriter<'_> {
                 ("cpu", tr.cpu),
                 ("track_compressor_idx", tr.compressor_idx),
             ];
-            let dims = self.dimension_args(sink.args.get(tr.extra_dims), &dims, sink)?;
+            let dims = if tr.own_dims {
+                self.arg_set(tr.extra_dims, sink)?
+            } else {
+                self.dimension_args(sink.args.get(tr.extra_dims), &dims, sink)?
+            };
             let source = self.arg_set(tr.source_args, sink)?;
             self.row(Table::Track, |row| {
                 row.int(id as i64);
@@ -159,6 +165,7 @@ impl TableWriter<'_> {
                 row.opt_int(opt_u32(tr.upid));
                 row.opt_int(opt_u32(tr.cpu));
                 row.text(sink.strings.get(tr.unit));
+                row.text(sink.strings.get(tr.description));
             })?;
         }
         Ok(())
@@ -214,6 +221,35 @@ impl TableWriter<'_> {
                 row.text(sink.strings.get(s.category));
                 row.text(sink.strings.get(s.value));
                 row.opt_int(args);
+            })?;
+        }
+        Ok(())
+    }
+
+    fn android_logs(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        for (id, log) in t.android_logs.iter().enumerate() {
+            self.row(Table::AndroidLog, |row| {
+                row.int(id as i64);
+                row.int(log.ts);
+                row.int(log.utid);
+                row.int(log.prio);
+                row.text(sink.strings.get(log.tag));
+                row.text(sink.strings.get(log.msg));
+            })?;
+        }
+        Ok(())
+    }
+
+    fn packages(&mut self, sink: &Sink) -> Result<(), DbError> {
+        for (id, p) in sink.packages.iter().enumerate() {
+            self.row(Table::Package, |row| {
+                row.int(id as i64);
+                row.text(Some(&p.name));
+                row.int(p.uid);
+                row.int(p.debuggable);
+                row.int(p.profileable_from_shell);
+                row.int(p.version_code);
+                row.opt_int(nullable_machine(p.machine));
             })?;
         }
         Ok(())

@@ -4,6 +4,7 @@
 //! The rules follow Trace Processor's trackers (see `reference/behaviour-parsers.md`): the
 //! same input gives the same rows, so Perfetto SQL written against Trace Processor works.
 
+mod android;
 mod flow;
 mod process;
 mod sched;
@@ -80,6 +81,8 @@ pub struct Builder<'s> {
     uuid_processes: FxHashMap<(MachineId, u64), u32>,
     /// The trace file of the event being applied, so each slice knows where it came from.
     event_file: u32,
+    /// FrameTimeline frames and their cookies (see `android.rs`).
+    frames: android::FrameTimelineState,
 }
 
 impl<'s> Builder<'s> {
@@ -121,6 +124,7 @@ impl<'s> Builder<'s> {
             uuid_threads: FxHashMap::default(),
             uuid_processes: FxHashMap::default(),
             event_file: NO_FILE,
+            frames: android::FrameTimelineState::default(),
         }
     }
 
@@ -303,6 +307,12 @@ impl<'s> Builder<'s> {
                 value,
             } => self.process_arg(process, key, ArgValue::Int(value)),
             EventData::ThreadState(ref st) => self.thread_state_event(ts, st),
+            EventData::FrameStart(ref f) => self.frame_start(ts, f),
+            EventData::FrameEnd { machine, cookie } => self.frame_end(ts, machine, cookie),
+            EventData::AndroidLog(ref log) => self.android_log(ts, log),
+            EventData::EnsureTrack(track) => {
+                self.resolve_track(track);
+            }
         }
     }
 

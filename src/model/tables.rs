@@ -64,6 +64,8 @@ pub struct Tables {
     /// `_trace_import_logs` rows (few: one per import problem worth explaining).
     pub import_logs: Vec<ImportLogRow>,
     pub cpus: Vec<CpuRow>,
+    /// `android_logs` rows, in sorted order.
+    pub android_logs: Vec<AndroidLogRow>,
     /// (min, max) timestamp seen; (i64::MAX, i64::MIN) when nothing was.
     pub bounds: (i64, i64),
 }
@@ -184,6 +186,10 @@ pub struct TrackRow {
     pub compressor_idx: Option<u32>,
     /// Unnamed descriptor tracks take the name of their first slice.
     pub name_from_first_event: bool,
+    pub description: StrId,
+    /// `extra_dims` is the whole dimension set, in order (probe tracks put their `cpu` or
+    /// `upid` first, as Trace Processor's blueprints do).
+    pub own_dims: bool,
 }
 
 impl TrackRow {
@@ -203,6 +209,8 @@ impl TrackRow {
             track_group: None,
             compressor_idx: None,
             name_from_first_event: false,
+            description: NULL_STR,
+            own_dims: false,
         }
     }
 }
@@ -313,4 +321,14 @@ pub struct CpuRow {
     pub capacity: Option<u32>,
     pub frequencies: Vec<u32>,
     pub args: ArgsRef,
+}
+
+/// An `android_logs` row.
+#[derive(Debug, Clone, Copy)]
+pub struct AndroidLogRow {
+    pub ts: i64,
+    pub utid: u32,
+    pub prio: i64,
+    pub tag: StrId,
+    pub msg: StrId,
 }

@@ -15,10 +15,14 @@ use crate::manifest::ManifestError;
 use crate::protos::{self, debug_annotation, ftrace_event, trace_packet, track_event, TracePacket};
 use trace_stats::LossTracker;
 
+mod android_probes;
 mod chrome;
 mod debug_annotations;
+mod frame_timeline;
 mod ftrace;
+mod gpu;
 mod system;
+mod system_probes;
 mod trace_stats;
 mod track_events;
 
@@ -143,6 +147,8 @@ struct Parser<'a> {
     losses: LossTracker,
     /// The packet being parsed: where its bytes are in memory, and its offset in the file.
     packet_at: (usize, u64),
+    /// What the Android / system probe parsers remember across packets.
+    probes: android_probes::ProbeState,
 }
 
 /// Reads a varint and its length in bytes; `None` if the buffer ends inside it.
@@ -260,6 +266,7 @@ pub fn parse_stream(
         raw_args: Vec::new(),
         losses: LossTracker::default(),
         packet_at: (0, 0),
+        probes: android_probes::ProbeState::default(),
     };
     // Track events take about 16 bytes or more on the wire; reserving up front avoids the
     // doubling spike (old and new buffers alive at once) on large traces.
@@ -377,21 +384,38 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::TraceUuid(_)) => "TracePacket.trace_uuid",
         Some(D::RemoteClockSync(_)) => "TracePacket.remote_clock_sync",
         Some(D::ZstdCompressedPackets(_)) => "TracePacket.zstd_compressed_packets",
+        Some(D::Battery(_)) => "TracePacket.battery",
+        Some(D::AndroidLog(_)) => "TracePacket.android_log",
+        Some(D::PowerRails(_)) => "TracePacket.power_rails",
+        Some(D::PackagesList(_)) => "TracePacket.packages_list",
+        Some(D::GpuCounterEvent(_)) => "TracePacket.gpu_counter_event",
+        Some(D::GpuMemTotalEvent(_)) => "TracePacket.gpu_mem_total_event",
+        Some(D::FrameTimelineEvent(_)) => "TracePacket.frame_timeline_event",
+        Some(D::AndroidEnergyEstimationBreakdown(_)) => {
+            "TracePacket.android_energy_estimation_breakdown"
+        }
+        Some(D::AndroidSystemProperty(_)) => "TracePacket.android_system_property",
+        Some(D::EntityStateResidency(_)) => "TracePacket.entity_state_residency",
+        Some(D::KernelWakelockData(_)) => "TracePacket.kernel_wakelock_data",
+        Some(D::CpuPerUidData(_)) => "TracePacket.cpu_per_uid_data",
+        Some(D::UserList(_)) => "TracePacket.user_list",
+        Some(D::GenericGpuFrequencyEvent(_)) => "TracePacket.generic_gpu_frequency_event",
         None => "TracePacket (payload Sextant does not read)",
     }
 }
 
 /// TracePacket fields Sextant's `TracePacket` declares.
 const KNOWN_PACKET_FIELDS: &[u32] = &[
-    1, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 41, 42, 43, 44, 45, 46, 50, 51, 54, 58,
-    59, 60, 67, 69, 70, 79, 87, 89, 98, 107, 113, 133,
+    1, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
+    50, 51, 52, 54, 58, 59, 60, 67, 69, 70, 71, 76, 77, 79, 86, 87, 89, 91, 98, 107, 113, 115,
+    119, 123, 129, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
 /// first length-delimited field its `TracePacket` does not declare (a payload it decodes
 /// but ignores is named by its own number).
 fn unknown_payload(mut packet: &[u8]) -> Option<u32> {
-    const PAYLOADS_IGNORED: &[u32] = &[7, 9, 50, 133];
+    const PAYLOADS_IGNORED: &[u32] = &[50, 133];
     while let Some((number, value)) = schema::next_field(&mut packet) {
         if matches!(value, schema::Value::Len(_))
             && (!KNOWN_PACKET_FIELDS.contains(&number) || PAYLOADS_IGNORED.contains(&number))
@@ -653,9 +677,7 @@ impl Parser<'_> {
                 self.losses.clone_snapshot_trigger(self.sink, machine, ts);
             }
             trace_packet::Data::SystemInfo(info) => self.losses.system_info(machine, info),
-            trace_packet::Data::SysStats(_)
-            | trace_packet::Data::ProcessStats(_)
-            | trace_packet::Data::CompressedPackets(_)
+            trace_packet::Data::CompressedPackets(_)
             | trace_packet::Data::ZstdCompressedPackets(_) => {
                 let kind = unknown_payload(bytes).map(i64::from);
                 self.sink
@@ -787,7 +809,51 @@ impl Parser<'_> {
                 self.losses.trace_config(self.sink, machine, config);
             }
             trace_packet::Data::ChromeMetadata(meta) => self.chrome_metadata(machine, &meta),
-            _ => {}
+            // Android and system probes.
+            trace_packet::Data::FrameTimelineEvent(ev) => {
+                self.frame_timeline(machine, ts, clock, &ev)
+            }
+            trace_packet::Data::AndroidLog(log) => self.android_log(machine, &log),
+            trace_packet::Data::PackagesList(list) => self.packages_list(machine, &list),
+            trace_packet::Data::UserList(list) => self.user_list(machine, &list),
+            trace_packet::Data::PowerRails(rails) => self.power_rails(machine, ts, clock, &rails),
+            trace_packet::Data::GpuCounterEvent(ev) => {
+                self.gpu_counter_event(machine, ts, clock, &ev)
+            }
+            trace_packet::Data::GenericGpuFrequencyEvent(ev) => {
+                if let Some(ts) = ts {
+                    self.gpu_frequency(machine, ts, clock, &ev)
+                }
+            }
+            data => {
+                let ts = ts.unwrap_or(0);
+                match data {
+                    trace_packet::Data::ProcessStats(s) => {
+                        self.process_stats(machine, ts, clock, &s)
+                    }
+                    trace_packet::Data::SysStats(s) => self.sys_stats(machine, ts, clock, &s),
+                    trace_packet::Data::Battery(b) => self.battery(machine, ts, clock, &b),
+                    trace_packet::Data::GpuMemTotalEvent(e) => {
+                        self.gpu_mem_total(machine, ts, clock, &e)
+                    }
+                    trace_packet::Data::AndroidEnergyEstimationBreakdown(e) => {
+                        self.energy_breakdown(machine, ts, clock, &e)
+                    }
+                    trace_packet::Data::EntityStateResidency(e) => {
+                        self.entity_state_residency(machine, ts, clock, &e)
+                    }
+                    trace_packet::Data::AndroidSystemProperty(p) => {
+                        self.system_property(machine, ts, clock, &p)
+                    }
+                    trace_packet::Data::KernelWakelockData(w) => {
+                        self.kernel_wakelocks(machine, ts, clock, &w)
+                    }
+                    trace_packet::Data::CpuPerUidData(c) => {
+                        self.cpu_per_uid(machine, ts, clock, &c)
+                    }
+                    _ => {}
+                }
+            }
         }
     }
 
@@ -865,6 +931,7 @@ impl Parser<'_> {
     /// always has the same uuid.
     fn finish(&mut self, bytes: &[u8]) {
         self.flush_pending_track_event();
+        self.finish_gpu_counters();
         self.losses.finish(self.sink);
         let file = self.sink.current_file;
         let mut paths: Vec<(&'static str, (u64, u64))> = self.content.drain().collect();

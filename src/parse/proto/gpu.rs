@@ -1,0 +1,177 @@
+//! GPU packets: `gpu_counter_event` (counter descriptors: name, description, unit from
+//! numerator/denominator units; then samples by counter id) and `gpu_mem_total_event`
+//! (global or per-process GPU memory). Hands on counters on `gpu_counter` /
+//! `gpu_memory` / `process_gpu_memory` tracks and stats.
+
+use super::android_probes::ProbeSpec;
+use super::*;
+
+/// A GPU counter unit's symbol (GpuCounterDescriptor.MeasureUnit), or "" for NONE.
+fn unit_symbol(unit: i32) -> &'static str {
+    const SYMBOLS: [&str; 41] = [
+        "", "bit", "Kibit", "Mibit", "Gibit", "Tibit", "Pibit", "B", "KiB", "MiB", "GiB", "TiB",
+        "PiB", "Hz", "kHz", "MHz", "GHz", "THz", "PHz", "ns", "us", "ms", "s", "min", "h",
+        "Vertex", "Pixel", "Triangle", "mW", "W", "kW", "J", "V", "A", "C", "F", "K", "%",
+        "Primitive", "Fragment", "Instruction",
+    ];
+    usize::try_from(unit)
+        .ok()
+        .and_then(|u| SYMBOLS.get(u))
+        .copied()
+        .unwrap_or("")
+}
+
+/// `num1:num2/den1:den2`, units NONE left out (no denominator: no slash).
+pub(crate) fn gpu_unit(numerators: &[i32], denominators: &[i32]) -> String {
+    let join = |units: &[i32]| {
+        units
+            .iter()
+            .map(|&u| unit_symbol(u))
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .join(":")
+    };
+    let (num, den) = (join(numerators), join(denominators));
+    if den.is_empty() {
+        num
+    } else {
+        format!("{num}/{den}")
+    }
+}
+
+impl Parser<'_> {
+    pub(super) fn gpu_counter_event(
+        &mut self,
+        machine: MachineId,
+        ts: Option<i64>,
+        clock: ClockRef,
+        ev: &protos::GpuCounterEvent,
+    ) {
+        let gpu = ev.gpu_id.unwrap_or(0);
+        if let Some(protos::gpu_counter_event::Desc::CounterDescriptor(desc)) = &ev.desc {
+            for spec in &desc.specs {
+                let (Some(id), Some(name)) = (spec.counter_id, spec.name.as_deref()) else {
+                    self.stat("gpu_counters_invalid_spec", machine);
+                    continue;
+                };
+                if self.probes.gpu_counters.contains_key(&(machine, id)) {
+                    self.stat("gpu_counters_invalid_spec", machine);
+                    continue;
+                }
+                let unit = gpu_unit(&spec.numerator_units, &spec.denominator_units);
+                let dims = [("gpu", ArgValue::Int(i64::from(gpu)))];
+                let track = self.probe_track(
+                    machine,
+                    &ProbeSpec {
+                        dims: &dims,
+                        unit: Some(&unit),
+                        description: spec.description.as_deref(),
+                        ..ProbeSpec::new("gpu_counter", name)
+                    },
+                );
+                self.probes.gpu_counters.insert((machine, id), track);
+                // Described counters have their track even before (or without) samples.
+                let at = ts.unwrap_or(0);
+                self.sink.push(at, clock, EventData::EnsureTrack(track));
+            }
+        }
+        if ev.counters.is_empty() {
+            return;
+        }
+        let Some(ts) = ts else {
+            self.stat("gpu_counters_missing_timestamp", machine);
+            return;
+        };
+        for c in &ev.counters {
+            let id = c.counter_id.unwrap_or(0);
+            let Some(&track) = self.probes.gpu_counters.get(&(machine, id)) else {
+                self.stat("gpu_counters_missing_spec", machine);
+                continue;
+            };
+            use protos::gpu_counter_event::gpu_counter::Value;
+            let value = match c.value {
+                Some(Value::IntValue(v)) => v as f64,
+                Some(Value::DoubleValue(v)) => v,
+                None => 0.0,
+            };
+            // A sample ends the interval the previous one began: its value is written at
+            // the previous sample's time, and the new interval starts at 0 until the next.
+            let pending = self.probes.gpu_pending.insert((machine, id), (ts, clock));
+            if let Some((at, at_clock)) = pending {
+                self.push_counter(at, at_clock, track, value, NO_ARGS);
+            }
+        }
+    }
+
+    /// The last interval of every GPU counter, still open at the end of the file, is 0.
+    pub(super) fn finish_gpu_counters(&mut self) {
+        let mut pending: Vec<_> = self.probes.gpu_pending.drain().collect();
+        pending.sort_unstable_by_key(|&((m, id), (ts, _))| (ts, m, id));
+        for ((machine, id), (ts, clock)) in pending {
+            if let Some(&track) = self.probes.gpu_counters.get(&(machine, id)) {
+                self.push_counter(ts, clock, track, 0.0, NO_ARGS);
+            }
+        }
+    }
+
+    /// A GPU's frequency (GenericGpuFrequencyEvent), on the same track as ftrace's.
+    pub(super) fn gpu_frequency(
+        &mut self,
+        machine: MachineId,
+        ts: i64,
+        clock: ClockRef,
+        ev: &protos::GenericGpuFrequencyEvent,
+    ) {
+        let dims = [("gpu", ArgValue::Int(i64::from(ev.gpu_id.unwrap_or(0))))];
+        let spec = ProbeSpec {
+            dims: &dims,
+            unit: Some("kHz"),
+            ..ProbeSpec::new("gpu_frequency", "gpufreq")
+        };
+        let value = f64::from(ev.frequency_khz.unwrap_or(0));
+        self.probe_counter(machine, ts, clock, &spec, value);
+    }
+
+    pub(super) fn gpu_mem_total(
+        &mut self,
+        machine: MachineId,
+        ts: i64,
+        clock: ClockRef,
+        ev: &protos::GpuMemTotalEvent,
+    ) {
+        let gpu = ev.gpu_id.unwrap_or(0);
+        let pid = ev.pid.unwrap_or(0);
+        let dims = [("gpu", ArgValue::Int(i64::from(gpu)))];
+        let (kind, scope) = if pid == 0 {
+            ("gpu_memory", ProbeScope::Global)
+        } else {
+            let process = ProcessRef {
+                machine,
+                pid: i64::from(pid),
+            };
+            ("process_gpu_memory", ProbeScope::Process(process))
+        };
+        let spec = ProbeSpec {
+            scope,
+            dims: &dims,
+            unit: Some("bytes"),
+            ..ProbeSpec::new(kind, "GPU Memory")
+        };
+        let value = ev.size.unwrap_or(0) as f64;
+        self.probe_counter(machine, ts, clock, &spec, value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gpu_units_read_as_a_fraction() {
+        assert_eq!(gpu_unit(&[25], &[22]), "Vertex/s");
+        assert_eq!(gpu_unit(&[27], &[21, 21]), "Triangle/ms:ms");
+        assert_eq!(gpu_unit(&[7], &[0]), "B");
+        assert_eq!(gpu_unit(&[], &[22]), "/s");
+        assert_eq!(gpu_unit(&[39], &[25]), "Fragment/Vertex");
+    }
+}
