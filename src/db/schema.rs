@@ -225,8 +225,73 @@ CREATE VIEW actual_frame_timeline_slice AS
          extract_arg(s.arg_set_id, 'Latched fence state') AS latched_fence_state
   FROM slice s JOIN __intrinsic_track t ON s.track_id = t.id
   WHERE t.type = 'android_actual_frame_timeline';
+-- Perfetto stdlib android.process_metadata: each process with its package, matched by
+-- uid (app ids 20000-39999 folded onto their app), by the longest package name that
+-- starts the process name when several packages share the uid, and for isolated processes
+-- (90000-99999) by name only.
+CREATE VIEW android_process_metadata AS
+  WITH proc AS (
+    SELECT p.upid, p.pid,
+      CASE WHEN length(p.name) = 15 AND p.cmdline IS NOT NULL
+            AND (p.cmdline IN ('zygote', 'zygote64', '<pre-initialized>')
+                 OR substr(p.cmdline, -15) = p.name)
+           THEN p.cmdline ELSE p.name END AS process_name,
+      p.android_appid AS uid, p.android_user_id AS user_id,
+      CASE WHEN p.android_appid BETWEEN 20000 AND 29999 THEN p.android_appid - 10000
+           WHEN p.android_appid BETWEEN 30000 AND 39999 THEN p.android_appid - 20000
+           ELSE p.android_appid END AS match_uid,
+      IFNULL(parent.name = 'kthreadd' OR p.pid = 0 OR parent.pid = 0, 0) AS is_kernel_task
+    FROM process p LEFT JOIN process parent ON p.parent_upid = parent.upid
+  ),
+  uid_counts AS (SELECT uid, count(*) AS n FROM __intrinsic_package_list GROUP BY uid),
+  matched AS (
+    SELECT proc.upid, (
+      SELECT pl.id FROM __intrinsic_package_list pl
+      WHERE CASE
+        WHEN proc.uid BETWEEN 90000 AND 99999 THEN
+          substr(proc.process_name, 1, length(pl.package_name)) = pl.package_name
+          AND substr(proc.process_name || ':', length(pl.package_name) + 1, 1) IN (':', '.')
+        ELSE pl.uid = proc.match_uid AND (
+          (SELECT n FROM uid_counts u WHERE u.uid = pl.uid) = 1
+          OR substr(proc.process_name, 1, length(pl.package_name)) = pl.package_name)
+        END
+      ORDER BY length(pl.package_name) DESC, pl.id LIMIT 1) AS package_id
+    FROM proc
+  )
+  SELECT proc.upid, proc.pid, proc.process_name, proc.uid,
+    CASE WHEN (SELECT n FROM uid_counts u WHERE u.uid = proc.match_uid) > 1 THEN 1 END
+      AS shared_uid,
+    proc.user_id, NULL AS user_type, pl.package_name, pl.version_code, pl.debuggable,
+    proc.is_kernel_task
+  FROM proc LEFT JOIN matched USING (upid)
+  LEFT JOIN __intrinsic_package_list pl ON pl.id = matched.package_id
+  ORDER BY proc.upid;
+-- Perfetto stdlib android.entity_state_residency.
+CREATE VIEW android_entity_state_residency AS
+  SELECT c.id, c.ts, c.track_id,
+    extract_arg(t.dimension_arg_set_id, 'entity_name') AS entity_name,
+    extract_arg(t.dimension_arg_set_id, 'state_name') AS state_name,
+    CAST(c.value * 1000000 AS INTEGER) AS state_time_since_boot
+  FROM counter c JOIN __intrinsic_track t ON c.track_id = t.id
+  WHERE t.type = 'entity_state';
+-- Perfetto stdlib android.power_rails.
+CREATE VIEW android_power_rails_metadata AS
+  SELECT t.name AS power_rail_name,
+    extract_arg(t.source_arg_set_id, 'raw_name') AS raw_power_rail_name,
+    CASE WHEN t.name GLOB 'power.rails.*' THEN substr(t.name, 13) END AS friendly_name,
+    extract_arg(t.source_arg_set_id, 'subsystem_name') AS subsystem_name,
+    t.id AS track_id, t.machine_id
+  FROM __intrinsic_track t WHERE t.type = 'power_rails';
 "#;
 
 /// Perfetto standard-library modules `INCLUDE PERFETTO MODULE` accepts: their tables and
 /// views are built into the schema above.
-pub const KNOWN_MODULES: &[&str] = &["slices.with_context", "slices", "common", "prelude"];
+pub const KNOWN_MODULES: &[&str] = &[
+    "slices.with_context",
+    "slices",
+    "common",
+    "prelude",
+    "android.process_metadata",
+    "android.entity_state_residency",
+    "android.power_rails",
+];

@@ -16,6 +16,9 @@ pub(super) struct FrameTimelineState {
     expected_surfaces: std::collections::HashSet<(u32, i64)>,
     /// Actual surface frame slices waiting for their display frame, by display token.
     surfaces_by_display: FxHashMap<(MachineId, i64), Vec<u32>>,
+    /// Each GPU counter track's last sample (ts, args) and how many it had.
+    gpu_pending: FxHashMap<u32, (i64, ArgsRef, u32)>,
+    gpu_first: FxHashMap<u32, f64>,
 }
 
 const EXPECTED_TIMELINE: &str = "Expected Timeline";
@@ -114,6 +117,54 @@ impl Builder<'_> {
         };
         self.note_ts(ts);
         self.end(track, ts, &end);
+    }
+
+    pub(super) fn is_gpu_counter(&self, track: TrackRef) -> bool {
+        match self.sink.tracks.get(track) {
+            TrackKey::Probe(id) => self.sink.probe_tracks.get(*id).kind == "gpu_counter",
+            _ => false,
+        }
+    }
+
+    /// A GPU counter sample closes the interval the one before it opened: its value is
+    /// written at the previous sample's time (in time order). The last sample's interval
+    /// never closes: 0, unless it was the track's only sample.
+    pub(super) fn gpu_counter(&mut self, ts: i64, track: u32, value: f64, args: ArgsRef) {
+        let pending = self.frames.gpu_pending.get(&track).copied();
+        if let Some((at, at_args, _)) = pending {
+            self.push_counter_row(at, track, value, at_args);
+        }
+        let count = pending.map_or(0, |p| p.2) + 1;
+        self.frames.gpu_pending.insert(track, (ts, args, count));
+        if count == 1 {
+            // Remembered for a lone sample.
+            self.frames.gpu_first.insert(track, value);
+        }
+    }
+
+    pub(super) fn finish_gpu_counters(&mut self) {
+        let mut pending: Vec<(u32, (i64, ArgsRef, u32))> =
+            self.frames.gpu_pending.drain().collect();
+        pending.sort_unstable_by_key(|&(track, (ts, _, _))| (ts, track));
+        for (track, (ts, args, count)) in pending {
+            let value = if count == 1 {
+                self.frames.gpu_first.get(&track).copied().unwrap_or(0.0)
+            } else {
+                0.0
+            };
+            self.push_counter_row(ts, track, value, args);
+        }
+    }
+
+    fn push_counter_row(&mut self, ts: i64, track: u32, value: f64, args: ArgsRef) {
+        let row = CounterRow {
+            ts,
+            track,
+            value,
+            args,
+        };
+        self.out.counter(self.tables.counter_count, &row, self.sink);
+        self.tables.counter_count += 1;
     }
 
     pub(super) fn android_log(&mut self, ts: i64, log: &LogLine) {

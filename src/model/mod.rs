@@ -180,7 +180,13 @@ impl<'s> Builder<'s> {
                 self.complete(track, ts, dur, thread_dur, &slice, overlap);
             }
             EventData::Counter { track, value, args } => {
+                let gpu = self.is_gpu_counter(track);
                 let track = self.resolve_track(track);
+                if gpu {
+                    self.note_ts(ts);
+                    self.gpu_counter(ts, track, value.0, args);
+                    return;
+                }
                 self.note_ts(ts);
                 let row = CounterRow {
                     ts,
@@ -387,6 +393,7 @@ impl<'s> Builder<'s> {
             self.out.sched(id, &row, self.sink);
         }
         self.flush_thread_states();
+        self.finish_gpu_counters();
         for (track, utid) in std::mem::take(&mut self.unsettled_process_counters) {
             if let Some(upid) = self.tables.threads[utid as usize].upid {
                 let row = &mut self.tables.tracks[track as usize];

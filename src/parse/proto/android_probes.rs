@@ -26,8 +26,6 @@ pub(super) struct ProbeState {
     wakelock_totals: HashMap<(MachineId, u32), u64>,
     /// GPU counter specs by id: (gpu, track).
     pub(super) gpu_counters: HashMap<(MachineId, u32), TrackRef>,
-    /// The last sample of each GPU counter, whose value the next sample brings.
-    pub(super) gpu_pending: HashMap<(MachineId, u32), (i64, ClockRef)>,
     /// Disk stats of each device at the last sample, and its time.
     pub(super) disks: HashMap<(MachineId, String), (i64, [u64; 8])>,
 }

@@ -94,23 +94,7 @@ impl Parser<'_> {
                 Some(Value::DoubleValue(v)) => v,
                 None => 0.0,
             };
-            // A sample ends the interval the previous one began: its value is written at
-            // the previous sample's time, and the new interval starts at 0 until the next.
-            let pending = self.probes.gpu_pending.insert((machine, id), (ts, clock));
-            if let Some((at, at_clock)) = pending {
-                self.push_counter(at, at_clock, track, value, NO_ARGS);
-            }
-        }
-    }
-
-    /// The last interval of every GPU counter, still open at the end of the file, is 0.
-    pub(super) fn finish_gpu_counters(&mut self) {
-        let mut pending: Vec<_> = self.probes.gpu_pending.drain().collect();
-        pending.sort_unstable_by_key(|&((m, id), (ts, _))| (ts, m, id));
-        for ((machine, id), (ts, clock)) in pending {
-            if let Some(&track) = self.probes.gpu_counters.get(&(machine, id)) {
-                self.push_counter(ts, clock, track, 0.0, NO_ARGS);
-            }
+            self.push_counter(ts, clock, track, value, NO_ARGS);
         }
     }
 

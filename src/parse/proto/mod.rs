@@ -931,7 +931,6 @@ impl Parser<'_> {
     /// always has the same uuid.
     fn finish(&mut self, bytes: &[u8]) {
         self.flush_pending_track_event();
-        self.finish_gpu_counters();
         self.losses.finish(self.sink);
         let file = self.sink.current_file;
         let mut paths: Vec<(&'static str, (u64, u64))> = self.content.drain().collect();
