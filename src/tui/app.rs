@@ -18,6 +18,7 @@ use super::query::{QueryCommand, QueryState};
 use super::stats::StatsState;
 use super::theme::Theme;
 use super::timeline::details::DetailsRequest;
+use super::logs::{LogsCommand, LogsState};
 use super::timeline::TimelineState;
 use super::worker::{Answer, DbRef, Request};
 use super::{help, ui};
@@ -28,16 +29,18 @@ pub enum Pane {
     Clocks,
     Stats,
     Query,
+    Logs,
     TraceTime,
     Help,
 }
 
 impl Pane {
-    pub const ALL: [Pane; 6] = [
+    pub const ALL: [Pane; 7] = [
         Pane::Timeline,
         Pane::Clocks,
         Pane::Stats,
         Pane::Query,
+        Pane::Logs,
         Pane::TraceTime,
         Pane::Help,
     ];
@@ -48,6 +51,7 @@ impl Pane {
             Pane::Clocks => '2',
             Pane::Stats => '3',
             Pane::Query => '4',
+            Pane::Logs => '5',
             Pane::TraceTime => 't',
             Pane::Help => '?',
         }
@@ -59,6 +63,7 @@ impl Pane {
             Pane::Clocks => "Clock graph",
             Pane::Stats => "Stats",
             Pane::Query => "SQL",
+            Pane::Logs => "Log",
             Pane::TraceTime => "trace_time",
             Pane::Help => "Help",
         }
@@ -150,6 +155,7 @@ pub struct App {
     pub stats: StatsState,
     pub clocks: ClocksState,
     pub query: QueryState,
+    pub logs: LogsState,
     pub chooser: ChooserState,
     pub help_scroll: u16,
     pub quit: bool,
@@ -180,6 +186,7 @@ impl App {
             stats: StatsState::default(),
             clocks: ClocksState::default(),
             query,
+            logs: LogsState::default(),
             chooser: ChooserState::default(),
             help_scroll: 0,
             quit: false,
@@ -266,6 +273,7 @@ impl App {
     fn editing(&self) -> bool {
         match self.pane {
             Pane::Query => self.query.editing,
+            Pane::Logs => self.logs.editing(),
             Pane::Timeline => self.timeline.editing(),
             _ => false,
         }
@@ -346,6 +354,14 @@ impl App {
                 Some(QueryCommand::Interrupt) => vec![Effect::InterruptQuery],
                 None => Vec::new(),
             },
+            Pane::Logs => {
+                let data = self.timeline.data.clone();
+                if let Some(LogsCommand::Jump(ts)) = self.logs.on_key(key, page, data.as_deref()) {
+                    self.timeline.focus(ts);
+                    self.pane = Pane::Timeline;
+                }
+                Vec::new()
+            }
             Pane::TraceTime => match self.chooser.on_key(key) {
                 Some(node) => {
                     self.replacing = Some(Running::new(now));

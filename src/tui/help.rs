@@ -14,7 +14,7 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
     (
         "Everywhere",
         &[
-            ("1 2 3 4", "timeline · clock graph · stats · SQL prompt"),
+            ("1 2 3 4 5", "timeline · clock graph · stats · SQL prompt · Android log"),
             ("t", "trace_time chooser"),
             ("?", "this help"),
             ("Tab / Shift-Tab", "next / previous pane"),
@@ -63,6 +63,16 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "Android log (5)",
+        &[
+            ("j k, ↓ ↑, PgDn PgUp, g G", "move"),
+            ("p, P", "raise the lowest priority shown (V D I W E F) / show every priority"),
+            ("/", "show only tags containing the text typed"),
+            ("Esc", "clear the filters"),
+            ("Enter", "put the timeline on the line's time"),
+        ],
+    ),
+    (
         "trace_time chooser (t)",
         &[
             ("j k, ↓ ↑", "move"),
@@ -79,6 +89,7 @@ pub fn section_line(pane: Pane) -> u16 {
         Pane::Clocks => "Clock graph (2)",
         Pane::Stats => "Stats (3)",
         Pane::Query => "SQL prompt (4)",
+        Pane::Logs => "Android log (5)",
         Pane::TraceTime => "trace_time chooser (t)",
     };
     let mut line = 0;

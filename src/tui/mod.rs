@@ -11,6 +11,7 @@ pub mod format;
 pub mod help;
 pub mod importer;
 pub mod input;
+pub mod logs;
 pub mod query;
 pub mod sanitize;
 pub mod stats;

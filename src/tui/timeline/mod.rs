@@ -317,6 +317,16 @@ impl TimelineState {
         self.clamp_view();
     }
 
+    /// Centres the view on `ts` (from another pane: a log line), keeping the zoom.
+    pub fn focus(&mut self, ts: i64) {
+        if self.data.is_none() {
+            return;
+        }
+        self.view_start = ts - self.view_span / 2;
+        self.following = false;
+        self.clamp_view();
+    }
+
     fn fit(&mut self, start: i64, end: i64) {
         let span = (end - start).max(MIN_SPAN);
         let pad = (span / 10).max(1);
@@ -1137,8 +1147,11 @@ fn draw_lane(
     for span in l.spans(cols) {
         let name_id = l.name[span.index];
         let is_selected = selected == Some(span.index);
+        let alert = data.alert_names.contains(&name_id);
         let style = if is_selected {
             theme.selected_slice()
+        } else if alert {
+            theme.alert_slice()
         } else {
             theme.slice(data.name_hashes.get(name_id as usize).copied().unwrap_or(0))
         };
@@ -1149,7 +1162,13 @@ fn draw_lane(
         } else if width < 3 {
             // Two cells cannot hold a name worth reading: colour only (and a mark that
             // shows the selection without colour too).
-            let mark = if is_selected { "◆" } else { " " };
+            let mark = if is_selected {
+                "◆"
+            } else if alert {
+                "!"
+            } else {
+                " "
+            };
             format!("{mark:<w$}", w = width as usize)
         } else {
             let name = data.name(name_id);
