@@ -358,7 +358,7 @@ impl Session {
             rows[order].size = file.size;
             state.files_done += 1;
             state.bytes_done += stored;
-            state.events = sink.events.len() as u64;
+            state.events = sink.event_count;
             progress(&state);
         }
         sink.events.shrink_to_fit();
@@ -422,7 +422,7 @@ impl Session {
             files_total: self.files.len(),
             bytes_done: self.summary.bytes,
             bytes_total: self.summary.bytes,
-            events: self.sink.events.len() as u64,
+            events: self.sink.event_count,
         };
         progress(&state);
         let sink = &mut self.sink;
@@ -503,7 +503,8 @@ impl Session {
             }
             return Err(ImportError::Cancelled);
         }
-        self.summary.events = sink.events.len();
+        // Counted as the clock pane counts them (events per file, before any drop).
+        self.summary.events = facts.report.files.iter().map(|f| f.events as usize).sum();
 
         let t = Instant::now();
         state.stage = Stage::Writing;

@@ -1054,6 +1054,17 @@ pub struct Sink {
     /// (first ord, queue): 0 for most events, one queue per cpu for ftrace bundles. Ties
     /// in time are ordered as its queue merge orders them (see `import::sort_events`).
     pub queue_runs: Vec<(u32, u32)>,
+    /// What became of the events each parser read, by file (see [`Sink::begin_input`]).
+    pub accounting: Vec<InputAccount>,
+    /// Events pushed that count as events ([`EventData::counts_as_event`]): the one count
+    /// of events the progress bar, the summary and the clock pane all show.
+    pub event_count: u64,
+    /// The sink's state when the input event being read began.
+    input_mark: Option<InputMark>,
+    /// Changes made to the sink that leave no event (parser state, descriptors, …), and
+    /// stat increments, so far.
+    touches: u64,
+    stat_increments: u64,
     /// Probe tracks named by [`TrackKey::Probe`].
     pub probe_tracks: Interner<ProbeTrack>,
     /// `package_list` rows, and the names already listed.
@@ -1061,7 +1072,95 @@ pub struct Sink {
     pub package_names: std::collections::HashSet<String>,
 }
 
+/// What became of the events a parser read from one file: each was imported (it left
+/// events or state in the sink), dropped (it left only a stat saying why), or — what must
+/// never happen — neither.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InputAccount {
+    pub read: u64,
+    pub imported: u64,
+    pub dropped: u64,
+    /// Read, then neither imported nor counted anywhere: a silent loss (a bug).
+    pub unaccounted: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct InputMark {
+    events: usize,
+    metadata: usize,
+    snapshots: usize,
+    touches: u64,
+    stat_increments: u64,
+}
+
 impl Sink {
+    /// A parser starts reading one input event (a JSON trace event, a systrace event line, a
+    /// TracePacket or an ftrace event). [`Sink::end_input`] then sees what it left.
+    pub fn begin_input(&mut self) {
+        self.input_mark = Some(InputMark {
+            events: self.events.len(),
+            metadata: self.metadata.len(),
+            snapshots: self.snapshots.len(),
+            touches: self.touches,
+            stat_increments: self.stat_increments,
+        });
+    }
+
+    /// The input event begun last is done: imported if it left events or state, dropped if
+    /// it left only stats, unaccounted otherwise.
+    pub fn end_input(&mut self) {
+        let Some(mark) = self.input_mark.take() else {
+            return;
+        };
+        let imported = self.events.len() > mark.events
+            || self.metadata.len() > mark.metadata
+            || self.snapshots.len() > mark.snapshots
+            || self.touches > mark.touches;
+        let dropped = self.stat_increments > mark.stat_increments;
+        let file = self.current_file as usize;
+        if self.accounting.len() <= file {
+            self.accounting.resize(file + 1, InputAccount::default());
+        }
+        let account = &mut self.accounting[file];
+        account.read += 1;
+        if imported {
+            account.imported += 1;
+        } else if dropped {
+            account.dropped += 1;
+        } else {
+            account.unaccounted += 1;
+        }
+    }
+
+    /// Ends the input event begun last (if any) and begins the next: for loops whose
+    /// iterations each read one input event and may `continue` early.
+    pub fn next_input(&mut self) {
+        self.end_input();
+        self.begin_input();
+    }
+
+    /// `n` input events read and dropped together, under a stat counted once.
+    pub fn inputs_dropped(&mut self, n: u64) {
+        let file = self.current_file as usize;
+        if self.accounting.len() <= file {
+            self.accounting.resize(file + 1, InputAccount::default());
+        }
+        self.accounting[file].read += n;
+        self.accounting[file].dropped += n;
+    }
+
+    /// The input event begun last is not one after all (an ftrace bundle, whose events are
+    /// the inputs).
+    pub fn forget_input(&mut self) {
+        self.input_mark = None;
+    }
+
+    /// Notes a change the parser made that leaves no event in the sink (interned data,
+    /// sequence defaults, a descriptor, metadata replaced in place): the input was used.
+    pub fn touch(&mut self) {
+        self.touches += 1;
+    }
+
     pub fn new() -> Self {
         let mut strings = StringPool::new();
         let dimension_keys = ["utid", "upid", "cpu", "track_compressor_idx"]
@@ -1144,6 +1243,9 @@ impl Sink {
     }
 
     pub fn push(&mut self, ts: i64, clock: ClockRef, data: EventData) {
+        if data.counts_as_event() {
+            self.event_count += 1;
+        }
         let ord = self.events.len() as u32;
         // Payloads without per-event data (args, flows, thread time, values) repeat a lot:
         // share them. Others are stored once each, without paying for a map entry.
@@ -1261,6 +1363,9 @@ impl Sink {
             file: self.current_file,
         };
         *self.stats.entry(key).or_insert(0) += delta;
+        if delta > 0 {
+            self.stat_increments += 1;
+        }
     }
 
     /// Sets (not adds) a stat value, for stats the trace reports itself.
@@ -1294,6 +1399,7 @@ impl Sink {
             .find(|(n, m, f, _)| *n == name && *m == machine && *f == file)
         {
             slot.3 = value;
+            self.touches += 1;
         } else {
             self.metadata.push((name, machine, file, value));
         }

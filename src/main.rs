@@ -24,6 +24,16 @@ struct Cli {
     /// Trace file or archive to explore (or a database written by `sextant import`); without
     /// one, the built-in demo archive opens.
     trace: Option<PathBuf>,
+    /// The most one compressed stream (a gzip file, a ZIP member) may decompress to, e.g.
+    /// 64G or 500M; past it the import fails, naming the member. Default 16G, or
+    /// $SEXTANT_MAX_DECOMPRESSED.
+    #[arg(long = "max-decompressed", value_name = "SIZE", global = true, value_parser = parse_limit)]
+    max_decompressed: Option<u64>,
+}
+
+/// A `--max-decompressed` value.
+fn parse_limit(s: &str) -> Result<u64, String> {
+    sextant::source::parse_size(s).ok_or_else(|| format!("{s:?} is not a size (e.g. 64G, 500M)"))
 }
 
 #[derive(Subcommand)]
@@ -62,6 +72,11 @@ fn main() -> ExitCode {
         warn(format_args!("cannot handle signals: {e}"));
     }
     let cli = Cli::parse();
+    if let Some(limit) = cli.max_decompressed {
+        // One setting for every way in (the explorer's importer thread opens inputs too):
+        // the flag overrides the environment, before any thread starts.
+        std::env::set_var(sextant::source::LIMIT_ENV, limit.to_string());
+    }
     // What crashed or killed runs left in the temp directory.
     sextant::cleanup::sweep_stale(&std::env::temp_dir());
     let code = match run(cli) {

@@ -478,3 +478,91 @@ fn sample_cpu_time_top_processes_by_cpu() {
         .collect();
     assert_ne!(game_cpus[0], game_cpus[1], "{out}");
 }
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(bytes).expect("gzip");
+    e.finish().expect("gzip")
+}
+
+/// A JSON trace that decompresses to 1 GiB of blanks after its opening: 1,000 gzip members
+/// of 1 MiB each, about a megabyte on disk.
+fn gzip_bomb() -> TempFile {
+    let mut bomb = gzip(br#"{"traceEvents":["#);
+    let blanks = gzip(&vec![b' '; 1 << 20]);
+    for _ in 0..1000 {
+        bomb.extend_from_slice(&blanks);
+    }
+    TempFile::with_bytes("bomb.json.gz", &bomb)
+}
+
+/// Runs sextant with `args` and `env`, killed after a minute if it has not ended (a
+/// watchdog, not a timing); returns its exit status, stderr and peak memory in KiB.
+// The child is reaped by wait4(2), which std's `wait` cannot replace: it alone gives the
+// child's peak memory.
+#[allow(clippy::zombie_processes)]
+fn run_measured(args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> (bool, String, i64) {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sextant"))
+        .args(args)
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawning sextant");
+    let pid = child.id() as libc::pid_t;
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watched = done.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(60));
+        if !watched.load(std::sync::atomic::Ordering::SeqCst) {
+            // SAFETY: kill(2) on our child, which has not been reaped yet.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    });
+    let mut stderr = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        e.read_to_string(&mut stderr).expect("stderr");
+    }
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid out-parameter for wait4(2).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, with valid pointers.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(waited, pid, "wait4");
+    let killed = libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGKILL;
+    assert!(!killed, "sextant did not end within a minute: {stderr}");
+    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+    (ok, stderr, usage.ru_maxrss)
+}
+
+#[test]
+fn a_gzip_that_inflates_past_the_limit_is_an_error_naming_the_file_and_the_limit() {
+    let bomb = gzip_bomb();
+    for (args, env) in [
+        (vec!["--max-decompressed", "1M"], vec![]),
+        (vec![], vec![("SEXTANT_MAX_DECOMPRESSED", "1M")]),
+    ] {
+        let mut all: Vec<&std::ffi::OsStr> = vec![
+            "query".as_ref(),
+            bomb.path().as_os_str(),
+            "select 1".as_ref(),
+        ];
+        all.extend(args.iter().map(std::ffi::OsStr::new));
+        let (ok, stderr, peak_kib) = run_measured(&all, &env);
+        assert!(!ok, "the import of a bomb succeeded");
+        assert!(stderr.contains(&bomb.name()), "{stderr}");
+        assert!(stderr.contains("1 MiB"), "{stderr}");
+        assert!(stderr.contains("--max-decompressed"), "{stderr}");
+        // 1000 times the limit never reaches memory.
+        assert!(peak_kib < 200 * 1024, "peak memory {peak_kib} KiB");
+    }
+}
+
+#[test]
+fn a_bad_limit_is_an_error() {
+    let err = failing(["query", "x.json", "select 1", "--max-decompressed", "lots"]);
+    assert!(err.contains("lots") && err.contains("size"), "{err}");
+}

@@ -116,6 +116,7 @@ SEXTANT = [
     ('archive_member_truncated', False, 'DataLoss', 'Analysis', "An archive member's data runs past the end of the archive (the archive was cut short); the bytes that are there were imported, and a member with nothing readable left was skipped."),
     ('archive_damaged', False, 'DataLoss', 'Analysis', 'A ZIP or TAR archive is damaged (no ZIP central directory, a broken TAR header); the members that could still be found were imported, later ones may be missing.'),
     ('json_truncated', False, 'DataLoss', 'Analysis', 'The JSON trace ends in the middle of an event, or without closing its event array or object; every complete event before the cut was imported.'),
+    ('systrace_html_without_trace_data', False, 'DataLoss', 'Analysis', 'A systrace HTML page has no <script class="trace-data"> block, so nothing in it was read (pages from systrace.py before 2014 keep the ftrace text in a JavaScript string, which Trace Processor does not read either). Re-record with a newer systrace or Perfetto, or extract the text.'),
     ('proto_packet_kind_not_imported', True, 'Notice', 'Analysis', 'TracePackets of a kind Sextant does not import (idx = the TracePacket field number): they are in the file but not in the tables.'),
     ('ftrace_parse_errors', False, 'DataLoss', 'Trace', 'The tracing service could not parse part of the ftrace ring buffer (an ABI error): events there are lost.'),
     ('ftrace_stats_unknown_phase', False, 'Info', 'Analysis', 'FtraceStats without a start/end phase were ignored.'),

@@ -57,11 +57,12 @@ pub(super) enum Table {
     TraceTimeCandidate,
     TrackFile,
     TraceBounds,
+    FileEvents,
     AndroidLog,
     Package,
 }
 
-pub(super) const TABLES: usize = 30;
+pub(super) const TABLES: usize = 31;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -93,6 +94,7 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::TraceTimeCandidate,
     Table::TrackFile,
     Table::TraceBounds,
+    Table::FileEvents,
     Table::AndroidLog,
     Table::Package,
 ];
@@ -240,6 +242,11 @@ impl Table {
             ),
             Table::TrackFile => ("__sextant_track_file", "track_id, file_id", true),
             Table::TraceBounds => ("trace_bounds", "start_ts, end_ts", false),
+            Table::FileEvents => (
+                "__sextant_file_events",
+                "file_id, read, imported, dropped, unaccounted",
+                true,
+            ),
             Table::AndroidLog => (
                 "__intrinsic_android_logs",
                 "id, ts, utid, prio, tag, msg",

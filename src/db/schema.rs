@@ -89,6 +89,12 @@ CREATE TABLE __sextant_slice_file (slice_id INTEGER PRIMARY KEY, file_id INTEGER
 CREATE TABLE __sextant_proto_content (
   id INTEGER PRIMARY KEY, path TEXT, size INTEGER, count INTEGER, arg_set_id INTEGER,
   trace_id INTEGER);
+-- What became of the events each file's parser read (JSON trace events, systrace event
+-- lines, TracePackets, ftrace events): read = imported + dropped (counted in stats) +
+-- unaccounted (lost without a count: a bug, and a test checks there are none).
+CREATE TABLE __sextant_file_events (
+  file_id INTEGER PRIMARY KEY, read INTEGER, imported INTEGER, dropped INTEGER,
+  unaccounted INTEGER);
 CREATE TABLE __intrinsic_android_logs (
   id INTEGER PRIMARY KEY, ts INTEGER, utid INTEGER, prio INTEGER, tag TEXT, msg TEXT);
 CREATE TABLE __intrinsic_package_list (

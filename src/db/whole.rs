@@ -54,6 +54,7 @@ impl TableWriter<'_> {
         self.files_and_snapshots(facts)?;
         self.clock_report(facts)?;
         self.track_files()?;
+        self.file_events(sink)?;
         let (start, end) = t.trace_bounds();
         self.row(Table::TraceBounds, |row| {
             row.int(start);
@@ -335,6 +336,23 @@ impl TableWriter<'_> {
                 row.text(Some(r.description));
                 row.opt_int(r.machine);
                 row.opt_int(r.file);
+            })?;
+        }
+        Ok(())
+    }
+
+    /// `__sextant_file_events`: what became of the events each file's parser read.
+    fn file_events(&mut self, sink: &Sink) -> Result<(), DbError> {
+        for (file, a) in sink.accounting.iter().enumerate() {
+            if a.read == 0 {
+                continue;
+            }
+            self.row(Table::FileEvents, |row| {
+                row.int(file as i64);
+                row.int(a.read as i64);
+                row.int(a.imported as i64);
+                row.int(a.dropped as i64);
+                row.int(a.unaccounted as i64);
             })?;
         }
         Ok(())

@@ -88,10 +88,17 @@ pub fn parse_stream(
     };
 
     let mut first = true;
+    let mut saw_trace_data = false;
     let mut buf = Vec::new();
     loop {
         buf.clear();
-        reader.read_until(b'\n', &mut buf).map_err(read_err)?;
+        if !read_line(&mut *reader, &mut buf).map_err(read_err)? {
+            // Longer than any ftrace line: skipped (whatever it is, it is not one).
+            sink.begin_input();
+            sink.stat("systrace_parse_failure", ctx.machine, 1);
+            sink.end_input();
+            continue;
+        }
         // Only `\n`-terminated lines are read (a trailing partial line is dropped, as the
         // reference does).
         let Some((&b'\n', line)) = buf.split_last() else {
@@ -108,6 +115,7 @@ pub fn parse_stream(
             State::HtmlBeforeSystrace => {
                 if contains(line, TRACE_DATA_SECTION) {
                     state = State::TraceData;
+                    saw_trace_data = true;
                 }
             }
             State::TraceData => {
@@ -128,10 +136,12 @@ pub fn parse_stream(
                 if line.is_empty() || line[0] == b'#' {
                     continue;
                 }
+                sink.begin_input();
                 match tokenize(line) {
                     Some(l) => parser.line(sink, &l),
                     None => sink.stat("systrace_parse_failure", ctx.machine, 1),
                 }
+                sink.end_input();
             }
             State::ProcessDump(kind) => {
                 if contains(line, SCRIPT_END) {
@@ -151,7 +161,45 @@ pub fn parse_stream(
         // The lines before the break were read.
         sink.stat("compressed_stream_truncated", ctx.machine, 1);
     }
+    if html && !saw_trace_data {
+        // A page without a `trace-data` block (e.g. the 2012 format that keeps ftrace text
+        // in a JavaScript string): nothing in it was read, and the reference reads nothing
+        // either; say so rather than show an empty trace.
+        sink.stat("systrace_html_without_trace_data", ctx.machine, 1);
+    }
     Ok(())
+}
+
+/// The longest line read: no ftrace line comes close, and a file without line breaks must
+/// not be held in memory whole.
+const MAX_LINE: usize = 1 << 20;
+
+/// Reads one line with its `\n` into `buf` (or what is left at the end); false, with the
+/// line passed over, when it is longer than [`MAX_LINE`].
+fn read_line(reader: &mut dyn BufRead, buf: &mut Vec<u8>) -> std::io::Result<bool> {
+    let mut too_long = false;
+    loop {
+        let available = reader.fill_buf()?;
+        if available.is_empty() {
+            return Ok(!too_long);
+        }
+        let (take, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (available.len(), false),
+        };
+        if !too_long {
+            if buf.len() + take > MAX_LINE {
+                too_long = true;
+                buf.clear();
+            } else {
+                buf.extend_from_slice(&available[..take]);
+            }
+        }
+        reader.consume(take);
+        if done {
+            return Ok(!too_long);
+        }
+    }
 }
 
 /// The first bytes read at once: enough for the `TRACE:\n` prelude and the first lines.
@@ -193,7 +241,11 @@ pub fn parse_text(text: &str, sink: &mut Sink, ctx: &FileContext) -> Result<(), 
             continue;
         }
         match tokenize(line) {
-            Some(l) => parser.line(sink, &l),
+            Some(l) => {
+                sink.begin_input();
+                parser.line(sink, &l);
+                sink.end_input();
+            }
             None => {
                 return Err(ParseError::invalid(format!(
                     "Not a known systrace event format (line: {})",
@@ -1276,6 +1328,18 @@ mod tests {
             .decoded()
             .iter()
             .any(|e| matches!(e.data, EventData::SchedSwitch(_))));
+    }
+
+    #[test]
+    fn a_line_longer_than_any_ftrace_line_is_skipped_and_counted() {
+        let long = "x".repeat(MAX_LINE + 10);
+        let text = format!(
+            "  a-1 (1) [000] ...1 1.000000: tracing_mark_write: B|1|before\n{long}\n  a-1 (1) [000] ...1 2.000000: tracing_mark_write: B|1|after\n"
+        );
+        let sink = import(&text);
+        let names: Vec<String> = begins(&sink).into_iter().map(|b| b.1).collect();
+        assert_eq!(names, ["before", "after"]);
+        assert_eq!(failures(&sink), 1);
     }
 
     #[test]

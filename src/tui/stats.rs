@@ -118,6 +118,54 @@ pub fn load(conn: &Connection) -> rusqlite::Result<Vec<StatRow>> {
     Ok(rows)
 }
 
+/// What became of the events a file's parser read (`__sextant_file_events`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileEvents {
+    pub file: String,
+    pub read: i64,
+    pub imported: i64,
+    pub dropped: i64,
+    pub unaccounted: i64,
+}
+
+/// Reads what became of each file's events (none for a database from an older Sextant).
+pub fn load_events(conn: &Connection) -> Vec<FileEvents> {
+    let rows = conn
+        .prepare(
+            "SELECT coalesce(f.name, 'file ' || e.file_id), e.read, e.imported, e.dropped,
+                    e.unaccounted
+             FROM __sextant_file_events e
+             LEFT JOIN __intrinsic_trace_file f ON f.id = e.file_id ORDER BY e.file_id",
+        )
+        .and_then(|mut stmt| {
+            stmt.query_map([], |r| {
+                Ok(FileEvents {
+                    file: sanitize(&r.get::<_, String>(0)?).into_owned(),
+                    read: r.get(1)?,
+                    imported: r.get(2)?,
+                    dropped: r.get(3)?,
+                    unaccounted: r.get(4)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()
+        });
+    rows.unwrap_or_default()
+}
+
+impl FileEvents {
+    /// `1,234 events read: 1,230 imported, 4 dropped (see below)`.
+    pub fn describe(&self) -> String {
+        let mut text = format!("{} events read: {} imported", self.read, self.imported);
+        if self.dropped > 0 {
+            text.push_str(&format!(", {} dropped (counted below)", self.dropped));
+        }
+        if self.unaccounted > 0 {
+            text.push_str(&format!(", {} lost without a count", self.unaccounted));
+        }
+        text
+    }
+}
+
 /// What a loss means and which change to the recording avoids it.
 pub struct Advice {
     pub means: &'static str,
@@ -285,11 +333,22 @@ pub struct Group {
     /// Indices into the state's rows, in display order (all of them; the filter applies
     /// when listing).
     pub rows: Vec<usize>,
+    /// What became of the file's events.
+    pub events: Option<FileEvents>,
 }
 
 impl Group {
     /// What was checked for this group, so no one reads "no loss" where nothing looked.
     pub fn checked(&self) -> String {
+        let format = self.checked_format();
+        match &self.events {
+            Some(e) if !format.is_empty() => format!("{format} · {}", e.describe()),
+            Some(e) => e.describe(),
+            None => format,
+        }
+    }
+
+    fn checked_format(&self) -> String {
         match (self.file.as_deref(), self.format.as_deref()) {
             (None, _) => String::new(),
             (_, Some("proto")) => {
@@ -329,7 +388,7 @@ fn category(name: &str) -> u8 {
 
 /// Groups rows by (machine, file), the whole import's first; within a group, buffer then
 /// cpu then sequence stats then the rest, losses first.
-pub fn group(rows: &[StatRow]) -> Vec<Group> {
+pub fn group(rows: &[StatRow], events: &[FileEvents]) -> Vec<Group> {
     let mut groups: Vec<Group> = Vec::new();
     for (i, r) in rows.iter().enumerate() {
         let at = groups
@@ -346,6 +405,10 @@ pub fn group(rows: &[StatRow]) -> Vec<Group> {
                     trace_stats: false,
                     ftrace_stats: false,
                     rows: Vec::new(),
+                    events: r
+                        .file
+                        .as_ref()
+                        .and_then(|f| events.iter().find(|e| &e.file == f).cloned()),
                 });
                 let last = groups.len() - 1;
                 &mut groups[last]
@@ -417,11 +480,14 @@ pub struct StatsState {
 }
 
 impl StatsState {
-    pub fn set_rows(&mut self, rows: Result<Vec<StatRow>, String>) {
-        self.groups = match &rows {
-            Ok(r) => group(r),
-            Err(_) => Vec::new(),
-        };
+    pub fn set_rows(&mut self, loaded: Result<(Vec<StatRow>, Vec<FileEvents>), String>) {
+        let rows = loaded.map(|(rows, events)| {
+            self.groups = group(&rows, &events);
+            rows
+        });
+        if rows.is_err() {
+            self.groups = Vec::new();
+        }
         self.rows = Some(rows);
         self.cursor = 0;
     }
@@ -774,7 +840,7 @@ mod tests {
             row("traced_buf_chunks_discarded", Some(0), "info", 5, "a"),
             row("json_parser_failure", None, "error", 0, "b"),
         ];
-        let groups = group(&rows);
+        let groups = group(&rows, &[]);
         assert_eq!(groups.len(), 2);
         let a = &groups[0];
         assert!(a.trace_stats && !a.ftrace_stats);

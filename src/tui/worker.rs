@@ -39,7 +39,7 @@ pub enum Request {
 pub enum Answer {
     Timeline(Result<Arc<TimelineData>, String>),
     Details(DetailsRequest, Result<Details, String>),
-    Stats(Result<Vec<StatRow>, String>),
+    Stats(Result<(Vec<StatRow>, Vec<super::stats::FileEvents>), String>),
     Clocks(Result<ClockGraph, String>),
     Candidates(Result<Vec<Candidate>, String>),
 }
@@ -157,7 +157,11 @@ pub fn answer(conn: &Connection, request: &Request) -> Answer {
     match request {
         Request::Timeline => Answer::Timeline(load::load(conn).map(Arc::new).map_err(msg)),
         Request::Details(r) => Answer::Details(*r, details::load(conn, r).map_err(msg)),
-        Request::Stats => Answer::Stats(super::stats::load(conn).map_err(msg)),
+        Request::Stats => Answer::Stats(
+            super::stats::load(conn)
+                .map(|rows| (rows, super::stats::load_events(conn)))
+                .map_err(msg),
+        ),
         Request::Clocks => Answer::Clocks(super::clocks::load(conn).map_err(msg)),
         Request::Candidates => Answer::Candidates(super::chooser::load(conn).map_err(msg)),
     }

@@ -177,6 +177,21 @@ impl<'r> Stream<'r> {
         &mut self,
         mut step: impl FnMut(&mut Lexer<'_>) -> JResult<T>,
     ) -> Result<JResult<T>, ParseError> {
+        // Blanks before the step are passed over for good, so a run of them never has to
+        // fit in memory.
+        loop {
+            let blanks = self.buf[self.pos..]
+                .iter()
+                .take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+                .count();
+            self.pos += blanks;
+            if self.pos < self.buf.len() || self.eof {
+                break;
+            }
+            let n = self.chunk;
+            self.chunk = (self.chunk * 2).min(CHUNK);
+            self.fill(n)?;
+        }
         loop {
             let mut lx = Lexer {
                 b: &self.buf,
@@ -338,6 +353,23 @@ impl Importer {
         sink.stat(name, self.machine, 1);
     }
 
+    /// Reads one event, accounted for as an input event (an empty `{}` is not one: the
+    /// reference skips it without a word).
+    fn account(&mut self, sink: &mut Sink, ev: RawEvent) -> Next {
+        if ev.n_keys == 0 {
+            return self.event(sink, ev);
+        }
+        let items = self.items.len();
+        sink.begin_input();
+        let next = self.event(sink, ev);
+        if self.items.len() > items {
+            // Its events wait for the sort, in the importer.
+            sink.touch();
+        }
+        sink.end_input();
+        next
+    }
+
     /// The input ends early: everything read so far stays, and the cut is counted.
     fn truncated(&self, sink: &mut Sink) {
         self.stat(sink, "json_truncated");
@@ -497,7 +529,7 @@ impl Importer {
                 }
                 Some(b'{') => {
                     let ev = RawEvent::read(lx)?;
-                    Ok(Element::Event(self.event(sink, ev)))
+                    Ok(Element::Event(self.account(sink, ev)))
                 }
                 Some(_) => Err(JErr::Syntax(format!(
                     "trace event at byte {} is not a JSON object",
@@ -521,8 +553,10 @@ impl Importer {
                     return Ok(false);
                 }
                 Err(JErr::Eof) => {
-                    // An event cut short.
+                    // An event cut short: read, and lost.
+                    sink.begin_input();
                     self.truncated(sink);
+                    sink.end_input();
                     return Ok(false);
                 }
                 Err(JErr::Syntax(m)) => return Err(ParseError::Invalid(m)),

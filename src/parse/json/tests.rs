@@ -850,3 +850,57 @@ fn percent_g() {
     assert_eq!(format_g(-2.5), "-2.5");
     assert_eq!(format_g(1e100), "1e+100");
 }
+
+/// Endless blanks after a head, then a tail.
+struct Blanks {
+    head: &'static [u8],
+    blanks: usize,
+    tail: &'static [u8],
+}
+
+impl std::io::Read for Blanks {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if !self.head.is_empty() {
+            let n = self.head.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.head[..n]);
+            self.head = &self.head[n..];
+            return Ok(n);
+        }
+        if self.blanks > 0 {
+            let n = self.blanks.min(buf.len());
+            buf[..n].fill(b' ');
+            self.blanks -= n;
+            return Ok(n);
+        }
+        let n = self.tail.len().min(buf.len());
+        buf[..n].copy_from_slice(&self.tail[..n]);
+        self.tail = &self.tail[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn blanks_between_events_are_never_held_in_memory() {
+    let mut input = Blanks {
+        head: br#"{"traceEvents":[{"ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"name":"a"},"#,
+        blanks: 16 << 20,
+        tail: br#"{"ph":"X","ts":2,"dur":1,"pid":1,"tid":1,"name":"b"}]}"#,
+    };
+    let mut st = Stream::new(&mut input);
+    let mut sink = Sink::new();
+    let mut imp = Importer::new(&mut sink, 0);
+    let first = st
+        .attempt(|lx| lx.next_byte())
+        .expect("read")
+        .expect("json");
+    assert_eq!(first, Some(b'{'));
+    imp.read_top_object(&mut st, &mut sink, &ctx())
+        .expect("parses");
+    imp.finish(&mut sink);
+    assert_eq!(slices(&sink).len(), 2);
+    assert!(
+        st.buf.capacity() <= 2 * CHUNK,
+        "{} bytes buffered",
+        st.buf.capacity()
+    );
+}

@@ -143,6 +143,8 @@ impl Parser<'_> {
     }
 
     pub(super) fn android_log(&mut self, machine: MachineId, log: &protos::AndroidLogPacket) {
+        // Used even when it leaves no event (stats, rows of its own).
+        self.sink.touch();
         // Log lines carry their own REALTIME timestamp.
         let clock = self.clock(machine, 0, clocks::REALTIME);
         for ev in &log.events {
@@ -205,6 +207,8 @@ impl Parser<'_> {
     }
 
     pub(super) fn packages_list(&mut self, machine: MachineId, list: &protos::PackagesList) {
+        // Used even when it leaves no event (stats, rows of its own).
+        self.sink.touch();
         let errors = [
             ("packages_list_has_read_errors", list.read_error),
             ("packages_list_has_parse_errors", list.parse_error),
@@ -282,6 +286,8 @@ impl Parser<'_> {
         clock: ClockRef,
         rails: &protos::PowerRails,
     ) {
+        // Descriptors and properties are used even when they leave no event.
+        self.sink.touch();
         let session = rails.session_uuid.unwrap_or(0);
         for d in &rails.rail_descriptor {
             let index = d.index.unwrap_or(0);
@@ -346,6 +352,8 @@ impl Parser<'_> {
         clock: ClockRef,
         e: &protos::AndroidEnergyEstimationBreakdown,
     ) {
+        // Descriptors and properties are used even when they leave no event.
+        self.sink.touch();
         if let Some(desc) = &e.energy_consumer_descriptor {
             for c in &desc.energy_consumers {
                 let Some(id) = c.energy_consumer_id else {
@@ -403,6 +411,8 @@ impl Parser<'_> {
         clock: ClockRef,
         e: &protos::EntityStateResidency,
     ) {
+        // Descriptors and properties are used even when they leave no event.
+        self.sink.touch();
         for s in &e.power_entity_state {
             let (Some(entity), Some(state)) = (s.entity_index, s.state_index) else {
                 self.stat("entity_state_descriptor_invalid", machine);
@@ -454,6 +464,8 @@ impl Parser<'_> {
         clock: ClockRef,
         p: &protos::AndroidSystemProperty,
     ) {
+        // Descriptors and properties are used even when they leave no event.
+        self.sink.touch();
         for v in &p.values {
             let (Some(name), Some(value)) = (v.name.as_deref(), v.value.as_deref()) else {
                 continue;
@@ -523,6 +535,8 @@ impl Parser<'_> {
         clock: ClockRef,
         w: &protos::KernelWakelockData,
     ) {
+        // Descriptors and properties are used even when they leave no event.
+        self.sink.touch();
         for lock in &w.wakelock {
             let id = lock.wakelock_id.unwrap_or(0);
             let entry = (
@@ -639,6 +653,8 @@ impl Parser<'_> {
     }
 
     pub(super) fn user_list(&mut self, machine: MachineId, list: &protos::AndroidUserList) {
+        // Used even when it leaves no event (stats, rows of its own).
+        self.sink.touch();
         if list.error.is_some_and(|e| e < 0) {
             self.stat("user_list_errors", machine);
         }

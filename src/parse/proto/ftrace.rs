@@ -254,6 +254,8 @@ impl Parser<'_> {
         bundle: protos::FtraceEventBundle,
         packet: &[u8],
     ) {
+        // The bundle's events are the input events, not the packet.
+        self.sink.forget_input();
         let mut raw_events = ftrace_raw::bundle_events(packet);
         let cpu = bundle.cpu.unwrap_or(0);
         // The kernel lost events of this cpu before the bundle (its ring buffer was full).
@@ -287,6 +289,7 @@ impl Parser<'_> {
         let queue = 1 + cpu_range.saturating_mul(4096).saturating_add(cpu.min(4095));
         self.sink.set_queue(queue);
         for (i, ev) in bundle.event.into_iter().enumerate() {
+            self.sink.next_input();
             // An event with nothing but a timestamp and pid is dropped, as the reference
             // drops it, and counted.
             let raw = raw_events.get(i).copied();
@@ -338,6 +341,7 @@ impl Parser<'_> {
                 self.raw_ftrace_event(origin, ts, clock, raw);
             }
         }
+        self.sink.end_input();
         // Every cpu's data is complete from the latest of these on (Trace Processor keeps it
         // as metadata).
         if let Some(last_read) = bundle.last_read_event_timestamp {
@@ -647,10 +651,13 @@ impl Parser<'_> {
         .any(|&l| l != n)
         {
             self.sink.stat("compact_sched_has_parse_errors", machine, 1);
+            let entries = n + c.waking_timestamp.len();
+            self.sink.inputs_dropped(entries as u64);
             return;
         }
         let mut ts = 0i64;
         for i in 0..n {
+            self.sink.next_input();
             ts = ts.wrapping_add(c.switch_timestamp[i] as i64);
             let next_pid = i64::from(c.switch_next_pid[i]);
             let next_comm = comms
@@ -696,11 +703,17 @@ impl Parser<'_> {
             };
             self.raw_sched_switch(machine, cpu, (ts, clock), raw, None);
         }
+        self.sink.end_input();
         let n = c.waking_timestamp.len();
         let mut ts = 0i64;
         for i in 0..n {
+            self.sink.next_input();
             ts = ts.wrapping_add(c.waking_timestamp[i] as i64);
             let Some(&tid) = c.waking_pid.get(i) else {
+                // Arrays of different lengths: the rest cannot be read.
+                self.sink.stat("compact_sched_has_parse_errors", machine, 1);
+                self.sink.end_input();
+                self.sink.inputs_dropped((n - i - 1) as u64);
                 break;
             };
             let comm = c
@@ -746,6 +759,7 @@ impl Parser<'_> {
             };
             self.sink.push(ts, clock, EventData::FtraceRaw(raw));
         }
+        self.sink.end_input();
     }
 
     /// A full `sched_switch`: the scheduler's event and its raw row.

@@ -344,7 +344,9 @@ pub fn parse_stream(
             if let Some(e) = p.fatal.take() {
                 return Err(e);
             }
-            if p.packets.is_multiple_of(PACKETS_PER_TICK) && !tick(w.pos(), p.sink.events.len()) {
+            if p.packets.is_multiple_of(PACKETS_PER_TICK)
+                && !tick(w.pos(), p.sink.event_count as usize)
+            {
                 return Err(ParseError::Cancelled);
             }
         }
@@ -534,6 +536,13 @@ impl Parser<'_> {
 
     /// One TracePacket, found at byte `offset` of the file.
     fn packet(&mut self, bytes: &[u8], offset: u64) {
+        // Every packet is an input event (an ftrace bundle hands that on to its events).
+        self.sink.begin_input();
+        self.packet_inner(bytes, offset);
+        self.sink.end_input();
+    }
+
+    fn packet_inner(&mut self, bytes: &[u8], offset: u64) {
         self.packet_at = (bytes.as_ptr() as usize, offset);
         // Raw ftrace rows read the packet's own bytes, repaired or not: a skipped field
         // may be an event of a kind the schema does not know.
@@ -614,8 +623,10 @@ impl Parser<'_> {
             if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
                 seq.clear();
             }
+            self.sink.touch();
         }
         if let Some(defaults) = &pkt.trace_packet_defaults {
+            self.sink.touch();
             if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
                 seq.clock_id = defaults.timestamp_clock_id;
                 if let Some(te) = &defaults.track_event_defaults {
@@ -632,6 +643,7 @@ impl Parser<'_> {
         if let Some(interned) = &pkt.interned_data {
             if valid {
                 self.intern(machine, seq_id, interned);
+                self.sink.touch();
             } else {
                 self.stat("interned_data_skipped_incremental_state_invalid", machine);
             }
@@ -669,6 +681,26 @@ impl Parser<'_> {
             }
             return;
         };
+        // Packets that describe the trace or its sequences rather than events: used once
+        // read. The others must leave events, or stats saying why not.
+        use trace_packet::Data as D;
+        if matches!(
+            data,
+            D::ServiceEvent(_)
+                | D::SystemInfo(_)
+                | D::TrackDescriptor(_)
+                | D::ClockSnapshot(_)
+                | D::RemoteClockSync(_)
+                | D::TraceStats(_)
+                | D::FtraceStats(_)
+                | D::TraceUuid(_)
+                | D::TraceConfig(_)
+                | D::ChromeMetadata(_)
+                | D::SynchronizationMarker(_)
+                | D::CpuInfo(_)
+        ) {
+            self.sink.touch();
+        }
         match &data {
             trace_packet::Data::ServiceEvent(e) => {
                 self.losses.service_event(self.sink, machine, ts, e);

@@ -73,6 +73,7 @@ impl Parser<'_> {
         clock: ClockRef,
         stats: &protos::ProcessStats,
     ) {
+        self.sink.touch();
         for p in &stats.processes {
             let pid = i64::from(p.pid.unwrap_or(0));
             for t in &p.threads {
@@ -141,6 +142,7 @@ impl Parser<'_> {
         clock: ClockRef,
         s: &protos::SysStats,
     ) {
+        self.sink.touch();
         for m in &s.meminfo {
             let key = m.key.unwrap_or(0);
             let Some(&name) = usize::try_from(key).ok().and_then(|k| MEMINFO_KEYS.get(k)) else {
