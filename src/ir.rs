@@ -851,7 +851,10 @@ pub enum EventData {
     /// A FrameTimeline frame begins (SurfaceFlinger's `frame_timeline_event`).
     FrameStart(Box<FrameStart>),
     /// A FrameTimeline frame ends.
-    FrameEnd { machine: MachineId, cookie: i64 },
+    FrameEnd {
+        machine: MachineId,
+        cookie: i64,
+    },
     /// An Android log line (`android_logs`).
     AndroidLog(Box<LogLine>),
     /// A track that exists whether or not events land on it (a described GPU counter).
@@ -1070,6 +1073,8 @@ pub struct Sink {
     /// `package_list` rows, and the names already listed.
     pub packages: Vec<PackageRow>,
     pub package_names: std::collections::HashSet<String>,
+    /// GPU counter groups: (group id, name, description, the counter's track).
+    pub gpu_counter_groups: Vec<(i64, StrId, StrId, TrackRef)>,
 }
 
 /// What became of the events a parser read from one file: each was imported (it left

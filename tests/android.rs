@@ -138,7 +138,13 @@ fn log_lines_packages_and_probe_counters() {
     // REALTIME log timestamps are placed on the trace's BOOTTIME by the clock snapshot.
     assert_eq!(
         logs[0],
-        ["1005000000", "4", "ActivityManager", "Start proc 1000:com.example.app", "1000"]
+        [
+            "1005000000",
+            "4",
+            "ActivityManager",
+            "Start proc 1000:com.example.app",
+            "1000"
+        ]
     );
     assert_eq!(logs[1][4], "1001");
     let packages = rows(
@@ -163,12 +169,47 @@ fn log_lines_packages_and_probe_counters() {
     assert_eq!(
         counters,
         table(&[
-            ["mem.rss", "process_memory", "bytes", "1000", "3", "184320000"],
-            ["mem.rss.anon", "process_memory", "bytes", "1000", "3", "92160000"],
+            [
+                "mem.rss",
+                "process_memory",
+                "bytes",
+                "1000",
+                "3",
+                "184320000"
+            ],
+            [
+                "mem.rss.anon",
+                "process_memory",
+                "bytes",
+                "1000",
+                "3",
+                "92160000"
+            ],
             ["MemFree", "meminfo", "bytes", "NULL", "3", "798720000"],
-            ["MemAvailable", "meminfo", "bytes", "NULL", "3", "1413120000"],
-            ["batt.capacity_pct", "battery_counter", "NULL", "NULL", "3", "80"],
-            ["batt.current_ua", "battery_counter", "NULL", "NULL", "3", "-250000"],
+            [
+                "MemAvailable",
+                "meminfo",
+                "bytes",
+                "NULL",
+                "3",
+                "1413120000"
+            ],
+            [
+                "batt.capacity_pct",
+                "battery_counter",
+                "NULL",
+                "NULL",
+                "3",
+                "80"
+            ],
+            [
+                "batt.current_ua",
+                "battery_counter",
+                "NULL",
+                "NULL",
+                "3",
+                "-250000"
+            ],
         ])
     );
     let dims = rows(

@@ -858,7 +858,10 @@ fn android_log_pane_filters_and_jumps_to_the_timeline() {
     // Enter puts the timeline on the line's time.
     harness.key(KeyCode::Enter);
     assert_eq!(harness.app.pane, Pane::Timeline);
-    let (start, span) = (harness.app.timeline.view_start, harness.app.timeline.view_span);
+    let (start, span) = (
+        harness.app.timeline.view_start,
+        harness.app.timeline.view_span,
+    );
     assert!(start <= 1_047_000_000 && 1_047_000_000 <= start + span);
 }
 

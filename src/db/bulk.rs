@@ -60,9 +60,10 @@ pub(super) enum Table {
     FileEvents,
     AndroidLog,
     Package,
+    GpuCounterGroup,
 }
 
-pub(super) const TABLES: usize = 31;
+pub(super) const TABLES: usize = 32;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -97,6 +98,7 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::FileEvents,
     Table::AndroidLog,
     Table::Package,
+    Table::GpuCounterGroup,
 ];
 
 impl Table {
@@ -250,6 +252,11 @@ impl Table {
             Table::AndroidLog => (
                 "__intrinsic_android_logs",
                 "id, ts, utid, prio, tag, msg",
+                true,
+            ),
+            Table::GpuCounterGroup => (
+                "__intrinsic_gpu_counter_group",
+                "id, group_id, name, description, track_id",
                 true,
             ),
             Table::Package => (

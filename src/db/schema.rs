@@ -97,6 +97,8 @@ CREATE TABLE __sextant_file_events (
   unaccounted INTEGER);
 CREATE TABLE __intrinsic_android_logs (
   id INTEGER PRIMARY KEY, ts INTEGER, utid INTEGER, prio INTEGER, tag TEXT, msg TEXT);
+CREATE TABLE __intrinsic_gpu_counter_group (
+  id INTEGER PRIMARY KEY, group_id INTEGER, name TEXT, description TEXT, track_id INTEGER);
 CREATE TABLE __intrinsic_package_list (
   id INTEGER PRIMARY KEY, package_name TEXT, uid INTEGER, debuggable INTEGER,
   profileable_from_shell INTEGER, version_code INTEGER, machine_id INTEGER);
@@ -196,6 +198,8 @@ CREATE VIEW android_logs AS
 CREATE VIEW package_list AS
   SELECT id, package_name, uid, debuggable, profileable_from_shell, version_code
   FROM __intrinsic_package_list;
+CREATE VIEW gpu_counter_group AS
+  SELECT id, group_id, name, description, track_id FROM __intrinsic_gpu_counter_group;
 CREATE VIEW gpu_counter_track AS
   SELECT id, name, type, parent_id, source_arg_set_id, machine_id, unit, description,
          extract_arg(dimension_arg_set_id, 'gpu') AS gpu_id
@@ -272,6 +276,15 @@ CREATE VIEW android_process_metadata AS
   FROM proc LEFT JOIN matched USING (upid)
   LEFT JOIN __intrinsic_package_list pl ON pl.id = matched.package_id
   ORDER BY proc.upid;
+-- Per uid and cluster, the cpu time between the first and the last sample.
+CREATE VIEW __intrinsic_android_cpu_per_uid_track AS
+  SELECT t.id, t.id AS track_id,
+    extract_arg(t.dimension_arg_set_id, 'uid') AS uid,
+    extract_arg(t.dimension_arg_set_id, 'cluster') AS cluster,
+    CAST(IFNULL(max(c.value) - min(c.value), 0) AS INTEGER) AS total_cpu_millis
+  FROM __intrinsic_track t LEFT JOIN counter c ON c.track_id = t.id
+  WHERE t.type = 'android_cpu_per_uid'
+  GROUP BY t.id;
 -- Perfetto stdlib android.entity_state_residency.
 CREATE VIEW android_entity_state_residency AS
   SELECT c.id, c.ts, c.track_id,

@@ -45,6 +45,15 @@ impl TableWriter<'_> {
         self.states(t, sink)?;
         self.android_logs(t, sink)?;
         self.packages(sink)?;
+        for (id, &(group, name, description, track)) in t.gpu_counter_groups.iter().enumerate() {
+            self.row(Table::GpuCounterGroup, |row| {
+                row.int(id as i64);
+                row.int(group);
+                row.text(sink.strings.get(name));
+                row.text(sink.strings.get(description));
+                row.int(track);
+            })?;
+        }
         self.proto_content(sink)?;
         self.cpus(t, sink)?;
         self.import_logs(t, sink)?;

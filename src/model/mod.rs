@@ -394,6 +394,12 @@ impl<'s> Builder<'s> {
         }
         self.flush_thread_states();
         self.finish_gpu_counters();
+        for (group, name, description, track) in std::mem::take(&mut self.sink.gpu_counter_groups) {
+            let track = self.resolve_track(track);
+            self.tables
+                .gpu_counter_groups
+                .push((group, name, description, track));
+        }
         for (track, utid) in std::mem::take(&mut self.unsettled_process_counters) {
             if let Some(upid) = self.tables.threads[utid as usize].upid {
                 let row = &mut self.tables.tracks[track as usize];

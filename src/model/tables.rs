@@ -66,6 +66,8 @@ pub struct Tables {
     pub cpus: Vec<CpuRow>,
     /// `android_logs` rows, in sorted order.
     pub android_logs: Vec<AndroidLogRow>,
+    /// `gpu_counter_group` rows: (group id, name, description, track id).
+    pub gpu_counter_groups: Vec<(i64, StrId, StrId, u32)>,
     /// (min, max) timestamp seen; (i64::MAX, i64::MIN) when nothing was.
     pub bounds: (i64, i64),
 }

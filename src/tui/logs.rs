@@ -53,8 +53,7 @@ impl LogsState {
 
     fn shows(&self, l: &LogEntry) -> bool {
         l.prio >= self.min_prio
-            && (self.tag.is_empty()
-                || l.tag.to_lowercase().contains(&self.tag.to_lowercase()))
+            && (self.tag.is_empty() || l.tag.to_lowercase().contains(&self.tag.to_lowercase()))
     }
 
     /// The lines the filters let through.

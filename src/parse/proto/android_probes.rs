@@ -8,6 +8,10 @@ use std::collections::HashMap;
 
 use super::*;
 
+/// A GPU counter id in its scope: the machine, the (sequence, iid) of an interned
+/// descriptor (None for an inline one), and the id.
+pub(super) type GpuCounterKey = (MachineId, Option<(u32, u64)>, u32);
+
 /// What the probe parsers remember across packets.
 #[derive(Default)]
 pub(super) struct ProbeState {
@@ -25,7 +29,9 @@ pub(super) struct ProbeState {
     wakelocks: HashMap<(MachineId, u32), (String, i32)>,
     wakelock_totals: HashMap<(MachineId, u32), u64>,
     /// GPU counter specs by id: (gpu, track).
-    pub(super) gpu_counters: HashMap<(MachineId, u32), TrackRef>,
+    pub(super) gpu_counters: HashMap<GpuCounterKey, TrackRef>,
+    /// Interned GPU counter descriptors already registered, by (sequence, iid).
+    pub(super) gpu_scopes: std::collections::HashSet<(MachineId, u32, u64)>,
     /// Disk stats of each device at the last sample, and its time.
     pub(super) disks: HashMap<(MachineId, String), (i64, [u64; 8])>,
 }
@@ -293,6 +299,10 @@ impl Parser<'_> {
             let index = d.index.unwrap_or(0);
             let name = d.rail_name.clone().unwrap_or_default();
             let subsystem = d.subsys_name.clone().unwrap_or_default();
+            // A described rail has its track, energy data or not.
+            let track = self.rail_track(machine, session, &name, &subsystem);
+            self.sink
+                .push(ts.unwrap_or(0), clock, EventData::EnsureTrack(track));
             self.probes
                 .rails
                 .insert((machine, session, index), (name, subsystem));
@@ -311,24 +321,7 @@ impl Parser<'_> {
                 self.stat("power_rail_unknown_index", machine);
                 continue;
             };
-            let name = match rail_friendly_name(&raw) {
-                Some(f) => format!("power.rails.{f}"),
-                None => format!("power.{raw}_uws"),
-            };
-            let raw_id = ArgValue::Str(self.sink.intern(&raw));
-            let dims = [
-                ("power_rail_name", raw_id),
-                ("session_uuid", ArgValue::Int(session as i64)),
-            ];
-            let subsystem = ArgValue::Str(self.sink.intern(&subsystem));
-            let source = [("raw_name", raw_id), ("subsystem_name", subsystem)];
-            let spec = ProbeSpec {
-                dims: &dims,
-                source: &source,
-                unit: Some("uws"),
-                ..ProbeSpec::new("power_rails", &name)
-            };
-            let track = self.probe_track(machine, &spec);
+            let track = self.rail_track(machine, session, &raw, &subsystem);
             let packet_ts = ts.unwrap_or(0);
             let arg = [self
                 .sink
@@ -343,6 +336,34 @@ impl Parser<'_> {
                 None => self.push_counter(packet_ts, clock, track, value, args),
             }
         }
+    }
+
+    /// A power rail's track: named after its role when the rail is a known Pixel rail.
+    fn rail_track(
+        &mut self,
+        machine: MachineId,
+        session: u64,
+        raw: &str,
+        subsystem: &str,
+    ) -> TrackRef {
+        let name = match rail_friendly_name(raw) {
+            Some(f) => format!("power.rails.{f}"),
+            None => format!("power.{raw}_uws"),
+        };
+        let raw_id = ArgValue::Str(self.sink.intern(raw));
+        let dims = [
+            ("power_rail_name", raw_id),
+            ("session_uuid", ArgValue::Int(session as i64)),
+        ];
+        let subsystem = ArgValue::Str(self.sink.intern(subsystem));
+        let source = [("raw_name", raw_id), ("subsystem_name", subsystem)];
+        let spec = ProbeSpec {
+            dims: &dims,
+            source: &source,
+            unit: Some("uws"),
+            ..ProbeSpec::new("power_rails", &name)
+        };
+        self.probe_track(machine, &spec)
     }
 
     pub(super) fn energy_breakdown(
@@ -521,9 +542,11 @@ impl Parser<'_> {
                 _ => continue,
             };
             let name = self.sink.intern(&track_name);
-            let track = self
-                .sink
-                .track(TrackKey::GlobalCounter { machine, name, kind });
+            let track = self.sink.track(TrackKey::GlobalCounter {
+                machine,
+                name,
+                kind,
+            });
             self.push_counter(ts, clock, track, number as f64, NO_ARGS);
         }
     }
@@ -552,7 +575,11 @@ impl Parser<'_> {
                 self.stat("kernel_wakelock_unknown_id", machine);
                 continue;
             };
-            let total = self.probes.wakelock_totals.entry((machine, id)).or_insert(0);
+            let total = self
+                .probes
+                .wakelock_totals
+                .entry((machine, id))
+                .or_insert(0);
             *total = total.saturating_add(held);
             let value = *total as f64;
             let kind = match kind {
@@ -594,6 +621,11 @@ impl Parser<'_> {
         for (i, &delta) in c.total_time_ms.iter().enumerate() {
             let Some(&uid) = c.uid.get(i / clusters as usize) else {
                 break;
+            };
+            // Isolated processes (app ids 90000-99999) are counted together per user.
+            let uid = match uid % 100_000 {
+                90_000..=99_999 => uid - uid % 100_000 + 90_000,
+                _ => uid,
             };
             let cluster = (i % clusters as usize) as u32;
             let category = if uid % 100_000 < 10_000 {

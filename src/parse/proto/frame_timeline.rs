@@ -109,7 +109,7 @@ impl Parser<'_> {
         ev: &protos::FrameTimelineEvent,
     ) {
         const ERR: &str = "frame_timeline_event_parser_errors";
-        let Some(ts) = ts.filter(|&t| t >= 0 && t < i64::MAX - 10_000_000_000) else {
+        let Some(ts) = ts.filter(|t| (0..i64::MAX - 10_000_000_000).contains(t)) else {
             self.stat(ERR, machine);
             return;
         };
@@ -141,7 +141,14 @@ impl Parser<'_> {
                     layer,
                 ];
                 let args = self.sink.args.push(&args);
-                (cookie, FrameKind::ExpectedSurface, token, display, pid, args)
+                (
+                    cookie,
+                    FrameKind::ExpectedSurface,
+                    token,
+                    display,
+                    pid,
+                    args,
+                )
             }
             Ft::ActualDisplayFrameStart(e) => {
                 let (Some(cookie), Some(token), Some(pid)) = (e.cookie, e.token, e.pid) else {

@@ -9,10 +9,47 @@ use super::*;
 /// A GPU counter unit's symbol (GpuCounterDescriptor.MeasureUnit), or "" for NONE.
 fn unit_symbol(unit: i32) -> &'static str {
     const SYMBOLS: [&str; 41] = [
-        "", "bit", "Kibit", "Mibit", "Gibit", "Tibit", "Pibit", "B", "KiB", "MiB", "GiB", "TiB",
-        "PiB", "Hz", "kHz", "MHz", "GHz", "THz", "PHz", "ns", "us", "ms", "s", "min", "h",
-        "Vertex", "Pixel", "Triangle", "mW", "W", "kW", "J", "V", "A", "C", "F", "K", "%",
-        "Primitive", "Fragment", "Instruction",
+        "",
+        "bit",
+        "Kibit",
+        "Mibit",
+        "Gibit",
+        "Tibit",
+        "Pibit",
+        "B",
+        "KiB",
+        "MiB",
+        "GiB",
+        "TiB",
+        "PiB",
+        "Hz",
+        "kHz",
+        "MHz",
+        "GHz",
+        "THz",
+        "PHz",
+        "ns",
+        "us",
+        "ms",
+        "s",
+        "min",
+        "h",
+        "Vertex",
+        "Pixel",
+        "Triangle",
+        "mW",
+        "W",
+        "kW",
+        "J",
+        "V",
+        "A",
+        "C",
+        "F",
+        "K",
+        "%",
+        "Primitive",
+        "Fragment",
+        "Instruction",
     ];
     usize::try_from(unit)
         .ok()
@@ -43,38 +80,38 @@ impl Parser<'_> {
     pub(super) fn gpu_counter_event(
         &mut self,
         machine: MachineId,
+        seq_id: u32,
         ts: Option<i64>,
         clock: ClockRef,
         ev: &protos::GpuCounterEvent,
     ) {
-        let gpu = ev.gpu_id.unwrap_or(0);
-        if let Some(protos::gpu_counter_event::Desc::CounterDescriptor(desc)) = &ev.desc {
-            for spec in &desc.specs {
-                let (Some(id), Some(name)) = (spec.counter_id, spec.name.as_deref()) else {
-                    self.stat("gpu_counters_invalid_spec", machine);
-                    continue;
-                };
-                if self.probes.gpu_counters.contains_key(&(machine, id)) {
-                    self.stat("gpu_counters_invalid_spec", machine);
-                    continue;
-                }
-                let unit = gpu_unit(&spec.numerator_units, &spec.denominator_units);
-                let dims = [("gpu", ArgValue::Int(i64::from(gpu)))];
-                let track = self.probe_track(
-                    machine,
-                    &ProbeSpec {
-                        dims: &dims,
-                        unit: Some(&unit),
-                        description: spec.description.as_deref(),
-                        ..ProbeSpec::new("gpu_counter", name)
-                    },
-                );
-                self.probes.gpu_counters.insert((machine, id), track);
-                // Described counters have their track even before (or without) samples.
-                let at = ts.unwrap_or(0);
-                self.sink.push(at, clock, EventData::EnsureTrack(track));
+        // Counter ids of an inline descriptor are global; those of an interned one belong
+        // to its (sequence, iid).
+        let scope = match &ev.desc {
+            Some(protos::gpu_counter_event::Desc::CounterDescriptor(desc)) => {
+                let gpu = ev.gpu_id.unwrap_or(0);
+                self.gpu_counter_specs(machine, None, desc, gpu, ts, clock);
+                None
             }
-        }
+            Some(protos::gpu_counter_event::Desc::CounterDescriptorIid(iid)) => {
+                let scope = Some((seq_id, *iid));
+                let interned = self
+                    .sequences
+                    .get(&(machine, seq_id))
+                    .and_then(|s| s.gpu_counter_descriptors.get(iid))
+                    .cloned();
+                match interned {
+                    Some((desc, gpu)) => {
+                        if self.probes.gpu_scopes.insert((machine, seq_id, *iid)) {
+                            self.gpu_counter_specs(machine, scope, &desc, gpu, ts, clock);
+                        }
+                    }
+                    None => self.stat("gpu_counters_invalid_spec", machine),
+                }
+                scope
+            }
+            None => None,
+        };
         if ev.counters.is_empty() {
             return;
         }
@@ -84,7 +121,7 @@ impl Parser<'_> {
         };
         for c in &ev.counters {
             let id = c.counter_id.unwrap_or(0);
-            let Some(&track) = self.probes.gpu_counters.get(&(machine, id)) else {
+            let Some(&track) = self.probes.gpu_counters.get(&(machine, scope, id)) else {
                 self.stat("gpu_counters_missing_spec", machine);
                 continue;
             };
@@ -114,6 +151,88 @@ impl Parser<'_> {
         };
         let value = f64::from(ev.frequency_khz.unwrap_or(0));
         self.probe_counter(machine, ts, clock, &spec, value);
+    }
+
+    /// Registers a descriptor's counters: each gets its track now, samples or not.
+    fn gpu_counter_specs(
+        &mut self,
+        machine: MachineId,
+        scope: Option<(u32, u64)>,
+        desc: &protos::GpuCounterDescriptor,
+        gpu: i32,
+        ts: Option<i64>,
+        clock: ClockRef,
+    ) {
+        for spec in &desc.specs {
+            let (Some(id), Some(name)) = (spec.counter_id, spec.name.as_deref()) else {
+                self.stat("gpu_counters_invalid_spec", machine);
+                continue;
+            };
+            if self.probes.gpu_counters.contains_key(&(machine, scope, id)) {
+                self.stat("gpu_counters_invalid_spec", machine);
+                continue;
+            }
+            let unit = gpu_unit(&spec.numerator_units, &spec.denominator_units);
+            let dims = [("gpu", ArgValue::Int(i64::from(gpu)))];
+            let track = self.probe_track(
+                machine,
+                &ProbeSpec {
+                    dims: &dims,
+                    unit: Some(&unit),
+                    description: spec.description.as_deref(),
+                    ..ProbeSpec::new("gpu_counter", name)
+                },
+            );
+            self.probes.gpu_counters.insert((machine, scope, id), track);
+            let at = ts.unwrap_or(0);
+            self.sink.push(at, clock, EventData::EnsureTrack(track));
+            // A counter in no group is in group 0 (unclassified).
+            let groups: &[i32] = if spec.groups.is_empty() {
+                &[0]
+            } else {
+                &spec.groups
+            };
+            for &group in groups {
+                let (name, description) = self.gpu_group_names(desc, group);
+                self.sink
+                    .gpu_counter_groups
+                    .push((i64::from(group), name, description, track));
+            }
+        }
+        // Groups the producer defines also list counters by id.
+        for g in &desc.counter_groups {
+            let group = g.group_id.unwrap_or(0);
+            let (name, description) = self.gpu_group_names(desc, group as i32);
+            for id in &g.counter_ids {
+                let Some(&track) = self.probes.gpu_counters.get(&(machine, scope, *id)) else {
+                    self.stat("gpu_counters_invalid_spec", machine);
+                    continue;
+                };
+                let row = (i64::from(group), name, description, track);
+                if !self.sink.gpu_counter_groups.contains(&row) {
+                    self.sink.gpu_counter_groups.push(row);
+                }
+            }
+        }
+    }
+
+    /// The name and description a descriptor gives a group, if it defines it.
+    fn gpu_group_names(
+        &mut self,
+        desc: &protos::GpuCounterDescriptor,
+        group: i32,
+    ) -> (StrId, StrId) {
+        match desc
+            .counter_groups
+            .iter()
+            .find(|g| g.group_id.map(|id| id as i32) == Some(group))
+        {
+            Some(g) => (
+                self.sink.intern_opt(g.name.as_deref()),
+                self.sink.intern_opt(g.description.as_deref()),
+            ),
+            None => (NULL_STR, NULL_STR),
+        }
     }
 
     pub(super) fn gpu_mem_total(

@@ -64,6 +64,8 @@ struct Sequence {
     ref_thread_time_us: Option<i64>,
     /// Interned kernel symbols (`sched_blocked_reason.caller`).
     kernel_symbols: HashMap<u64, StrId>,
+    /// Interned GPU counter descriptors and their GPU (see `gpu.rs`).
+    gpu_counter_descriptors: HashMap<u64, (protos::GpuCounterDescriptor, i32)>,
 }
 
 /// A delta timestamp, resolved against its sequence's running time.
@@ -409,8 +411,8 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
 /// TracePacket fields Sextant's `TracePacket` declares.
 const KNOWN_PACKET_FIELDS: &[u32] = &[
     1, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
-    50, 51, 52, 54, 58, 59, 60, 67, 69, 70, 71, 76, 77, 79, 86, 87, 89, 91, 98, 107, 113, 115,
-    119, 123, 129, 133,
+    50, 51, 52, 54, 58, 59, 60, 67, 69, 70, 71, 76, 77, 79, 86, 87, 89, 91, 98, 107, 113, 115, 119,
+    123, 129, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
@@ -850,7 +852,7 @@ impl Parser<'_> {
             trace_packet::Data::UserList(list) => self.user_list(machine, &list),
             trace_packet::Data::PowerRails(rails) => self.power_rails(machine, ts, clock, &rails),
             trace_packet::Data::GpuCounterEvent(ev) => {
-                self.gpu_counter_event(machine, ts, clock, &ev)
+                self.gpu_counter_event(machine, seq_id, ts, clock, &ev)
             }
             trace_packet::Data::GenericGpuFrequencyEvent(ev) => {
                 if let Some(ts) = ts {
@@ -956,6 +958,14 @@ impl Parser<'_> {
         }
         for (iid, v) in strs {
             seq.interned_strings.entry(iid).or_insert(v);
+        }
+        for g in &d.gpu_counter_descriptors {
+            if let Some(desc) = &g.counter_descriptor {
+                let gpu = g.gpu_id.unwrap_or(0) as i32;
+                seq.gpu_counter_descriptors
+                    .entry(g.iid.unwrap_or(0))
+                    .or_insert_with(|| (desc.clone(), gpu));
+            }
         }
     }
 

@@ -60,6 +60,9 @@ const PSI: [&str; 7] = [
     "psi.mem.full",
 ];
 
+/// A counter's name and value, when the packet has it.
+type Reading<'a> = (&'a str, Option<f64>);
+
 /// 512-byte sectors to MiB.
 fn sectors_mb(sectors: u64) -> f64 {
     sectors as f64 * 512.0 / (1024.0 * 1024.0)
@@ -110,7 +113,7 @@ impl Parser<'_> {
             ];
             let oom = [("oom_score_adj", p.oom_score_adj.map(|v| v as f64))];
             let dmabuf = [("mem.dmabuf_rss", kb(p.dmabuf_rss_kb))];
-            let groups: [(&'static str, &[(&str, Option<f64>)]); 5] = [
+            let groups: [(&'static str, &[Reading]); 5] = [
                 ("oom_score_adj", &oom),
                 ("process_memory", &memory),
                 ("smaps", &smaps),
@@ -225,7 +228,7 @@ impl Parser<'_> {
         }
         for d in &s.devfreq {
             let key = d.key.clone().unwrap_or_default();
-            let name = format!("{key}");
+            let name = key.clone();
             let dims = [("devfreq_key", ArgValue::Str(self.sink.intern(&key)))];
             let spec = ProbeSpec {
                 dims: &dims,
