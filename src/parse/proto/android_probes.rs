@@ -12,6 +12,9 @@ use super::*;
 /// descriptor (None for an inline one), and the id.
 pub(super) type GpuCounterKey = (MachineId, Option<(u32, u64)>, u32);
 
+/// A probe track's (machine, type, name, scope, hash of its dimensions).
+type ProbeKey = (MachineId, &'static str, StrId, ProbeScope, u64);
+
 /// What the probe parsers remember across packets.
 #[derive(Default)]
 pub(super) struct ProbeState {
@@ -32,6 +35,9 @@ pub(super) struct ProbeState {
     pub(super) gpu_counters: HashMap<GpuCounterKey, TrackRef>,
     /// Interned GPU counter descriptors already registered, by (sequence, iid).
     pub(super) gpu_scopes: std::collections::HashSet<(MachineId, u32, u64)>,
+    /// Probe tracks by (machine, type, name, scope, hash of the dimensions), with their
+    /// probe id: a sample of a known track allocates nothing.
+    tracks: HashMap<ProbeKey, Vec<(u32, TrackRef)>>,
     /// Disk stats of each device at the last sample, and its time.
     pub(super) disks: HashMap<(MachineId, String), (i64, [u64; 8])>,
 }
@@ -84,6 +90,25 @@ const RAIL_NAMES: &[(&str, &str)] = &[
     ("GNSS_CORE", "gnss"),
 ];
 
+/// A hash of a probe's dimensions (keys and values), for its track cache.
+fn dims_hash(dims: &[(&'static str, ArgValue)]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = FxHasher::default();
+    for (k, v) in dims {
+        k.hash(&mut h);
+        match *v {
+            ArgValue::Int(i) => i.hash(&mut h),
+            ArgValue::Uint(u) | ArgValue::Pointer(u) => u.hash(&mut h),
+            ArgValue::Str(s) | ArgValue::Json(s) => s.hash(&mut h),
+            ArgValue::Real(r) => r.to_bits().hash(&mut h),
+            ArgValue::Bool(b) => b.hash(&mut h),
+            ArgValue::Null => 0u8.hash(&mut h),
+            ArgValue::ThreadUtid(u) => u.hash(&mut h),
+        }
+    }
+    h.finish()
+}
+
 pub(super) fn rail_friendly_name(raw: &str) -> Option<&'static str> {
     RAIL_NAMES
         .iter()
@@ -94,6 +119,23 @@ pub(super) fn rail_friendly_name(raw: &str) -> Option<&'static str> {
 impl Parser<'_> {
     /// The track of a probe (one per distinct description).
     pub(super) fn probe_track(&mut self, machine: MachineId, spec: &ProbeSpec<'_>) -> TrackRef {
+        let name = self.sink.intern(spec.name);
+        let key = (machine, spec.kind, name, spec.scope, dims_hash(spec.dims));
+        if let Some(known) = self.probes.tracks.get(&key) {
+            for &(id, track) in known {
+                let dims = self.sink.probe_tracks.get(id).dims;
+                let same = {
+                    let have = self.sink.args.get(dims);
+                    have.len() == spec.dims.len()
+                        && have.iter().zip(spec.dims).all(|(a, (k, v))| {
+                            a.value == *v && self.sink.strings.get(a.key) == Some(*k)
+                        })
+                };
+                if same {
+                    return track;
+                }
+            }
+        }
         let dims: Vec<Arg> = spec
             .dims
             .iter()
@@ -107,7 +149,7 @@ impl Parser<'_> {
         let track = ProbeTrack {
             machine,
             kind: spec.kind,
-            name: self.sink.intern(spec.name),
+            name,
             scope: spec.scope,
             dims: self.sink.args.push_shared(&dims),
             unit: self.sink.intern_opt(spec.unit),
@@ -116,7 +158,9 @@ impl Parser<'_> {
             slices: false,
         };
         let id = self.sink.probe_tracks.intern(track);
-        self.sink.track(TrackKey::Probe(id))
+        let track = self.sink.track(TrackKey::Probe(id));
+        self.probes.tracks.entry(key).or_default().push((id, track));
+        track
     }
 
     pub(super) fn push_counter(
