@@ -859,6 +859,21 @@ pub enum EventData {
     AndroidLog(Box<LogLine>),
     /// A track that exists whether or not events land on it (a described GPU counter).
     EnsureTrack(TrackRef),
+    /// A SurfaceFlinger buffer event (GraphicsFrameEvent).
+    BufferEvent(Box<BufferEvent>),
+}
+
+/// One SurfaceFlinger buffer event: the model draws it on the buffer's track and opens or
+/// closes the APP / GPU / SF / Display phases of the frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BufferEvent {
+    pub machine: MachineId,
+    pub frame_number: u32,
+    /// BufferEventType (1 DEQUEUE, 2 QUEUE, 4 ACQUIRE_FENCE, 5 LATCH, 8 PRESENT_FENCE, …).
+    pub kind: i32,
+    pub layer: StrId,
+    pub duration_ns: i64,
+    pub buffer_id: u32,
 }
 
 /// A clock an event's raw timestamp was read on: a builtin or sequence-scoped clock of a

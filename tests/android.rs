@@ -327,3 +327,42 @@ fn power_rails_get_friendly_names_and_keep_their_raw_names() {
         "gpu".to_string()
     ]));
 }
+
+#[test]
+fn buffer_events_move_frames_through_their_phases() {
+    let (conn, _db) = import("graphics_frames.pftrace");
+    let phases = |track: &str| {
+        rows(
+            &conn,
+            &format!(
+                "select s.ts, s.dur, s.name, frame_number from frame_slice s
+                 join gpu_track t on s.track_id = t.id
+                 where t.name = '{track}' and t.scope = 'graphics_frame_event' order by s.ts"
+            ),
+        )
+    };
+    // Dequeued → queued; a frame never queued keeps the number 0 and stays open.
+    assert_eq!(
+        phases("APP_2 layer2"),
+        table(&[["6", "3", "12", "12"], ["53", "-1", "0", "0"]])
+    );
+    // Frame 12's acquire fence signaled before it was queued: no GPU phase.
+    assert_eq!(phases("GPU_2 layer2"), Vec::<Vec<String>>::new());
+    assert_eq!(
+        phases("Display_layer1"),
+        table(&[["14", "10", "11", "11"], ["24", "-1", "13", "13"]])
+    );
+    // Every event is an instant on its buffer's track.
+    let instants = rows(
+        &conn,
+        "select count(*), min(dur), max(dur) from frame_slice s
+         join gpu_track t on s.track_id = t.id where t.name glob 'Buffer: *'",
+    );
+    assert_eq!(instants, table(&[["28", "0", "0"]]));
+    // The event without a buffer id is counted.
+    let errors = rows(
+        &conn,
+        "select value from stats where name = 'graphics_frame_event_parser_errors'",
+    );
+    assert_eq!(errors, table(&[["1"]]));
+}

@@ -198,6 +198,19 @@ CREATE VIEW android_logs AS
 CREATE VIEW package_list AS
   SELECT id, package_name, uid, debuggable, profileable_from_shell, version_code
   FROM __intrinsic_package_list;
+CREATE VIEW gpu_track AS
+  SELECT id, name, type, parent_id, source_arg_set_id, machine_id, type AS scope,
+         NULL AS description, NULL AS context_id
+  FROM __intrinsic_track WHERE type = 'graphics_frame_event';
+CREATE VIEW frame_slice AS
+  SELECT s.id, s.ts, s.dur, s.track_id, s.category, s.name, s.depth, s.parent_id,
+         s.arg_set_id,
+         extract_arg(s.arg_set_id, 'frame_number') AS frame_number,
+         extract_arg(s.arg_set_id, 'layer_name') AS layer_name,
+         NULL AS queue_to_acquire_time, NULL AS acquire_to_latch_time,
+         NULL AS latch_to_present_time
+  FROM slice s JOIN __intrinsic_track t ON s.track_id = t.id
+  WHERE t.type = 'graphics_frame_event';
 CREATE VIEW gpu_counter_group AS
   SELECT id, group_id, name, description, track_id FROM __intrinsic_gpu_counter_group;
 CREATE VIEW gpu_counter_track AS

@@ -6,6 +6,7 @@
 
 mod android;
 mod flow;
+mod graphics;
 mod process;
 mod sched;
 mod slice;
@@ -83,6 +84,8 @@ pub struct Builder<'s> {
     event_file: u32,
     /// FrameTimeline frames and their cookies (see `android.rs`).
     frames: android::FrameTimelineState,
+    /// SurfaceFlinger buffer phases (see `graphics.rs`).
+    graphics: graphics::GraphicsState,
 }
 
 impl<'s> Builder<'s> {
@@ -125,6 +128,7 @@ impl<'s> Builder<'s> {
             uuid_processes: FxHashMap::default(),
             event_file: NO_FILE,
             frames: android::FrameTimelineState::default(),
+            graphics: graphics::GraphicsState::default(),
         }
     }
 
@@ -316,6 +320,7 @@ impl<'s> Builder<'s> {
             EventData::FrameStart(ref f) => self.frame_start(ts, f),
             EventData::FrameEnd { machine, cookie } => self.frame_end(ts, machine, cookie),
             EventData::AndroidLog(ref log) => self.android_log(ts, log),
+            EventData::BufferEvent(ref e) => self.buffer_event(ts, e),
             EventData::EnsureTrack(track) => {
                 self.resolve_track(track);
             }

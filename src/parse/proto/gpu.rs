@@ -235,6 +235,34 @@ impl Parser<'_> {
         }
     }
 
+    /// A SurfaceFlinger buffer event; one without a buffer id or timestamp is counted.
+    pub(super) fn graphics_frame_event(
+        &mut self,
+        machine: MachineId,
+        ts: Option<i64>,
+        clock: ClockRef,
+        ev: &protos::GraphicsFrameEvent,
+    ) {
+        let Some(b) = &ev.buffer_event else {
+            self.stat("graphics_frame_event_parser_errors", machine);
+            return;
+        };
+        let (Some(ts), Some(buffer_id)) = (ts, b.buffer_id) else {
+            self.stat("graphics_frame_event_parser_errors", machine);
+            return;
+        };
+        let event = BufferEvent {
+            machine,
+            frame_number: b.frame_number.unwrap_or(0),
+            kind: b.r#type.unwrap_or(0),
+            layer: self.sink.intern(b.layer_name.as_deref().unwrap_or("")),
+            duration_ns: b.duration_ns.unwrap_or(0) as i64,
+            buffer_id,
+        };
+        self.sink
+            .push(ts, clock, EventData::BufferEvent(Box::new(event)));
+    }
+
     pub(super) fn gpu_mem_total(
         &mut self,
         machine: MachineId,

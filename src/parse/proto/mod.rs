@@ -403,6 +403,7 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::KernelWakelockData(_)) => "TracePacket.kernel_wakelock_data",
         Some(D::CpuPerUidData(_)) => "TracePacket.cpu_per_uid_data",
         Some(D::UserList(_)) => "TracePacket.user_list",
+        Some(D::GraphicsFrameEvent(_)) => "TracePacket.graphics_frame_event",
         Some(D::GenericGpuFrequencyEvent(_)) => "TracePacket.generic_gpu_frequency_event",
         None => "TracePacket (payload Sextant does not read)",
     }
@@ -411,8 +412,8 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
 /// TracePacket fields Sextant's `TracePacket` declares.
 const KNOWN_PACKET_FIELDS: &[u32] = &[
     1, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
-    50, 51, 52, 54, 58, 59, 60, 67, 69, 70, 71, 76, 77, 79, 86, 87, 89, 91, 98, 107, 113, 115, 119,
-    123, 129, 133,
+    50, 51, 52, 54, 57, 58, 59, 60, 67, 69, 70, 71, 76, 77, 79, 86, 87, 89, 91, 98, 107, 113, 115,
+    119, 123, 129, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
@@ -853,6 +854,9 @@ impl Parser<'_> {
             trace_packet::Data::PowerRails(rails) => self.power_rails(machine, ts, clock, &rails),
             trace_packet::Data::GpuCounterEvent(ev) => {
                 self.gpu_counter_event(machine, seq_id, ts, clock, &ev)
+            }
+            trace_packet::Data::GraphicsFrameEvent(ev) => {
+                self.graphics_frame_event(machine, ts, clock, &ev)
             }
             trace_packet::Data::GenericGpuFrequencyEvent(ev) => {
                 if let Some(ts) = ts {
