@@ -319,6 +319,16 @@ impl TimelineState {
         self.clamp_view();
     }
 
+    /// Centres the view on `ts` (from another pane: a log line), keeping the zoom.
+    pub fn focus(&mut self, ts: i64) {
+        if self.data.is_none() {
+            return;
+        }
+        self.view_start = ts - self.view_span / 2;
+        self.following = false;
+        self.clamp_view();
+    }
+
     fn fit(&mut self, start: i64, end: i64) {
         let span = (end - start).max(MIN_SPAN);
         let pad = (span / 10).max(1);
@@ -1203,10 +1213,13 @@ fn draw_lane(
         let name_id = l.name[span.index];
         let is_selected = selected == Some(span.index);
         let is_peer = !peers.is_empty() && peers.contains(&l.id[span.index]);
+        let alert = data.alert_names.contains(&name_id);
         let style = if is_selected {
             theme.selected_slice()
         } else if is_peer {
             theme.flow_peer()
+        } else if alert {
+            theme.alert_slice()
         } else {
             theme.slice(data.name_hashes.get(name_id as usize).copied().unwrap_or(0))
         };
@@ -1221,6 +1234,8 @@ fn draw_lane(
                 "◆"
             } else if is_peer {
                 "↔"
+            } else if alert {
+                "!"
             } else {
                 " "
             };
