@@ -18,6 +18,8 @@ const PROTO_FILES: &[&str] = &[
     "protos/descriptor.proto",
     "protos/profile_common.proto",
     "protos/profiling.proto",
+    "protos/android.proto",
+    "protos/frame_timeline.proto",
 ];
 
 /// TrackEvent and the Chrome messages it carries, for reflection into args (not bindings):

@@ -518,6 +518,80 @@ pub enum TrackKey {
         uuid: u64,
         seq_thread: Option<ThreadRef>,
     },
+    /// A probe's track (Android / system probes) with Trace Processor's dimensions, unit
+    /// and track args: an index into [`Sink::probe_tracks`].
+    Probe(u32),
+}
+
+/// Where a probe track lives (its scope dimension, which comes first in its dimensions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProbeScope {
+    Global,
+    Cpu(u32),
+    Process(ProcessRef),
+}
+
+/// A probe's counter (or slice) track, as Trace Processor's track blueprints describe it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ProbeTrack {
+    pub machine: MachineId,
+    /// `track.type`.
+    pub kind: &'static str,
+    pub name: StrId,
+    pub scope: ProbeScope,
+    /// Dimension args after the scope's own (`cpu` / `upid`), in order (a shared set).
+    pub dims: ArgsRef,
+    pub unit: StrId,
+    pub description: StrId,
+    /// Track args (`source_arg_set_id`).
+    pub source_args: ArgsRef,
+    /// A slice track (else a counter track).
+    pub slices: bool,
+}
+
+/// SurfaceFlinger's four kinds of FrameTimeline frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FrameKind {
+    ExpectedDisplay,
+    ActualDisplay,
+    ExpectedSurface,
+    ActualSurface,
+}
+
+/// The start of a FrameTimeline frame (see `parse::proto::frame_timeline`): the parser
+/// builds its args; the model pairs it with its end by cookie and links surfaces to
+/// displays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FrameStart {
+    pub process: ProcessRef,
+    pub cookie: i64,
+    pub kind: FrameKind,
+    pub token: i64,
+    /// The display frame a surface frame was composited into (the token itself for a
+    /// display frame).
+    pub display_token: i64,
+    pub args: ArgsRef,
+}
+
+/// One `android_logs` row before its thread is resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LogLine {
+    pub thread: ThreadRef,
+    pub prio: i64,
+    /// NULL when the event had no tag (an empty tag is kept).
+    pub tag: StrId,
+    pub msg: StrId,
+}
+
+/// One `package_list` row (first occurrence of a package name wins).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PackageRow {
+    pub machine: MachineId,
+    pub name: String,
+    pub uid: i64,
+    pub debuggable: bool,
+    pub profileable_from_shell: bool,
+    pub version_code: i64,
 }
 
 /// Index into the track-key interner.
@@ -1036,6 +1110,17 @@ pub enum EventData {
         /// SYN_SENT / ESTABLISHED: a socket not seen before starts a stream.
         opens: bool,
     },
+    /// A FrameTimeline frame begins (SurfaceFlinger's `frame_timeline_event`).
+    FrameStart(Box<FrameStart>),
+    /// A FrameTimeline frame ends.
+    FrameEnd {
+        machine: MachineId,
+        cookie: i64,
+    },
+    /// A track that exists whether or not events land on it (a described GPU counter).
+    EnsureTrack(TrackRef),
+    /// A SurfaceFlinger buffer event (GraphicsFrameEvent).
+    BufferEvent(Box<BufferEvent>),
     /// A profiler's sample (see `model::stack_profile`).
     Profile(ProfileSample),
 }
@@ -1048,16 +1133,6 @@ pub struct ChromeRaw {
     pub thread: Option<ThreadRef>,
     pub name: StrId,
     pub args: ArgsRef,
-}
-
-/// One `android_logs` row before its thread is resolved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct LogLine {
-    pub thread: ThreadRef,
-    pub prio: i64,
-    /// NULL when the event had no tag (an empty tag is kept).
-    pub tag: StrId,
-    pub msg: StrId,
 }
 
 /// What TranslationTable packets (and deobfuscation mappings) say: hashed names and the
@@ -1118,6 +1193,19 @@ pub enum ProfileSample {
         dur: i64,
         sampling_interval: i64,
     },
+}
+
+/// One SurfaceFlinger buffer event: the model draws it on the buffer's track and opens or
+/// closes the APP / GPU / SF / Display phases of the frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BufferEvent {
+    pub machine: MachineId,
+    pub frame_number: u32,
+    /// BufferEventType (1 DEQUEUE, 2 QUEUE, 4 ACQUIRE_FENCE, 5 LATCH, 8 PRESENT_FENCE, …).
+    pub kind: i32,
+    pub layer: StrId,
+    pub duration_ns: i64,
+    pub buffer_id: u32,
 }
 
 /// A clock an event's raw timestamp was read on: a builtin or sequence-scoped clock of a
@@ -1343,6 +1431,13 @@ pub struct Sink {
     /// stat increments, so far.
     touches: u64,
     stat_increments: u64,
+    /// Probe tracks named by [`TrackKey::Probe`].
+    pub probe_tracks: Interner<ProbeTrack>,
+    /// `package_list` rows, and the names already listed.
+    pub packages: Vec<PackageRow>,
+    pub package_names: std::collections::HashSet<String>,
+    /// GPU counter groups: (group id, name, description, the counter's track).
+    pub gpu_counter_groups: Vec<(i64, StrId, StrId, TrackRef)>,
 }
 
 /// What became of the events a parser read from one file: each was imported (it left

@@ -1077,3 +1077,83 @@ fn marking_two_slices_of_two_files_aligns_their_starts() {
         .expect("slice");
     assert_eq!(moved, target, "upload photo was at {upload}");
 }
+
+#[test]
+fn android_frames_are_marked_when_janky_and_counters_sit_under_their_owner() {
+    let harness = Harness::fixture("android/android_probes.pftrace", 160, 48);
+    let screen = harness.screen();
+    // The app shows its Expected and Actual Timeline tracks; the janky frame (token 101)
+    // is marked with a `!` that reads without colour.
+    assert!(screen.contains("Expected Timeline"), "{screen}");
+    assert!(screen.contains("Actual Timeline"), "{screen}");
+    assert!(screen.contains("! 101"), "{screen}");
+    assert!(screen.contains("mem.rss (bytes)"), "{screen}");
+    assert!(screen.contains("MemFree (bytes)"), "{screen}");
+    let buffer = harness.buffer();
+    let alert = buffer
+        .content()
+        .iter()
+        .filter(|c| c.bg == Color::Red && c.modifier.contains(Modifier::BOLD))
+        .count();
+    assert!(alert > 0, "the janky frame is drawn in the alert colour");
+    snapshot!("android_timeline_160x48", screen);
+}
+
+#[test]
+fn android_log_pane_filters_and_jumps_to_the_timeline() {
+    let mut harness = Harness::fixture("android/android_probes.pftrace", 120, 20);
+    harness.key(KeyCode::Char('6'));
+    let screen = harness.screen();
+    assert!(screen.contains("5 of 5 lines"), "{screen}");
+    assert!(screen.contains("Davey! duration=26ms"), "{screen}");
+    snapshot!("android_log_pane_120x20", screen);
+    // Warnings and worse only: W, E.
+    for _ in 0..3 {
+        harness.key(KeyCode::Char('p'));
+    }
+    let screen = harness.screen();
+    assert!(screen.contains("2 of 5 lines · priority ≥ W"), "{screen}");
+    assert!(!screen.contains("Davey"), "{screen}");
+    // A tag filter on top.
+    harness.key(KeyCode::Char('P'));
+    harness.keys("/surface");
+    harness.key(KeyCode::Enter);
+    let screen = harness.screen();
+    assert!(screen.contains("1 of 5 lines"), "{screen}");
+    snapshot!("android_log_pane_filtered_120x20", screen);
+    // Enter puts the timeline on the line's time.
+    harness.key(KeyCode::Enter);
+    assert_eq!(harness.app.pane, Pane::Timeline);
+    let (start, span) = (
+        harness.app.timeline.view_start,
+        harness.app.timeline.view_span,
+    );
+    assert!(start <= 1_047_000_000 && 1_047_000_000 <= start + span);
+}
+
+#[test]
+fn a_selected_frame_shows_its_jank_type_and_tokens() {
+    let mut harness = Harness::fixture("android/android_probes.pftrace", 160, 48);
+    let screen = harness.screen();
+    let row = screen
+        .lines()
+        .skip(3)
+        .position(|l| l.contains("! 101"))
+        .expect("the janky frame's row");
+    for _ in 0..row {
+        harness.key(KeyCode::Char('j'));
+    }
+    harness.key(KeyCode::Enter);
+    let screen = harness.screen();
+    for text in [
+        "Jank type",
+        "App Deadline Missed",
+        "Surface frame token",
+        "Display frame token",
+        "1101",
+        "Self Jank",
+    ] {
+        assert!(screen.contains(text), "{text}: {screen}");
+    }
+    snapshot!("android_frame_details_160x48", screen);
+}

@@ -71,9 +71,12 @@ pub(super) enum Table {
     // Chrome (`android_logs` is Android logcat's too).
     AndroidLog,
     ChromeRaw,
+    // Android probes.
+    Package,
+    GpuCounterGroup,
 }
 
-pub(super) const TABLES: usize = 29 + 9 + 2;
+pub(super) const TABLES: usize = 29 + 9 + 2 + 2;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -117,6 +120,8 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::HeapProfile,
     Table::AndroidLog,
     Table::ChromeRaw,
+    Table::Package,
+    Table::GpuCounterGroup,
 ];
 
 impl Table {
@@ -185,7 +190,7 @@ impl Table {
             Table::Track => (
                 "__intrinsic_track",
                 "id, name, type, dimension_arg_set_id, parent_id, source_arg_set_id, \
-                 machine_id, track_group_id, event_type, utid, upid, cpu, unit",
+                 machine_id, track_group_id, event_type, utid, upid, cpu, unit, description",
                 true,
             ),
             Table::Flow => (
@@ -275,6 +280,17 @@ impl Table {
             Table::FileEvents => (
                 "__sextant_file_events",
                 "file_id, read, imported, dropped, unaccounted",
+                true,
+            ),
+            Table::GpuCounterGroup => (
+                "__intrinsic_gpu_counter_group",
+                "id, group_id, name, description, track_id",
+                true,
+            ),
+            Table::Package => (
+                "__intrinsic_package_list",
+                "id, package_name, uid, debuggable, profileable_from_shell, version_code, \
+                 machine_id",
                 true,
             ),
             profile => super::profile::shape(profile).unwrap_or(("", "", false)),

@@ -341,7 +341,7 @@ mod tests {
             "slices.flat_slices",
             "prelude.after_eof.tables",
             "common.x",
-            "android.*",
+            "android.startup.*",
         ] {
             let sql = format!("INCLUDE PERFETTO MODULE {missing}; select 1");
             let err = run_script(&conn, &sql, &mut out).unwrap_err();

@@ -99,13 +99,16 @@ CREATE TABLE __intrinsic_chrome_raw (
 CREATE TABLE __sextant_file_events (
   file_id INTEGER PRIMARY KEY, read INTEGER, imported INTEGER, dropped INTEGER,
   unaccounted INTEGER);
+CREATE TABLE __intrinsic_gpu_counter_group (
+  id INTEGER PRIMARY KEY, group_id INTEGER, name TEXT, description TEXT, track_id INTEGER);
+CREATE TABLE __intrinsic_package_list (
+  id INTEGER PRIMARY KEY, package_name TEXT, uid INTEGER, debuggable INTEGER,
+  profileable_from_shell INTEGER, version_code INTEGER, machine_id INTEGER);
 CREATE TABLE _trace_import_logs (
   id INTEGER PRIMARY KEY, trace_id INTEGER, ts INTEGER, byte_offset INTEGER, severity TEXT,
   name TEXT, arg_set_id INTEGER);
 CREATE VIEW chrome_raw AS
   SELECT id, ts, name, utid, arg_set_id FROM __intrinsic_chrome_raw;
-CREATE VIEW android_logs AS
-  SELECT id, ts, utid, prio, tag, msg FROM __intrinsic_android_logs;
 "#;
 
 /// Indexes, created after the bulk load. No index leads with a column other than the id on
@@ -142,10 +145,15 @@ CREATE VIEW process_track AS
 CREATE VIEW cpu_track AS
   SELECT id, name, type, parent_id, source_arg_set_id, machine_id, cpu
   FROM __intrinsic_track WHERE event_type = 'slice' AND cpu IS NOT NULL;
+-- GPU tracks: DRM fences, scheduler rings and vblanks (kernel), SurfaceFlinger buffer
+-- queues (GraphicsFrameEvent, whose scope is its type).
 CREATE VIEW gpu_track AS
-  SELECT id, name, type, dimension_arg_set_id, parent_id, source_arg_set_id, machine_id
+  SELECT id, name, type, dimension_arg_set_id, parent_id, source_arg_set_id, machine_id,
+         CASE WHEN type = 'graphics_frame_event' THEN type END AS scope,
+         NULL AS description, NULL AS context_id
   FROM __intrinsic_track
-  WHERE event_type = 'slice' AND type IN ('drm_fence', 'drm_sched_ring', 'drm_vblank');
+  WHERE (event_type = 'slice' AND type IN ('drm_fence', 'drm_sched_ring', 'drm_vblank'))
+     OR type = 'graphics_frame_event';
 CREATE VIEW state AS SELECT * FROM __intrinsic_state;
 CREATE VIEW state_track AS
   SELECT id, name, parent_id, type, dimension_arg_set_id, source_arg_set_id, machine_id
@@ -194,8 +202,137 @@ CREATE VIEW thread_or_process_slice AS
   LEFT JOIN process p1 ON p1.upid = t.upid
   LEFT JOIN process p2 ON p2.upid = th.upid
   WHERE t.utid IS NOT NULL OR t.upid IS NOT NULL;
+CREATE VIEW counters AS
+  SELECT c.id, c.ts, c.track_id, c.value, c.arg_set_id, t.name, t.unit
+  FROM counter c JOIN __intrinsic_track t ON c.track_id = t.id AND t.event_type = 'counter'
+  ORDER BY c.ts;
+CREATE VIEW android_logs AS
+  SELECT id, ts, utid, prio, tag, msg FROM __intrinsic_android_logs;
+CREATE VIEW package_list AS
+  SELECT id, package_name, uid, debuggable, profileable_from_shell, version_code
+  FROM __intrinsic_package_list;
+CREATE VIEW frame_slice AS
+  SELECT s.id, s.ts, s.dur, s.track_id, s.category, s.name, s.depth, s.parent_id,
+         s.arg_set_id,
+         extract_arg(s.arg_set_id, 'frame_number') AS frame_number,
+         extract_arg(s.arg_set_id, 'layer_name') AS layer_name,
+         NULL AS queue_to_acquire_time, NULL AS acquire_to_latch_time,
+         NULL AS latch_to_present_time
+  FROM slice s JOIN __intrinsic_track t ON s.track_id = t.id
+  WHERE t.type = 'graphics_frame_event';
+CREATE VIEW gpu_counter_group AS
+  SELECT id, group_id, name, description, track_id FROM __intrinsic_gpu_counter_group;
+CREATE VIEW gpu_counter_track AS
+  SELECT id, name, type, parent_id, source_arg_set_id, machine_id, unit, description,
+         extract_arg(dimension_arg_set_id, 'gpu') AS gpu_id
+  FROM __intrinsic_track WHERE event_type = 'counter' AND type = 'gpu_counter';
+CREATE VIEW expected_frame_timeline_slice AS
+  SELECT s.id, s.ts, s.dur, s.track_id, s.category, s.name, s.depth, s.parent_id,
+         s.arg_set_id,
+         extract_arg(s.arg_set_id, 'Display frame token') AS display_frame_token,
+         extract_arg(s.arg_set_id, 'Surface frame token') AS surface_frame_token,
+         t.upid,
+         extract_arg(s.arg_set_id, 'Layer name') AS layer_name
+  FROM slice s JOIN __intrinsic_track t ON s.track_id = t.id
+  WHERE t.type = 'android_expected_frame_timeline';
+CREATE VIEW actual_frame_timeline_slice AS
+  SELECT s.id, s.ts, s.dur, s.track_id, s.category, s.name, s.depth, s.parent_id,
+         s.arg_set_id,
+         extract_arg(s.arg_set_id, 'Display frame token') AS display_frame_token,
+         extract_arg(s.arg_set_id, 'Surface frame token') AS surface_frame_token,
+         t.upid,
+         extract_arg(s.arg_set_id, 'Layer name') AS layer_name,
+         extract_arg(s.arg_set_id, 'Present type') AS present_type,
+         extract_arg(s.arg_set_id, 'On time finish') AS on_time_finish,
+         extract_arg(s.arg_set_id, 'GPU composition') AS gpu_composition,
+         extract_arg(s.arg_set_id, 'Jank type') AS jank_type,
+         extract_arg(s.arg_set_id, 'Jank severity type') AS jank_severity_type,
+         extract_arg(s.arg_set_id, 'Prediction type') AS prediction_type,
+         extract_arg(s.arg_set_id, 'Jank tag') AS jank_tag,
+         extract_arg(s.arg_set_id, 'Jank tag (experimental)') AS jank_tag_experimental,
+         extract_arg(s.arg_set_id, 'Jank Severity Score') AS jank_score,
+         extract_arg(s.arg_set_id, 'Latched unsignaled count') AS latched_unsignaled_count,
+         extract_arg(s.arg_set_id, 'Addressable unsignaled latch count')
+           AS addressable_unsignaled_latch_count,
+         extract_arg(s.arg_set_id, 'Latched fence state') AS latched_fence_state
+  FROM slice s JOIN __intrinsic_track t ON s.track_id = t.id
+  WHERE t.type = 'android_actual_frame_timeline';
+-- Perfetto stdlib android.process_metadata: each process with its package, matched by
+-- uid (app ids 20000-39999 folded onto their app), by the longest package name that
+-- starts the process name when several packages share the uid, and for isolated processes
+-- (90000-99999) by name only.
+CREATE VIEW android_process_metadata AS
+  WITH proc AS (
+    SELECT p.upid, p.pid,
+      CASE WHEN length(p.name) = 15 AND p.cmdline IS NOT NULL
+            AND (p.cmdline IN ('zygote', 'zygote64', '<pre-initialized>')
+                 OR substr(p.cmdline, -15) = p.name)
+           THEN p.cmdline ELSE p.name END AS process_name,
+      p.android_appid AS uid, p.android_user_id AS user_id,
+      CASE WHEN p.android_appid BETWEEN 20000 AND 29999 THEN p.android_appid - 10000
+           WHEN p.android_appid BETWEEN 30000 AND 39999 THEN p.android_appid - 20000
+           ELSE p.android_appid END AS match_uid,
+      IFNULL(parent.name = 'kthreadd' OR p.pid = 0 OR parent.pid = 0, 0) AS is_kernel_task
+    FROM process p LEFT JOIN process parent ON p.parent_upid = parent.upid
+  ),
+  uid_counts AS (SELECT uid, count(*) AS n FROM __intrinsic_package_list GROUP BY uid),
+  matched AS (
+    SELECT proc.upid, (
+      SELECT pl.id FROM __intrinsic_package_list pl
+      WHERE CASE
+        WHEN proc.uid BETWEEN 90000 AND 99999 THEN
+          substr(proc.process_name, 1, length(pl.package_name)) = pl.package_name
+          AND substr(proc.process_name || ':', length(pl.package_name) + 1, 1) IN (':', '.')
+        ELSE pl.uid = proc.match_uid AND (
+          (SELECT n FROM uid_counts u WHERE u.uid = pl.uid) = 1
+          OR substr(proc.process_name, 1, length(pl.package_name)) = pl.package_name)
+        END
+      ORDER BY length(pl.package_name) DESC, pl.id LIMIT 1) AS package_id
+    FROM proc
+  )
+  SELECT proc.upid, proc.pid, proc.process_name, proc.uid,
+    CASE WHEN (SELECT n FROM uid_counts u WHERE u.uid = proc.match_uid) > 1 THEN 1 END
+      AS shared_uid,
+    proc.user_id, NULL AS user_type, pl.package_name, pl.version_code, pl.debuggable,
+    proc.is_kernel_task
+  FROM proc LEFT JOIN matched USING (upid)
+  LEFT JOIN __intrinsic_package_list pl ON pl.id = matched.package_id
+  ORDER BY proc.upid;
+-- Per uid and cluster, the cpu time between the first and the last sample.
+CREATE VIEW __intrinsic_android_cpu_per_uid_track AS
+  SELECT t.id, t.id AS track_id,
+    extract_arg(t.dimension_arg_set_id, 'uid') AS uid,
+    extract_arg(t.dimension_arg_set_id, 'cluster') AS cluster,
+    CAST(IFNULL(max(c.value) - min(c.value), 0) AS INTEGER) AS total_cpu_millis
+  FROM __intrinsic_track t LEFT JOIN counter c ON c.track_id = t.id
+  WHERE t.type = 'android_cpu_per_uid'
+  GROUP BY t.id;
+-- Perfetto stdlib android.entity_state_residency.
+CREATE VIEW android_entity_state_residency AS
+  SELECT c.id, c.ts, c.track_id,
+    extract_arg(t.dimension_arg_set_id, 'entity_name') AS entity_name,
+    extract_arg(t.dimension_arg_set_id, 'state_name') AS state_name,
+    CAST(c.value * 1000000 AS INTEGER) AS state_time_since_boot
+  FROM counter c JOIN __intrinsic_track t ON c.track_id = t.id
+  WHERE t.type = 'entity_state';
+-- Perfetto stdlib android.power_rails.
+CREATE VIEW android_power_rails_metadata AS
+  SELECT t.name AS power_rail_name,
+    extract_arg(t.source_arg_set_id, 'raw_name') AS raw_power_rail_name,
+    CASE WHEN t.name GLOB 'power.rails.*' THEN substr(t.name, 13) END AS friendly_name,
+    extract_arg(t.source_arg_set_id, 'subsystem_name') AS subsystem_name,
+    t.id AS track_id, t.machine_id
+  FROM __intrinsic_track t WHERE t.type = 'power_rails';
 "#;
 
 /// Perfetto standard-library modules `INCLUDE PERFETTO MODULE` accepts: their tables and
 /// views are built into the schema above.
-pub const KNOWN_MODULES: &[&str] = &["slices.with_context", "slices", "common", "prelude"];
+pub const KNOWN_MODULES: &[&str] = &[
+    "slices.with_context",
+    "slices",
+    "common",
+    "prelude",
+    "android.process_metadata",
+    "android.entity_state_residency",
+    "android.power_rails",
+];

@@ -45,6 +45,16 @@ impl TableWriter<'_> {
         self.states(t, sink)?;
         self.android_logs(t, sink)?;
         self.chrome_raw(t, sink)?;
+        self.packages(sink)?;
+        for (id, &(group, name, description, track)) in t.gpu_counter_groups.iter().enumerate() {
+            self.row(Table::GpuCounterGroup, |row| {
+                row.int(id as i64);
+                row.int(group);
+                row.text(sink.strings.get(name));
+                row.text(sink.strings.get(description));
+                row.int(track);
+            })?;
+        }
         self.proto_content(sink)?;
         self.cpus(t, sink)?;
         self.import_logs(t, sink)?;
@@ -147,7 +157,11 @@ impl TableWriter<'_> {
                 ("cpu", tr.cpu),
                 ("track_compressor_idx", tr.compressor_idx),
             ];
-            let dims = self.dimension_args(sink.args.get(tr.extra_dims), &dims, sink)?;
+            let dims = if tr.own_dims {
+                self.arg_set(tr.extra_dims, sink)?
+            } else {
+                self.dimension_args(sink.args.get(tr.extra_dims), &dims, sink)?
+            };
             let source = self.arg_set(tr.source_args, sink)?;
             self.row(Table::Track, |row| {
                 row.int(id as i64);
@@ -163,6 +177,7 @@ impl TableWriter<'_> {
                 row.opt_int(opt_u32(tr.upid));
                 row.opt_int(opt_u32(tr.cpu));
                 row.text(sink.strings.get(tr.unit));
+                row.text(sink.strings.get(tr.description));
             })?;
         }
         Ok(())
@@ -246,6 +261,21 @@ impl TableWriter<'_> {
                 row.text(sink.strings.get(raw.name));
                 row.int(i64::from(raw.utid));
                 row.opt_int(args);
+            })?;
+        }
+        Ok(())
+    }
+
+    fn packages(&mut self, sink: &Sink) -> Result<(), DbError> {
+        for (id, p) in sink.packages.iter().enumerate() {
+            self.row(Table::Package, |row| {
+                row.int(id as i64);
+                row.text(Some(&p.name));
+                row.int(p.uid);
+                row.int(p.debuggable);
+                row.int(p.profileable_from_shell);
+                row.int(p.version_code);
+                row.opt_int(nullable_machine(p.machine));
             })?;
         }
         Ok(())

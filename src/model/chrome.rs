@@ -1,22 +1,9 @@
-//! Chrome's rows that are neither slices, counters nor tracks: log messages
-//! (`android_logs`, shared with Android logcat) and events kept raw (`chrome_raw`: legacy
+//! Chrome's rows that are neither slices, counters nor tracks: events kept raw (`chrome_raw`: legacy
 //! metadata, legacy text, unknown legacy phases). Hands on those rows, each with its thread.
 
 use super::*;
 
 impl<'s> Builder<'s> {
-    pub(super) fn android_log(&mut self, ts: i64, log: &LogLine) {
-        let utid = self.thread(log.thread);
-        self.note_ts(ts);
-        self.tables.android_logs.push(AndroidLogRow {
-            ts,
-            utid,
-            prio: log.prio,
-            tag: log.tag,
-            msg: log.msg,
-        });
-    }
-
     /// A raw Chrome event; without a thread it is the machine's idle thread's (utid 0 for
     /// the host, as Trace Processor writes it).
     pub(super) fn chrome_raw(&mut self, ts: i64, raw: &ChromeRaw) {

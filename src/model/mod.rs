@@ -4,12 +4,14 @@
 //! The rules follow Trace Processor's trackers (see `reference/behaviour-parsers.md`): the
 //! same input gives the same rows, so Perfetto SQL written against Trace Processor works.
 
+mod android;
 mod binder;
 mod chrome;
 mod descriptor;
 mod drm;
 mod flow;
 mod generic_kernel;
+mod graphics;
 mod kernel;
 mod process;
 mod sched;
@@ -105,6 +107,10 @@ pub struct Builder<'s> {
     procs: process::ProcessTrackerState,
     /// Profiler samples (see `stack_profile.rs`).
     profiles: stack_profile::ProfileState,
+    /// FrameTimeline frames and their cookies (see `android.rs`).
+    frames: android::FrameTimelineState,
+    /// SurfaceFlinger buffer phases (see `graphics.rs`).
+    graphics: graphics::GraphicsState,
 }
 
 impl<'s> Builder<'s> {
@@ -153,6 +159,8 @@ impl<'s> Builder<'s> {
             kernel: kernel::KernelState::default(),
             procs: process::ProcessTrackerState::default(),
             profiles: stack_profile::ProfileState::default(),
+            frames: android::FrameTimelineState::default(),
+            graphics: graphics::GraphicsState::default(),
         }
     }
 
@@ -209,7 +217,13 @@ impl<'s> Builder<'s> {
             }
             EventData::Counter { track, value, args } => {
                 let args = self.resolve_thread_args(args);
+                let gpu = self.is_gpu_counter(track);
                 let track = self.resolve_track(track);
+                if gpu {
+                    self.note_ts(ts);
+                    self.gpu_counter(ts, track, value.0, args);
+                    return;
+                }
                 self.note_ts(ts);
                 let row = CounterRow {
                     ts,
@@ -372,6 +386,12 @@ impl<'s> Builder<'s> {
                 opens,
             } => self.sock_state(ts, machine, skaddr, name, opens),
             EventData::Profile(ref sample) => self.profile_sample(ts, sample),
+            EventData::FrameStart(ref f) => self.frame_start(ts, f),
+            EventData::FrameEnd { machine, cookie } => self.frame_end(ts, machine, cookie),
+            EventData::BufferEvent(ref e) => self.buffer_event(ts, e),
+            EventData::EnsureTrack(track) => {
+                self.resolve_track(track);
+            }
         }
     }
 
@@ -445,6 +465,13 @@ impl<'s> Builder<'s> {
             self.out.sched(id, &row, self.sink);
         }
         self.flush_thread_states();
+        self.finish_gpu_counters();
+        for (group, name, description, track) in std::mem::take(&mut self.sink.gpu_counter_groups) {
+            let track = self.resolve_track(track);
+            self.tables
+                .gpu_counter_groups
+                .push((group, name, description, track));
+        }
         for (track, utid) in std::mem::take(&mut self.unsettled_process_counters) {
             if let Some(upid) = self.tables.threads[utid as usize].upid {
                 let row = &mut self.tables.tracks[track as usize];

@@ -74,6 +74,8 @@ pub struct Tables {
     pub android_logs: Vec<AndroidLogRow>,
     /// `chrome_raw` rows, in sorted order.
     pub chrome_raw: Vec<ChromeRawRow>,
+    /// `gpu_counter_group` rows: (group id, name, description, track id).
+    pub gpu_counter_groups: Vec<(i64, StrId, StrId, u32)>,
     /// (min, max) timestamp seen; (i64::MAX, i64::MIN) when nothing was.
     pub bounds: (i64, i64),
 }
@@ -194,6 +196,10 @@ pub struct TrackRow {
     pub compressor_idx: Option<u32>,
     /// Unnamed descriptor tracks take the name of their first slice.
     pub name_from_first_event: bool,
+    pub description: StrId,
+    /// `extra_dims` is the whole dimension set, in order (probe tracks put their `cpu` or
+    /// `upid` first, as Trace Processor's blueprints do).
+    pub own_dims: bool,
 }
 
 impl TrackRow {
@@ -213,6 +219,8 @@ impl TrackRow {
             track_group: None,
             compressor_idx: None,
             name_from_first_event: false,
+            description: NULL_STR,
+            own_dims: false,
         }
     }
 }

@@ -257,6 +257,7 @@ impl<'s> Builder<'s> {
                 uuid,
                 seq_thread,
             } => self.descriptor_track(machine, uuid, seq_thread),
+            TrackKey::Probe(id) => (self.probe_track(id), true),
         }
     }
 
@@ -317,6 +318,20 @@ impl<'s> Builder<'s> {
         if kind == "atrace_counter" {
             let dim = self.sink.static_arg("name", str_or_null(name));
             row.extra_dims = self.sink.args.push(&[dim]);
+        }
+        // Process memory tracks are also keyed by what they measure (`mem.rss` → `rss`).
+        if kind == "process_memory" {
+            let key = self.sink.strings.get(name).unwrap_or("");
+            let key = key.strip_prefix("mem.").unwrap_or(key).to_string();
+            let key = self.sink.intern(&key);
+            let dims = [
+                self.sink.static_arg("upid", ArgValue::Int(i64::from(upid))),
+                self.sink
+                    .static_arg("process_memory_key", ArgValue::Str(key)),
+            ];
+            row.extra_dims = self.sink.args.push_shared(&dims);
+            row.own_dims = true;
+            row.unit = self.sink.intern("bytes");
         }
         let t = self.new_track(row);
         self.process_counters.insert((upid, name, kind), t);

@@ -15,6 +15,7 @@ use super::clock_editor::EditCommand;
 use super::clocks::ClocksState;
 use super::event::AppEvent;
 use super::importer::{ImportEvent, ImportFailure};
+use super::logs::{LogsCommand, LogsState};
 use super::profile::ProfileState;
 use super::query::{QueryCommand, QueryState};
 use super::stats::StatsState;
@@ -31,17 +32,19 @@ pub enum Pane {
     Stats,
     Query,
     Profile,
+    Logs,
     TraceTime,
     Help,
 }
 
 impl Pane {
-    pub const ALL: [Pane; 7] = [
+    pub const ALL: [Pane; 8] = [
         Pane::Timeline,
         Pane::Clocks,
         Pane::Stats,
         Pane::Query,
         Pane::Profile,
+        Pane::Logs,
         Pane::TraceTime,
         Pane::Help,
     ];
@@ -53,6 +56,7 @@ impl Pane {
             Pane::Stats => '3',
             Pane::Query => '4',
             Pane::Profile => '5',
+            Pane::Logs => '6',
             Pane::TraceTime => 't',
             Pane::Help => '?',
         }
@@ -65,6 +69,7 @@ impl Pane {
             Pane::Stats => "Stats",
             Pane::Query => "SQL",
             Pane::Profile => "CPU profile",
+            Pane::Logs => "Log",
             Pane::TraceTime => "trace_time",
             Pane::Help => "Help",
         }
@@ -166,6 +171,7 @@ pub struct App {
     pub stats: StatsState,
     pub clocks: ClocksState,
     pub query: QueryState,
+    pub logs: LogsState,
     pub chooser: ChooserState,
     pub profile: ProfileState,
     pub help_scroll: u16,
@@ -201,6 +207,7 @@ impl App {
             stats: StatsState::default(),
             clocks: ClocksState::default(),
             query,
+            logs: LogsState::default(),
             chooser: ChooserState::default(),
             profile: ProfileState::default(),
             help_scroll: 0,
@@ -299,6 +306,7 @@ impl App {
     fn editing(&self) -> bool {
         match self.pane {
             Pane::Query => self.query.editing,
+            Pane::Logs => self.logs.editing(),
             Pane::Timeline => self.timeline.editing(),
             Pane::Profile => self.profile.editing,
             Pane::Clocks => self.clocks.edit.editing(),
@@ -392,6 +400,14 @@ impl App {
                 Some(QueryCommand::Interrupt) => vec![Effect::InterruptQuery],
                 None => Vec::new(),
             },
+            Pane::Logs => {
+                let data = self.timeline.data.clone();
+                if let Some(LogsCommand::Jump(ts)) = self.logs.on_key(key, page, data.as_deref()) {
+                    self.timeline.focus(ts);
+                    self.pane = Pane::Timeline;
+                }
+                Vec::new()
+            }
             Pane::TraceTime => match self.chooser.on_key(key) {
                 Some(node) => {
                     self.replacing = Some(Running::new(now));
@@ -492,9 +508,21 @@ impl App {
         Pane::ALL.iter().position(|p| *p == self.pane).unwrap_or(0)
     }
 
-    /// Whether a pane has its tab: the CPU profile only when the trace has samples.
+    /// Whether a pane has its tab: the CPU profile only when the trace has samples, the
+    /// Android log only when it has log lines (the key still opens either and says why).
     pub fn pane_shown(&self, pane: Pane) -> bool {
-        pane != Pane::Profile || self.profile.has_samples() || self.pane == Pane::Profile
+        match pane {
+            Pane::Profile => self.profile.has_samples() || self.pane == Pane::Profile,
+            Pane::Logs => {
+                self.pane == Pane::Logs
+                    || self
+                        .timeline
+                        .data
+                        .as_ref()
+                        .is_some_and(|d| !d.logs.is_empty())
+            }
+            _ => true,
+        }
     }
 
     /// The pane `step` tabs on (modulo their number), skipping panes without a tab.

@@ -14,7 +14,7 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
     (
         "Everywhere",
         &[
-            ("1 2 3 4 5", "timeline · clocks · stats · SQL prompt · CPU profile"),
+            ("1 2 3 4 5 6", "timeline · clock graph · stats · SQL prompt · CPU profile · Android log"),
             ("t", "trace_time chooser"),
             ("?", "this help"),
             ("Tab / Shift-Tab", "next / previous pane"),
@@ -102,6 +102,16 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "Android log (6)",
+        &[
+            ("j k, ↓ ↑, PgDn PgUp, g G", "move"),
+            ("p, P", "raise the lowest priority shown (V D I W E F) / show every priority"),
+            ("/", "show only tags containing the text typed"),
+            ("Esc", "clear the filters"),
+            ("Enter", "put the timeline on the line's time"),
+        ],
+    ),
+    (
         "trace_time chooser (t)",
         &[
             ("j k, ↓ ↑", "move"),
@@ -146,6 +156,7 @@ pub fn section_line_at(pane: Pane, width: u16) -> u16 {
         Pane::Stats => "Stats (3)",
         Pane::Query => "SQL prompt (4)",
         Pane::Profile => "CPU profile (5)",
+        Pane::Logs => "Android log (6)",
         Pane::TraceTime => "trace_time chooser (t)",
     };
     let key_w = if width >= 120 { 34 } else { 22 };

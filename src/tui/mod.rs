@@ -13,6 +13,7 @@ pub mod format;
 pub mod help;
 pub mod importer;
 pub mod input;
+pub mod logs;
 pub mod profile;
 pub mod query;
 pub mod sanitize;

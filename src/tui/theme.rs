@@ -108,6 +108,17 @@ impl Theme {
         )
     }
 
+    /// A slice that needs attention (a janky frame): red, and bold without colour.
+    pub fn alert_slice(&self) -> Style {
+        self.colored(
+            Style::new()
+                .bg(Color::Red)
+                .fg(Color::White)
+                .add_modifier(Modifier::BOLD),
+            Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD),
+        )
+    }
+
     pub fn counter(&self) -> Style {
         self.colored(Style::new().fg(Color::Green), Style::new())
     }

@@ -11,7 +11,7 @@ use crate::import::Stage;
 use super::app::{App, ImportStatus, Pane, Running};
 use super::importer::ImportFailure;
 use super::theme::Theme;
-use super::{chooser, clocks, format, help, profile, query, stats, timeline};
+use super::{chooser, clocks, format, help, logs, profile, query, stats, timeline};
 
 /// The pane's area for a terminal of this size (below the tabs, above the status line).
 pub fn body_area(size: Rect) -> Rect {
@@ -50,6 +50,13 @@ pub fn draw(frame: &mut Frame, app: &App) {
             Pane::Stats => stats::draw(frame, body, &app.stats, &app.theme),
             Pane::Query => query::draw(frame, body, &app.query, &app.theme),
             Pane::Profile => profile::draw(frame, body, &app.profile, &app.theme),
+            Pane::Logs => logs::draw(
+                frame,
+                body,
+                &app.logs,
+                app.timeline.data.as_deref(),
+                &app.theme,
+            ),
             Pane::TraceTime => chooser::draw(frame, body, &app.chooser, &app.theme),
             Pane::Help => help::draw(frame, body, app.help_scroll, &app.theme),
         }

@@ -16,14 +16,18 @@ use crate::manifest::ManifestError;
 use crate::protos::{self, debug_annotation, ftrace_event, trace_packet, track_event, TracePacket};
 use trace_stats::LossTracker;
 
+mod android_probes;
 mod chrome;
 mod chrome_descriptors;
 mod debug_annotations;
 mod descriptor_pool;
+mod frame_timeline;
 mod ftrace;
 mod generic_kernel;
+mod gpu;
 mod profiling;
 mod system;
+mod system_probes;
 mod trace_stats;
 mod track_events;
 mod typed_args;
@@ -77,6 +81,8 @@ struct Sequence {
     unsymbolized: HashMap<u64, (u64, u64)>,
     mappings: HashMap<u64, u64>,
     build_ids: HashMap<u64, StrId>,
+    /// Interned GPU counter descriptors and their GPU (see `gpu.rs`).
+    gpu_counter_descriptors: HashMap<u64, (protos::GpuCounterDescriptor, i32)>,
 }
 
 /// A delta timestamp, resolved against its sequence's running time.
@@ -182,6 +188,8 @@ struct Parser<'a> {
     mojo_mappings: Vec<StrId>,
     /// Interned callstacks and profilers' per-sequence state (see [`profiling`]).
     profiling: profiling::ProfilingState,
+    /// What the Android / system probe parsers remember across packets.
+    probes: android_probes::ProbeState,
 }
 
 /// A sequence-scoped clock a ClockSnapshot described: its unit, and for an incremental
@@ -317,6 +325,7 @@ pub fn parse_stream(
         module_symbols: FxHashMap::default(),
         mojo_mappings: Vec::new(),
         profiling: profiling::ProfilingState::default(),
+        probes: android_probes::ProbeState::default(),
     };
     // Track events take about 16 bytes or more on the wire; reserving up front avoids the
     // doubling spike (old and new buffers alive at once) on large traces.
@@ -445,21 +454,39 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::PerfSample(_)) => "TracePacket.perf_sample",
         Some(D::ModuleSymbols(_)) => "TracePacket.module_symbols",
         Some(D::DeobfuscationMapping(_)) => "TracePacket.deobfuscation_mapping",
+        Some(D::Battery(_)) => "TracePacket.battery",
+        Some(D::AndroidLog(_)) => "TracePacket.android_log",
+        Some(D::PowerRails(_)) => "TracePacket.power_rails",
+        Some(D::PackagesList(_)) => "TracePacket.packages_list",
+        Some(D::GpuCounterEvent(_)) => "TracePacket.gpu_counter_event",
+        Some(D::GpuMemTotalEvent(_)) => "TracePacket.gpu_mem_total_event",
+        Some(D::FrameTimelineEvent(_)) => "TracePacket.frame_timeline_event",
+        Some(D::AndroidEnergyEstimationBreakdown(_)) => {
+            "TracePacket.android_energy_estimation_breakdown"
+        }
+        Some(D::AndroidSystemProperty(_)) => "TracePacket.android_system_property",
+        Some(D::EntityStateResidency(_)) => "TracePacket.entity_state_residency",
+        Some(D::KernelWakelockData(_)) => "TracePacket.kernel_wakelock_data",
+        Some(D::CpuPerUidData(_)) => "TracePacket.cpu_per_uid_data",
+        Some(D::UserList(_)) => "TracePacket.user_list",
+        Some(D::GraphicsFrameEvent(_)) => "TracePacket.graphics_frame_event",
+        Some(D::GenericGpuFrequencyEvent(_)) => "TracePacket.generic_gpu_frequency_event",
         None => "TracePacket (payload Sextant does not read)",
     }
 }
 
 /// TracePacket fields Sextant's `TracePacket` declares.
 const KNOWN_PACKET_FIELDS: &[u32] = &[
-    1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 41, 42, 43, 44, 45, 46, 48, 50, 51,
-    54, 58, 59, 60, 61, 64, 66, 67, 69, 70, 72, 79, 82, 87, 89, 98, 107, 109, 113, 133,
+    1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
+    47, 48, 50, 51, 52, 54, 57, 58, 59, 60, 61, 64, 66, 67, 69, 70, 71, 72, 76, 77, 79, 82, 86, 87,
+    89, 91, 98, 107, 109, 113, 115, 119, 123, 129, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
 /// first length-delimited field its `TracePacket` does not declare (a payload it decodes
 /// but ignores is named by its own number).
 fn unknown_payload(mut packet: &[u8]) -> Option<u32> {
-    const PAYLOADS_IGNORED: &[u32] = &[7, 9, 50, 133];
+    const PAYLOADS_IGNORED: &[u32] = &[50, 133];
     while let Some((number, value)) = schema::next_field(&mut packet) {
         if matches!(value, schema::Value::Len(_))
             && (!KNOWN_PACKET_FIELDS.contains(&number) || PAYLOADS_IGNORED.contains(&number))
@@ -768,9 +795,7 @@ impl Parser<'_> {
                 self.losses.clone_snapshot_trigger(self.sink, machine, ts);
             }
             trace_packet::Data::SystemInfo(info) => self.losses.system_info(machine, info),
-            trace_packet::Data::SysStats(_)
-            | trace_packet::Data::ProcessStats(_)
-            | trace_packet::Data::CompressedPackets(_)
+            trace_packet::Data::CompressedPackets(_)
             | trace_packet::Data::ZstdCompressedPackets(_) => {
                 let kind = unknown_payload(bytes).map(i64::from);
                 self.sink
@@ -914,7 +939,54 @@ impl Parser<'_> {
                 self.chrome_benchmark_metadata(machine, &m)
             }
             trace_packet::Data::ChromeTrigger(t) => self.chrome_trigger(machine, ts, clock, &t),
-            _ => {}
+            // Android and system probes.
+            trace_packet::Data::FrameTimelineEvent(ev) => {
+                self.frame_timeline(machine, ts, clock, &ev)
+            }
+            trace_packet::Data::AndroidLog(log) => self.android_log(machine, &log),
+            trace_packet::Data::PackagesList(list) => self.packages_list(machine, &list),
+            trace_packet::Data::UserList(list) => self.user_list(machine, &list),
+            trace_packet::Data::PowerRails(rails) => self.power_rails(machine, ts, clock, &rails),
+            trace_packet::Data::GpuCounterEvent(ev) => {
+                self.gpu_counter_event(machine, seq_id, ts, clock, &ev)
+            }
+            trace_packet::Data::GraphicsFrameEvent(ev) => {
+                self.graphics_frame_event(machine, ts, clock, &ev)
+            }
+            trace_packet::Data::GenericGpuFrequencyEvent(ev) => {
+                if let Some(ts) = ts {
+                    self.gpu_frequency(machine, ts, clock, &ev)
+                }
+            }
+            data => {
+                let ts = ts.unwrap_or(0);
+                match data {
+                    trace_packet::Data::ProcessStats(s) => {
+                        self.process_stats(machine, ts, clock, &s)
+                    }
+                    trace_packet::Data::SysStats(s) => self.sys_stats(machine, ts, clock, &s),
+                    trace_packet::Data::Battery(b) => self.battery(machine, ts, clock, &b),
+                    trace_packet::Data::GpuMemTotalEvent(e) => {
+                        self.gpu_mem_total(machine, ts, clock, &e)
+                    }
+                    trace_packet::Data::AndroidEnergyEstimationBreakdown(e) => {
+                        self.energy_breakdown(machine, ts, clock, &e)
+                    }
+                    trace_packet::Data::EntityStateResidency(e) => {
+                        self.entity_state_residency(machine, ts, clock, &e)
+                    }
+                    trace_packet::Data::AndroidSystemProperty(p) => {
+                        self.system_property(machine, ts, clock, &p)
+                    }
+                    trace_packet::Data::KernelWakelockData(w) => {
+                        self.kernel_wakelocks(machine, ts, clock, &w)
+                    }
+                    trace_packet::Data::CpuPerUidData(c) => {
+                        self.cpu_per_uid(machine, ts, clock, &c)
+                    }
+                    _ => {}
+                }
+            }
         }
     }
 
@@ -1055,6 +1127,14 @@ impl Parser<'_> {
         }
         for (iid, v) in build_ids {
             seq.build_ids.entry(iid).or_insert(v);
+        }
+        for g in &d.gpu_counter_descriptors {
+            if let Some(desc) = &g.counter_descriptor {
+                let gpu = g.gpu_id.unwrap_or(0) as i32;
+                seq.gpu_counter_descriptors
+                    .entry(g.iid.unwrap_or(0))
+                    .or_insert_with(|| (desc.clone(), gpu));
+            }
         }
     }
 

@@ -82,6 +82,22 @@ pub struct TimelineData {
     pub slices: u64,
     /// Where the kernel threads start and which groups start collapsed (see [`super::order`]).
     pub arrangement: super::order::Arrangement,
+    /// Names drawn as an alert: janky FrameTimeline frames (their name starts with `!`,
+    /// which reads without colour too).
+    pub alert_names: std::collections::HashSet<u32>,
+    /// Android log lines, in time order (the log pane).
+    pub logs: Vec<LogEntry>,
+}
+
+/// One `android_logs` line, sanitized for the screen.
+#[derive(Debug)]
+pub struct LogEntry {
+    pub ts: i64,
+    /// 2 V, 3 D, 4 I, 5 W, 6 E, 7 F.
+    pub prio: i64,
+    pub tag: Box<str>,
+    pub thread: Box<str>,
+    pub msg: Box<str>,
 }
 
 impl TimelineData {
@@ -162,6 +178,32 @@ enum Owner {
 }
 
 /// Loads the whole timeline. Cost is one scan of slice, counter and sched.
+/// The Android log lines, with their thread's label (none when the table is missing, as
+/// in a database written by an older Sextant).
+fn load_logs(conn: &Connection, threads: &HashMap<i64, ThreadInfo>) -> Vec<LogEntry> {
+    let read = || -> rusqlite::Result<Vec<LogEntry>> {
+        let mut stmt =
+            conn.prepare("SELECT ts, prio, tag, msg, utid FROM android_logs ORDER BY ts, id")?;
+        let mut rows = stmt.query([])?;
+        let mut logs = Vec::new();
+        while let Some(r) = rows.next()? {
+            let utid: Option<i64> = r.get(4)?;
+            let thread = utid
+                .and_then(|u| threads.get(&u))
+                .map_or("?", |t| t.label.as_str());
+            logs.push(LogEntry {
+                ts: r.get(0)?,
+                prio: r.get::<_, Option<i64>>(1)?.unwrap_or(4),
+                tag: sanitize(&text(r.get_ref(2)?).unwrap_or_default()).into(),
+                thread: sanitize(thread).into(),
+                msg: sanitize(&text(r.get_ref(3)?).unwrap_or_default()).into(),
+            });
+        }
+        Ok(logs)
+    };
+    read().unwrap_or_default()
+}
+
 pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
     let mut names = Names::default();
     let machines: Vec<(i64, String)> = {
@@ -296,6 +338,21 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
         }
     }
 
+    // Actual FrameTimeline frames that missed their deadline (any jank but None /
+    // Unspecified), marked on the timeline.
+    let janky: std::collections::HashSet<i64> = conn
+        .prepare(
+            "SELECT s.id FROM slice s JOIN __intrinsic_track t ON s.track_id = t.id
+             JOIN args a ON a.arg_set_id = s.arg_set_id AND a.key = 'Jank type'
+             WHERE t.type = 'android_actual_frame_timeline'
+               AND a.string_value NOT IN ('None', 'Unspecified', '')",
+        )
+        .and_then(|mut stmt| {
+            stmt.query_map([], |r| r.get::<_, i64>(0))?
+                .collect::<rusqlite::Result<_>>()
+        })
+        .unwrap_or_default();
+    let mut alert_names = std::collections::HashSet::new();
     let mut slices = 0u64;
     let (bounds_start, bounds_end): (Option<i64>, Option<i64>) = conn
         .query_row("SELECT start_ts, end_ts FROM trace_bounds", [], |r| {
@@ -317,7 +374,14 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
             let Ok(id) = u32::try_from(r.get::<_, i64>(4)?) else {
                 continue;
             };
-            let name = names.intern_value(r.get_ref(5)?);
+            let name = if janky.contains(&i64::from(id)) {
+                let raw = text(r.get_ref(5)?).unwrap_or_default();
+                let name = names.intern(&format!("! {raw}"));
+                alert_names.insert(name);
+                name
+            } else {
+                names.intern_value(r.get_ref(5)?)
+            };
             let end = interval_end(ts, dur, open_end);
             lo = lo.min(ts);
             hi = hi.max(end);
@@ -623,6 +687,8 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
         tracks,
         slices,
         arrangement: Default::default(),
+        alert_names,
+        logs: load_logs(conn, &threads),
     };
     super::order::arrange(conn, &mut data)?;
     Ok(data)

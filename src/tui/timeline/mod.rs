@@ -323,6 +323,16 @@ impl TimelineState {
         self.clamp_view();
     }
 
+    /// Centres the view on `ts` (from another pane: a log line), keeping the zoom.
+    pub fn focus(&mut self, ts: i64) {
+        if self.data.is_none() {
+            return;
+        }
+        self.view_start = ts - self.view_span / 2;
+        self.following = false;
+        self.clamp_view();
+    }
+
     fn fit(&mut self, start: i64, end: i64) {
         let span = (end - start).max(MIN_SPAN);
         let pad = (span / 10).max(1);
@@ -1187,7 +1197,7 @@ pub fn draw(
                         y,
                         &cols,
                         l,
-                        (&data.names, &data.name_hashes),
+                        (&data.names, &data.name_hashes, Some(&data.alert_names)),
                         (selected, peers),
                         hl,
                         theme,
@@ -1209,7 +1219,7 @@ pub fn draw(
                             y,
                             &cols,
                             l,
-                            (&t.names, &t.name_hashes),
+                            (&t.names, &t.name_hashes, None),
                             (at.map(|o| o.3), &[]),
                             None,
                             theme,
@@ -1473,7 +1483,7 @@ fn draw_lane(
     y: u16,
     cols: &Columns,
     l: &Lane,
-    (names, hashes): (&[Box<str>], &[u32]),
+    (names, hashes, alerts): (&[Box<str>], &[u32], Option<&HashSet<u32>>),
     (selected, peers): (Option<usize>, &[u32]),
     highlight: Option<&area::Highlight>,
     theme: &Theme,
@@ -1484,10 +1494,13 @@ fn draw_lane(
         let is_selected = selected == Some(span.index);
         let is_peer = !peers.is_empty() && peers.contains(&l.id[span.index]);
         let lit = highlight.is_some_and(|h| h.mask.get(name_id as usize).copied().unwrap_or(false));
+        let alert = alerts.is_some_and(|a| a.contains(&name_id));
         let style = if is_selected {
             theme.selected_slice()
         } else if is_peer {
             theme.flow_peer()
+        } else if alert {
+            theme.alert_slice()
         } else if lit {
             theme
                 .slice(hashes.get(name_id as usize).copied().unwrap_or(0))
@@ -1506,6 +1519,8 @@ fn draw_lane(
                 "◆"
             } else if is_peer {
                 "↔"
+            } else if alert {
+                "!"
             } else {
                 " "
             };
