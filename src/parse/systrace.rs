@@ -528,26 +528,10 @@ fn match_at(line: &[u8], dash: usize) -> Option<Line<'_>> {
     })
 }
 
-/// The value of `key` in a space-separated `k=v` payload, as Trace Processor reads it: first
-/// occurrence wins, the value is the text after the token's last `=` (empty `=` parts are
-/// skipped), bare tokens are key `name`.
+/// The value of `key` in a space-separated `k=v` payload (the one reader of ftrace text
+/// payloads, see [`super::ftrace_events::text_arg`]).
 fn arg<'a>(args: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
-    for tok in args.split(|&b| b == b' ').filter(|t| !t.is_empty()) {
-        if !tok.contains(&b'=') {
-            if key == b"name" {
-                return Some(tok);
-            }
-            continue;
-        }
-        let mut parts = tok.split(|&b| b == b'=').filter(|p| !p.is_empty());
-        let Some(k) = parts.next() else {
-            continue;
-        };
-        if k == key {
-            return Some(parts.next_back().unwrap_or(&tok[..0]));
-        }
-    }
-    None
+    super::ftrace_events::text_arg(args, key)
 }
 
 /// Formats a systrace `prev_state` (`R`, `R+`, `S`, `D|K`, `DK`, …) as the end-state string:
