@@ -407,11 +407,16 @@ pub struct ProcessRef {
 }
 
 /// Bytes and packets of one kind in a trace file: the TracePacket field their payload came
-/// in, and for TrackEvents also their category and name (the `annotation` arg set).
+/// in, and for TrackEvents also their category and name (columns, so `args` holds what the
+/// reference's holds by default). With `--analyze-trace-proto-content` a TrackEvent row also
+/// gets the reference's annotation arg set (`event.category`, `event.name`); otherwise
+/// `annotation` is [`NO_ARGS`].
 #[derive(Clone, Copy, Debug)]
 pub struct ProtoContent {
     pub file: u32,
     pub path: &'static str,
+    pub category: StrId,
+    pub name: StrId,
     pub annotation: ArgsRef,
     pub size: u64,
     pub count: u64,

@@ -15,8 +15,7 @@ use sextant::tui::importer::Input;
 #[command(
     name = "sextant",
     version,
-    about = "Merge and explore multi-machine traces (Perfetto protobuf, Chrome JSON, systrace) from the terminal",
-    args_conflicts_with_subcommands = true
+    about = "Merge and explore multi-machine traces (Perfetto protobuf, Chrome JSON, systrace) from the terminal"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -29,6 +28,11 @@ struct Cli {
     /// $SEXTANT_MAX_DECOMPRESSED.
     #[arg(long = "max-decompressed", value_name = "SIZE", global = true, value_parser = parse_limit)]
     max_decompressed: Option<u64>,
+    /// As trace_processor_shell's flag: annotate each TrackEvent row of
+    /// `__sextant_proto_content` with an arg set holding `event.category` and `event.name`
+    /// (off by default, as in Trace Processor; also $SEXTANT_ANALYZE_PROTO_CONTENT=1).
+    #[arg(long = "analyze-trace-proto-content", global = true)]
+    analyze_trace_proto_content: bool,
 }
 
 /// A `--max-decompressed` value.
@@ -110,6 +114,9 @@ fn main() -> ExitCode {
         // One setting for every way in (the explorer's importer thread opens inputs too):
         // the flag overrides the environment, before any thread starts.
         std::env::set_var(sextant::source::LIMIT_ENV, limit.to_string());
+    }
+    if cli.analyze_trace_proto_content {
+        std::env::set_var(sextant::parse::proto::ANALYZE_PROTO_CONTENT_ENV, "1");
     }
     // What crashed or killed runs left in the temp directory.
     sextant::cleanup::sweep_stale(&std::env::temp_dir());

@@ -215,6 +215,35 @@ fn extract_arg_reads_debug_annotations() {
 }
 
 #[test]
+fn proto_content_annotations_are_args_only_with_the_analysis_flag() {
+    let trace = data("track_event/track_event_merged_debug_annotations_args.pftrace");
+    let sql = "select count(*) as n from args where key in ('event.category', 'event.name');
+               select count(*) as n from __sextant_proto_content where arg_set_id is not null";
+    // As trace_processor_shell by default: the content analysis annotates nothing.
+    assert_eq!(query(&trace, sql), "\"n\"\n0\n\n\"n\"\n0\n");
+    // With its flag, each TrackEvent row gets `event.category` and `event.name`.
+    for args in [
+        vec!["--analyze-trace-proto-content", "query"],
+        vec!["query", "--analyze-trace-proto-content"],
+    ] {
+        let mut args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+        args.push(trace.clone().into());
+        args.push(sql.into());
+        let out = sextant(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), "\"n\"\n4\n\n\"n\"\n2\n");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_sextant"))
+        .env("SEXTANT_ANALYZE_PROTO_CONTENT", "1")
+        .arg("query")
+        .arg(&trace)
+        .arg(sql)
+        .output()
+        .expect("running sextant");
+    assert_eq!(text(&out.stdout), "\"n\"\n4\n\n\"n\"\n2\n");
+}
+
+#[test]
 fn query_on_a_missing_trace_names_the_path() {
     let missing = TempFile::new("missing.pftrace");
     let err = failing(["query".as_ref(), missing.0.as_os_str(), "select 1".as_ref()]);

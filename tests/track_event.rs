@@ -282,16 +282,15 @@ fn proto_content_counts_bytes_per_payload_and_per_track_event_name() {
     let (conn, _db) = import("track_event_merged_debug_annotations_args");
     let got = rows(
         &conn,
-        "select c.path, c.count, extract_arg(c.arg_set_id, 'event.category'),
-                extract_arg(c.arg_set_id, 'event.name')
+        "select c.path, c.count, c.category, c.name, c.arg_set_id
          from __sextant_proto_content c order by c.path, c.size desc",
     );
     assert_eq!(
         got,
         table(&[
-            ["TracePacket.track_descriptor", "2", "NULL", "NULL"],
-            ["TracePacket.track_event", "1", "cat", "name1"],
-            ["TracePacket.track_event", "1", "cat", "NULL"],
+            ["TracePacket.track_descriptor", "2", "NULL", "NULL", "NULL"],
+            ["TracePacket.track_event", "1", "cat", "name1", "NULL"],
+            ["TracePacket.track_event", "1", "cat", "NULL", "NULL"],
         ])
     );
     // Every packet's bytes are counted once: only the framing (tag and length) is not.

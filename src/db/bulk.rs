@@ -205,7 +205,7 @@ impl Table {
             ),
             Table::ProtoContent => (
                 "__sextant_proto_content",
-                "id, path, size, count, arg_set_id, trace_id",
+                "id, path, size, count, category, name, arg_set_id, trace_id",
                 true,
             ),
             Table::Cpu => (

@@ -264,6 +264,8 @@ mod tests {
                     contents.push(ProtoContent {
                         file: 0,
                         path: "TracePacket.track_event",
+                        category: NULL_STR,
+                        name: NULL_STR,
                         annotation: set(4 * n + i),
                         size: 1,
                         count: 1,

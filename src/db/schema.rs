@@ -87,8 +87,8 @@ CREATE TABLE __sextant_trace_time_candidate (
 CREATE TABLE __sextant_track_file (track_id INTEGER PRIMARY KEY, file_id INTEGER);
 CREATE TABLE __sextant_slice_file (slice_id INTEGER PRIMARY KEY, file_id INTEGER);
 CREATE TABLE __sextant_proto_content (
-  id INTEGER PRIMARY KEY, path TEXT, size INTEGER, count INTEGER, arg_set_id INTEGER,
-  trace_id INTEGER);
+  id INTEGER PRIMARY KEY, path TEXT, size INTEGER, count INTEGER, category TEXT, name TEXT,
+  arg_set_id INTEGER, trace_id INTEGER);
 CREATE TABLE __intrinsic_android_logs (
   id INTEGER PRIMARY KEY, ts INTEGER, utid INTEGER, prio INTEGER, tag TEXT, msg TEXT);
 CREATE TABLE __intrinsic_chrome_raw (

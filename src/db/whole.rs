@@ -289,6 +289,8 @@ impl TableWriter<'_> {
                 row.text(Some(c.path));
                 row.int(c.size as i64);
                 row.int(c.count as i64);
+                row.text(sink.strings.get(c.category));
+                row.text(sink.strings.get(c.name));
                 row.opt_int(args);
                 row.int(c.file);
             })?;

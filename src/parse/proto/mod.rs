@@ -208,6 +208,18 @@ fn read_varint(buf: &[u8]) -> Option<(u64, usize)> {
     Some((value, buf.len() - rest.len()))
 }
 
+/// The environment variable that turns on Trace Processor's
+/// `--analyze-trace-proto-content`: each TrackEvent row of `__sextant_proto_content` then also
+/// gets an arg set with `event.category` and `event.name`, as the reference's content analyzer
+/// annotates its rows. Off by default, as in the reference (those sets would otherwise be most
+/// of `args` in a trace whose event names are all different).
+pub const ANALYZE_PROTO_CONTENT_ENV: &str = "SEXTANT_ANALYZE_PROTO_CONTENT";
+
+/// Whether [`ANALYZE_PROTO_CONTENT_ENV`] is set to something other than empty or `0`.
+pub fn analyze_proto_content() -> bool {
+    std::env::var_os(ANALYZE_PROTO_CONTENT_ENV).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
 /// Imports a protobuf trace. A file cut off in the middle keeps every whole packet before
 /// the cut and counts the rest in `proto_truncated`.
 pub fn parse(bytes: &[u8], sink: &mut Sink, ctx: &FileContext) -> Result<(), ParseError> {
@@ -1152,6 +1164,8 @@ impl Parser<'_> {
             self.sink.proto_content.push(ProtoContent {
                 file,
                 path,
+                category: NULL_STR,
+                name: NULL_STR,
                 annotation: NO_ARGS,
                 size,
                 count,
@@ -1159,6 +1173,7 @@ impl Parser<'_> {
         }
         let mut events: Vec<((StrId, StrId), (u64, u64))> = self.event_content.drain().collect();
         events.sort_unstable_by_key(|(_, (size, _))| std::cmp::Reverse(*size));
+        let annotate = analyze_proto_content();
         for ((category, name), (size, count)) in events {
             let value = |s: StrId| {
                 if s == NULL_STR {
@@ -1167,14 +1182,20 @@ impl Parser<'_> {
                     ArgValue::Str(s)
                 }
             };
-            let annotation = [
-                self.sink.arg("event.category", value(category)),
-                self.sink.arg("event.name", value(name)),
-            ];
-            let annotation = self.sink.args.push(&annotation);
+            let annotation = if annotate {
+                let set = [
+                    self.sink.arg("event.category", value(category)),
+                    self.sink.arg("event.name", value(name)),
+                ];
+                self.sink.args.push(&set)
+            } else {
+                NO_ARGS
+            };
             self.sink.proto_content.push(ProtoContent {
                 file,
                 path: "TracePacket.track_event",
+                category,
+                name,
                 annotation,
                 size,
                 count,
