@@ -1178,6 +1178,9 @@ pub enum ProfileSample {
         cpu: u32,
         index: u32,
     },
+    /// A generic stack sampler's sample (`stack_sample`); `index` into
+    /// `stack_profile.stack_samples`.
+    Stack { index: u32 },
     /// `heap_profile_allocation`: what a heapprofd dump adds for one callsite.
     HeapAllocation {
         process: ProcessRef,
@@ -1186,6 +1189,9 @@ pub enum ProfileSample {
         count: i64,
         size: i64,
     },
+    /// A heapprofd dump of this process was read (at its packet's time): its rows belong to
+    /// the process as it is now.
+    HeapDumpProcess { process: ProcessRef },
     /// `heap_profile`: the window a heapprofd dump covers (from the event's time).
     HeapProfile {
         process: ProcessRef,

@@ -190,3 +190,101 @@ fn an_empty_callstack_makes_no_allocation_and_is_counted() {
     // Each sample that names it.
     assert_eq!(stat(&conn, "stackprofile_empty_callstack"), "2");
 }
+
+#[test]
+fn stack_samples_carry_contexts_counters_and_sessions() {
+    let (conn, _db) = import("stack_samples.pftrace");
+    // Samples with a callstack: their frame, thread, process, cpu, mode and async context.
+    let got = rows(
+        &conn,
+        "select s.ts, s.source, t.tid, p.pid, f.name, ec.ucpu, ec.cpu_mode, ac.name
+         from stack_sample s
+         join stack_profile_callsite c on c.id = s.callsite_id
+         join stack_profile_frame f on f.id = c.frame_id
+         left join thread t using (utid) left join process p on p.upid = s.upid
+         left join stack_sample_execution_context ec on ec.id = s.execution_context_id
+         left join stack_sample_task_context tc on tc.id = s.task_context_id
+         left join stack_sample_async_context ac on ac.id = tc.async_context_id
+         order by s.ts",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["1000", "py.cpu", "201", "200", "leaf", "3", "user", "NULL"],
+            [
+                "2000",
+                "py.cpu",
+                "NULL",
+                "200",
+                "inline_leaf",
+                "NULL",
+                "NULL",
+                "loop"
+            ],
+            ["4000", "NULL", "202", "200", "faulting", "NULL", "NULL", "NULL"],
+        ])
+    );
+    // Weights: primary and followers (interned by iid, per cpu, unit string × multiplier).
+    let counters = rows(
+        &conn,
+        "select s.ts, t.name, t.unit, t.cpu, t.is_timebase, c.value
+         from stack_sample_counter c join stack_sample_counter_track t on t.id = c.track_id
+         join stack_sample s on s.id = c.stack_sample_id order by c.id",
+    );
+    assert_eq!(
+        counters,
+        table(&[
+            ["1000", "cpu-time", "ns", "NULL", "1", "250"],
+            ["1000", "cycles", "cycles", "3", "0", "7"],
+            ["2000", "cpu-time", "ns", "NULL", "1", "500"],
+            ["2000", "alloc", "KiB", "NULL", "0", "2048"],
+            ["4000", "faults", "page_faults", "NULL", "1", "3"],
+        ])
+    );
+    // The sample without a callstack is a profiler sample only.
+    let all = rows(&conn, "select count(*) from __intrinsic_profiler_sample");
+    assert_eq!(all, table(&[["4"]]));
+    // An interned frame's source location is its symbol; its kind its type.
+    let leaf = rows(
+        &conn,
+        "select f.type, s.source_file, s.line_number from stack_profile_frame f
+         join stack_profile_symbol s using (symbol_set_id) where f.name = 'leaf'",
+    );
+    assert_eq!(leaf, table(&[["jit", "/src/leaf.py", "7"]]));
+    // CPU profiling samples: the session timed in ns only.
+    let cpu = rows(
+        &conn,
+        "select id, ts, source from cpu_profiling_samples order by id",
+    );
+    assert_eq!(
+        cpu,
+        table(&[["0", "1000", "py.cpu"], ["1", "2000", "py.cpu"]])
+    );
+}
+
+#[test]
+fn heapprofd_rows_belong_to_the_process_when_the_dump_is_read() {
+    // The dump's own time (−10) is before the process tree (0); its rows still go to
+    // system_server (pid 2, upid 2), as the reference reads the dump at its packet's time.
+    let (conn, _db) = import("heap_profile_dump_max_legacy.pftrace");
+    let got = rows(
+        &conn,
+        "select a.ts, p.pid, p.name, a.callsite_id, a.size from heap_profile_allocation a
+         join process p using (upid) order by a.id",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["-10", "2", "system_server", "2", "1000"],
+            ["-10", "2", "system_server", "3", "90"],
+        ])
+    );
+    let intervals = rows(
+        &conn,
+        "select ts, dur, heap_name, retained, allocated, delta from _android_heap_profile_intervals",
+    );
+    assert_eq!(
+        intervals,
+        table(&[["-10", "0", "unknown", "1090", "1090", "1090"]])
+    );
+}

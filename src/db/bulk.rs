@@ -68,6 +68,12 @@ pub(super) enum Table {
     PerfSession,
     HeapProfileAllocation,
     HeapProfile,
+    ProfilerSample,
+    ProfilerCounterSet,
+    ProfilerExecutionContext,
+    ProfilerTaskContext,
+    ProfilerSession,
+    ProfilerAsyncContext,
     // Chrome (`android_logs` is Android logcat's too).
     AndroidLog,
     ChromeRaw,
@@ -76,7 +82,7 @@ pub(super) enum Table {
     GpuCounterGroup,
 }
 
-pub(super) const TABLES: usize = 29 + 9 + 2 + 2;
+pub(super) const TABLES: usize = 29 + 15 + 2 + 2;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -118,6 +124,12 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::PerfSession,
     Table::HeapProfileAllocation,
     Table::HeapProfile,
+    Table::ProfilerSample,
+    Table::ProfilerCounterSet,
+    Table::ProfilerExecutionContext,
+    Table::ProfilerTaskContext,
+    Table::ProfilerSession,
+    Table::ProfilerAsyncContext,
     Table::AndroidLog,
     Table::ChromeRaw,
     Table::Package,

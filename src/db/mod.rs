@@ -92,6 +92,8 @@ pub fn create(path: &Path, live: bool) -> Result<Connection, DbError> {
     conn.execute_batch(profile::TABLES)?;
     conn.execute_batch(schema::VIEWS)?;
     conn.execute_batch(profile::VIEWS)?;
+    conn.execute_batch(profile::STACK_SAMPLE_VIEWS)?;
+    conn.execute_batch(profile::MODULE_VIEWS)?;
     Ok(conn)
 }
 

@@ -14,6 +14,7 @@ mod generic_kernel;
 mod graphics;
 mod kernel;
 mod process;
+mod profiler;
 mod sched;
 mod slice;
 mod stack_profile;
@@ -28,8 +29,8 @@ use slice::{Overlap, StackEntry};
 use track::{AsyncPhase, AsyncSetState, DescriptorTrack};
 
 pub use stack_profile::{
-    CallsiteRow, FrameRow, MappingRow, PerfSampleData, PerfSession, ProfileRow, StackProfile,
-    SymbolRow,
+    AsyncContextRow, CallsiteRow, FrameRow, MappingRow, PerfSampleData, PerfSession, ProfileRow,
+    ProfilerSession, SampleCounterDesc, StackProfile, StackSampleData, SymbolRow, TaskRef,
 };
 pub use tables::*;
 
@@ -107,6 +108,8 @@ pub struct Builder<'s> {
     procs: process::ProcessTrackerState,
     /// Profiler samples (see `stack_profile.rs`).
     profiles: stack_profile::ProfileState,
+    /// Stack samplers' sample tables (see `profiler.rs`).
+    profiler: profiler::ProfilerState,
     /// FrameTimeline frames and their cookies (see `android.rs`).
     frames: android::FrameTimelineState,
     /// SurfaceFlinger buffer phases (see `graphics.rs`).
@@ -159,6 +162,7 @@ impl<'s> Builder<'s> {
             kernel: kernel::KernelState::default(),
             procs: process::ProcessTrackerState::default(),
             profiles: stack_profile::ProfileState::default(),
+            profiler: profiler::ProfilerState::default(),
             frames: android::FrameTimelineState::default(),
             graphics: graphics::GraphicsState::default(),
         }
@@ -465,6 +469,7 @@ impl<'s> Builder<'s> {
             self.out.sched(id, &row, self.sink);
         }
         self.flush_thread_states();
+        self.finish_heap_rows();
         self.finish_gpu_counters();
         for (group, name, description, track) in std::mem::take(&mut self.sink.gpu_counter_groups) {
             let track = self.resolve_track(track);

@@ -25,7 +25,9 @@ mod frame_timeline;
 mod ftrace;
 mod generic_kernel;
 mod gpu;
+mod heapprofd;
 mod profiling;
+mod stack_sample;
 mod system;
 mod system_probes;
 mod trace_stats;
@@ -452,6 +454,9 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::ChromeTrigger(_)) => "TracePacket.chrome_trigger",
         Some(D::ProfilePacket(_)) => "TracePacket.profile_packet",
         Some(D::PerfSample(_)) => "TracePacket.perf_sample",
+        Some(D::StackSample(_)) => "TracePacket.stack_sample",
+        Some(D::HeapGraph(_)) => "TracePacket.heap_graph",
+        Some(D::ArtProcessMetadata(_)) => "TracePacket.art_process_metadata",
         Some(D::ModuleSymbols(_)) => "TracePacket.module_symbols",
         Some(D::DeobfuscationMapping(_)) => "TracePacket.deobfuscation_mapping",
         Some(D::Battery(_)) => "TracePacket.battery",
@@ -890,8 +895,11 @@ impl Parser<'_> {
             trace_packet::Data::PerfSample(sample) => {
                 self.perf_sample(machine, seq_id, ts, clock, &sample);
             }
+            trace_packet::Data::StackSample(sample) => {
+                self.stack_sample(machine, seq_id, ts, clock, &sample);
+            }
             trace_packet::Data::ProfilePacket(profile) => {
-                self.profile_packet(machine, seq_id, &profile);
+                self.profile_packet(machine, seq_id, ts, clock, &profile);
             }
             trace_packet::Data::ModuleSymbols(symbols) => {
                 self.module_symbols(&symbols);
