@@ -1192,6 +1192,10 @@ pub enum ProfileSample {
     /// A heapprofd dump of this process was read (at its packet's time): its rows belong to
     /// the process as it is now.
     HeapDumpProcess { process: ProcessRef },
+    /// A Java heap dump (`sink.heap_graph.dumps[dump]`) is placed at this time.
+    HeapGraph { dump: u32 },
+    /// An OutOfMemoryError thread stack (`sink.heap_graph.oom_stacks[stack]`).
+    OomStack { stack: u32 },
     /// `heap_profile`: the window a heapprofd dump covers (from the event's time).
     HeapProfile {
         process: ProcessRef,
@@ -1426,6 +1430,8 @@ pub struct Sink {
     pub flat_keys: FxHashMap<StrId, StrId>,
     /// Callsites, frames, mappings and symbols of the profiles (`model::stack_profile`).
     pub stack_profile: crate::model::StackProfile,
+    /// ART's Java heap dumps (`model::heap_graph`).
+    pub heap_graph: crate::model::HeapGraphStore,
     /// What became of the events each parser read, by file (see [`Sink::begin_input`]).
     pub accounting: Vec<InputAccount>,
     /// Events pushed that count as events ([`EventData::counts_as_event`]): the one count

@@ -288,3 +288,194 @@ fn heapprofd_rows_belong_to_the_process_when_the_dump_is_read() {
         table(&[["-10", "0", "unknown", "1090", "1090", "1090"]])
     );
 }
+
+/// Imports a trace made of `packets`.
+fn import_packets(
+    tag: &str,
+    packets: Vec<sextant::protos::TracePacket>,
+) -> (Connection, TempFile, TempFile) {
+    use prost::Message;
+    let trace = sextant::protos::Trace { packet: packets };
+    let input = TempFile::with_bytes(tag, &trace.encode_to_vec());
+    let db = TempFile::new(&format!("{tag}.sqlite"));
+    sextant::import::import_path(input.path(), db.path()).expect("imports");
+    let conn = sextant::db::open_read_only(db.path()).expect("opens");
+    (conn, input, db)
+}
+
+#[test]
+fn heap_graphs_become_objects_classes_references_and_a_flamegraph() {
+    use sextant::protos::{
+        heap_graph_object::Identifier, trace_packet::Data, ArtProcessMetadata,
+        DeobfuscationMapping, HeapGraph, HeapGraphInternedString, HeapGraphObject, HeapGraphRoot,
+        HeapGraphType, ObfuscatedClass, ObfuscatedMember, TracePacket,
+    };
+    let s = |iid: u64, text: &str| HeapGraphInternedString {
+        iid: Some(iid),
+        str: Some(text.as_bytes().to_vec()),
+    };
+    let ty =
+        |id: u64, name: &str, size: u64, superclass: Option<u64>, fields: Vec<u64>, kind: i32| {
+            HeapGraphType {
+                id: Some(id),
+                location_id: Some(1),
+                class_name: Some(name.into()),
+                object_size: Some(size),
+                superclass_id: superclass,
+                reference_field_id: fields,
+                kind: Some(kind),
+                classloader_id: None,
+            }
+        };
+    let obj = |id: u64, type_id: u64, refs: Vec<u64>, fields: Vec<u64>| HeapGraphObject {
+        identifier: Some(Identifier::Id(id)),
+        type_id: Some(type_id),
+        reference_object_id: refs,
+        reference_field_id: fields,
+        ..Default::default()
+    };
+    let graph = |index: u64, continued: bool| HeapGraph {
+        pid: Some(7),
+        index: Some(index),
+        continued: Some(continued),
+        ..Default::default()
+    };
+    // Packet 0: types, field names; packet 1: objects and roots.
+    let mut first = graph(0, true);
+    first.location_names = vec![s(1, "/data/app/com.ex-1/base.apk")];
+    first.field_names = vec![
+        s(10, "a b.x"),
+        s(11, "a b.y"),
+        s(12, "a c.z"),
+        s(13, "java.lang.Object java.lang.ref.Reference.referent"),
+    ];
+    first.types = vec![
+        ty(1, "b", 16, None, vec![10, 11], 1),
+        ty(2, "c", 8, Some(1), vec![12], 1),
+        ty(3, "a", 100, None, vec![], 2),
+        ty(4, "java.lang.ref.WeakReference", 24, None, vec![13], 9),
+    ];
+    let mut second = graph(1, false);
+    second.heap_size = Some(4096);
+    second.objects = vec![
+        // c: fields from its class then its superclass (z, x, y); y holds nothing.
+        obj(100, 2, vec![101, 102, 0], vec![]),
+        obj(101, 3, vec![], vec![]),
+        // A weak reference to 103: not a path to it.
+        obj(102, 4, vec![103], vec![]),
+        obj(103, 3, vec![], vec![]),
+        // Explicit field ids.
+        obj(104, 1, vec![101], vec![10]),
+    ];
+    second.roots = vec![HeapGraphRoot {
+        object_ids: vec![100],
+        root_type: Some(3),
+    }];
+    let art = ArtProcessMetadata {
+        pid: Some(7),
+        oom_error_msg: Some("OOM".into()),
+        ..Default::default()
+    };
+    let deobf = DeobfuscationMapping {
+        package_name: Some("com.ex".into()),
+        obfuscated_classes: vec![
+            ObfuscatedClass {
+                obfuscated_name: Some("a".into()),
+                deobfuscated_name: Some("com.ex.Big".into()),
+                obfuscated_members: vec![],
+                obfuscated_methods: vec![],
+            },
+            ObfuscatedClass {
+                obfuscated_name: Some("c".into()),
+                deobfuscated_name: Some("com.ex.Child".into()),
+                obfuscated_members: vec![ObfuscatedMember {
+                    obfuscated_name: Some("z".into()),
+                    deobfuscated_name: Some("zed".into()),
+                }],
+                obfuscated_methods: vec![],
+            },
+        ],
+        ..Default::default()
+    };
+    let mut packets = Vec::new();
+    for (ts, data) in [
+        (10, Data::ArtProcessMetadata(art)),
+        (10, Data::HeapGraph(first)),
+        (10, Data::HeapGraph(second)),
+        (20, Data::DeobfuscationMapping(deobf)),
+    ] {
+        packets.push(TracePacket {
+            timestamp: Some(ts),
+            optional_trusted_packet_sequence_id: Some(
+                sextant::protos::trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(1),
+            ),
+            data: Some(data),
+            ..Default::default()
+        });
+    }
+    let (conn, _input, _db) = import_packets("heap_graph", packets);
+    let objects = rows(
+        &conn,
+        "select o.graph_sample_ts, c.name, c.deobfuscated_name, o.self_size, o.reachable,
+                o.root_type, o.root_distance
+         from heap_graph_object o join heap_graph_class c on c.id = o.type_id order by o.id",
+    );
+    assert_eq!(
+        objects,
+        table(&[
+            ["10", "c", "com.ex.Child", "8", "1", "ROOT_JAVA_FRAME", "0"],
+            ["10", "a", "com.ex.Big", "100", "1", "NULL", "1"],
+            [
+                "10",
+                "java.lang.ref.WeakReference",
+                "NULL",
+                "24",
+                "1",
+                "NULL",
+                "1"
+            ],
+            ["10", "a", "com.ex.Big", "100", "0", "NULL", "-1"],
+            ["10", "b", "NULL", "16", "0", "NULL", "-1"],
+        ])
+    );
+    let refs = rows(
+        &conn,
+        "select r.owner_id, r.owned_id, r.field_name, r.field_type_name,
+                r.deobfuscated_field_name
+         from heap_graph_reference r order by r.id",
+    );
+    assert_eq!(
+        refs,
+        table(&[
+            ["0", "1", "c.z", "a", "com.ex.Child.zed"],
+            ["0", "2", "b.x", "a", "NULL"],
+            ["0", "NULL", "b.y", "a", "NULL"],
+            [
+                "2",
+                "3",
+                "java.lang.ref.Reference.referent",
+                "java.lang.Object",
+                "NULL"
+            ],
+            ["4", "1", "b.x", "a", "NULL"],
+        ])
+    );
+    let dump = rows(&conn, "select ts, heap_size, dump_reason from heap_graph");
+    assert_eq!(dump, table(&[["10", "4096", "OOME"]]));
+    // The flamegraph: the root class, then what it reaches by the shortest paths.
+    let flame = rows(
+        &conn,
+        "select depth, name, count, cumulative_count, size, cumulative_size
+         from experimental_flamegraph('graph', 10, NULL,
+              (select upid from process where pid = 7), NULL, NULL)
+         order by depth, name",
+    );
+    assert_eq!(
+        flame,
+        table(&[
+            ["0", "com.ex.Child", "1", "3", "8", "132"],
+            ["1", "com.ex.Big", "1", "1", "100", "100"],
+            ["1", "java.lang.ref.WeakReference", "1", "1", "24", "24"],
+        ])
+    );
+}

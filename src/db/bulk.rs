@@ -74,6 +74,11 @@ pub(super) enum Table {
     ProfilerTaskContext,
     ProfilerSession,
     ProfilerAsyncContext,
+    HeapGraphClass,
+    HeapGraphObject,
+    HeapGraphReference,
+    HeapGraph,
+    HeapGraphThreadCallsite,
     // Chrome (`android_logs` is Android logcat's too).
     AndroidLog,
     ChromeRaw,
@@ -82,7 +87,7 @@ pub(super) enum Table {
     GpuCounterGroup,
 }
 
-pub(super) const TABLES: usize = 29 + 15 + 2 + 2;
+pub(super) const TABLES: usize = 29 + 20 + 2 + 2;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -130,6 +135,11 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::ProfilerTaskContext,
     Table::ProfilerSession,
     Table::ProfilerAsyncContext,
+    Table::HeapGraphClass,
+    Table::HeapGraphObject,
+    Table::HeapGraphReference,
+    Table::HeapGraph,
+    Table::HeapGraphThreadCallsite,
     Table::AndroidLog,
     Table::ChromeRaw,
     Table::Package,

@@ -2,14 +2,17 @@
 //! connections with Perfetto's SQL functions, and `trace_processor_shell`-style CSV output.
 
 mod bulk;
+mod flamegraph;
 mod ftrace_text;
 mod functions;
+mod heap_graph;
 mod layout;
 mod output;
 mod profile;
 pub mod read;
 pub mod schema;
 mod span_join;
+mod table_fn;
 mod whole;
 mod writer;
 

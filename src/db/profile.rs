@@ -48,6 +48,20 @@ CREATE TABLE __intrinsic_profiler_session (
   perf_session_id INTEGER);
 CREATE TABLE __intrinsic_profiler_async_context (
   id INTEGER PRIMARY KEY, name TEXT, kind TEXT, parent_id INTEGER);
+CREATE TABLE heap_graph_class (
+  id INTEGER PRIMARY KEY, name TEXT, deobfuscated_name TEXT, location TEXT,
+  superclass_id INTEGER, classloader_id INTEGER, kind TEXT);
+CREATE TABLE heap_graph_object (
+  id INTEGER PRIMARY KEY, upid INTEGER, graph_sample_ts INTEGER, self_size INTEGER,
+  native_size INTEGER, reference_set_id INTEGER, reachable INTEGER, heap_type TEXT,
+  type_id INTEGER, root_type TEXT, root_distance INTEGER);
+CREATE TABLE heap_graph_reference (
+  id INTEGER PRIMARY KEY, reference_set_id INTEGER, owner_id INTEGER, owned_id INTEGER,
+  field_name TEXT, field_type_name TEXT, deobfuscated_field_name TEXT);
+CREATE TABLE heap_graph (
+  id INTEGER PRIMARY KEY, ts INTEGER, upid INTEGER, heap_size INTEGER, dump_reason TEXT);
+CREATE TABLE heap_graph_thread_callsite (
+  id INTEGER PRIMARY KEY, ts INTEGER, upid INTEGER, callsite_id INTEGER);
 CREATE TABLE heap_profile (
   id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, upid INTEGER, heap_name TEXT,
   sampling_interval_bytes INTEGER,
@@ -156,6 +170,8 @@ CREATE VIEW _android_heap_profile_intervals AS
 pub const INDEXES: &str = r#"
 CREATE INDEX cpu_profile_stack_sample_utid ON cpu_profile_stack_sample(utid);
 CREATE INDEX perf_sample_utid ON perf_sample(utid);
+CREATE INDEX heap_graph_object_dump ON heap_graph_object(upid, graph_sample_ts);
+CREATE INDEX heap_graph_reference_set ON heap_graph_reference(reference_set_id);
 "#;
 
 /// The SQL table and columns of each profile table (see `bulk::Table::shape`).
@@ -231,6 +247,29 @@ pub(super) fn shape(table: Table) -> Option<(&'static str, &'static str, bool)> 
         Table::ProfilerAsyncContext => (
             "__intrinsic_profiler_async_context",
             "id, name, kind, parent_id",
+            true,
+        ),
+        Table::HeapGraphClass => (
+            "heap_graph_class",
+            "id, name, deobfuscated_name, location, superclass_id, classloader_id, kind",
+            true,
+        ),
+        Table::HeapGraphObject => (
+            "heap_graph_object",
+            "id, upid, graph_sample_ts, self_size, native_size, reference_set_id, reachable, \
+             heap_type, type_id, root_type, root_distance",
+            true,
+        ),
+        Table::HeapGraphReference => (
+            "heap_graph_reference",
+            "id, reference_set_id, owner_id, owned_id, field_name, field_type_name, \
+             deobfuscated_field_name",
+            true,
+        ),
+        Table::HeapGraph => ("heap_graph", "id, ts, upid, heap_size, dump_reason", true),
+        Table::HeapGraphThreadCallsite => (
+            "heap_graph_thread_callsite",
+            "id, ts, upid, callsite_id",
             true,
         ),
         _ => return None,

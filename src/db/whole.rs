@@ -66,6 +66,7 @@ impl TableWriter<'_> {
         self.track_files()?;
         self.file_events(sink)?;
         self.stack_profile(sink)?;
+        self.heap_graphs(sink)?;
         let (start, end) = t.trace_bounds();
         self.row(Table::TraceBounds, |row| {
             row.int(start);

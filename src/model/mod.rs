@@ -12,6 +12,7 @@ mod drm;
 mod flow;
 mod generic_kernel;
 mod graphics;
+mod heap_graph;
 mod kernel;
 mod process;
 mod profiler;
@@ -28,6 +29,9 @@ use flow::FlowState;
 use slice::{Overlap, StackEntry};
 use track::{AsyncPhase, AsyncSetState, DescriptorTrack};
 
+pub use heap_graph::{
+    package_of, HeapClassRow, HeapDump, HeapGraphStore, HeapObjectRow, HeapReferenceRow, OomStack,
+};
 pub use stack_profile::{
     AsyncContextRow, CallsiteRow, FrameRow, MappingRow, PerfSampleData, PerfSession, ProfileRow,
     ProfilerSession, SampleCounterDesc, StackProfile, StackSampleData, SymbolRow, TaskRef,
@@ -470,6 +474,7 @@ impl<'s> Builder<'s> {
         }
         self.flush_thread_states();
         self.finish_heap_rows();
+        self.deobfuscate_heap_graphs();
         self.finish_gpu_counters();
         for (group, name, description, track) in std::mem::take(&mut self.sink.gpu_counter_groups) {
             let track = self.resolve_track(track);

@@ -457,6 +457,14 @@ impl Builder<'_> {
                 }
                 return;
             }
+            ProfileSample::HeapGraph { dump } => {
+                self.place_heap_graph(ts, Some(dump), None);
+                return;
+            }
+            ProfileSample::OomStack { stack } => {
+                self.place_heap_graph(ts, None, Some(stack));
+                return;
+            }
             ProfileSample::HeapAllocation { process, .. }
             | ProfileSample::HeapProfile { process, .. } => {
                 self.note_ts(ts);

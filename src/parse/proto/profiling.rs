@@ -400,22 +400,7 @@ impl Lookup<'_> {
     }
 }
 
-/// The package an Android code location belongs to (`/data/app/<pkg>-…/base.apk`, also
-/// with a `~~…==/` directory in front; `/data/data/<pkg>/…`), as Trace Processor finds it.
-fn package_of(location: &str) -> Option<&str> {
-    if let Some(rest) = location.strip_prefix("/data/app/") {
-        let mut parts = rest.split('/');
-        let mut first = parts.next()?;
-        if first.starts_with("~~") {
-            first = parts.next()?;
-        }
-        return Some(first.rsplit_once('-').map_or(first, |(p, _)| p));
-    }
-    if let Some(rest) = location.strip_prefix("/data/data/") {
-        return rest.split('/').next();
-    }
-    None
-}
+use crate::model::package_of;
 
 impl Parser<'_> {
     pub(super) fn seq_profile(&mut self, machine: MachineId, seq_id: u32) -> &mut SeqProfile {
@@ -676,9 +661,27 @@ impl Parser<'_> {
     pub(super) fn deobfuscation_mapping(&mut self, d: &protos::DeobfuscationMapping) {
         self.sink.touch();
         let package = d.package_name.as_deref().unwrap_or("");
+        let package_id = self.sink.intern(package);
         for class in &d.obfuscated_classes {
             let obf_class = class.obfuscated_name.as_deref().unwrap_or("");
             let deobf_class = class.deobfuscated_name.as_deref().unwrap_or("");
+            // Java heap dumps' classes and reference fields.
+            let (o, r) = (self.sink.intern(obf_class), self.sink.intern(deobf_class));
+            self.sink.heap_graph.class_names.insert((package_id, o), r);
+            for member in &class.obfuscated_members {
+                let obf = format!(
+                    "{obf_class}.{}",
+                    member.obfuscated_name.as_deref().unwrap_or("")
+                );
+                let name = member.deobfuscated_name.as_deref().unwrap_or("");
+                let deobf = if name.contains('.') {
+                    name.to_string()
+                } else {
+                    format!("{deobf_class}.{name}")
+                };
+                let (o, r) = (self.sink.intern(&obf), self.sink.intern(&deobf));
+                self.sink.heap_graph.field_names.insert(o, r);
+            }
             for method in &class.obfuscated_methods {
                 let obf = format!(
                     "{obf_class}.{}",
