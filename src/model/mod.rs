@@ -61,6 +61,8 @@ pub struct Builder<'s> {
     threads_by_tid: FxHashMap<(MachineId, i64), Vec<u32>>,
     /// Live process per (machine, pid).
     process_by_pid: FxHashMap<(MachineId, i64), u32>,
+    /// Machines whose pid / tid 0 are the idle rows (proto and systrace sources).
+    swapper_machines: std::collections::HashSet<MachineId>,
     /// Idle thread / process rows per machine row.
     idle: HashMap<MachineId, (u32, u32)>,
     /// Resolved track per interned key (None = not yet resolved).
@@ -136,6 +138,7 @@ impl<'s> Builder<'s> {
             threads_by_tid: FxHashMap::default(),
             process_by_pid: FxHashMap::default(),
             idle: HashMap::new(),
+            swapper_machines: std::collections::HashSet::new(),
             track_cache,
             thread_slice_track: FxHashMap::default(),
             thread_overlap_tracks: HashMap::new(),
