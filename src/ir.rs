@@ -674,7 +674,13 @@ impl EventData {
     /// Whether this record stands for an event of the trace in counts shown to the user
     /// (events per clock, events dropped): a raw ftrace row shadows its event.
     pub fn counts_as_event(&self) -> bool {
-        !matches!(self, EventData::FtraceRaw(_) | EventData::Dropped)
+        !matches!(
+            self,
+            EventData::FtraceRaw(_)
+                | EventData::Dropped
+                | EventData::SliceCallstack(_)
+                | EventData::Profile(ProfileSample::HeapDumpProcess { .. })
+        )
     }
 
     /// Whether the event keeps a time before trace time's zero: heapprofd dumps are
@@ -1123,6 +1129,16 @@ pub enum EventData {
     BufferEvent(Box<BufferEvent>),
     /// A profiler's sample (see `model::stack_profile`).
     Profile(ProfileSample),
+    /// The callstack of the TrackEvent slice event pushed just before (same time).
+    SliceCallstack(Box<SliceCallstack>),
+}
+
+/// A TrackEvent's callstack: the callsite its slice began (or, for an end, ended) in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SliceCallstack {
+    pub callsite: u32,
+    pub end: bool,
+    pub weight: Option<Real>,
 }
 
 /// One `chrome_raw` row before its thread is resolved.

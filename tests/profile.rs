@@ -479,3 +479,94 @@ fn heap_graphs_become_objects_classes_references_and_a_flamegraph() {
         ])
     );
 }
+
+#[test]
+fn track_event_callstacks_go_to_their_slices() {
+    use sextant::protos::{
+        inline_callstack::Frame,
+        trace_packet::Data,
+        trace_packet::OptionalTrustedPacketSequenceId,
+        track_event::{CallstackField, NameField, Type},
+        InlineCallstack, ThreadDescriptor, TracePacket, TrackEvent,
+    };
+    let stack = |names: &[&str]| {
+        CallstackField::Callstack(InlineCallstack {
+            frames: names
+                .iter()
+                .map(|n| Frame {
+                    function_name: Some(n.to_string()),
+                    source_file: Some("f.py".into()),
+                    line_number: Some(1),
+                })
+                .collect(),
+        })
+    };
+    let event =
+        |ts: u64, ty: Type, name: Option<&str>, cs: Option<CallstackField>, w: Option<f64>| {
+            TracePacket {
+                timestamp: Some(ts),
+                optional_trusted_packet_sequence_id: Some(
+                    OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(1),
+                ),
+                data: Some(Data::TrackEvent(TrackEvent {
+                    r#type: Some(ty as i32),
+                    name_field: name.map(|n| NameField::Name(n.into())),
+                    callstack_field: cs,
+                    callstack_weight: w,
+                    ..Default::default()
+                })),
+                ..Default::default()
+            }
+        };
+    let mut packets = vec![TracePacket {
+        optional_trusted_packet_sequence_id: Some(
+            OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(1),
+        ),
+        incremental_state_cleared: Some(true),
+        data: Some(Data::ThreadDescriptor(ThreadDescriptor {
+            pid: Some(5),
+            tid: Some(6),
+            ..Default::default()
+        })),
+        ..Default::default()
+    }];
+    packets.push(event(
+        100,
+        Type::SliceBegin,
+        Some("outer"),
+        Some(stack(&["main", "outer"])),
+        Some(2.5),
+    ));
+    packets.push(event(
+        150,
+        Type::Instant,
+        Some("tick"),
+        Some(stack(&["main", "tick"])),
+        None,
+    ));
+    packets.push(event(
+        200,
+        Type::SliceEnd,
+        None,
+        Some(stack(&["main", "done"])),
+        None,
+    ));
+    let (conn, _input, _db) = import_packets("te_callstacks", packets);
+    let got = rows(
+        &conn,
+        "select s.name, f1.name, f2.name, c.weight
+         from __intrinsic_track_event_callstacks c join slice s on s.id = c.slice_id
+         left join stack_profile_callsite c1 on c1.id = c.callsite_id
+         left join stack_profile_frame f1 on f1.id = c1.frame_id
+         left join stack_profile_callsite c2 on c2.id = c.end_callsite_id
+         left join stack_profile_frame f2 on f2.id = c2.frame_id
+         order by c.id",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["outer", "outer", "done", "2.5"],
+            ["tick", "tick", "NULL", "NULL"],
+        ])
+    );
+}

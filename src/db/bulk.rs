@@ -79,6 +79,7 @@ pub(super) enum Table {
     HeapGraphReference,
     HeapGraph,
     HeapGraphThreadCallsite,
+    TrackEventCallstacks,
     // Chrome (`android_logs` is Android logcat's too).
     AndroidLog,
     ChromeRaw,
@@ -87,7 +88,7 @@ pub(super) enum Table {
     GpuCounterGroup,
 }
 
-pub(super) const TABLES: usize = 29 + 20 + 2 + 2;
+pub(super) const TABLES: usize = 29 + 21 + 2 + 2;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -140,6 +141,7 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::HeapGraphReference,
     Table::HeapGraph,
     Table::HeapGraphThreadCallsite,
+    Table::TrackEventCallstacks,
     Table::AndroidLog,
     Table::ChromeRaw,
     Table::Package,

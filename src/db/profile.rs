@@ -62,6 +62,9 @@ CREATE TABLE heap_graph (
   id INTEGER PRIMARY KEY, ts INTEGER, upid INTEGER, heap_size INTEGER, dump_reason TEXT);
 CREATE TABLE heap_graph_thread_callsite (
   id INTEGER PRIMARY KEY, ts INTEGER, upid INTEGER, callsite_id INTEGER);
+CREATE TABLE __intrinsic_track_event_callstacks (
+  id INTEGER PRIMARY KEY, slice_id INTEGER, track_id INTEGER, callsite_id INTEGER,
+  end_callsite_id INTEGER, weight REAL);
 CREATE TABLE heap_profile (
   id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, upid INTEGER, heap_name TEXT,
   sampling_interval_bytes INTEGER,
@@ -270,6 +273,11 @@ pub(super) fn shape(table: Table) -> Option<(&'static str, &'static str, bool)> 
         Table::HeapGraphThreadCallsite => (
             "heap_graph_thread_callsite",
             "id, ts, upid, callsite_id",
+            true,
+        ),
+        Table::TrackEventCallstacks => (
+            "__intrinsic_track_event_callstacks",
+            "id, slice_id, track_id, callsite_id, end_callsite_id, weight",
             true,
         ),
         _ => return None,

@@ -63,6 +63,8 @@ pub struct Builder<'s> {
     process_by_pid: FxHashMap<(MachineId, i64), u32>,
     /// Machines whose pid / tid 0 are the idle rows (proto and systrace sources).
     swapper_machines: std::collections::HashSet<MachineId>,
+    /// The slice the last Begin / End / complete event made or closed: (ts, id, track).
+    last_slice: Option<(i64, u32, u32)>,
     /// Idle thread / process rows per machine row.
     idle: HashMap<MachineId, (u32, u32)>,
     /// Resolved track per interned key (None = not yet resolved).
@@ -138,6 +140,7 @@ impl<'s> Builder<'s> {
             threads_by_tid: FxHashMap::default(),
             process_by_pid: FxHashMap::default(),
             idle: HashMap::new(),
+            last_slice: None,
             swapper_machines: std::collections::HashSet::new(),
             track_cache,
             thread_slice_track: FxHashMap::default(),
@@ -182,7 +185,7 @@ impl<'s> Builder<'s> {
                 s.args = self.resolve_thread_args(s.args);
                 let track = self.slice_track(s.track, ts, AsyncPhase::Begin, s.name);
                 self.note_ts(ts);
-                self.begin(track, ts, &s);
+                self.last_slice = self.begin(track, ts, &s).map(|id| (ts, id, track));
             }
             EventData::BeginUnnestable(s) => {
                 let track = self.slice_track(s.track, ts, AsyncPhase::Begin, s.name);
@@ -193,7 +196,7 @@ impl<'s> Builder<'s> {
                 s.args = self.resolve_thread_args(s.args);
                 let track = self.slice_track(s.track, ts, AsyncPhase::End, s.name);
                 self.note_ts(ts);
-                self.end(track, ts, &s);
+                self.last_slice = self.end(track, ts, &s).map(|id| (ts, id, track));
             }
             EventData::Complete {
                 mut slice,
@@ -224,8 +227,11 @@ impl<'s> Builder<'s> {
                 };
                 self.note_ts(ts);
                 self.note_ts(ts.saturating_add(dur.max(0)));
-                self.complete(track, ts, dur, thread_dur, &slice, overlap);
+                self.last_slice = self
+                    .complete(track, ts, dur, thread_dur, &slice, overlap)
+                    .map(|id| (ts, id, track));
             }
+            EventData::SliceCallstack(ref cs) => self.slice_callstack(ts, cs),
             EventData::Counter { track, value, args } => {
                 let args = self.resolve_thread_args(args);
                 let gpu = self.is_gpu_counter(track);

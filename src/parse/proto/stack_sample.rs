@@ -267,6 +267,21 @@ impl Parser<'_> {
         id
     }
 
+    /// The leaf callsite of a callstack interned on the sequence.
+    pub(super) fn interned_callstack(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        iid: u64,
+    ) -> Option<u32> {
+        let seq = self
+            .profiling
+            .sequences
+            .entry((machine, seq_id))
+            .or_default();
+        Lookup { seq, heap: false }.callstack(self.sink, machine, iid)
+    }
+
     /// The leaf callsite of frames given inline (outermost first): each a frame known by
     /// its function name and source location, in one shared mapping without a file.
     pub(super) fn inline_callstack(&mut self, inline: &protos::InlineCallstack) -> Option<u32> {

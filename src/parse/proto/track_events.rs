@@ -523,7 +523,29 @@ impl Parser<'_> {
                 }
             },
         };
+        let is_end = matches!(data, EventData::End(_));
+        let is_slice = matches!(
+            data,
+            EventData::Begin(_) | EventData::End(_) | EventData::Complete { .. }
+        );
         self.sink.push(ts, clock, data);
+        // The event's callstack goes to its slice (`__intrinsic_track_event_callstacks`).
+        if let (true, Some(field)) = (is_slice, &ev.callstack_field) {
+            use track_event::CallstackField;
+            let callsite = match field {
+                CallstackField::Callstack(inline) => self.inline_callstack(inline),
+                CallstackField::CallstackIid(iid) => self.interned_callstack(machine, seq_id, *iid),
+            };
+            if let Some(callsite) = callsite {
+                let cs = SliceCallstack {
+                    callsite,
+                    end: is_end,
+                    weight: ev.callstack_weight.map(Real),
+                };
+                self.sink
+                    .push(ts, clock, EventData::SliceCallstack(Box::new(cs)));
+            }
+        }
     }
 
     /// Legacy (JSON-style) phases carried in `TrackEvent.legacy_event`.
