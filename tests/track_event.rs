@@ -368,3 +368,35 @@ fn a_state_event_may_use_the_sequences_default_track() {
     );
     assert_eq!(stat(&conn, "track_event_parser_errors"), "0");
 }
+
+#[test]
+fn counter_problems_are_counted_by_name_and_bad_extra_counters_drop_their_event() {
+    // tools/gen_track_event_counters.py; behaviour-parsers §3.5.
+    let (conn, _db) = import("counter_errors");
+    for name in [
+        "track_event_counter_missing_track_uuid",
+        "track_event_counter_missing_value",
+        "track_event_counter_invalid_track_uuid",
+        "track_event_extra_counter_missing_track_uuids",
+        "track_event_extra_counter_track_uuid_mismatch",
+        "track_event_extra_counter_invalid_track",
+    ] {
+        assert_eq!(stat(&conn, name), "1", "{name}");
+    }
+    assert_eq!(stat(&conn, "track_event_parser_errors"), "0");
+    let slices = rows(&conn, "select name from slice");
+    assert_eq!(slices, table(&[["ok"]]));
+    let counters = rows(
+        &conn,
+        "select t.name, c.ts, c.value from counter c join counter_track t on t.id = c.track_id
+         order by c.ts",
+    );
+    assert_eq!(
+        counters,
+        table(&[
+            ["bytes", "100", "50"],
+            ["bytes", "110", "80"],
+            ["extra", "150", "7"]
+        ])
+    );
+}
