@@ -653,6 +653,18 @@ impl Parser<'_> {
                         _ => {}
                     }
                 }
+                // A mark (`R`) says it was one.
+                if phase == b'R' {
+                    let mut args: Vec<Arg> = self.sink.args.get(slice.args).to_vec();
+                    let key = self.sink.intern("legacy_event.phase");
+                    let value = self.sink.intern("R");
+                    args.push(Arg {
+                        flat_key: key,
+                        key,
+                        value: ArgValue::Str(value),
+                    });
+                    slice.args = self.sink.args.push(&args);
+                }
                 Some(EventData::Complete {
                     slice,
                     dur: 0,
