@@ -1,6 +1,7 @@
 //! SQLite: the schema, the bulk writer on the import connection, read-only query
 //! connections with Perfetto's SQL functions, and `trace_processor_shell`-style CSV output.
 
+mod annotated;
 mod bulk;
 mod flamegraph;
 mod ftrace_text;
