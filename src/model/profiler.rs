@@ -10,13 +10,16 @@
 
 use super::*;
 
+/// A task context's key: (upid, utid, async context).
+type TaskKey = (Option<u32>, Option<u32>, Option<u32>);
+
 /// The model's side of the profiler tables: ids handed out and contexts interned.
 #[derive(Default)]
 pub struct ProfilerState {
     next_sample: u32,
     next_counter_set_row: u32,
     executions: FxHashMap<(u32, StrId), u32>,
-    tasks: FxHashMap<(Option<u32>, Option<u32>, Option<u32>), u32>,
+    tasks: FxHashMap<TaskKey, u32>,
     /// Counter track per (counter descriptor, cpu of a per-cpu counter).
     tracks: FxHashMap<(u32, Option<u32>), u32>,
 }
@@ -26,7 +29,7 @@ struct SampleFacts {
     session: u32,
     callsite: Option<u32>,
     execution: Option<(MachineId, u32, StrId)>,
-    task: Option<(Option<u32>, Option<u32>, Option<u32>)>,
+    task: Option<TaskKey>,
     unwind_error: StrId,
 }
 

@@ -40,11 +40,11 @@ impl SeqStackSamples {
         for t in &d.stack_sample_task_contexts {
             self.tasks
                 .entry(t.iid.unwrap_or(0))
-                .or_insert_with(|| t.clone());
+                .or_insert(*t);
         }
         for e in &d.stack_sample_execution_contexts {
             let iid = e.iid.unwrap_or(0);
-            self.executions.entry(iid).or_insert_with(|| e.clone());
+            self.executions.entry(iid).or_insert(*e);
         }
         for c in &d.stack_sample_counter_descriptors {
             let iid = c.iid.unwrap_or(0);
@@ -161,7 +161,7 @@ impl Parser<'_> {
         };
         let seq = self.seq_profile(machine, seq_id);
         let task = match &s.task_context_field {
-            Some(ss::TaskContextField::TaskContext(t)) => Some(t.clone()),
+            Some(ss::TaskContextField::TaskContext(t)) => Some(*t),
             Some(ss::TaskContextField::TaskContextIid(iid)) => seq.stack.tasks.get(iid).cloned(),
             None => None,
         };
@@ -174,7 +174,7 @@ impl Parser<'_> {
                 .and_then(|a| seq.stack.async_contexts.get(&a).copied()),
         });
         let execution = match &s.execution_context_field {
-            Some(ss::ExecutionContextField::ExecutionContext(e)) => Some(e.clone()),
+            Some(ss::ExecutionContextField::ExecutionContext(e)) => Some(*e),
             Some(ss::ExecutionContextField::ExecutionContextIid(iid)) => {
                 seq.stack.executions.get(iid).cloned()
             }
