@@ -694,7 +694,10 @@ mod tests {
         sink.push(300, clock, waking(7, 8));
         // Already runnable: a spurious wakeup changes nothing.
         sink.push(350, clock, waking(7, 8));
-        let (_, rows) = run(&mut sink);
+        // A kernel trace's machine: its tid 0 is the idle thread.
+        sink.events.sort_by_key(|e| (e.ts, e.ord));
+        let mut rows = CollectRows::default();
+        build(&mut sink, &[HOST_MACHINE], &[HOST_MACHINE], &mut rows);
         let mut got: Vec<_> = rows
             .thread_states
             .iter()

@@ -38,9 +38,7 @@ impl SeqStackSamples {
     /// The StackSample parts of a packet's interned data (first definition of an iid wins).
     pub(super) fn intern(&mut self, sink: &mut Sink, d: &protos::InternedData) {
         for t in &d.stack_sample_task_contexts {
-            self.tasks
-                .entry(t.iid.unwrap_or(0))
-                .or_insert(*t);
+            self.tasks.entry(t.iid.unwrap_or(0)).or_insert(*t);
         }
         for e in &d.stack_sample_execution_contexts {
             let iid = e.iid.unwrap_or(0);
