@@ -679,7 +679,13 @@ impl EventData {
     /// Whether this record stands for an event of the trace in counts shown to the user
     /// (events per clock, events dropped): a raw ftrace row shadows its event.
     pub fn counts_as_event(&self) -> bool {
-        !matches!(self, EventData::FtraceRaw(_) | EventData::Dropped)
+        !matches!(
+            self,
+            EventData::FtraceRaw(_)
+                | EventData::Dropped
+                | EventData::SliceCallstack(_)
+                | EventData::Profile(ProfileSample::HeapDumpProcess { .. })
+        )
     }
 
     /// Whether the event keeps a time before trace time's zero: heapprofd dumps are
@@ -1128,6 +1134,16 @@ pub enum EventData {
     BufferEvent(Box<BufferEvent>),
     /// A profiler's sample (see `model::stack_profile`).
     Profile(ProfileSample),
+    /// The callstack of the TrackEvent slice event pushed just before (same time).
+    SliceCallstack(Box<SliceCallstack>),
+}
+
+/// A TrackEvent's callstack: the callsite its slice began (or, for an end, ended) in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SliceCallstack {
+    pub callsite: u32,
+    pub end: bool,
+    pub weight: Option<Real>,
 }
 
 /// One `chrome_raw` row before its thread is resolved.
@@ -1183,6 +1199,9 @@ pub enum ProfileSample {
         cpu: u32,
         index: u32,
     },
+    /// A generic stack sampler's sample (`stack_sample`); `index` into
+    /// `stack_profile.stack_samples`.
+    Stack { index: u32 },
     /// `heap_profile_allocation`: what a heapprofd dump adds for one callsite.
     HeapAllocation {
         process: ProcessRef,
@@ -1191,6 +1210,13 @@ pub enum ProfileSample {
         count: i64,
         size: i64,
     },
+    /// A heapprofd dump of this process was read (at its packet's time): its rows belong to
+    /// the process as it is now.
+    HeapDumpProcess { process: ProcessRef },
+    /// A Java heap dump (`sink.heap_graph.dumps[dump]`) is placed at this time.
+    HeapGraph { dump: u32 },
+    /// An OutOfMemoryError thread stack (`sink.heap_graph.oom_stacks[stack]`).
+    OomStack { stack: u32 },
     /// `heap_profile`: the window a heapprofd dump covers (from the event's time).
     HeapProfile {
         process: ProcessRef,
@@ -1425,6 +1451,8 @@ pub struct Sink {
     pub flat_keys: FxHashMap<StrId, StrId>,
     /// Callsites, frames, mappings and symbols of the profiles (`model::stack_profile`).
     pub stack_profile: crate::model::StackProfile,
+    /// ART's Java heap dumps (`model::heap_graph`).
+    pub heap_graph: crate::model::HeapGraphStore,
     /// What became of the events each parser read, by file (see [`Sink::begin_input`]).
     pub accounting: Vec<InputAccount>,
     /// Events pushed that count as events ([`EventData::counts_as_event`]): the one count

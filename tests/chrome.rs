@@ -422,3 +422,21 @@ fn kineto_flows_lead_from_each_launch_to_its_kernel() {
     );
     assert_eq!(mismatched, table(&[["0"]]));
 }
+
+#[test]
+fn json_pid_and_tid_zero_are_ordinary_ids_not_the_idle_rows() {
+    // behaviour-parsers §0.5: JSON does not map pid/tid 0 to the reserved rows.
+    let (conn, _db, _trace) = import_json(
+        r#"[{"ph":"M","name":"thread_name","pid":0,"tid":0,"args":{"name":"swapper"}},
+            {"ph":"X","name":"work","pid":0,"tid":0,"ts":1,"dur":2}]"#,
+    );
+    let got = rows(
+        &conn,
+        "select p.upid > 0, p.pid, t.utid > 0, t.tid, t.name, t.is_main_thread
+         from slice s join thread_track tt on tt.id = s.track_id join thread t using (utid)
+         join process p using (upid)",
+    );
+    assert_eq!(got, table(&[["1", "0", "1", "0", "swapper", "1"]]));
+    let idle = rows(&conn, "select name from thread where utid = 0");
+    assert_eq!(idle, table(&[["NULL"]]));
+}

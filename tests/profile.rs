@@ -190,3 +190,383 @@ fn an_empty_callstack_makes_no_allocation_and_is_counted() {
     // Each sample that names it.
     assert_eq!(stat(&conn, "stackprofile_empty_callstack"), "2");
 }
+
+#[test]
+fn stack_samples_carry_contexts_counters_and_sessions() {
+    let (conn, _db) = import("stack_samples.pftrace");
+    // Samples with a callstack: their frame, thread, process, cpu, mode and async context.
+    let got = rows(
+        &conn,
+        "select s.ts, s.source, t.tid, p.pid, f.name, ec.ucpu, ec.cpu_mode, ac.name
+         from stack_sample s
+         join stack_profile_callsite c on c.id = s.callsite_id
+         join stack_profile_frame f on f.id = c.frame_id
+         left join thread t using (utid) left join process p on p.upid = s.upid
+         left join stack_sample_execution_context ec on ec.id = s.execution_context_id
+         left join stack_sample_task_context tc on tc.id = s.task_context_id
+         left join stack_sample_async_context ac on ac.id = tc.async_context_id
+         order by s.ts",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["1000", "py.cpu", "201", "200", "leaf", "3", "user", "NULL"],
+            [
+                "2000",
+                "py.cpu",
+                "NULL",
+                "200",
+                "inline_leaf",
+                "NULL",
+                "NULL",
+                "loop"
+            ],
+            ["4000", "NULL", "202", "200", "faulting", "NULL", "NULL", "NULL"],
+        ])
+    );
+    // Weights: primary and followers (interned by iid, per cpu, unit string × multiplier).
+    let counters = rows(
+        &conn,
+        "select s.ts, t.name, t.unit, t.cpu, t.is_timebase, c.value
+         from stack_sample_counter c join stack_sample_counter_track t on t.id = c.track_id
+         join stack_sample s on s.id = c.stack_sample_id order by c.id",
+    );
+    assert_eq!(
+        counters,
+        table(&[
+            ["1000", "cpu-time", "ns", "NULL", "1", "250"],
+            ["1000", "cycles", "cycles", "3", "0", "7"],
+            ["2000", "cpu-time", "ns", "NULL", "1", "500"],
+            ["2000", "alloc", "KiB", "NULL", "0", "2048"],
+            ["4000", "faults", "page_faults", "NULL", "1", "3"],
+        ])
+    );
+    // The sample without a callstack is a profiler sample only.
+    let all = rows(&conn, "select count(*) from __intrinsic_profiler_sample");
+    assert_eq!(all, table(&[["4"]]));
+    // An interned frame's source location is its symbol; its kind its type.
+    let leaf = rows(
+        &conn,
+        "select f.type, s.source_file, s.line_number from stack_profile_frame f
+         join stack_profile_symbol s using (symbol_set_id) where f.name = 'leaf'",
+    );
+    assert_eq!(leaf, table(&[["jit", "/src/leaf.py", "7"]]));
+    // CPU profiling samples: the session timed in ns only.
+    let cpu = rows(
+        &conn,
+        "select id, ts, source from cpu_profiling_samples order by id",
+    );
+    assert_eq!(
+        cpu,
+        table(&[["0", "1000", "py.cpu"], ["1", "2000", "py.cpu"]])
+    );
+}
+
+#[test]
+fn heapprofd_rows_belong_to_the_process_when_the_dump_is_read() {
+    // The dump's own time (−10) is before the process tree (0); its rows still go to
+    // system_server (pid 2, upid 2), as the reference reads the dump at its packet's time.
+    let (conn, _db) = import("heap_profile_dump_max_legacy.pftrace");
+    let got = rows(
+        &conn,
+        "select a.ts, p.pid, p.name, a.callsite_id, a.size from heap_profile_allocation a
+         join process p using (upid) order by a.id",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["-10", "2", "system_server", "2", "1000"],
+            ["-10", "2", "system_server", "3", "90"],
+        ])
+    );
+    let intervals = rows(
+        &conn,
+        "select ts, dur, heap_name, retained, allocated, delta from _android_heap_profile_intervals",
+    );
+    assert_eq!(
+        intervals,
+        table(&[["-10", "0", "unknown", "1090", "1090", "1090"]])
+    );
+}
+
+/// Imports a trace made of `packets`.
+fn import_packets(
+    tag: &str,
+    packets: Vec<sextant::protos::TracePacket>,
+) -> (Connection, TempFile, TempFile) {
+    use prost::Message;
+    let trace = sextant::protos::Trace { packet: packets };
+    let input = TempFile::with_bytes(tag, &trace.encode_to_vec());
+    let db = TempFile::new(&format!("{tag}.sqlite"));
+    sextant::import::import_path(input.path(), db.path()).expect("imports");
+    let conn = sextant::db::open_read_only(db.path()).expect("opens");
+    (conn, input, db)
+}
+
+#[test]
+fn heap_graphs_become_objects_classes_references_and_a_flamegraph() {
+    use sextant::protos::{
+        heap_graph_object::Identifier, trace_packet::Data, ArtProcessMetadata,
+        DeobfuscationMapping, HeapGraph, HeapGraphInternedString, HeapGraphObject, HeapGraphRoot,
+        HeapGraphType, ObfuscatedClass, ObfuscatedMember, TracePacket,
+    };
+    let s = |iid: u64, text: &str| HeapGraphInternedString {
+        iid: Some(iid),
+        str: Some(text.as_bytes().to_vec()),
+    };
+    let ty =
+        |id: u64, name: &str, size: u64, superclass: Option<u64>, fields: Vec<u64>, kind: i32| {
+            HeapGraphType {
+                id: Some(id),
+                location_id: Some(1),
+                class_name: Some(name.into()),
+                object_size: Some(size),
+                superclass_id: superclass,
+                reference_field_id: fields,
+                kind: Some(kind),
+                classloader_id: None,
+            }
+        };
+    let obj = |id: u64, type_id: u64, refs: Vec<u64>, fields: Vec<u64>| HeapGraphObject {
+        identifier: Some(Identifier::Id(id)),
+        type_id: Some(type_id),
+        reference_object_id: refs,
+        reference_field_id: fields,
+        ..Default::default()
+    };
+    let graph = |index: u64, continued: bool| HeapGraph {
+        pid: Some(7),
+        index: Some(index),
+        continued: Some(continued),
+        ..Default::default()
+    };
+    // Packet 0: types, field names; packet 1: objects and roots.
+    let mut first = graph(0, true);
+    first.location_names = vec![s(1, "/data/app/com.ex-1/base.apk")];
+    first.field_names = vec![
+        s(10, "a b.x"),
+        s(11, "a b.y"),
+        s(12, "a c.z"),
+        s(13, "java.lang.Object java.lang.ref.Reference.referent"),
+    ];
+    first.types = vec![
+        ty(1, "b", 16, None, vec![10, 11], 1),
+        ty(2, "c", 8, Some(1), vec![12], 1),
+        ty(3, "a", 100, None, vec![], 2),
+        ty(4, "java.lang.ref.WeakReference", 24, None, vec![13], 9),
+    ];
+    let mut second = graph(1, false);
+    second.heap_size = Some(4096);
+    second.objects = vec![
+        // c: fields from its class then its superclass (z, x, y); y holds nothing.
+        obj(100, 2, vec![101, 102, 0], vec![]),
+        obj(101, 3, vec![], vec![]),
+        // A weak reference to 103: not a path to it.
+        obj(102, 4, vec![103], vec![]),
+        obj(103, 3, vec![], vec![]),
+        // Explicit field ids.
+        obj(104, 1, vec![101], vec![10]),
+    ];
+    second.roots = vec![HeapGraphRoot {
+        object_ids: vec![100],
+        root_type: Some(3),
+    }];
+    let art = ArtProcessMetadata {
+        pid: Some(7),
+        oom_error_msg: Some("OOM".into()),
+        ..Default::default()
+    };
+    let deobf = DeobfuscationMapping {
+        package_name: Some("com.ex".into()),
+        obfuscated_classes: vec![
+            ObfuscatedClass {
+                obfuscated_name: Some("a".into()),
+                deobfuscated_name: Some("com.ex.Big".into()),
+                obfuscated_members: vec![],
+                obfuscated_methods: vec![],
+            },
+            ObfuscatedClass {
+                obfuscated_name: Some("c".into()),
+                deobfuscated_name: Some("com.ex.Child".into()),
+                obfuscated_members: vec![ObfuscatedMember {
+                    obfuscated_name: Some("z".into()),
+                    deobfuscated_name: Some("zed".into()),
+                }],
+                obfuscated_methods: vec![],
+            },
+        ],
+        ..Default::default()
+    };
+    let mut packets = Vec::new();
+    for (ts, data) in [
+        (10, Data::ArtProcessMetadata(art)),
+        (10, Data::HeapGraph(first)),
+        (10, Data::HeapGraph(second)),
+        (20, Data::DeobfuscationMapping(deobf)),
+    ] {
+        packets.push(TracePacket {
+            timestamp: Some(ts),
+            optional_trusted_packet_sequence_id: Some(
+                sextant::protos::trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(1),
+            ),
+            data: Some(data),
+            ..Default::default()
+        });
+    }
+    let (conn, _input, _db) = import_packets("heap_graph", packets);
+    let objects = rows(
+        &conn,
+        "select o.graph_sample_ts, c.name, c.deobfuscated_name, o.self_size, o.reachable,
+                o.root_type, o.root_distance
+         from heap_graph_object o join heap_graph_class c on c.id = o.type_id order by o.id",
+    );
+    assert_eq!(
+        objects,
+        table(&[
+            ["10", "c", "com.ex.Child", "8", "1", "ROOT_JAVA_FRAME", "0"],
+            ["10", "a", "com.ex.Big", "100", "1", "NULL", "1"],
+            [
+                "10",
+                "java.lang.ref.WeakReference",
+                "NULL",
+                "24",
+                "1",
+                "NULL",
+                "1"
+            ],
+            ["10", "a", "com.ex.Big", "100", "0", "NULL", "-1"],
+            ["10", "b", "NULL", "16", "0", "NULL", "-1"],
+        ])
+    );
+    let refs = rows(
+        &conn,
+        "select r.owner_id, r.owned_id, r.field_name, r.field_type_name,
+                r.deobfuscated_field_name
+         from heap_graph_reference r order by r.id",
+    );
+    assert_eq!(
+        refs,
+        table(&[
+            ["0", "1", "c.z", "a", "com.ex.Child.zed"],
+            ["0", "2", "b.x", "a", "NULL"],
+            ["0", "NULL", "b.y", "a", "NULL"],
+            [
+                "2",
+                "3",
+                "java.lang.ref.Reference.referent",
+                "java.lang.Object",
+                "NULL"
+            ],
+            ["4", "1", "b.x", "a", "NULL"],
+        ])
+    );
+    let dump = rows(&conn, "select ts, heap_size, dump_reason from heap_graph");
+    assert_eq!(dump, table(&[["10", "4096", "OOME"]]));
+    // The flamegraph: the root class, then what it reaches by the shortest paths.
+    let flame = rows(
+        &conn,
+        "select depth, name, count, cumulative_count, size, cumulative_size
+         from experimental_flamegraph('graph', 10, NULL,
+              (select upid from process where pid = 7), NULL, NULL)
+         order by depth, name",
+    );
+    assert_eq!(
+        flame,
+        table(&[
+            ["0", "com.ex.Child", "1", "3", "8", "132"],
+            ["1", "com.ex.Big", "1", "1", "100", "100"],
+            ["1", "java.lang.ref.WeakReference", "1", "1", "24", "24"],
+        ])
+    );
+}
+
+#[test]
+fn track_event_callstacks_go_to_their_slices() {
+    use sextant::protos::{
+        inline_callstack::Frame,
+        trace_packet::Data,
+        trace_packet::OptionalTrustedPacketSequenceId,
+        track_event::{CallstackField, NameField, Type},
+        InlineCallstack, ThreadDescriptor, TracePacket, TrackEvent,
+    };
+    let stack = |names: &[&str]| {
+        CallstackField::Callstack(InlineCallstack {
+            frames: names
+                .iter()
+                .map(|n| Frame {
+                    function_name: Some(n.to_string()),
+                    source_file: Some("f.py".into()),
+                    line_number: Some(1),
+                })
+                .collect(),
+        })
+    };
+    let event =
+        |ts: u64, ty: Type, name: Option<&str>, cs: Option<CallstackField>, w: Option<f64>| {
+            TracePacket {
+                timestamp: Some(ts),
+                optional_trusted_packet_sequence_id: Some(
+                    OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(1),
+                ),
+                data: Some(Data::TrackEvent(TrackEvent {
+                    r#type: Some(ty as i32),
+                    name_field: name.map(|n| NameField::Name(n.into())),
+                    callstack_field: cs,
+                    callstack_weight: w,
+                    ..Default::default()
+                })),
+                ..Default::default()
+            }
+        };
+    let mut packets = vec![TracePacket {
+        optional_trusted_packet_sequence_id: Some(
+            OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(1),
+        ),
+        incremental_state_cleared: Some(true),
+        data: Some(Data::ThreadDescriptor(ThreadDescriptor {
+            pid: Some(5),
+            tid: Some(6),
+            ..Default::default()
+        })),
+        ..Default::default()
+    }];
+    packets.push(event(
+        100,
+        Type::SliceBegin,
+        Some("outer"),
+        Some(stack(&["main", "outer"])),
+        Some(2.5),
+    ));
+    packets.push(event(
+        150,
+        Type::Instant,
+        Some("tick"),
+        Some(stack(&["main", "tick"])),
+        None,
+    ));
+    packets.push(event(
+        200,
+        Type::SliceEnd,
+        None,
+        Some(stack(&["main", "done"])),
+        None,
+    ));
+    let (conn, _input, _db) = import_packets("te_callstacks", packets);
+    let got = rows(
+        &conn,
+        "select s.name, f1.name, f2.name, c.weight
+         from __intrinsic_track_event_callstacks c join slice s on s.id = c.slice_id
+         left join stack_profile_callsite c1 on c1.id = c.callsite_id
+         left join stack_profile_frame f1 on f1.id = c1.frame_id
+         left join stack_profile_callsite c2 on c2.id = c.end_callsite_id
+         left join stack_profile_frame f2 on f2.id = c2.frame_id
+         order by c.id",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["outer", "outer", "done", "2.5"],
+            ["tick", "tick", "NULL", "NULL"],
+        ])
+    );
+}

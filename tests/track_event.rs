@@ -367,3 +367,98 @@ fn a_state_event_may_use_the_sequences_default_track() {
     );
     assert_eq!(stat(&conn, "track_event_parser_errors"), "0");
 }
+
+#[test]
+fn counter_problems_are_counted_by_name_and_bad_extra_counters_drop_their_event() {
+    // tools/gen_track_event_counters.py; behaviour-parsers §3.5.
+    let (conn, _db) = import("counter_errors");
+    for name in [
+        "track_event_counter_missing_track_uuid",
+        "track_event_counter_missing_value",
+        "track_event_counter_invalid_track_uuid",
+        "track_event_extra_counter_missing_track_uuids",
+        "track_event_extra_counter_track_uuid_mismatch",
+        "track_event_extra_counter_invalid_track",
+    ] {
+        assert_eq!(stat(&conn, name), "1", "{name}");
+    }
+    assert_eq!(stat(&conn, "track_event_parser_errors"), "0");
+    let slices = rows(&conn, "select name from slice");
+    assert_eq!(slices, table(&[["ok"]]));
+    let counters = rows(
+        &conn,
+        "select t.name, c.ts, c.value from counter c join counter_track t on t.id = c.track_id
+         order by c.ts",
+    );
+    assert_eq!(
+        counters,
+        table(&[
+            ["bytes", "100", "50"],
+            ["bytes", "110", "80"],
+            ["extra", "150", "7"]
+        ])
+    );
+}
+
+#[test]
+fn legacy_phases_flows_and_marks_on_a_thread_descriptor_sequence() {
+    // tools/gen_track_event_legacy.py; behaviour-parsers §3.4 and §3.7.
+    let (conn, _db) = import("legacy_phases");
+    let got = rows(
+        &conn,
+        "select s.name, s.dur, t.type,
+           (select group_concat(key || '=' || display_value, ' ') from args a
+            where a.arg_set_id = s.arg_set_id and key like 'legacy_event.phase')
+         from slice s join track t on t.id = s.track_id
+         where s.name in ('x', 'S1', 'mark', 'gi', 'L', 'G') order by s.ts, s.id",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["x", "5000", "thread_execution", "NULL"],
+            [
+                "S1",
+                "20",
+                "legacy_async_global_slice",
+                "legacy_event.phase=S"
+            ],
+            [
+                "S1",
+                "0",
+                "legacy_async_global_slice",
+                "legacy_event.phase=T"
+            ],
+            [
+                "S1",
+                "0",
+                "legacy_async_global_slice",
+                "legacy_event.phase=p"
+            ],
+            ["L", "10", "legacy_async_process_slice", "NULL"],
+            ["G", "10", "legacy_async_global_slice", "NULL"],
+            ["mark", "0", "thread_execution", "legacy_event.phase=R"],
+            ["gi", "0", "chrome_process_instant", "NULL"],
+        ])
+    );
+    let flows = rows(
+        &conn,
+        "select o.name, i.name, f.trace_id from flow f join slice o on o.id = f.slice_out
+         join slice i on i.id = f.slice_in order by f.id",
+    );
+    assert_eq!(
+        flows,
+        table(&[
+            ["mark", "outer", "0"],
+            ["fi", "fi2", "1000"],
+            ["fi2", "fi3", "1000"],
+        ])
+    );
+    assert_eq!(stat(&conn, "flow_invalid_id"), "1");
+    let names = rows(
+        &conn,
+        "select t.name, p.name from thread t join process p using (upid) where t.tid = 6",
+    );
+    assert_eq!(names, table(&[["renamed", "procname"]]));
+    let raw = rows(&conn, "select name from chrome_raw");
+    assert_eq!(raw, table(&[["track_event.legacy_event"]]));
+}

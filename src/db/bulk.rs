@@ -68,6 +68,18 @@ pub(super) enum Table {
     PerfSession,
     HeapProfileAllocation,
     HeapProfile,
+    ProfilerSample,
+    ProfilerCounterSet,
+    ProfilerExecutionContext,
+    ProfilerTaskContext,
+    ProfilerSession,
+    ProfilerAsyncContext,
+    HeapGraphClass,
+    HeapGraphObject,
+    HeapGraphReference,
+    HeapGraph,
+    HeapGraphThreadCallsite,
+    TrackEventCallstacks,
     // Chrome (`android_logs` is Android logcat's too).
     AndroidLog,
     ChromeRaw,
@@ -76,7 +88,7 @@ pub(super) enum Table {
     GpuCounterGroup,
 }
 
-pub(super) const TABLES: usize = 29 + 9 + 2 + 2;
+pub(super) const TABLES: usize = 29 + 21 + 2 + 2;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -118,6 +130,18 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::PerfSession,
     Table::HeapProfileAllocation,
     Table::HeapProfile,
+    Table::ProfilerSample,
+    Table::ProfilerCounterSet,
+    Table::ProfilerExecutionContext,
+    Table::ProfilerTaskContext,
+    Table::ProfilerSession,
+    Table::ProfilerAsyncContext,
+    Table::HeapGraphClass,
+    Table::HeapGraphObject,
+    Table::HeapGraphReference,
+    Table::HeapGraph,
+    Table::HeapGraphThreadCallsite,
+    Table::TrackEventCallstacks,
     Table::AndroidLog,
     Table::ChromeRaw,
     Table::Package,

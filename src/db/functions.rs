@@ -100,6 +100,14 @@ pub fn register_functions(conn: &Connection, path: &Path) -> Result<(), DbError>
 
     let side = std::sync::Arc::new(Mutex::new(lookup_conn(path)?));
     super::layout::register(conn, side.clone())?;
+    super::table_fn::register(conn, side.clone(), &super::flamegraph::FLAMEGRAPH)?;
+    super::table_fn::register(conn, side.clone(), &super::annotated::ANNOTATED_CALLSTACK)?;
+    conn.create_scalar_function("demangle", 1, flags, |ctx| {
+        Ok(match arg_text(ctx, 0)? {
+            Some(name) => super::annotated::demangle(&name).map_or(Value::Null, Value::Text),
+            None => Value::Null,
+        })
+    })?;
     let s = side.clone();
     conn.create_scalar_function("extract_arg", 2, flags, move |ctx| {
         let (Some(set), Some(key)) = (arg_int(ctx, 0)?, arg_text(ctx, 1)?) else {

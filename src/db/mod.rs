@@ -1,15 +1,19 @@
 //! SQLite: the schema, the bulk writer on the import connection, read-only query
 //! connections with Perfetto's SQL functions, and `trace_processor_shell`-style CSV output.
 
+mod annotated;
 mod bulk;
+mod flamegraph;
 mod ftrace_text;
 mod functions;
+mod heap_graph;
 mod layout;
 mod output;
 mod profile;
 pub mod read;
 pub mod schema;
 mod span_join;
+mod table_fn;
 mod whole;
 mod writer;
 
@@ -92,6 +96,8 @@ pub fn create(path: &Path, live: bool) -> Result<Connection, DbError> {
     conn.execute_batch(profile::TABLES)?;
     conn.execute_batch(schema::VIEWS)?;
     conn.execute_batch(profile::VIEWS)?;
+    conn.execute_batch(profile::STACK_SAMPLE_VIEWS)?;
+    conn.execute_batch(profile::MODULE_VIEWS)?;
     Ok(conn)
 }
 

@@ -166,7 +166,7 @@ impl Aggregate {
                     None => String::new(),
                 };
                 format!(
-                    "WITH s AS (\n  SELECT callsite_id FROM cpu_profile_stack_sample\n  WHERE ts >= {s} AND ts < {e}{only}\n  UNION ALL\n  SELECT callsite_id FROM perf_sample\n  WHERE ts >= {s} AND ts < {e}{only}\n)\nSELECT f.name AS function, COUNT(*) AS self_samples,\n  ROUND(100.0 * COUNT(*) / (SELECT COUNT(*) FROM s), 1) AS percent\nFROM s JOIN stack_profile_callsite c ON c.id = s.callsite_id\n  JOIN stack_profile_frame f ON f.id = c.frame_id\nGROUP BY f.name\nORDER BY self_samples DESC, function\nLIMIT 500"
+                    "WITH s AS (\n  SELECT callsite_id FROM cpu_profile_stack_sample\n  WHERE ts >= {s} AND ts < {e}{only}\n  UNION ALL\n  SELECT callsite_id FROM stack_sample\n  WHERE ts >= {s} AND ts < {e}{only}\n)\nSELECT f.name AS function, COUNT(*) AS self_samples,\n  ROUND(100.0 * COUNT(*) / (SELECT COUNT(*) FROM s), 1) AS percent\nFROM s JOIN stack_profile_callsite c ON c.id = s.callsite_id\n  JOIN stack_profile_frame f ON f.id = c.frame_id\nGROUP BY f.name\nORDER BY self_samples DESC, function\nLIMIT 500"
                 )
             }
         })

@@ -335,4 +335,6 @@ pub const KNOWN_MODULES: &[&str] = &[
     "android.process_metadata",
     "android.entity_state_residency",
     "android.power_rails",
+    "stacks.cpu_profiling",
+    "android.memory.heap_profile.intervals",
 ];

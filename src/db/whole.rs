@@ -55,6 +55,16 @@ impl TableWriter<'_> {
                 row.int(track);
             })?;
         }
+        for (id, c) in t.track_event_callstacks.iter().enumerate() {
+            self.row(Table::TrackEventCallstacks, |row| {
+                row.int(id as i64);
+                row.int(c.slice);
+                row.int(c.track);
+                row.opt_int(c.callsite);
+                row.opt_int(c.end_callsite);
+                row.real(c.weight);
+            })?;
+        }
         self.proto_content(sink)?;
         self.cpus(t, sink)?;
         self.import_logs(t, sink)?;
@@ -66,6 +76,7 @@ impl TableWriter<'_> {
         self.track_files()?;
         self.file_events(sink)?;
         self.stack_profile(sink)?;
+        self.heap_graphs(sink)?;
         let (start, end) = t.trace_bounds();
         self.row(Table::TraceBounds, |row| {
             row.int(start);

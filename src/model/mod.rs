@@ -12,8 +12,10 @@ mod drm;
 mod flow;
 mod generic_kernel;
 mod graphics;
+mod heap_graph;
 mod kernel;
 mod process;
+mod profiler;
 mod sched;
 mod slice;
 mod stack_profile;
@@ -27,9 +29,12 @@ use flow::FlowState;
 use slice::{Overlap, StackEntry};
 use track::{AsyncPhase, AsyncSetState, DescriptorTrack};
 
+pub use heap_graph::{
+    package_of, HeapClassRow, HeapDump, HeapGraphStore, HeapObjectRow, HeapReferenceRow, OomStack,
+};
 pub use stack_profile::{
-    CallsiteRow, FrameRow, MappingRow, PerfSampleData, PerfSession, ProfileRow, StackProfile,
-    SymbolRow,
+    AsyncContextRow, CallsiteRow, FrameRow, MappingRow, PerfSampleData, PerfSession, ProfileRow,
+    ProfilerSession, SampleCounterDesc, StackProfile, StackSampleData, SymbolRow, TaskRef,
 };
 pub use tables::*;
 
@@ -56,6 +61,10 @@ pub struct Builder<'s> {
     threads_by_tid: FxHashMap<(MachineId, i64), Vec<u32>>,
     /// Live process per (machine, pid).
     process_by_pid: FxHashMap<(MachineId, i64), u32>,
+    /// Machines whose pid / tid 0 are the idle rows (proto and systrace sources).
+    swapper_machines: std::collections::HashSet<MachineId>,
+    /// The slice the last Begin / End / complete event made or closed: (ts, id, track).
+    last_slice: Option<(i64, u32, u32)>,
     /// Idle thread / process rows per machine row.
     idle: HashMap<MachineId, (u32, u32)>,
     /// Resolved track per interned key (None = not yet resolved).
@@ -107,6 +116,8 @@ pub struct Builder<'s> {
     procs: process::ProcessTrackerState,
     /// Profiler samples (see `stack_profile.rs`).
     profiles: stack_profile::ProfileState,
+    /// Stack samplers' sample tables (see `profiler.rs`).
+    profiler: profiler::ProfilerState,
     /// FrameTimeline frames and their cookies (see `android.rs`).
     frames: android::FrameTimelineState,
     /// SurfaceFlinger buffer phases (see `graphics.rs`).
@@ -129,6 +140,8 @@ impl<'s> Builder<'s> {
             threads_by_tid: FxHashMap::default(),
             process_by_pid: FxHashMap::default(),
             idle: HashMap::new(),
+            last_slice: None,
+            swapper_machines: std::collections::HashSet::new(),
             track_cache,
             thread_slice_track: FxHashMap::default(),
             thread_overlap_tracks: HashMap::new(),
@@ -159,6 +172,7 @@ impl<'s> Builder<'s> {
             kernel: kernel::KernelState::default(),
             procs: process::ProcessTrackerState::default(),
             profiles: stack_profile::ProfileState::default(),
+            profiler: profiler::ProfilerState::default(),
             frames: android::FrameTimelineState::default(),
             graphics: graphics::GraphicsState::default(),
         }
@@ -171,7 +185,7 @@ impl<'s> Builder<'s> {
                 s.args = self.resolve_thread_args(s.args);
                 let track = self.slice_track(s.track, ts, AsyncPhase::Begin, s.name);
                 self.note_ts(ts);
-                self.begin(track, ts, &s);
+                self.last_slice = self.begin(track, ts, &s).map(|id| (ts, id, track));
             }
             EventData::BeginUnnestable(s) => {
                 let track = self.slice_track(s.track, ts, AsyncPhase::Begin, s.name);
@@ -182,7 +196,7 @@ impl<'s> Builder<'s> {
                 s.args = self.resolve_thread_args(s.args);
                 let track = self.slice_track(s.track, ts, AsyncPhase::End, s.name);
                 self.note_ts(ts);
-                self.end(track, ts, &s);
+                self.last_slice = self.end(track, ts, &s).map(|id| (ts, id, track));
             }
             EventData::Complete {
                 mut slice,
@@ -213,8 +227,11 @@ impl<'s> Builder<'s> {
                 };
                 self.note_ts(ts);
                 self.note_ts(ts.saturating_add(dur.max(0)));
-                self.complete(track, ts, dur, thread_dur, &slice, overlap);
+                self.last_slice = self
+                    .complete(track, ts, dur, thread_dur, &slice, overlap)
+                    .map(|id| (ts, id, track));
             }
+            EventData::SliceCallstack(ref cs) => self.slice_callstack(ts, cs),
             EventData::Counter { track, value, args } => {
                 let args = self.resolve_thread_args(args);
                 let gpu = self.is_gpu_counter(track);
@@ -465,6 +482,8 @@ impl<'s> Builder<'s> {
             self.out.sched(id, &row, self.sink);
         }
         self.flush_thread_states();
+        self.finish_heap_rows();
+        self.deobfuscate_heap_graphs();
         self.finish_gpu_counters();
         for (group, name, description, track) in std::mem::take(&mut self.sink.gpu_counter_groups) {
             let track = self.resolve_track(track);
@@ -675,7 +694,10 @@ mod tests {
         sink.push(300, clock, waking(7, 8));
         // Already runnable: a spurious wakeup changes nothing.
         sink.push(350, clock, waking(7, 8));
-        let (_, rows) = run(&mut sink);
+        // A kernel trace's machine: its tid 0 is the idle thread.
+        sink.events.sort_by_key(|e| (e.ts, e.ord));
+        let mut rows = CollectRows::default();
+        build(&mut sink, &[HOST_MACHINE], &[HOST_MACHINE], &mut rows);
         let mut got: Vec<_> = rows
             .thread_states
             .iter()

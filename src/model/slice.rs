@@ -396,3 +396,40 @@ impl<'s> Builder<'s> {
         }
     }
 }
+
+impl Builder<'_> {
+    /// A TrackEvent's callstack, on the slice its event (pushed just before) made or
+    /// closed: one `__intrinsic_track_event_callstacks` row per slice, the begin's callsite
+    /// and the end's.
+    pub(super) fn slice_callstack(&mut self, ts: i64, cs: &SliceCallstack) {
+        let Some((at, slice, track)) = self.last_slice else {
+            return;
+        };
+        if at != ts {
+            return;
+        }
+        let rows = &mut self.tables.track_event_callstacks;
+        let row = match rows.iter().rposition(|r| r.slice == slice) {
+            Some(i) if cs.end => &mut rows[i],
+            _ => {
+                rows.push(CallstackRow {
+                    slice,
+                    track,
+                    callsite: None,
+                    end_callsite: None,
+                    weight: None,
+                });
+                let last = rows.len() - 1;
+                &mut rows[last]
+            }
+        };
+        if cs.end {
+            row.end_callsite = Some(cs.callsite);
+        } else {
+            row.callsite = Some(cs.callsite);
+        }
+        if let Some(w) = cs.weight {
+            row.weight = Some(w.0);
+        }
+    }
+}

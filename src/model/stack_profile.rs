@@ -59,6 +59,8 @@ pub struct SymbolRow {
 pub struct PerfSession {
     pub timebase: StrId,
     pub followers: Vec<StrId>,
+    /// Its `stack_sample_session` row.
+    pub profiler_session: Option<u32>,
 }
 
 /// What a perf sample carries besides its thread and cpu (see [`ProfileSample::Perf`]).
@@ -73,6 +75,62 @@ pub struct PerfSampleData {
     pub timebase_count: Option<u64>,
     /// Follower counts: a run of [`StackProfile::perf_counts`].
     pub followers: (u32, u32),
+}
+
+/// A profiler session (`stack_sample_session`): the samples of one perf data source or of
+/// one StackSample sequence, and what their primary counter (the timebase) measures.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProfilerSession {
+    /// The profiler (`StackSampleDefaults.source`, `linux.perf`), or NULL.
+    pub source: StrId,
+    pub timebase_name: StrId,
+    /// `ns`, `count`, … or NULL.
+    pub timebase_unit: StrId,
+    /// The `perf_session` row of a perf data source.
+    pub perf_session: Option<u32>,
+}
+
+/// A counter a StackSample session's samples carry values of (a CounterDescriptor).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SampleCounterDesc {
+    pub session: u32,
+    pub name: StrId,
+    pub unit: StrId,
+    pub description: StrId,
+    /// SCOPE_CPU: one track per cpu.
+    pub per_cpu: bool,
+    /// The primary (timebase) counter of the samples.
+    pub primary: bool,
+}
+
+/// An async context of StackSample task contexts (a fiber, a coroutine…).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AsyncContextRow {
+    pub name: StrId,
+    pub kind: StrId,
+    pub parent: Option<u32>,
+}
+
+/// Who a StackSample ran for: a thread, a process, maybe an async context in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TaskRef {
+    pub machine: MachineId,
+    pub pid: Option<i64>,
+    pub tid: Option<i64>,
+    pub async_context: Option<u32>,
+}
+
+/// What a StackSample carries besides its time (see [`ProfileSample::Stack`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StackSampleData {
+    pub session: u32,
+    pub callsite: Option<u32>,
+    pub task: Option<TaskRef>,
+    /// (cpu, mode name or NULL).
+    pub execution: Option<(u32, StrId)>,
+    /// A run of [`StackProfile::sample_counters`].
+    pub counters: (u32, u32),
+    pub unwind_error: StrId,
 }
 
 /// The interned stack tables of an import, in row order, and the side data of perf samples.
@@ -91,6 +149,15 @@ pub struct StackProfile {
     pub perf_sessions: Vec<PerfSession>,
     pub perf_samples: Vec<PerfSampleData>,
     pub perf_counts: Vec<u64>,
+    /// Profiler sessions (`stack_sample_session`), perf's and StackSample's.
+    pub sessions: Vec<ProfilerSession>,
+    /// StackSample counters, one per distinct descriptor of a session.
+    pub counter_descs: Vec<SampleCounterDesc>,
+    counter_desc_ids: FxHashMap<SampleCounterDesc, u32>,
+    pub async_contexts: Vec<AsyncContextRow>,
+    pub stack_samples: Vec<StackSampleData>,
+    /// (counter descriptor, value) of StackSamples.
+    pub sample_counters: Vec<(u32, f64)>,
 }
 
 impl StackProfile {
@@ -103,6 +170,20 @@ impl StackProfile {
         self.mappings.push(row);
         self.mapping_ids.insert(row, id);
         id
+    }
+
+    /// The mapping of frames known only by name and location (no file, no build id;
+    /// `empty` is the empty string's id).
+    pub fn empty_mapping(&mut self, empty: StrId) -> u32 {
+        self.mapping(MappingRow {
+            build_id: empty,
+            exact_offset: 0,
+            start_offset: 0,
+            start: 0,
+            end: 0,
+            load_bias: 0,
+            name: empty,
+        })
     }
 
     /// The frame at `rel_pc` of a mapping named `name` (one row per (mapping, pc, name)).
@@ -163,6 +244,26 @@ impl StackProfile {
         id
     }
 
+    /// Gives a frame without symbols its source location (an interned frame that names its
+    /// source file and line) as a one-line symbol set.
+    pub fn locate_frame(&mut self, frame: u32, name: StrId, source_file: StrId, line: Option<u32>) {
+        let Some(row) = self.frames.get(frame as usize) else {
+            return;
+        };
+        if row.symbol_set.is_some() {
+            return;
+        }
+        let symbol_set = self.symbols.len() as u32;
+        self.symbols.push(SymbolRow {
+            symbol_set,
+            name,
+            source_file,
+            line_number: line,
+            inlined: false,
+        });
+        self.frames[frame as usize].symbol_set = Some(symbol_set);
+    }
+
     /// The callsite of `frame` called from `parent` (one row per (parent, frame)).
     pub fn callsite(&mut self, parent: Option<u32>, frame: u32) -> u32 {
         if let Some(&id) = self.callsite_ids.get(&(parent, frame)) {
@@ -218,6 +319,25 @@ impl StackProfile {
         }
     }
 
+    /// The id of a StackSample counter descriptor (one per distinct descriptor).
+    pub fn counter_desc(&mut self, desc: SampleCounterDesc) -> u32 {
+        if let Some(&id) = self.counter_desc_ids.get(&desc) {
+            return id;
+        }
+        let id = self.counter_descs.len() as u32;
+        self.counter_descs.push(desc);
+        self.counter_desc_ids.insert(desc, id);
+        id
+    }
+
+    /// The counter values of a StackSample.
+    pub fn sample_counter_values(&self, data: &StackSampleData) -> &[(u32, f64)] {
+        let (start, len) = data.counters;
+        self.sample_counters
+            .get(start as usize..(start + len) as usize)
+            .unwrap_or(&[])
+    }
+
     /// The follower counts of a perf sample.
     pub fn perf_followers(&self, data: &PerfSampleData) -> &[u64] {
         let (start, len) = data.followers;
@@ -259,6 +379,28 @@ pub enum ProfileRow {
         count: i64,
         size: i64,
     },
+    /// `__intrinsic_profiler_sample`: a sample of a stack profiler (perf's too).
+    Sample {
+        id: u32,
+        ts: i64,
+        session: u32,
+        callsite: Option<u32>,
+        counter_set: Option<u32>,
+        execution: Option<u32>,
+        task: Option<u32>,
+        unwind_error: StrId,
+    },
+    /// `__intrinsic_profiler_counter_set`: a counter value of a sample.
+    CounterSetEntry { id: u32, set: u32, counter: u32 },
+    /// `__intrinsic_profiler_execution_context`: a cpu and the mode it ran in.
+    ExecutionContext { id: u32, ucpu: u32, mode: StrId },
+    /// `__intrinsic_profiler_task_context`: the thread / process / async context sampled.
+    TaskContext {
+        id: u32,
+        upid: Option<u32>,
+        utid: Option<u32>,
+        async_context: Option<u32>,
+    },
     /// `heap_profile`: the window a heapprofd dump covers.
     HeapProfile {
         id: u32,
@@ -274,16 +416,70 @@ pub enum ProfileRow {
 #[derive(Default)]
 pub struct ProfileState {
     pub cpu_samples: u32,
-    pub perf_samples: u32,
     pub heap_allocations: u32,
     pub heap_profiles: u32,
+    /// The process each heapprofd dump's pid named when the dump was read.
+    heap_upids: FxHashMap<(MachineId, i64), u32>,
+    /// heapprofd rows that came before their dump was read.
+    pending_heap: Vec<(i64, ProfileSample)>,
     /// Counter track per (session, cpu, counter index; 0 is the timebase).
     perf_tracks: HashMap<(u32, u32, u32), u32>,
+}
+
+/// The process of a heapprofd row.
+fn heap_process(sample: &ProfileSample) -> Option<ProcessRef> {
+    match *sample {
+        ProfileSample::HeapAllocation { process, .. }
+        | ProfileSample::HeapProfile { process, .. }
+        | ProfileSample::HeapDumpProcess { process } => Some(process),
+        _ => None,
+    }
 }
 
 impl Builder<'_> {
     /// A profiler sample: its row, and for perf samples the counter values.
     pub(super) fn profile_sample(&mut self, ts: i64, sample: &ProfileSample) {
+        // heapprofd's rows belong to the process as it is when their dump is read (the
+        // packet's time), which may be later than the dump's own times.
+        match *sample {
+            ProfileSample::HeapDumpProcess { process } => {
+                let upid = self.process(process);
+                self.profiles
+                    .heap_upids
+                    .insert((process.machine, process.pid), upid);
+                let pending = std::mem::take(&mut self.profiles.pending_heap);
+                let (now, later): (Vec<_>, Vec<_>) = pending
+                    .into_iter()
+                    .partition(|(_, s)| heap_process(s) == Some(process));
+                self.profiles.pending_heap = later;
+                for (ts, s) in now {
+                    self.heap_row(ts, &s, upid);
+                }
+                return;
+            }
+            ProfileSample::HeapGraph { dump } => {
+                self.place_heap_graph(ts, Some(dump), None);
+                return;
+            }
+            ProfileSample::OomStack { stack } => {
+                self.place_heap_graph(ts, None, Some(stack));
+                return;
+            }
+            ProfileSample::HeapAllocation { process, .. }
+            | ProfileSample::HeapProfile { process, .. } => {
+                self.note_ts(ts);
+                match self
+                    .profiles
+                    .heap_upids
+                    .get(&(process.machine, process.pid))
+                {
+                    Some(&upid) => self.heap_row(ts, sample, upid),
+                    None => self.profiles.pending_heap.push((ts, *sample)),
+                }
+                return;
+            }
+            _ => {}
+        }
         self.note_ts(ts);
         let row = match *sample {
             ProfileSample::Cpu {
@@ -303,38 +499,28 @@ impl Builder<'_> {
                 }
             }
             ProfileSample::Perf { thread, cpu, index } => {
-                let Some(&data) = self.sink.stack_profile.perf_samples.get(index as usize) else {
-                    return;
-                };
-                if let Some(count) = data.timebase_count {
-                    self.perf_counter(ts, thread.machine, data.session, cpu, 0, count);
-                }
-                let followers = self.sink.stack_profile.perf_followers(&data).to_vec();
-                for (i, count) in followers.into_iter().enumerate() {
-                    self.perf_counter(ts, thread.machine, data.session, cpu, i as u32 + 1, count);
-                }
-                let utid = self.thread(thread);
-                let id = self.profiles.perf_samples;
-                self.profiles.perf_samples += 1;
-                ProfileRow::Perf {
-                    id,
-                    ts,
-                    utid,
-                    cpu,
-                    cpu_mode: data.cpu_mode,
-                    callsite: data.callsite,
-                    unwind_error: data.unwind_error,
-                    session: data.session,
-                }
+                self.perf_sample(ts, thread, cpu, index);
+                return;
             }
+            ProfileSample::Stack { index } => {
+                self.stack_sample(ts, index);
+                return;
+            }
+            _ => return,
+        };
+        self.out.profile(&row, self.sink);
+    }
+
+    /// A heapprofd row of the process `upid`.
+    fn heap_row(&mut self, ts: i64, sample: &ProfileSample, upid: u32) {
+        let row = match *sample {
             ProfileSample::HeapAllocation {
-                process,
+                process: _,
                 heap_name,
                 callsite,
                 count,
                 size,
             } => {
-                let upid = self.process(process);
                 let id = self.profiles.heap_allocations;
                 self.profiles.heap_allocations += 1;
                 ProfileRow::HeapAllocation {
@@ -348,12 +534,11 @@ impl Builder<'_> {
                 }
             }
             ProfileSample::HeapProfile {
-                process,
+                process: _,
                 heap_name,
                 dur,
                 sampling_interval,
             } => {
-                let upid = self.process(process);
                 let id = self.profiles.heap_profiles;
                 self.profiles.heap_profiles += 1;
                 ProfileRow::HeapProfile {
@@ -365,13 +550,25 @@ impl Builder<'_> {
                     sampling_interval,
                 }
             }
+            _ => return,
         };
         self.out.profile(&row, self.sink);
     }
 
+    /// heapprofd rows whose dump was never read (a cut file): their processes as they are.
+    pub(super) fn finish_heap_rows(&mut self) {
+        for (ts, s) in std::mem::take(&mut self.profiles.pending_heap) {
+            if let Some(process) = heap_process(&s) {
+                let upid = self.process(process);
+                self.heap_row(ts, &s, upid);
+            }
+        }
+    }
+
     /// A perf counter's value at a sample, on the session's track for that cpu (`index`
-    /// 0: the timebase, which sampling is driven by; then the followers).
-    fn perf_counter(
+    /// 0: the timebase, which sampling is driven by; then the followers); returns the
+    /// counter row's id.
+    pub(super) fn perf_counter(
         &mut self,
         ts: i64,
         machine: MachineId,
@@ -379,7 +576,7 @@ impl Builder<'_> {
         cpu: u32,
         index: u32,
         count: u64,
-    ) {
+    ) -> u32 {
         let key = (session, cpu, index);
         let track = match self.profiles.perf_tracks.get(&key) {
             Some(&t) => t,
@@ -420,8 +617,10 @@ impl Builder<'_> {
             value: count as f64,
             args: NO_ARGS,
         };
-        self.out.counter(self.tables.counter_count, &row, self.sink);
+        let id = self.tables.counter_count;
+        self.out.counter(id, &row, self.sink);
         self.tables.counter_count += 1;
+        id
     }
 }
 

@@ -52,6 +52,16 @@ impl RowSink for CollectRows {
     }
 }
 
+/// A TrackEvent slice's callstacks (`__intrinsic_track_event_callstacks`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CallstackRow {
+    pub slice: u32,
+    pub track: u32,
+    pub callsite: Option<u32>,
+    pub end_callsite: Option<u32>,
+    pub weight: Option<f64>,
+}
+
 #[derive(Debug, Default)]
 pub struct Tables {
     pub machines: Vec<MachineRow>,
@@ -74,6 +84,8 @@ pub struct Tables {
     pub android_logs: Vec<AndroidLogRow>,
     /// `chrome_raw` rows, in sorted order.
     pub chrome_raw: Vec<ChromeRawRow>,
+    /// `__intrinsic_track_event_callstacks` rows.
+    pub track_event_callstacks: Vec<CallstackRow>,
     /// `gpu_counter_group` rows: (group id, name, description, track id).
     pub gpu_counter_groups: Vec<(i64, StrId, StrId, u32)>,
     /// (min, max) timestamp seen; (i64::MAX, i64::MIN) when nothing was.

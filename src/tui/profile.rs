@@ -1,7 +1,8 @@
 //! The CPU profile pane: the sampled stacks (`cpu_profile_stack_sample` — Chrome's sampler
-//! and V8 profiles — and `perf_sample` callstacks) of the whole trace or of one thread, as a
-//! top-down tree (a flame graph in text): each row a frame called from the row above it,
-//! with the samples in it and below it (total), in it alone (self), and a bar of its share.
+//! and V8 profiles — and `stack_sample` callstacks: perf's and generic samplers') of the
+//! whole trace or of one thread, as a top-down tree (a flame graph in text): each row a
+//! frame called from the row above it, with the samples in it and below it (total), in it
+//! alone (self), and a bar of its share.
 //! Rows open and close, the hottest path is open at first, and `/` finds frames by name.
 //!
 //! The worker reads sample counts per (callsite, thread) and the callsite tree once
@@ -108,7 +109,7 @@ pub fn load(conn: &Connection) -> rusqlite::Result<ProfileData> {
            SELECT callsite_id, utid, count(*) AS n FROM (
              SELECT callsite_id, utid FROM cpu_profile_stack_sample
              UNION ALL
-             SELECT callsite_id, utid FROM perf_sample WHERE callsite_id IS NOT NULL)
+             SELECT callsite_id, utid FROM stack_sample WHERE utid IS NOT NULL)
            GROUP BY 1, 2)
          SELECT s.callsite_id, s.utid, s.n, t.tid, t.name, p.pid, p.name
          FROM s LEFT JOIN thread t ON t.utid = s.utid LEFT JOIN process p ON p.upid = t.upid

@@ -25,7 +25,10 @@ mod frame_timeline;
 mod ftrace;
 mod generic_kernel;
 mod gpu;
+mod heap_graph;
+mod heapprofd;
 mod profiling;
+mod stack_sample;
 mod system;
 mod system_probes;
 mod trace_stats;
@@ -188,6 +191,8 @@ struct Parser<'a> {
     mojo_mappings: Vec<StrId>,
     /// Interned callstacks and profilers' per-sequence state (see [`profiling`]).
     profiling: profiling::ProfilingState,
+    /// Java heap dumps being read (see [`heap_graph`]).
+    heap_graphs: heap_graph::HeapGraphState,
     /// What the Android / system probe parsers remember across packets.
     probes: android_probes::ProbeState,
 }
@@ -337,6 +342,7 @@ pub fn parse_stream(
         module_symbols: FxHashMap::default(),
         mojo_mappings: Vec::new(),
         profiling: profiling::ProfilingState::default(),
+        heap_graphs: heap_graph::HeapGraphState::default(),
         probes: android_probes::ProbeState::default(),
     };
     // Track events take about 16 bytes or more on the wire; reserving up front avoids the
@@ -464,6 +470,9 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::ChromeTrigger(_)) => "TracePacket.chrome_trigger",
         Some(D::ProfilePacket(_)) => "TracePacket.profile_packet",
         Some(D::PerfSample(_)) => "TracePacket.perf_sample",
+        Some(D::StackSample(_)) => "TracePacket.stack_sample",
+        Some(D::HeapGraph(_)) => "TracePacket.heap_graph",
+        Some(D::ArtProcessMetadata(_)) => "TracePacket.art_process_metadata",
         Some(D::ModuleSymbols(_)) => "TracePacket.module_symbols",
         Some(D::DeobfuscationMapping(_)) => "TracePacket.deobfuscation_mapping",
         Some(D::Battery(_)) => "TracePacket.battery",
@@ -902,8 +911,17 @@ impl Parser<'_> {
             trace_packet::Data::PerfSample(sample) => {
                 self.perf_sample(machine, seq_id, ts, clock, &sample);
             }
+            trace_packet::Data::StackSample(sample) => {
+                self.stack_sample(machine, seq_id, ts, clock, &sample);
+            }
+            trace_packet::Data::HeapGraph(graph) => {
+                self.heap_graph(machine, seq_id, ts.map(|t| (t, clock)), &graph);
+            }
+            trace_packet::Data::ArtProcessMetadata(meta) => {
+                self.art_process_metadata(machine, ts.map(|t| (t, clock)), &meta);
+            }
             trace_packet::Data::ProfilePacket(profile) => {
-                self.profile_packet(machine, seq_id, &profile);
+                self.profile_packet(machine, seq_id, ts, clock, &profile);
             }
             trace_packet::Data::ModuleSymbols(symbols) => {
                 self.module_symbols(&symbols);
@@ -1154,6 +1172,7 @@ impl Parser<'_> {
     /// always has the same uuid.
     fn finish(&mut self, bytes: &[u8]) {
         self.flush_pending_track_event();
+        self.finish_heap_graphs();
         self.translate_args();
         self.crop_ftrace();
         self.losses.finish(self.sink);

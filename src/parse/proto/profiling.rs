@@ -11,10 +11,11 @@ use crate::model::{MappingRow, PerfSampleData, PerfSession};
 
 /// What one sequence has interned for profiles, and what it resolved of it.
 #[derive(Default)]
-struct SeqProfile {
+pub(super) struct SeqProfile {
     function_names: FxHashMap<u64, StrId>,
     build_ids: FxHashMap<u64, Vec<u8>>,
     mapping_paths: FxHashMap<u64, StrId>,
+    source_paths: FxHashMap<u64, StrId>,
     mappings: FxHashMap<u64, protos::Mapping>,
     frames: FxHashMap<u64, protos::Frame>,
     callstacks: FxHashMap<u64, Vec<u64>>,
@@ -25,42 +26,15 @@ struct SeqProfile {
     /// The perf session of this sequence (made at its first sample).
     perf_session: Option<u32>,
     perf_defaults: Option<protos::PerfSampleDefaults>,
-    heap: HeapSequence,
-}
-
-/// heapprofd's state per sequence: the dump being assembled (a dump may span packets
-/// marked `continued`) and the running totals per callsite that make each row a delta.
-#[derive(Default)]
-struct HeapSequence {
-    prev_index: Option<u64>,
-    /// The dump's own interned tables (ProfilePacket `strings`, `mappings`, …).
-    strings: FxHashMap<u64, Vec<u8>>,
-    mappings: FxHashMap<u64, protos::Mapping>,
-    frames: FxHashMap<u64, protos::Frame>,
-    callstacks: FxHashMap<u64, Vec<u64>>,
-    pending: Vec<PendingAllocation>,
-    /// Last totals per (pid, callsite): (alloc count, alloc size, free count, free size).
-    prev: FxHashMap<(i64, u32), [i64; 4]>,
-    /// Callsites seen per (pid, source callstack id, heap), and the corrections a new
-    /// callsite of a known callstack takes (its totals start from the old one's).
-    seen: FxHashMap<(i64, u64, StrId), Vec<u32>>,
-    correction: FxHashMap<u64, [i64; 4]>,
-}
-
-struct PendingAllocation {
-    ts: i64,
-    clock: ClockRef,
-    pid: i64,
-    heap_name: StrId,
-    callstack: u64,
-    /// (alloc count, alloc size, free count, free size)
-    totals: [i64; 4],
+    pub(super) heap: heapprofd::HeapSequence,
+    /// The sequence's StackSample state (see `stack_sample.rs`).
+    pub(super) stack: stack_sample::SeqStackSamples,
 }
 
 /// Profile state of a file's sequences.
 #[derive(Default)]
 pub(super) struct ProfilingState {
-    sequences: FxHashMap<(MachineId, u32), SeqProfile>,
+    pub(super) sequences: FxHashMap<(MachineId, u32), SeqProfile>,
 }
 
 impl ProfilingState {
@@ -71,7 +45,9 @@ impl ProfilingState {
             seq.function_names.clear();
             seq.build_ids.clear();
             seq.mapping_paths.clear();
+            seq.source_paths.clear();
             seq.mappings.clear();
+            seq.stack.clear();
             seq.frames.clear();
             seq.callstacks.clear();
             seq.mapping_rows.clear();
@@ -91,6 +67,10 @@ impl ProfilingState {
             let seq = self.sequences.entry((machine, seq_id)).or_default();
             seq.perf_defaults = Some(perf.clone());
         }
+        if let Some(stack) = &defaults.stack_sample_defaults {
+            let seq = self.sequences.entry((machine, seq_id)).or_default();
+            seq.stack.defaults = Some(stack.clone());
+        }
     }
 
     /// Interned profile data of a packet (first definition of an iid wins).
@@ -107,10 +87,21 @@ impl ProfilingState {
             && d.mappings.is_empty()
             && d.build_ids.is_empty()
             && d.mapping_paths.is_empty()
+            && d.source_paths.is_empty()
+            && d.stack_sample_task_contexts.is_empty()
+            && d.stack_sample_execution_contexts.is_empty()
+            && d.stack_sample_counter_descriptors.is_empty()
+            && d.stack_sample_async_context_descriptors.is_empty()
         {
             return;
         }
         let seq = self.sequences.entry((machine, seq_id)).or_default();
+        seq.stack.intern(sink, d);
+        for s in &d.source_paths {
+            let text = String::from_utf8_lossy(s.str.as_deref().unwrap_or_default());
+            let id = sink.intern(&text);
+            seq.source_paths.entry(s.iid.unwrap_or(0)).or_insert(id);
+        }
         for s in &d.function_names {
             let text = String::from_utf8_lossy(s.str.as_deref().unwrap_or_default());
             let id = sink.intern(&text);
@@ -170,7 +161,7 @@ fn counter_name(counter: i32) -> &'static str {
 }
 
 /// `perf_sample.cpu_mode` as Trace Processor spells Profiling.CpuMode.
-fn cpu_mode_name(mode: i32) -> &'static str {
+pub(super) fn cpu_mode_name(mode: i32) -> &'static str {
     match mode {
         1 => "kernel",
         2 => "user",
@@ -234,10 +225,10 @@ pub(crate) fn build_id_hex(bytes: &[u8]) -> String {
 
 /// Where interned pieces are looked up: a heapprofd dump's own tables first, then the
 /// sequence's interned data.
-struct Lookup<'a> {
-    seq: &'a mut SeqProfile,
+pub(super) struct Lookup<'a> {
+    pub(super) seq: &'a mut SeqProfile,
     /// Look in the heapprofd dump's tables first.
-    heap: bool,
+    pub(super) heap: bool,
 }
 
 impl Lookup<'_> {
@@ -341,6 +332,15 @@ impl Lookup<'_> {
         let kind = frame_kind(sink, f.kind_field.as_ref());
         let rel_pc = f.rel_pc.unwrap_or(0) as i64;
         let id = sink.stack_profile.frame(mapping, rel_pc, name, kind);
+        // A frame that says where its code is has that location as its symbol.
+        let file = f
+            .source_path_iid
+            .and_then(|p| self.seq.source_paths.get(&p).copied());
+        if file.is_some() || f.line_number.is_some() {
+            let file = file.unwrap_or(NULL_STR);
+            sink.stack_profile
+                .locate_frame(id, name, file, f.line_number);
+        }
         if !self.heap {
             self.seq.frame_rows.insert(iid, Some(id));
         }
@@ -348,7 +348,12 @@ impl Lookup<'_> {
     }
 
     /// The leaf callsite of an interned callstack, counting what is wrong with it.
-    fn callstack(&mut self, sink: &mut Sink, machine: MachineId, iid: u64) -> Option<u32> {
+    pub(super) fn callstack(
+        &mut self,
+        sink: &mut Sink,
+        machine: MachineId,
+        iid: u64,
+    ) -> Option<u32> {
         if !self.heap {
             if let Some(&r) = self.seq.callstack_rows.get(&iid) {
                 return r;
@@ -395,25 +400,10 @@ impl Lookup<'_> {
     }
 }
 
-/// The package an Android code location belongs to (`/data/app/<pkg>-…/base.apk`, also
-/// with a `~~…==/` directory in front; `/data/data/<pkg>/…`), as Trace Processor finds it.
-fn package_of(location: &str) -> Option<&str> {
-    if let Some(rest) = location.strip_prefix("/data/app/") {
-        let mut parts = rest.split('/');
-        let mut first = parts.next()?;
-        if first.starts_with("~~") {
-            first = parts.next()?;
-        }
-        return Some(first.rsplit_once('-').map_or(first, |(p, _)| p));
-    }
-    if let Some(rest) = location.strip_prefix("/data/data/") {
-        return rest.split('/').next();
-    }
-    None
-}
+use crate::model::package_of;
 
 impl Parser<'_> {
-    fn seq_profile(&mut self, machine: MachineId, seq_id: u32) -> &mut SeqProfile {
+    pub(super) fn seq_profile(&mut self, machine: MachineId, seq_id: u32) -> &mut SeqProfile {
         self.profiling
             .sequences
             .entry((machine, seq_id))
@@ -532,13 +522,37 @@ impl Parser<'_> {
             }
             None => ("cpu-clock".to_string(), Vec::new()),
         };
+        // Clocks count nanoseconds; every other event counts occurrences.
+        let counter = match &defaults {
+            Some(d) => d.timebase.as_ref().map_or(Some(1), |t| {
+                if t.tracepoint.is_some() || t.raw_event.is_some() {
+                    None
+                } else {
+                    t.counter
+                }
+            }),
+            None => Some(1),
+        };
+        let unit = if matches!(counter, Some(1 | 3)) {
+            "ns"
+        } else {
+            "count"
+        };
         let timebase = self.sink.intern(&timebase);
         let followers = followers.iter().map(|f| self.sink.intern(f)).collect();
-        let sessions = &mut self.sink.stack_profile.perf_sessions;
-        let id = sessions.len() as u32;
-        sessions.push(PerfSession {
+        let id = self.sink.stack_profile.perf_sessions.len() as u32;
+        let profiler_session = self.sink.stack_profile.sessions.len() as u32;
+        let session = crate::model::ProfilerSession {
+            source: self.sink.intern("linux.perf"),
+            timebase_name: timebase,
+            timebase_unit: self.sink.intern(unit),
+            perf_session: Some(id),
+        };
+        self.sink.stack_profile.sessions.push(session);
+        self.sink.stack_profile.perf_sessions.push(PerfSession {
             timebase,
             followers,
+            profiler_session: Some(profiler_session),
         });
         self.seq_profile(machine, seq_id).perf_session = Some(id);
         id
@@ -603,197 +617,6 @@ impl Parser<'_> {
         }
     }
 
-    /// A heapprofd dump (or part of one): its tables are kept until the dump's last packet,
-    /// which turns every sample into allocation rows (deltas from the previous dump).
-    pub(super) fn profile_packet(
-        &mut self,
-        machine: MachineId,
-        seq_id: u32,
-        p: &protos::ProfilePacket,
-    ) {
-        self.sink.touch();
-        let index = p.index.unwrap_or(0);
-        let heap = &mut self.seq_profile(machine, seq_id).heap;
-        let missing = match heap.prev_index {
-            None => index != 0,
-            Some(prev) => prev.wrapping_add(1) != index,
-        };
-        heap.prev_index = Some(index);
-        if missing {
-            self.sink.stat("heapprofd_missing_packet", machine, 1);
-        }
-        let heap = &mut self.seq_profile(machine, seq_id).heap;
-        for s in &p.strings {
-            let bytes = s.str.clone().unwrap_or_default();
-            heap.strings.insert(s.iid.unwrap_or(0), bytes);
-        }
-        for m in &p.mappings {
-            heap.mappings.insert(m.iid.unwrap_or(0), m.clone());
-        }
-        for f in &p.frames {
-            heap.frames.insert(f.iid.unwrap_or(0), f.clone());
-        }
-        for c in &p.callstacks {
-            heap.callstacks
-                .insert(c.iid.unwrap_or(0), c.frame_ids.clone());
-        }
-        let clock = self.clock(machine, 0, clocks::MONOTONIC_COARSE);
-        for dump in &p.process_dumps {
-            let pid = dump.pid.unwrap_or(0) as i64;
-            let stat_idx = Some(pid);
-            let flags = [
-                (dump.disconnected(), "heapprofd_client_disconnected"),
-                (dump.buffer_corrupted(), "heapprofd_buffer_corrupted"),
-                (
-                    dump.buffer_overran() || dump.client_error == Some(1),
-                    "heapprofd_buffer_overran",
-                ),
-                (
-                    dump.client_error.unwrap_or(0) != 0,
-                    "heapprofd_client_error",
-                ),
-                (dump.rejected_concurrent(), "heapprofd_rejected_concurrent"),
-                (dump.hit_guardrail(), "heapprofd_hit_guardrail"),
-            ];
-            for (set, name) in flags {
-                if set {
-                    self.sink.stat_indexed(name, stat_idx, machine, 1);
-                }
-            }
-            let orig = dump.orig_sampling_interval_bytes.unwrap_or(0);
-            if orig != 0 && dump.sampling_interval_bytes.unwrap_or(0) != orig {
-                self.sink.stat_indexed(
-                    "heapprofd_sampling_interval_adjusted",
-                    stat_idx,
-                    machine,
-                    1,
-                );
-            }
-            if let Some(st) = &dump.stats {
-                let values = [
-                    ("heapprofd_unwind_time_us", st.total_unwinding_time_us),
-                    ("heapprofd_unwind_samples", st.heap_samples),
-                    (
-                        "heapprofd_client_spinlock_blocked",
-                        st.client_spinlock_blocked_us,
-                    ),
-                ];
-                for (name, v) in values {
-                    if let Some(v) = v {
-                        self.sink.stat_indexed(name, stat_idx, machine, v as i64);
-                    }
-                }
-            }
-            let trustworthy_max_count = orig > 0;
-            let heap_name = match dump.heap_name.as_deref() {
-                Some(n) if !n.is_empty() => self.sink.intern(n),
-                _ => self.sink.intern("unknown"),
-            };
-            let ts = dump.timestamp.unwrap_or(0) as i64;
-            let start = dump.start_timestamp.map_or(ts, |s| s as i64);
-            let window = ProfileSample::HeapProfile {
-                process: ProcessRef { machine, pid },
-                heap_name,
-                dur: ts - start,
-                sampling_interval: dump.sampling_interval_bytes.unwrap_or(0) as i64,
-            };
-            self.sink.push(start, clock, EventData::Profile(window));
-            let heap = &mut self.seq_profile(machine, seq_id).heap;
-            for s in &dump.samples {
-                let totals = if let Some(max) = s.self_max {
-                    let count = if trustworthy_max_count {
-                        s.self_max_count.unwrap_or(0)
-                    } else {
-                        0
-                    };
-                    [count as i64, max as i64, 0, 0]
-                } else {
-                    [
-                        s.alloc_count.unwrap_or(0) as i64,
-                        s.self_allocated.unwrap_or(0) as i64,
-                        s.free_count.unwrap_or(0) as i64,
-                        s.self_freed.unwrap_or(0) as i64,
-                    ]
-                };
-                heap.pending.push(PendingAllocation {
-                    ts,
-                    clock,
-                    pid,
-                    heap_name,
-                    callstack: s.callstack_id.unwrap_or(0),
-                    totals,
-                });
-            }
-        }
-        if !p.continued() {
-            self.finish_heap_dump(machine, seq_id);
-        }
-    }
-
-    /// The last packet of a dump: allocations become rows, each the change since the
-    /// previous dump of that callsite (a decrease is a malformed packet).
-    fn finish_heap_dump(&mut self, machine: MachineId, seq_id: u32) {
-        let pending = std::mem::take(&mut self.seq_profile(machine, seq_id).heap.pending);
-        for a in pending {
-            let seq = self
-                .profiling
-                .sequences
-                .entry((machine, seq_id))
-                .or_default();
-            let Some(callsite) =
-                (Lookup { seq, heap: true }).callstack(self.sink, machine, a.callstack)
-            else {
-                continue;
-            };
-            let heap = &mut self.seq_profile(machine, seq_id).heap;
-            let prev = heap.prev.get(&(a.pid, callsite)).copied().unwrap_or([0; 4]);
-            let seen = heap
-                .seen
-                .entry((a.pid, a.callstack, a.heap_name))
-                .or_default();
-            if !seen.contains(&callsite) {
-                seen.push(callsite);
-                heap.correction.insert(a.callstack, prev);
-            }
-            let mut totals = a.totals;
-            if let Some(c) = heap.correction.get(&a.callstack) {
-                for (t, c) in totals.iter_mut().zip(c) {
-                    *t += c;
-                }
-            }
-            let delta: Vec<i64> = totals.iter().zip(&prev).map(|(t, p)| t - p).collect();
-            if delta.iter().any(|&d| d < 0) {
-                self.sink
-                    .stat_indexed("heapprofd_malformed_packet", Some(a.pid), machine, 1);
-                continue;
-            }
-            heap.prev.insert((a.pid, callsite), totals);
-            let process = ProcessRef {
-                machine,
-                pid: a.pid,
-            };
-            let rows = [(delta[0], delta[1]), (-delta[2], -delta[3])];
-            for (count, size) in rows {
-                if count == 0 && size == 0 {
-                    continue;
-                }
-                let sample = ProfileSample::HeapAllocation {
-                    process,
-                    heap_name: a.heap_name,
-                    callsite,
-                    count,
-                    size,
-                };
-                self.sink.push(a.ts, a.clock, EventData::Profile(sample));
-            }
-        }
-        let heap = &mut self.seq_profile(machine, seq_id).heap;
-        heap.strings.clear();
-        heap.mappings.clear();
-        heap.frames.clear();
-        heap.callstacks.clear();
-    }
-
     /// Symbols for the frames of a module: every frame at a listed address of a mapping
     /// with that path (and build id, when the symbols name one).
     pub(super) fn module_symbols(&mut self, m: &protos::ModuleSymbols) {
@@ -838,9 +661,27 @@ impl Parser<'_> {
     pub(super) fn deobfuscation_mapping(&mut self, d: &protos::DeobfuscationMapping) {
         self.sink.touch();
         let package = d.package_name.as_deref().unwrap_or("");
+        let package_id = self.sink.intern(package);
         for class in &d.obfuscated_classes {
             let obf_class = class.obfuscated_name.as_deref().unwrap_or("");
             let deobf_class = class.deobfuscated_name.as_deref().unwrap_or("");
+            // Java heap dumps' classes and reference fields.
+            let (o, r) = (self.sink.intern(obf_class), self.sink.intern(deobf_class));
+            self.sink.heap_graph.class_names.insert((package_id, o), r);
+            for member in &class.obfuscated_members {
+                let obf = format!(
+                    "{obf_class}.{}",
+                    member.obfuscated_name.as_deref().unwrap_or("")
+                );
+                let name = member.deobfuscated_name.as_deref().unwrap_or("");
+                let deobf = if name.contains('.') {
+                    name.to_string()
+                } else {
+                    format!("{deobf_class}.{name}")
+                };
+                let (o, r) = (self.sink.intern(&obf), self.sink.intern(&deobf));
+                self.sink.heap_graph.field_names.insert(o, r);
+            }
             for method in &class.obfuscated_methods {
                 let obf = format!(
                     "{obf_class}.{}",

@@ -332,9 +332,30 @@ impl Parser<'_> {
                 ),
             );
         let values: Vec<(f64, Option<u64>)> = values.map(|(v, u)| (v, u.copied())).collect();
+        // Every extra counter must be good, or the whole event is dropped (one stat).
+        let problem = if (!ev.extra_counter_values.is_empty() && extra_int_uuids.is_empty())
+            || (!ev.extra_double_counter_values.is_empty() && extra_double_uuids.is_empty())
+        {
+            Some("track_event_extra_counter_missing_track_uuids")
+        } else if values.iter().any(|(_, u)| u.is_none()) {
+            Some("track_event_extra_counter_track_uuid_mismatch")
+        } else if values.len() > 8 {
+            Some("track_event_extra_counter_exceeds_max")
+        } else if values.iter().any(|(_, u)| {
+            u.and_then(|u| self.sink.descriptors.get(&(machine, u)))
+                .and_then(|d| d.counter)
+                .is_none()
+        }) {
+            Some("track_event_extra_counter_invalid_track")
+        } else {
+            None
+        };
+        if let Some(stat) = problem {
+            self.sink.stat(stat, machine, 1);
+            return;
+        }
         for (v, uuid) in values {
             let Some(u) = uuid else {
-                self.sink.stat("track_event_parser_errors", machine, 1);
                 continue;
             };
             let Some(value) = self.counter(machine, seq_id, ts, clock, u, v, true) else {
@@ -357,12 +378,24 @@ impl Parser<'_> {
                 Some(track_event::CounterValueField::CounterValue(v)) => (v as f64, true),
                 Some(track_event::CounterValueField::DoubleCounterValue(v)) => (v, false),
                 None => {
-                    self.sink.stat("track_event_parser_errors", machine, 1);
+                    self.sink
+                        .stat("track_event_counter_missing_value", machine, 1);
                     return;
                 }
             };
             if uuid == 0 {
-                self.sink.stat("track_event_parser_errors", machine, 1);
+                self.sink
+                    .stat("track_event_counter_missing_track_uuid", machine, 1);
+                return;
+            }
+            let is_counter = self
+                .sink
+                .descriptors
+                .get(&(machine, uuid))
+                .is_some_and(|d| d.counter.is_some());
+            if !is_counter {
+                self.sink
+                    .stat("track_event_counter_invalid_track_uuid", machine, 1);
                 return;
             }
             self.counter(machine, seq_id, ts, clock, uuid, value.0, value.1);
@@ -494,6 +527,11 @@ impl Parser<'_> {
                         .descriptors
                         .get(&(machine, uuid))
                         .is_some_and(|d| d.is_state);
+                if uuid == 0 && ev.track_uuid.is_none() && !forced_thread {
+                    self.sink
+                        .stat("track_event_state_missing_track_uuid", machine, 1);
+                    return;
+                }
                 if !on_state_track {
                     self.sink.stat("track_event_parser_errors", machine, 1);
                     return;
@@ -523,7 +561,29 @@ impl Parser<'_> {
                 }
             },
         };
+        let is_end = matches!(data, EventData::End(_));
+        let is_slice = matches!(
+            data,
+            EventData::Begin(_) | EventData::End(_) | EventData::Complete { .. }
+        );
         self.sink.push(ts, clock, data);
+        // The event's callstack goes to its slice (`__intrinsic_track_event_callstacks`).
+        if let (true, Some(field)) = (is_slice, &ev.callstack_field) {
+            use track_event::CallstackField;
+            let callsite = match field {
+                CallstackField::Callstack(inline) => self.inline_callstack(inline),
+                CallstackField::CallstackIid(iid) => self.interned_callstack(machine, seq_id, *iid),
+            };
+            if let Some(callsite) = callsite {
+                let cs = SliceCallstack {
+                    callsite,
+                    end: is_end,
+                    weight: ev.callstack_weight.map(Real),
+                };
+                self.sink
+                    .push(ts, clock, EventData::SliceCallstack(Box::new(cs)));
+            }
+        }
     }
 
     /// Legacy (JSON-style) phases carried in `TrackEvent.legacy_event`.
@@ -592,6 +652,18 @@ impl Parser<'_> {
                         }
                         _ => {}
                     }
+                }
+                // A mark (`R`) says it was one.
+                if phase == b'R' {
+                    let mut args: Vec<Arg> = self.sink.args.get(slice.args).to_vec();
+                    let key = self.sink.intern("legacy_event.phase");
+                    let value = self.sink.intern("R");
+                    args.push(Arg {
+                        flat_key: key,
+                        key,
+                        value: ArgValue::Str(value),
+                    });
+                    slice.args = self.sink.args.push(&args);
                 }
                 Some(EventData::Complete {
                     slice,

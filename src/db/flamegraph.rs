@@ -1,0 +1,343 @@
+//! `experimental_flamegraph(profile_type, ts, ts_constraint, upid, upid_group, focus_str)`:
+//! Perfetto's flamegraph of a profile as a table of nodes (one per distinct path of names
+//! from a root), each with its own and its subtree's count and size.
+//!
+//! - `graph`: a Java heap dump of `upid` at `ts`. Every reachable object hangs under the
+//!   object that first reaches it walking breadth-first from the GC roots (the shortest
+//!   path tree, a Reference's `referent` not followed); a node is a class name (the
+//!   deobfuscated one when known) under its parent's node; size is self + native size.
+//! - `native`: heapprofd allocations of `upid` (`ts_constraint` such as `<= 100` or
+//!   `= 100`, else up to `ts`): a node per frame name and mapping under its caller's node;
+//!   count/size are what is still allocated, alloc_count/alloc_size what was allocated.
+//! - `perf`: perf and stack samples of the threads of `upid`: count is samples.
+
+use std::collections::{HashMap, VecDeque};
+
+use rusqlite::types::Value;
+use rusqlite::Connection;
+
+use super::table_fn::TableFn;
+
+pub static FLAMEGRAPH: TableFn = TableFn {
+    name: "experimental_flamegraph",
+    columns: &[
+        "id",
+        "depth",
+        "name",
+        "map_name",
+        "count",
+        "cumulative_count",
+        "size",
+        "cumulative_size",
+        "alloc_count",
+        "cumulative_alloc_count",
+        "alloc_size",
+        "cumulative_alloc_size",
+        "parent_id",
+        "source_file",
+        "line_number",
+    ],
+    args: &[
+        "profile_type",
+        "ts",
+        "ts_constraint",
+        "upid",
+        "upid_group",
+        "focus_str",
+    ],
+    compute,
+};
+
+/// A node while the tree is built: its key under its parent, and its own totals.
+#[derive(Default)]
+struct Node {
+    parent: Option<usize>,
+    depth: i64,
+    name: String,
+    map_name: String,
+    source_file: Option<String>,
+    line_number: Option<i64>,
+    /// count, size, alloc_count, alloc_size (own).
+    own: [i64; 4],
+}
+
+/// Nodes keyed by (parent, name, map name).
+#[derive(Default)]
+struct Tree {
+    nodes: Vec<Node>,
+    index: HashMap<(Option<usize>, String, String), usize>,
+}
+
+impl Tree {
+    fn child(&mut self, parent: Option<usize>, name: &str, map_name: &str) -> usize {
+        let key = (parent, name.to_string(), map_name.to_string());
+        if let Some(&n) = self.index.get(&key) {
+            return n;
+        }
+        let depth = parent.map_or(0, |p| self.nodes[p].depth + 1);
+        let n = self.nodes.len();
+        self.nodes.push(Node {
+            parent,
+            depth,
+            name: name.to_string(),
+            map_name: map_name.to_string(),
+            ..Node::default()
+        });
+        self.index.insert(key, n);
+        n
+    }
+
+    /// The rows: nodes in creation order (parents before children), with subtree totals.
+    fn rows(self) -> Vec<Vec<Value>> {
+        let mut cumulative: Vec<[i64; 4]> = self.nodes.iter().map(|n| n.own).collect();
+        for i in (0..self.nodes.len()).rev() {
+            if let Some(p) = self.nodes[i].parent {
+                let c = cumulative[i];
+                for (t, v) in cumulative[p].iter_mut().zip(c) {
+                    *t += v;
+                }
+            }
+        }
+        self.nodes
+            .into_iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let c = cumulative[i];
+                vec![
+                    Value::Integer(i as i64),
+                    Value::Integer(n.depth),
+                    Value::Text(n.name),
+                    Value::Text(n.map_name),
+                    Value::Integer(n.own[0]),
+                    Value::Integer(c[0]),
+                    Value::Integer(n.own[1]),
+                    Value::Integer(c[1]),
+                    Value::Integer(n.own[2]),
+                    Value::Integer(c[2]),
+                    Value::Integer(n.own[3]),
+                    Value::Integer(c[3]),
+                    n.parent.map_or(Value::Null, |p| Value::Integer(p as i64)),
+                    n.source_file.map_or(Value::Null, Value::Text),
+                    n.line_number.map_or(Value::Null, Value::Integer),
+                ]
+            })
+            .collect()
+    }
+}
+
+fn int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Integer(i) => Some(*i),
+        Value::Real(r) => Some(*r as i64),
+        Value::Text(t) => t.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn compute(conn: &Connection, args: &[Value]) -> rusqlite::Result<Vec<Vec<Value>>> {
+    let kind = match args.first() {
+        Some(Value::Text(t)) => t.to_ascii_lowercase(),
+        _ => String::new(),
+    };
+    let ts = args.get(1).and_then(int);
+    let constraint = match args.get(2) {
+        Some(Value::Text(t)) => Some(t.trim().to_string()),
+        _ => None,
+    };
+    let Some(upid) = args.get(3).and_then(int) else {
+        return Ok(Vec::new());
+    };
+    match kind.as_str() {
+        "graph" => graph(conn, upid, ts),
+        "native" | "heap_profile" => native(conn, upid, ts, constraint.as_deref()),
+        "perf" => perf(conn, upid),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// The heap dump's shortest-path tree by class.
+fn graph(conn: &Connection, upid: i64, ts: Option<i64>) -> rusqlite::Result<Vec<Vec<Value>>> {
+    let Some(ts) = ts else {
+        return Ok(Vec::new());
+    };
+    let mut stmt = conn.prepare(
+        "SELECT o.id, o.self_size + o.native_size, o.reference_set_id, o.root_type IS NOT NULL,
+                COALESCE(c.deobfuscated_name, c.name, '')
+         FROM heap_graph_object o LEFT JOIN heap_graph_class c ON c.id = o.type_id
+         WHERE o.upid = ?1 AND o.graph_sample_ts = ?2 ORDER BY o.id",
+    )?;
+    let mut objects: Vec<(i64, i64, Option<i64>, bool, String)> = Vec::new();
+    let mut rows = stmt.query([upid, ts])?;
+    while let Some(r) = rows.next()? {
+        objects.push((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?));
+    }
+    if objects.is_empty() {
+        return Ok(Vec::new());
+    }
+    let index: HashMap<i64, usize> = objects.iter().enumerate().map(|(i, o)| (o.0, i)).collect();
+    let first = objects[0].0;
+    let last = objects[objects.len() - 1].0;
+    // Outgoing edges followed for reachability.
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); objects.len()];
+    let mut stmt = conn.prepare(
+        "SELECT r.owner_id, r.owned_id FROM heap_graph_reference r
+         JOIN heap_graph_object o ON o.id = r.owner_id
+         LEFT JOIN heap_graph_class c ON c.id = o.type_id
+         WHERE r.owner_id BETWEEN ?1 AND ?2 AND r.owned_id IS NOT NULL
+           AND NOT (COALESCE(c.kind, '') IN ('KIND_SOFT_REFERENCE', 'KIND_WEAK_REFERENCE',
+                    'KIND_FINALIZER_REFERENCE', 'KIND_PHANTOM_REFERENCE')
+                    AND r.field_name = 'java.lang.ref.Reference.referent')
+         ORDER BY r.id",
+    )?;
+    let mut rows = stmt.query([first, last])?;
+    while let Some(r) = rows.next()? {
+        let (owner, owned): (i64, i64) = (r.get(0)?, r.get(1)?);
+        if let (Some(&a), Some(&b)) = (index.get(&owner), index.get(&owned)) {
+            children[a].push(b);
+        }
+    }
+    let mut tree = Tree::default();
+    let mut node_of: Vec<Option<usize>> = vec![None; objects.len()];
+    let mut queue = VecDeque::new();
+    for (i, o) in objects.iter().enumerate() {
+        if o.3 && node_of[i].is_none() {
+            let n = tree.child(None, &o.4, "JAVA");
+            node_of[i] = Some(n);
+            queue.push_back(i);
+        }
+    }
+    while let Some(i) = queue.pop_front() {
+        let parent = node_of[i];
+        for &c in &children[i] {
+            if node_of[c].is_none() {
+                node_of[c] = Some(tree.child(parent, &objects[c].4, "JAVA"));
+                queue.push_back(c);
+            }
+        }
+    }
+    for (i, o) in objects.iter().enumerate() {
+        if let Some(n) = node_of[i] {
+            tree.nodes[n].own[0] += 1;
+            tree.nodes[n].own[1] += o.1;
+        }
+    }
+    Ok(tree.rows())
+}
+
+/// A callsite tree from (callsite, count, size, alloc count, alloc size) per callsite.
+fn callsite_tree(
+    conn: &Connection,
+    totals: &HashMap<i64, [i64; 4]>,
+) -> rusqlite::Result<Vec<Vec<Value>>> {
+    let mut stmt = conn.prepare(
+        "SELECT c.id, c.parent_id, COALESCE(f.deobfuscated_name, f.name, ''),
+                COALESCE(m.name, ''), s.source_file, s.line_number
+         FROM stack_profile_callsite c JOIN stack_profile_frame f ON f.id = c.frame_id
+         LEFT JOIN stack_profile_mapping m ON m.id = f.mapping
+         LEFT JOIN stack_profile_symbol s ON s.symbol_set_id = f.symbol_set_id
+           AND s.id = (SELECT min(id) FROM stack_profile_symbol WHERE symbol_set_id = f.symbol_set_id)
+         ORDER BY c.id",
+    )?;
+    type Site = (Option<i64>, String, String, Option<String>, Option<i64>);
+    let mut sites: HashMap<i64, Site> = HashMap::new();
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        sites.insert(
+            r.get(0)?,
+            (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?),
+        );
+    }
+    let mut tree = Tree::default();
+    let mut node_of: HashMap<i64, usize> = HashMap::new();
+    let mut ids: Vec<i64> = totals.keys().copied().collect();
+    ids.sort_unstable();
+    for id in ids {
+        // The path from the root to this callsite.
+        let mut path = Vec::new();
+        let mut at = Some(id);
+        while let Some(c) = at {
+            if path.len() > 10_000 {
+                break;
+            }
+            path.push(c);
+            at = sites.get(&c).and_then(|s| s.0);
+        }
+        let mut parent = None;
+        for &c in path.iter().rev() {
+            let node = match node_of.get(&c) {
+                Some(&n) => n,
+                None => {
+                    let Some(site) = sites.get(&c) else {
+                        break;
+                    };
+                    let n = tree.child(parent, &site.1, &site.2);
+                    tree.nodes[n].source_file.clone_from(&site.3);
+                    tree.nodes[n].line_number = site.4;
+                    node_of.insert(c, n);
+                    n
+                }
+            };
+            parent = Some(node);
+        }
+        if let (Some(n), Some(t)) = (parent, totals.get(&id)) {
+            for (o, v) in tree.nodes[n].own.iter_mut().zip(t) {
+                *o += v;
+            }
+        }
+    }
+    Ok(tree.rows())
+}
+
+/// heapprofd allocations up to a time.
+fn native(
+    conn: &Connection,
+    upid: i64,
+    ts: Option<i64>,
+    constraint: Option<&str>,
+) -> rusqlite::Result<Vec<Vec<Value>>> {
+    // `<= 100`, `= 100`, `< 100`, `>= 100`, `> 100`; without one, up to `ts`.
+    let (op, bound) = match constraint {
+        Some(c) => {
+            let ops = ["<=", ">=", "=", "<", ">"];
+            let op = ops
+                .iter()
+                .find(|o| c.starts_with(**o))
+                .copied()
+                .unwrap_or("<=");
+            let bound = c[op.len().min(c.len())..].trim().parse().ok().or(ts);
+            (op, bound)
+        }
+        None => ("<=", ts),
+    };
+    let filter = match bound {
+        Some(b) => format!(" AND ts {op} {b}"),
+        None => String::new(),
+    };
+    let mut stmt = conn.prepare(&format!(
+        "SELECT callsite_id, SUM(count), SUM(size),
+                SUM(CASE WHEN count > 0 THEN count ELSE 0 END),
+                SUM(CASE WHEN size > 0 THEN size ELSE 0 END)
+         FROM heap_profile_allocation WHERE upid = ?1{filter} GROUP BY callsite_id"
+    ))?;
+    let mut totals = HashMap::new();
+    let mut rows = stmt.query([upid])?;
+    while let Some(r) = rows.next()? {
+        totals.insert(r.get(0)?, [r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?]);
+    }
+    callsite_tree(conn, &totals)
+}
+
+/// Stack samples of a process's threads.
+fn perf(conn: &Connection, upid: i64) -> rusqlite::Result<Vec<Vec<Value>>> {
+    let mut stmt = conn.prepare(
+        "SELECT s.callsite_id, count(*) FROM stack_sample s
+         JOIN thread t USING (utid) WHERE t.upid = ?1 GROUP BY s.callsite_id",
+    )?;
+    let mut totals = HashMap::new();
+    let mut rows = stmt.query([upid])?;
+    while let Some(r) = rows.next()? {
+        let n: i64 = r.get(1)?;
+        totals.insert(r.get(0)?, [n, n, n, n]);
+    }
+    callsite_tree(conn, &totals)
+}
