@@ -952,6 +952,68 @@ pub struct DrmEvent {
     pub op: DrmOp,
 }
 
+/// An ftrace event whose rows depend on what came before it in time, so the model, which
+/// sees events in time order, decides what it makes (see `model/power.rs`,
+/// `model/memory.rs`, `model/gpu_kernel.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KernelOp {
+    /// `suspend_resume`: `name` is `<action>(<val>)`; `action` the bare action.
+    SuspendResume {
+        action: StrId,
+        name: StrId,
+        start: bool,
+    },
+    /// `wakeup_source_activate` / `_deactivate` of the named wakelock.
+    Wakelock { name: StrId, activate: bool },
+    /// `gpu_mem_total` from ftrace for a process (pid ≠ 0): dropped unless the pid is a
+    /// known thread.
+    GpuMemTotal { pid: i64, gpu: u32, size: u64 },
+    /// `rss_stat` / `rss_stat_throttled`: `tid` reported a memory counter (`name`) of the
+    /// memory map `mm_id`, its own when `curr`.
+    RssStat {
+        tid: i64,
+        name: StrId,
+        size: i64,
+        curr: Option<bool>,
+        mm_id: Option<i64>,
+    },
+    /// `kgsl_adreno_cmdbatch_queued`: the submitting thread of a command batch.
+    AdrenoQueued { ctx: u32, seqno: u32 },
+    /// `kgsl_adreno_cmdbatch_sync`: the GPU's tick counter at this time.
+    AdrenoSync { ticks: u64 },
+    /// `kgsl_adreno_cmdbatch_retired`: a batch ran on the GPU from `start` to `retire`
+    /// (GPU ticks).
+    AdrenoRetired {
+        ctx: u32,
+        seqno: u32,
+        prio: i64,
+        start: u64,
+        retire: u64,
+    },
+    /// A V4L2 buffer event: an instant on the thread (`slice`), queued (linked to its
+    /// dequeue by `key`) or dequeued.
+    V4l2Buffer {
+        slice: SliceEvent,
+        key: u64,
+        queue: Option<bool>,
+    },
+    /// A virtio-gpu command queued (`start`, without a fence) or answered: the queue's
+    /// latency counter (`track`) measures the answer.
+    VirtioGpuLatency {
+        track: TrackRef,
+        seqno: u32,
+        start: bool,
+    },
+}
+
+/// A [`KernelOp`] and where it ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KernelEvent {
+    pub machine: MachineId,
+    pub tid: i64,
+    pub op: KernelOp,
+}
+
 /// What pairs a kernel operation's start with its end: the event kind and two numbers
 /// (e.g. inode and offset, device and sector).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -1080,6 +1142,8 @@ pub enum EventData {
     GenericKernel(Box<GenericKernelEvent>),
     /// A DRM / dma-fence event (see `model/drm.rs`).
     Drm(Box<DrmEvent>),
+    /// An ftrace event the model interprets in time order (see [`KernelOp`]).
+    Kernel(Box<KernelEvent>),
     /// `task_rename`: the thread's new name (and its process's, for a main thread).
     ThreadRename {
         thread: ThreadRef,

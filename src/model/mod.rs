@@ -11,8 +11,11 @@ mod descriptor;
 mod drm;
 mod flow;
 mod generic_kernel;
+mod gpu_kernel;
 mod graphics;
 mod kernel;
+mod memory;
+mod power;
 mod process;
 mod sched;
 mod slice;
@@ -76,6 +79,8 @@ pub struct Builder<'s> {
     unsettled_process_counters: Vec<(u32, u32)>,
     /// Process counter tracks by (upid, name, type).
     process_counters: HashMap<(u32, StrId, &'static str), u32>,
+    /// Thread counter tracks by (utid, name, type).
+    thread_counters: HashMap<(u32, StrId, &'static str), u32>,
     /// Cpus numbered past their machine's range so far.
     odd_cpus: u32,
     /// The ucpu range of each machine other than the host (1, 2, ...).
@@ -111,6 +116,12 @@ pub struct Builder<'s> {
     frames: android::FrameTimelineState,
     /// SurfaceFlinger buffer phases (see `graphics.rs`).
     graphics: graphics::GraphicsState,
+    /// Memory maps' owners (see `memory.rs`).
+    memory: memory::MemoryState,
+    /// Suspend/resume phases and wakeup sources (see `power.rs`).
+    power: power::PowerState,
+    /// Adreno, V4L2 and virtio-gpu state (see `gpu_kernel.rs`).
+    gpu_kernel: gpu_kernel::GpuKernelState,
 }
 
 impl<'s> Builder<'s> {
@@ -143,6 +154,7 @@ impl<'s> Builder<'s> {
             cpu_ranges: HashMap::new(),
             odd_cpus: 0,
             process_counters: HashMap::new(),
+            thread_counters: HashMap::new(),
             unsettled_process_counters: Vec::new(),
             unnestable: FxHashMap::default(),
             open_states: FxHashMap::default(),
@@ -161,6 +173,9 @@ impl<'s> Builder<'s> {
             profiles: stack_profile::ProfileState::default(),
             frames: android::FrameTimelineState::default(),
             graphics: graphics::GraphicsState::default(),
+            memory: memory::MemoryState::default(),
+            power: power::PowerState::default(),
+            gpu_kernel: gpu_kernel::GpuKernelState::default(),
         }
     }
 
@@ -369,6 +384,7 @@ impl<'s> Builder<'s> {
             EventData::Binder(ref b) => self.binder(ts, b),
             EventData::GenericKernel(ref g) => self.generic_kernel(ts, g),
             EventData::Drm(ref d) => self.drm(ts, d),
+            EventData::Kernel(ref k) => self.kernel_event(ts, k),
             EventData::Dropped => {}
             EventData::ThreadRename { thread, name } => self.rename_thread(thread, name),
             EventData::CounterSum {
@@ -473,13 +489,28 @@ impl<'s> Builder<'s> {
                 .push((group, name, description, track));
         }
         for (track, utid) in std::mem::take(&mut self.unsettled_process_counters) {
-            if let Some(upid) = self.tables.threads[utid as usize].upid {
-                let row = &mut self.tables.tracks[track as usize];
-                row.upid = Some(upid);
-                row.utid = None;
+            let row = &mut self.tables.tracks[track as usize];
+            match self.tables.threads[utid as usize].upid {
+                Some(upid) => {
+                    row.upid = Some(upid);
+                    row.utid = None;
+                }
+                // Still not in a process: Trace Processor's per-thread fallback type.
+                None => row.kind = thread_fallback_kind(row.kind),
             }
         }
         self.tables
+    }
+}
+
+/// The track type of a process counter left on its thread (its process never known).
+fn thread_fallback_kind(kind: &'static str) -> &'static str {
+    match kind {
+        "process_memory" => "process_memory_thread_fallback",
+        "oom_score_adj" => "oom_score_adj_thread_fallback",
+        "mm_event" => "mm_event_thread_fallback",
+        "android_dmabuf_rss" => "android_dmabuf_rss_thread_fallback",
+        other => other,
     }
 }
 

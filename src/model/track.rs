@@ -151,32 +151,21 @@ impl<'s> Builder<'s> {
                 let upid = self.process(process);
                 (self.process_counter_track(upid, name, kind), true)
             }
+            // Not cached: the same tid names a new thread after it ends or its process is
+            // replaced, and each thread (and process) has its own counter tracks.
             TrackKey::ThreadProcessCounter { thread, name, kind } => {
                 let utid = self.thread(thread);
                 match self.tables.threads[utid as usize].upid {
-                    Some(upid) => (self.process_counter_track(upid, name, kind), true),
+                    Some(upid) => (self.process_counter_track(upid, name, kind), false),
                     // The thread's process is not known yet (ftrace often starts before the
                     // process list): a thread counter for now, moved to the process the
                     // thread turns out to belong to when the import ends.
-                    None => {
-                        let machine = self.tables.threads[utid as usize].machine;
-                        let t = self.new_track(TrackRow {
-                            utid: Some(utid),
-                            ..TrackRow::new(name, kind, machine, TrackEventType::Counter)
-                        });
-                        self.unsettled_process_counters.push((t, utid));
-                        (t, true)
-                    }
+                    None => (self.thread_counter_track(utid, name, kind, true), false),
                 }
             }
             TrackKey::ThreadCounter { thread, name, kind } => {
                 let utid = self.thread(thread);
-                let machine = self.tables.threads[utid as usize].machine;
-                let t = self.new_track(TrackRow {
-                    utid: Some(utid),
-                    ..TrackRow::new(name, kind, machine, TrackEventType::Counter)
-                });
-                (t, true)
+                (self.thread_counter_track(utid, name, kind, false), false)
             }
             TrackKey::CpuCounter {
                 machine,
@@ -297,6 +286,30 @@ impl<'s> Builder<'s> {
         let value = self.sink.intern("chrome");
         let source = self.sink.arg("source", ArgValue::Str(value));
         self.sink.args.push(&[source])
+    }
+
+    /// One counter track per thread, name and type. `for_process`: a process counter whose
+    /// thread's process is not known yet (settled when the import ends).
+    pub(super) fn thread_counter_track(
+        &mut self,
+        utid: u32,
+        name: StrId,
+        kind: &'static str,
+        for_process: bool,
+    ) -> u32 {
+        if let Some(&t) = self.thread_counters.get(&(utid, name, kind)) {
+            return t;
+        }
+        let machine = self.tables.threads[utid as usize].machine;
+        let t = self.new_track(TrackRow {
+            utid: Some(utid),
+            ..TrackRow::new(name, kind, machine, TrackEventType::Counter)
+        });
+        if for_process {
+            self.unsettled_process_counters.push((t, utid));
+        }
+        self.thread_counters.insert((utid, name, kind), t);
+        t
     }
 
     /// One counter track per process, name and type, however the events named it.

@@ -133,57 +133,6 @@ impl Parser<'_> {
         atrace::parse_marker(self.sink, clock, ts, machine, pid, text.as_bytes());
     }
 
-    /// `rss_stat`: a process's memory counter changed. With an `mm_id` the event names the
-    /// memory map, which belongs to the event's thread when `curr` is set and otherwise to
-    /// whichever thread last reported it as its own.
-    pub(super) fn rss_stat(
-        &mut self,
-        origin: FtraceOrigin,
-        ts: i64,
-        clock: ClockRef,
-        r: &protos::RssStatFtraceEvent,
-    ) {
-        /// The kernel's MM_* counters, by member index.
-        const MEMBERS: [&str; 5] = [
-            "mem.rss.file",
-            "mem.rss.anon",
-            "mem.swap",
-            "mem.rss.shmem",
-            "mem.unreclaimable",
-        ];
-        let machine = origin.machine;
-        let Some(&name) = r.member.and_then(|m| MEMBERS.get(usize::try_from(m).ok()?)) else {
-            self.sink.stat("rss_stat_unknown_keys", machine, 1);
-            return;
-        };
-        let size = r.size.unwrap_or(0);
-        if size < 0 {
-            self.sink.stat("rss_stat_negative_size", machine, 1);
-            return;
-        }
-        let tid = match r.mm_id {
-            None => origin.pid,
-            Some(mm) if r.curr.unwrap_or(0) != 0 => {
-                self.mm_owners.insert((machine, mm), origin.pid);
-                origin.pid
-            }
-            Some(mm) => match self.mm_owners.get(&(machine, mm)) {
-                Some(&tid) => tid,
-                None => {
-                    self.sink
-                        .stat("rss_stat_unknown_thread_for_mm_id", machine, 1);
-                    return;
-                }
-            },
-        };
-        let thread = ThreadRef {
-            machine,
-            tid,
-            pid: None,
-        };
-        self.thread_process_counter(thread, name, "process_memory", ts, clock, size as f64);
-    }
-
     pub(super) fn thread_process_counter(
         &mut self,
         thread: ThreadRef,
@@ -592,7 +541,6 @@ impl Parser<'_> {
             E::SoftirqExit(_) => {
                 self.cpu_slice(origin, ts, clock, Interrupt::Soft, None, &[]);
             }
-            E::RssStat(r) => self.rss_stat(origin, ts, clock, &r),
             E::OomScoreAdjUpdate(o) => {
                 let thread = ThreadRef {
                     machine,

@@ -152,8 +152,6 @@ struct Parser<'a> {
     event_content: FxHashMap<(StrId, StrId), (u64, u64)>,
     /// Size of the TrackEvent packet being parsed, until its category and name are known.
     pending_track_event: Option<u64>,
-    /// The thread each kernel memory map (`rss_stat.mm_id`) was last reported by.
-    mm_owners: HashMap<(MachineId, u32), i64>,
     /// Some packet named the trace's uuid.
     uuid_seen: bool,
     /// ChromeMetadataPackets so far (each gets its own `cr-<letter>-` metadata prefix).
@@ -313,7 +311,6 @@ pub fn parse_stream(
         content: HashMap::new(),
         event_content: FxHashMap::default(),
         pending_track_event: None,
-        mm_owners: HashMap::new(),
         chrome_metadata_packets: 0,
         chrome_event_bundles: 0,
         raw_args: Vec::new(),
