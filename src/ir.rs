@@ -594,6 +594,50 @@ pub struct PackageRow {
     pub version_code: i64,
 }
 
+/// One `gpu` row (GpuInfo): a GPU of a machine, numbered in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuRow {
+    pub machine: MachineId,
+    pub gpu: i64,
+    pub name: Option<String>,
+    pub vendor: Option<String>,
+    pub model: Option<String>,
+    pub architecture: Option<String>,
+    /// The uuid's bytes in hex.
+    pub uuid: Option<String>,
+    pub pci_bdf: Option<String>,
+    /// `extra_info` key/values.
+    pub args: ArgsRef,
+}
+
+/// One `gpu_context` row: an interned graphics context (its id, process and API).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GpuContextRow {
+    pub machine: MachineId,
+    pub context_id: i64,
+    pub pid: i64,
+    pub api: StrId,
+}
+
+/// One systemd journal entry before its thread is resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct JournaldEntry {
+    /// The writing thread, when the entry names its pid.
+    pub thread: Option<ThreadRef>,
+    pub pid: Option<i64>,
+    pub tid: Option<i64>,
+    pub uid: Option<i64>,
+    pub gid: Option<i64>,
+    pub prio: Option<i64>,
+    pub tag: StrId,
+    pub msg: StrId,
+    pub comm: StrId,
+    pub exe: StrId,
+    pub systemd_unit: StrId,
+    pub hostname: StrId,
+    pub transport: StrId,
+}
+
 /// Index into the track-key interner.
 pub type TrackRef = u32;
 
@@ -1122,6 +1166,8 @@ pub enum EventData {
     ThreadState(Box<ThreadStateEvent>),
     /// An Android log line (`android_logs`); Chrome's TrackEvent log messages too.
     AndroidLog(Box<LogLine>),
+    /// A systemd journal entry (`linux_systemd_journald_logs`).
+    Journald(Box<JournaldEntry>),
     /// A Chrome event kept raw (`chrome_raw`): legacy metadata, text, unknown phases.
     ChromeRaw(Box<ChromeRaw>),
     /// A process name at a given priority (Trace Processor's process name priorities:
@@ -1502,6 +1548,12 @@ pub struct Sink {
     pub package_names: std::collections::HashSet<String>,
     /// GPU counter groups: (group id, name, description, the counter's track).
     pub gpu_counter_groups: Vec<(i64, StrId, StrId, TrackRef)>,
+    /// `gpu` rows (GpuInfo) and graphics contexts.
+    pub gpus: Vec<GpuRow>,
+    pub gpu_contexts: Vec<GpuContextRow>,
+    /// Tracks named later than they were made (a GPU queue's specification after its
+    /// first stages): (machine, type, name made with) → (name, description).
+    pub track_renames: HashMap<(MachineId, &'static str, StrId), (StrId, StrId)>,
 }
 
 /// What became of the events a parser read from one file: each was imported (it left
@@ -1842,6 +1894,29 @@ impl Sink {
         let id = self.args.push(&builder.args);
         builder.clear();
         id
+    }
+
+    /// The `gpu` row of a machine's GPU, made (empty) when first named.
+    pub fn gpu(&mut self, machine: MachineId, gpu: i64) -> usize {
+        if let Some(i) = self
+            .gpus
+            .iter()
+            .position(|g| g.machine == machine && g.gpu == gpu)
+        {
+            return i;
+        }
+        self.gpus.push(GpuRow {
+            machine,
+            gpu,
+            name: None,
+            vendor: None,
+            model: None,
+            architecture: None,
+            uuid: None,
+            pci_bdf: None,
+            args: NO_ARGS,
+        });
+        self.gpus.len() - 1
     }
 
     /// Convenience: a thread-slices track for (tid, pid) on a machine.

@@ -74,9 +74,13 @@ pub(super) enum Table {
     // Android probes.
     Package,
     GpuCounterGroup,
+    // GPUs and their contexts, systemd journal entries.
+    Gpu,
+    GpuContext,
+    Journald,
 }
 
-pub(super) const TABLES: usize = 29 + 9 + 2 + 2;
+pub(super) const TABLES: usize = 29 + 9 + 2 + 2 + 3;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -122,6 +126,9 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::ChromeRaw,
     Table::Package,
     Table::GpuCounterGroup,
+    Table::Gpu,
+    Table::GpuContext,
+    Table::Journald,
 ];
 
 impl Table {
@@ -291,6 +298,23 @@ impl Table {
                 "__intrinsic_package_list",
                 "id, package_name, uid, debuggable, profileable_from_shell, version_code, \
                  machine_id",
+                true,
+            ),
+            Table::Gpu => (
+                "__intrinsic_gpu",
+                "id, gpu, name, vendor, model, architecture, uuid, pci_bdf, machine_id, \
+                 arg_set_id",
+                true,
+            ),
+            Table::GpuContext => (
+                "__intrinsic_gpu_context",
+                "id, context_id, pid, api, machine_id",
+                true,
+            ),
+            Table::Journald => (
+                "__intrinsic_journald_logs",
+                "id, ts, utid, pid, tid, uid, gid, prio, tag, msg, comm, exe, systemd_unit, \
+                 hostname, transport",
                 true,
             ),
             profile => super::profile::shape(profile).unwrap_or(("", "", false)),

@@ -167,6 +167,13 @@ impl Builder<'_> {
         self.tables.counter_count += 1;
     }
 
+    /// A systemd journal entry; its thread (when it names one) is bound to its process.
+    pub(super) fn journald(&mut self, ts: i64, entry: &JournaldEntry) {
+        let utid = entry.thread.map(|t| self.thread(t));
+        self.note_ts(ts);
+        self.tables.journald.push((ts, utid, *entry));
+    }
+
     pub(super) fn android_log(&mut self, ts: i64, log: &LogLine) {
         let utid = self.thread(log.thread);
         self.note_ts(ts);

@@ -366,6 +366,7 @@ impl<'s> Builder<'s> {
             } => self.process_arg(process, key, ArgValue::Int(value)),
             EventData::ThreadState(ref st) => self.thread_state_event(ts, st),
             EventData::AndroidLog(ref log) => self.android_log(ts, log),
+            EventData::Journald(ref entry) => self.journald(ts, entry),
             EventData::ChromeRaw(ref raw) => self.chrome_raw(ts, raw),
             EventData::ProcessName {
                 process,
@@ -466,6 +467,28 @@ impl<'s> Builder<'s> {
                     if let Some(&n) = renames.get(&row.name) {
                         row.name = n;
                     }
+                }
+            }
+        }
+        let gpu_machines: Vec<MachineId> = self.sink.gpus.iter().map(|g| g.machine).collect();
+        self.tables.gpu_machines = gpu_machines.into_iter().map(|m| self.machine_row(m)).collect();
+        let ctx_machines: Vec<MachineId> =
+            self.sink.gpu_contexts.iter().map(|c| c.machine).collect();
+        self.tables.gpu_context_machines =
+            ctx_machines.into_iter().map(|m| self.machine_row(m)).collect();
+        // Tracks named after they were made (GPU queues specified after their first stages).
+        if !self.sink.track_renames.is_empty() {
+            let rows: HashMap<u32, MachineId> =
+                self.machine_rows.iter().map(|(&raw, &row)| (row, raw)).collect();
+            for row in &mut self.tables.tracks {
+                let Some(&raw) = rows.get(&row.machine) else {
+                    continue;
+                };
+                if let Some(&(name, description)) =
+                    self.sink.track_renames.get(&(raw, row.kind, row.name))
+                {
+                    row.name = name;
+                    row.description = description;
                 }
             }
         }

@@ -90,6 +90,7 @@ impl Parser<'_> {
         let scope = match &ev.desc {
             Some(protos::gpu_counter_event::Desc::CounterDescriptor(desc)) => {
                 let gpu = ev.gpu_id.unwrap_or(0);
+                self.sink.gpu(machine, i64::from(gpu));
                 self.gpu_counter_specs(machine, None, desc, gpu, ts, clock);
                 None
             }
@@ -102,6 +103,7 @@ impl Parser<'_> {
                     .cloned();
                 match interned {
                     Some((desc, gpu)) => {
+                        self.sink.gpu(machine, i64::from(gpu));
                         if self.probes.gpu_scopes.insert((machine, seq_id, *iid)) {
                             self.gpu_counter_specs(machine, scope, &desc, gpu, ts, clock);
                         }
@@ -143,6 +145,7 @@ impl Parser<'_> {
         clock: ClockRef,
         ev: &protos::GenericGpuFrequencyEvent,
     ) {
+        self.sink.gpu(machine, i64::from(ev.gpu_id.unwrap_or(0)));
         let dims = [("gpu", ArgValue::Int(i64::from(ev.gpu_id.unwrap_or(0))))];
         let spec = ProbeSpec {
             dims: &dims,

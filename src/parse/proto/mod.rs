@@ -25,6 +25,7 @@ mod frame_timeline;
 mod ftrace;
 mod generic_kernel;
 mod gpu;
+mod gpu_events;
 mod profiling;
 mod system;
 mod system_probes;
@@ -83,6 +84,11 @@ struct Sequence {
     build_ids: HashMap<u64, StrId>,
     /// Interned GPU counter descriptors and their GPU (see `gpu.rs`).
     gpu_counter_descriptors: HashMap<u64, (protos::GpuCounterDescriptor, i32)>,
+    /// Interned graphics contexts (their pid), render stage specifications (name,
+    /// description, category) and compute kernels (name, demangled name, arch).
+    graphics_contexts: HashMap<u64, i32>,
+    gpu_specs: HashMap<u64, (StrId, StrId, i32)>,
+    gpu_kernels: HashMap<u64, [StrId; 3]>,
 }
 
 /// A delta timestamp, resolved against its sequence's running time.
@@ -188,6 +194,8 @@ struct Parser<'a> {
     profiling: profiling::ProfilingState,
     /// What the Android / system probe parsers remember across packets.
     probes: android_probes::ProbeState,
+    /// GPU queues, stages and Vulkan object names (see [`gpu_events`]).
+    gpu_events: gpu_events::GpuEventState,
 }
 
 /// A sequence-scoped clock a ClockSnapshot described: its unit, and for an incremental
@@ -323,6 +331,7 @@ pub fn parse_stream(
         mojo_mappings: Vec::new(),
         profiling: profiling::ProfilingState::default(),
         probes: android_probes::ProbeState::default(),
+        gpu_events: gpu_events::GpuEventState::default(),
     };
     // Track events take about 16 bytes or more on the wire; reserving up front avoids the
     // doubling spike (old and new buffers alive at once) on large traces.
@@ -468,6 +477,11 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::UserList(_)) => "TracePacket.user_list",
         Some(D::GraphicsFrameEvent(_)) => "TracePacket.graphics_frame_event",
         Some(D::GenericGpuFrequencyEvent(_)) => "TracePacket.generic_gpu_frequency_event",
+        Some(D::GpuRenderStageEvent(_)) => "TracePacket.gpu_render_stage_event",
+        Some(D::VulkanApiEvent(_)) => "TracePacket.vulkan_api_event",
+        Some(D::GpuLog(_)) => "TracePacket.gpu_log",
+        Some(D::GpuInfo(_)) => "TracePacket.gpu_info",
+        Some(D::JournaldEvent(_)) => "TracePacket.journald_event",
         None => "TracePacket (payload Sextant does not read)",
     }
 }
@@ -475,8 +489,8 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
 /// TracePacket fields Sextant's `TracePacket` declares.
 const KNOWN_PACKET_FIELDS: &[u32] = &[
     1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
-    47, 48, 50, 51, 52, 54, 57, 58, 59, 60, 61, 64, 66, 67, 69, 70, 71, 72, 76, 77, 79, 82, 86, 87,
-    89, 91, 98, 107, 109, 113, 115, 119, 123, 129, 133,
+    47, 48, 50, 51, 52, 53, 54, 57, 58, 59, 60, 61, 63, 64, 65, 66, 67, 69, 70, 71, 72, 76, 77, 79,
+    82, 86, 87, 89, 91, 98, 107, 109, 113, 115, 119, 123, 128, 129, 132, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
@@ -713,6 +727,7 @@ impl Parser<'_> {
                 self.intern(machine, seq_id, interned);
                 self.sink.touch();
                 self.profiling.intern(self.sink, machine, seq_id, interned);
+                self.intern_gpu(machine, seq_id, interned);
                 if !interned.unsymbolized_source_locations.is_empty() {
                     let raw = typed_args::field_bytes(bytes, 12).unwrap_or(&[]);
                     self.intern_mappings(machine, seq_id, raw);
@@ -954,6 +969,17 @@ impl Parser<'_> {
                 if let Some(ts) = ts {
                     self.gpu_frequency(machine, ts, clock, &ev)
                 }
+            }
+            trace_packet::Data::GpuRenderStageEvent(ev) => {
+                self.gpu_render_stage(machine, seq_id, ts.unwrap_or(0), clock, &ev)
+            }
+            trace_packet::Data::VulkanApiEvent(ev) => {
+                self.vulkan_api_event(machine, ts.unwrap_or(0), clock, &ev)
+            }
+            trace_packet::Data::GpuLog(log) => self.gpu_log(machine, ts.unwrap_or(0), clock, &log),
+            trace_packet::Data::GpuInfo(info) => self.gpu_info(machine, &info),
+            trace_packet::Data::JournaldEvent(ev) => {
+                self.journald(machine, ts.unwrap_or(0), clock, &ev)
             }
             data => {
                 let ts = ts.unwrap_or(0);
