@@ -78,8 +78,8 @@ fn gpu_mem_total(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
 fn gpu_frequency(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
     let gpu = f.uint(sink, "gpu_id").unwrap_or(0);
     let state = f.uint(sink, "state").unwrap_or(0);
-    sink.gpu(o.machine, gpu as i64);
-    let dims = [("gpu", ArgValue::Int(gpu as i64))];
+    let ugpu = sink.gpu(o.machine, gpu as i64) as i64;
+    let dims = [("ugpu", ArgValue::Int(ugpu)), ("gpu", ArgValue::Int(gpu as i64))];
     let bp = Blueprint {
         dims: &dims,
         unit: Some("kHz"),
