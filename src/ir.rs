@@ -610,6 +610,25 @@ pub struct GpuRow {
     pub args: ArgsRef,
 }
 
+/// What a game mode of `android_game_intervention_list` does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GameMode {
+    pub downscale: f64,
+    pub use_angle: bool,
+    pub fps: f64,
+}
+
+/// One `android_game_intervention_list` row: the standard, performance and battery modes
+/// (absent when the game does not support one).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameIntervention {
+    pub machine: MachineId,
+    pub package: String,
+    pub uid: i64,
+    pub current_mode: i64,
+    pub modes: [Option<GameMode>; 3],
+}
+
 /// One `gpu_context` row: an interned graphics context (its id, process and API).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GpuContextRow {
@@ -1548,6 +1567,10 @@ pub struct Sink {
     pub package_names: std::collections::HashSet<String>,
     /// GPU counter groups: (group id, name, description, the counter's track).
     pub gpu_counter_groups: Vec<(i64, StrId, StrId, TrackRef)>,
+    /// `android_user_list` rows: (machine, android user id, type), and the games of
+    /// `android_game_intervention_list`.
+    pub android_users: Vec<(MachineId, i64, String)>,
+    pub game_interventions: Vec<GameIntervention>,
     /// `gpu` rows (GpuInfo) and graphics contexts.
     pub gpus: Vec<GpuRow>,
     pub gpu_contexts: Vec<GpuContextRow>,
@@ -1795,6 +1818,12 @@ impl Sink {
     /// Interns; the empty string is NULL.
     pub fn intern_nonempty(&mut self, s: &str) -> StrId {
         self.strings.intern_nonempty(s)
+    }
+
+    /// Interns an optional string: absent is NULL, an empty one is kept (a proto string
+    /// field that is present).
+    pub fn intern_nullable(&mut self, s: Option<&str>) -> StrId {
+        s.map_or(NULL_STR, |s| self.strings.intern(s))
     }
 
     /// Interns an optional string; absent or empty is NULL.

@@ -337,3 +337,306 @@ fn strace_syscalls_become_slices_with_args_and_results() {
     let kind = rows(&conn, "select trace_type from trace_file");
     assert_eq!(kind, table(&[["strace"]]));
 }
+
+const COUNTERS: &str = "select c.ts, c.value, t.name, t.type from counter c
+    join counter_track t on t.id = c.track_id order by c.ts, t.name";
+
+const SLICES: &str = "select s.ts, s.dur, s.name, t.name, t.type from slice s
+    join track t on t.id = s.track_id order by s.ts, s.id";
+
+#[test]
+fn suspend_resume_phases_pair_by_name_with_the_reference_repairs() {
+    // Written by tools/gen_kernel_family_traces.py.
+    let (conn, _db) = import("suspend_resume.pftrace");
+    let got = rows(&conn, SLICES);
+    let latency = |ts: &str, dur: &str, name: &str| {
+        vec![
+            ts.to_string(),
+            dur.to_string(),
+            name.to_string(),
+            "Suspend/Resume Latency".to_string(),
+            "suspend_resume".to_string(),
+        ]
+    };
+    assert_eq!(
+        got,
+        vec![
+            // Begun again before it ended: the first ends there, as a replica.
+            latency("100", "100", "replica"),
+            latency("200", "100", "dpm_suspend(2)"),
+            // thaw_processes ending inside freeze_processes and suspend_enter: the suspend
+            // failed, and suspend_enter ends with it.
+            latency("1000", "300", "suspend_enter(3)"),
+            latency("1100", "300", "freeze_processes(0)"),
+            latency("1200", "100", "thaw_processes(0)"),
+            vec![
+                "2000".into(),
+                "500".into(),
+                "Suspended".into(),
+                "Suspend/Resume Minimal".into(),
+                "suspend_resume_minimal".into(),
+            ],
+        ]
+    );
+    // The reference's case: timekeeping_freeze's value is the cpu, read as 0.
+    let (conn, _db) = import("suspend_resume_case.pftrace");
+    let got = rows(&conn, "select ts, dur, name from slice order by ts");
+    assert_eq!(
+        got,
+        table(&[
+            ["10000", "2900", "suspend_enter(3)"],
+            ["12000", "1000", "freeze_processes(0)"],
+            ["12500", "400", "thaw_processes(0)"],
+            ["15000", "5000", "suspend_enter(3)"],
+            ["30000", "10000", "CPU(0)"],
+            ["50000", "10000", "timekeeping_freeze(0)"],
+        ])
+    );
+}
+
+#[test]
+fn wakeup_sources_make_one_slice_per_balanced_activation() {
+    let (conn, _db) = import("wakesource.pftrace");
+    let got = rows(&conn, "select ts, dur, name from slice order by ts");
+    assert_eq!(
+        got,
+        table(&[
+            ["34298714043271", "7872467", "Wakelock(s2mpw02-power-keys)"],
+            ["34298721846504", "42732654", "Wakelock(event0)"],
+            ["34298721915739", "16", "Wakelock(s2mpw02-power-keys)"],
+            ["34298764569658", "14538", "Wakelock(eventpoll)"],
+        ])
+    );
+}
+
+#[test]
+fn memory_heaps_events_and_gpu_memory_from_ftrace() {
+    let (conn, _db) = import("memory_events.pftrace");
+    let got = rows(&conn, COUNTERS);
+    assert_eq!(
+        got,
+        table(&[
+            // The heap total after the change; the change on the thread.
+            ["100", "12288", "mem.ion.system", "ion"],
+            ["100", "4096", "mem.ion_change.system", "ion_change"],
+            ["200", "11264", "mem.ion.system", "ion"],
+            ["200", "-1024", "mem.ion_change.system", "ion_change"],
+            ["250", "2048", "mem.ion", "ion"],
+            ["250", "2048", "mem.ion_change", "ion_change"],
+            ["300", "8192", "mem.dma_heap", "android_dma_heap"],
+            [
+                "300",
+                "8192",
+                "mem.dma_heap_change",
+                "android_dma_heap_change"
+            ],
+            ["400", "0", "mem.dma_heap", "android_dma_heap"],
+            [
+                "400",
+                "-8192",
+                "mem.dma_heap_change",
+                "android_dma_heap_change"
+            ],
+            ["500", "4", "mem.mm.maj_flt.avg_lat", "mm_event"],
+            ["500", "3", "mem.mm.maj_flt.count", "mm_event"],
+            ["500", "9", "mem.mm.maj_flt.max_lat", "mm_event"],
+            // pid 55 was never seen: its GPU memory is not made up a process.
+            ["810", "200", "GPU Memory", "process_gpu_memory"],
+            ["820", "300", "GPU Memory", "gpu_memory"],
+            ["900", "65536", "mem.dmabuf_rss", "process_memory"],
+        ])
+    );
+    assert_eq!(
+        rows(&conn, "select count(*) from process where pid = 55"),
+        table(&[["0"]])
+    );
+    // A DMA-BUF buffer lives from its allocation to its release; CMA on a 5.4 kernel
+    // is ignored (the reference reads it from 5.10).
+    assert_eq!(
+        rows(&conn, SLICES),
+        table(&[[
+            "300",
+            "100",
+            "8 kB",
+            "mem.dma_buffer",
+            "android_dma_allocations"
+        ]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select value from stats where name = 'mm_unknown_type'"
+        ),
+        table(&[["1"]])
+    );
+    // The change counter carries the buffer's inode.
+    assert_eq!(
+        rows(
+            &conn,
+            "select distinct extract_arg(c.arg_set_id, 'inode') from counter c
+             join counter_track t on t.id = c.track_id where t.name = 'mem.dma_heap_change'"
+        ),
+        table(&[["7"]])
+    );
+    // From 5.10, a CMA allocation is a slice with what it did.
+    let (conn, _db) = import("cma.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, dur, name, extract_arg(arg_set_id, 'cma_nr_migrated') from slice"
+        ),
+        table(&[["74288080958099", "110151652", "mm_cma_alloc", "6365"]])
+    );
+}
+
+#[test]
+fn rss_stat_follows_the_memory_map_owner_while_it_lives() {
+    // The map's owner was freed: a later report for it by another thread is dropped.
+    let (conn, _db) = import("rss_stat_after_free.pftrace");
+    let got = rows(
+        &conn,
+        "select pid, max(c.ts), p.end_ts from counter c
+         join process_counter_track t on c.track_id = t.id join process p using (upid)
+         group by upid order by pid",
+    );
+    assert_eq!(got, table(&[["10", "100", "101"], ["11", "90", "NULL"]]));
+    assert_eq!(
+        rows(
+            &conn,
+            "select value from stats where name = 'rss_stat_unknown_thread_for_mm_id'"
+        ),
+        table(&[["1"]])
+    );
+    // The pid was reused by a new process: its reports go to the new one.
+    let (conn, _db) = import("rss_stat_mm_id_reuse.pftrace");
+    let got = rows(
+        &conn,
+        "select c.ts, p.name from counter c join process_counter_track t on c.track_id = t.id
+         join process p using (upid) order by c.ts",
+    );
+    assert_eq!(
+        got,
+        table(&[["100", "parent_process"], ["103", "new_process"]])
+    );
+}
+
+#[test]
+fn gpu_and_video_devices_from_ftrace() {
+    let (conn, _db) = import("device_events.pftrace");
+    // virtio-gpu: commands from queue to answer, free slots, and the latency of the
+    // command without a fence only.
+    assert_eq!(
+        rows(&conn, COUNTERS),
+        table(&[
+            ["100", "10", "Virtgpu Control Num Free", "virtgpu_num_free"],
+            ["150", "9", "Virtgpu Control Num Free", "virtgpu_num_free"],
+            ["400", "300", "Virtgpu Control Latency", "virtgpu_latency"],
+            ["400", "10", "Virtgpu Control Num Free", "virtgpu_num_free"],
+            ["600", "11", "Virtgpu Control Num Free", "virtgpu_num_free"],
+            ["1100", "3", "io.ufs.clkgating", "ufs_clkgating"],
+        ])
+    );
+    assert_eq!(
+        rows(&conn, SLICES),
+        table(&[
+            [
+                "100",
+                "300",
+                "RESOURCE_FLUSH",
+                "Virtgpu Control Queue",
+                "virtgpu_queue_event"
+            ],
+            [
+                "150",
+                "450",
+                "SUBMIT_3D",
+                "Virtgpu Control Queue",
+                "virtgpu_queue_event"
+            ],
+            [
+                "700",
+                "0",
+                "VIDIOC_QBUF minor=3 seq=8 type=1 index=1",
+                "NULL",
+                "thread_execution"
+            ],
+            [
+                "800",
+                "0",
+                "VIDIOC_DQBUF minor=3 seq=8 type=1 index=1",
+                "NULL",
+                "thread_execution"
+            ],
+            ["900", "50", "0xffff1000", "NULL", "thread_execution"],
+            // The idle thread's functions go to a track per cpu.
+            [
+                "960",
+                "10",
+                "0xffff2000",
+                "swapper0 -funcgraph",
+                "cpu_funcgraph"
+            ],
+            [
+                "1000",
+                "0",
+                "127.0.0.1:80 -> 192.168.1.2:443",
+                "TCP Retransmit Skb",
+                "net_tcp_retransmit_skb"
+            ],
+        ])
+    );
+    // A dequeued buffer is reached by a flow from its queue.
+    assert_eq!(
+        rows(
+            &conn,
+            "select o.name, i.name from flow f join slice o on o.id = f.slice_out
+             join slice i on i.id = f.slice_in"
+        ),
+        table(&[[
+            "VIDIOC_QBUF minor=3 seq=8 type=1 index=1",
+            "VIDIOC_DQBUF minor=3 seq=8 type=1 index=1"
+        ]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select extract_arg(arg_set_id, 'type'), extract_arg(arg_set_id, 'flags')
+             from slice where category = 'Video 4 Linux 2' order by ts"
+        ),
+        table(&[
+            ["VIDEO_CAPTURE", "QUEUED|TIMESTAMP_UNKNOWN|TSTAMP_SRC_EOF"],
+            ["VIDEO_CAPTURE", "DONE|TIMESTAMP_UNKNOWN|TSTAMP_SRC_EOF"],
+        ])
+    );
+    // Adreno batches run on the GPU's clock: placed through the sync point, on a track
+    // named after the process that queued them.
+    let (conn, _db) = import("adreno_cmdbatch.pftrace");
+    assert_eq!(
+        rows(&conn, SLICES),
+        table(&[[
+            "2000000000",
+            "1000000000",
+            "GPU",
+            "GPU com.example.app (Ctx=1, Prio=0)",
+            "adreno_gpu_cmdbatch"
+        ]])
+    );
+    // F2FS statistics: a counter per figure and device.
+    let (conn, _db) = import("f2fs_iostat.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select count(distinct t.name), count(*) from counter c
+             join counter_track t on t.id = c.track_id where t.type = 'f2fs_iostat'"
+        ),
+        table(&[["44", "110"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.value from counter c join counter_track t on t.id = c.track_id
+             where t.name = 'f2fs_iostat.[254:32].read_app_buffered' order by c.ts"
+        ),
+        table(&[["7821963"], ["4552114"]])
+    );
+}

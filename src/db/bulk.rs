@@ -78,9 +78,11 @@ pub(super) enum Table {
     Gpu,
     GpuContext,
     Journald,
+    AndroidUser,
+    GameIntervention,
 }
 
-pub(super) const TABLES: usize = 29 + 9 + 2 + 2 + 3;
+pub(super) const TABLES: usize = 29 + 9 + 2 + 2 + 5;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -129,6 +131,8 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::Gpu,
     Table::GpuContext,
     Table::Journald,
+    Table::AndroidUser,
+    Table::GameIntervention,
 ];
 
 impl Table {
@@ -315,6 +319,20 @@ impl Table {
                 "__intrinsic_journald_logs",
                 "id, ts, utid, pid, tid, uid, gid, prio, tag, msg, comm, exe, systemd_unit, \
                  hostname, transport",
+                true,
+            ),
+            Table::AndroidUser => (
+                "__intrinsic_android_user_list",
+                "id, android_user_id, type, machine_id",
+                true,
+            ),
+            Table::GameIntervention => (
+                "android_game_intervention_list",
+                "id, package_name, uid, current_mode, standard_mode_supported, \
+                 standard_mode_downscale, standard_mode_use_angle, standard_mode_fps, \
+                 perf_mode_supported, perf_mode_downscale, perf_mode_use_angle, perf_mode_fps, \
+                 battery_mode_supported, battery_mode_downscale, battery_mode_use_angle, \
+                 battery_mode_fps",
                 true,
             ),
             profile => super::profile::shape(profile).unwrap_or(("", "", false)),

@@ -113,6 +113,15 @@ CREATE TABLE __intrinsic_journald_logs (
   id INTEGER PRIMARY KEY, ts INTEGER, utid INTEGER, pid INTEGER, tid INTEGER, uid INTEGER,
   gid INTEGER, prio INTEGER, tag TEXT, msg TEXT, comm TEXT, exe TEXT, systemd_unit TEXT,
   hostname TEXT, transport TEXT);
+CREATE TABLE __intrinsic_android_user_list (
+  id INTEGER PRIMARY KEY, android_user_id INTEGER, type TEXT, machine_id INTEGER);
+CREATE TABLE android_game_intervention_list (
+  id INTEGER PRIMARY KEY, package_name TEXT, uid INTEGER, current_mode INTEGER,
+  standard_mode_supported INTEGER, standard_mode_downscale REAL,
+  standard_mode_use_angle INTEGER, standard_mode_fps REAL, perf_mode_supported INTEGER,
+  perf_mode_downscale REAL, perf_mode_use_angle INTEGER, perf_mode_fps REAL,
+  battery_mode_supported INTEGER, battery_mode_downscale REAL,
+  battery_mode_use_angle INTEGER, battery_mode_fps REAL);
 CREATE TABLE _trace_import_logs (
   id INTEGER PRIMARY KEY, trace_id INTEGER, ts INTEGER, byte_offset INTEGER, severity TEXT,
   name TEXT, arg_set_id INTEGER);
@@ -188,6 +197,9 @@ CREATE VIEW gpu AS
 -- Perfetto stdlib std.gpu.context: the graphics contexts of GPU activity.
 CREATE VIEW gpu_context AS
   SELECT id, context_id, pid, api, machine_id FROM __intrinsic_gpu_context;
+-- Perfetto stdlib android.user_list: the device's users.
+CREATE VIEW android_user_list AS
+  SELECT android_user_id, type FROM __intrinsic_android_user_list;
 -- Perfetto stdlib linux.systemd_journald: the journal's entries.
 CREATE VIEW linux_systemd_journald_logs AS
   SELECT id, ts, utid, prio, tag, msg, pid, tid, uid, gid, comm, exe, systemd_unit,
@@ -375,5 +387,6 @@ pub const KNOWN_MODULES: &[&str] = &[
     "android.entity_state_residency",
     "android.power_rails",
     "linux.systemd_journald",
+    "android.user_list",
     "std.gpu.context",
 ];

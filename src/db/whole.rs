@@ -308,6 +308,28 @@ impl TableWriter<'_> {
                 row.opt_int(t.gpu_context_machines.get(id).copied().map(i64::from));
             })?;
         }
+        for (id, (_, uid, ty)) in sink.android_users.iter().enumerate() {
+            self.row(Table::AndroidUser, |row| {
+                row.int(id as i64);
+                row.int(*uid);
+                row.text(Some(ty));
+                row.opt_int(t.user_machines.get(id).copied().map(i64::from));
+            })?;
+        }
+        for (id, g) in sink.game_interventions.iter().enumerate() {
+            self.row(Table::GameIntervention, |row| {
+                row.int(id as i64);
+                row.text(Some(&g.package));
+                row.int(g.uid);
+                row.int(g.current_mode);
+                for mode in &g.modes {
+                    row.int(i64::from(mode.is_some()));
+                    row.real(mode.map(|m| m.downscale));
+                    row.opt_int(mode.map(|m| i64::from(m.use_angle)));
+                    row.real(mode.map(|m| m.fps));
+                }
+            })?;
+        }
         for (id, (ts, utid, e)) in t.journald.iter().enumerate() {
             self.row(Table::Journald, |row| {
                 row.int(id as i64);

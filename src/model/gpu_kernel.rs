@@ -56,8 +56,14 @@ impl Builder<'_> {
                 start,
                 retire,
             } => self.adreno_retired(machine, ev.tid, (ctx, seqno, prio), start, retire),
-            KernelOp::V4l2Buffer { slice, key, queue } => self.v4l2_buffer(ts, machine, slice, key, queue),
-            KernelOp::VirtioGpuLatency { track, seqno, start } => {
+            KernelOp::V4l2Buffer { slice, key, queue } => {
+                self.v4l2_buffer(ts, machine, slice, key, queue)
+            }
+            KernelOp::VirtioGpuLatency {
+                track,
+                seqno,
+                start,
+            } => {
                 if start {
                     self.gpu_kernel.virtio_started.insert((track, seqno), ts);
                 } else if let Some(begin) = self.gpu_kernel.virtio_started.remove(&(track, seqno)) {
@@ -146,13 +152,23 @@ impl Builder<'_> {
 
     /// A V4L2 buffer event: its instant, and a flow from the buffer's queue to its
     /// dequeue (the first queue of a buffer is kept until it is dequeued).
-    fn v4l2_buffer(&mut self, ts: i64, machine: MachineId, s: SliceEvent, key: u64, queue: Option<bool>) {
+    fn v4l2_buffer(
+        &mut self,
+        ts: i64,
+        machine: MachineId,
+        s: SliceEvent,
+        key: u64,
+        queue: Option<bool>,
+    ) {
         let track = self.resolve_track(s.track);
         self.note_ts(ts);
         let id = self.complete(track, ts, 0, NO_TS, &s, slice::Overlap::Drop);
         match queue {
             Some(true) => {
-                self.gpu_kernel.v4l2_queued.entry((machine, key)).or_insert(id);
+                self.gpu_kernel
+                    .v4l2_queued
+                    .entry((machine, key))
+                    .or_insert(id);
             }
             Some(false) => {
                 if let Some(queued) = self.gpu_kernel.v4l2_queued.remove(&(machine, key)) {

@@ -82,7 +82,14 @@ impl Builder<'_> {
     /// `gpu_mem_total` of a process from ftrace: kernel workers report it after the
     /// process died, so a pid that is not a known thread is ignored (no process is made
     /// up); a known one is that process's main thread.
-    pub(super) fn gpu_mem_total(&mut self, ts: i64, machine: MachineId, pid: i64, gpu: u32, size: u64) {
+    pub(super) fn gpu_mem_total(
+        &mut self,
+        ts: i64,
+        machine: MachineId,
+        pid: i64,
+        gpu: u32,
+        size: u64,
+    ) {
         if self.latest_live_thread(machine, pid).is_none() {
             return;
         }

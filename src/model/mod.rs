@@ -471,15 +471,28 @@ impl<'s> Builder<'s> {
             }
         }
         let gpu_machines: Vec<MachineId> = self.sink.gpus.iter().map(|g| g.machine).collect();
-        self.tables.gpu_machines = gpu_machines.into_iter().map(|m| self.machine_row(m)).collect();
+        self.tables.gpu_machines = gpu_machines
+            .into_iter()
+            .map(|m| self.machine_row(m))
+            .collect();
         let ctx_machines: Vec<MachineId> =
             self.sink.gpu_contexts.iter().map(|c| c.machine).collect();
-        self.tables.gpu_context_machines =
-            ctx_machines.into_iter().map(|m| self.machine_row(m)).collect();
+        self.tables.gpu_context_machines = ctx_machines
+            .into_iter()
+            .map(|m| self.machine_row(m))
+            .collect();
+        let user_machines: Vec<MachineId> = self.sink.android_users.iter().map(|u| u.0).collect();
+        self.tables.user_machines = user_machines
+            .into_iter()
+            .map(|m| self.machine_row(m))
+            .collect();
         // Tracks named after they were made (GPU queues specified after their first stages).
         if !self.sink.track_renames.is_empty() {
-            let rows: HashMap<u32, MachineId> =
-                self.machine_rows.iter().map(|(&raw, &row)| (row, raw)).collect();
+            let rows: HashMap<u32, MachineId> = self
+                .machine_rows
+                .iter()
+                .map(|(&raw, &row)| (row, raw))
+                .collect();
             for row in &mut self.tables.tracks {
                 let Some(&raw) = rows.get(&row.machine) else {
                     continue;

@@ -78,9 +78,10 @@ impl Builder<'_> {
         if self.power.ongoing.get(&(machine, name)).copied() == Some(true) {
             let set = self.suspend_set(machine);
             let track = self.cookie_track(set, u64::from(name), ts, AsyncPhase::End);
-            let open = self.stacks.get(track as usize).and_then(|stack| {
-                stack.iter().rev().find(|e| e.dur < 0).map(|e| e.slice)
-            });
+            let open = self
+                .stacks
+                .get(track as usize)
+                .and_then(|stack| stack.iter().rev().find(|e| e.dur < 0).map(|e| e.slice));
             if let Some(id) = open {
                 let replica = self.sink.intern("replica");
                 if let Some(row) = self.live_slices.get_mut(&id) {

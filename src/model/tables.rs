@@ -79,6 +79,8 @@ pub struct Tables {
     /// The machine row of each `gpu` row and graphics context (in the sink's order).
     pub gpu_machines: Vec<u32>,
     pub gpu_context_machines: Vec<u32>,
+    /// The machine row of each `android_user_list` row.
+    pub user_machines: Vec<u32>,
     /// Systemd journal entries, in sorted order, with their thread.
     pub journald: Vec<(i64, Option<u32>, crate::ir::JournaldEntry)>,
     /// (min, max) timestamp seen; (i64::MAX, i64::MIN) when nothing was.

@@ -7,8 +7,8 @@
 //! ops.
 
 use super::ftrace_events::{
-    arg_set, cookie_slice, global_set, instant, kernel_op, slice, thread_track, Blueprint,
-    Fields, Origin,
+    arg_set, cookie_slice, global_set, instant, kernel_op, slice, thread_track, Blueprint, Fields,
+    Origin,
 };
 use crate::ir::*;
 
@@ -23,11 +23,11 @@ pub(crate) fn handle(
     let done = match name {
         "gpu_mem_total" => gpu_mem_total(sink, o, f),
         "gpu_frequency" => gpu_frequency(sink, o, f),
-        "kgsl_adreno_cmdbatch_queued" | "kgsl_adreno_cmdbatch_sync" | "kgsl_adreno_cmdbatch_retired" => {
-            adreno(sink, o, name, f)
-        }
-        "v4l2_qbuf" | "v4l2_dqbuf" | "vb2_v4l2_buf_queue" | "vb2_v4l2_buf_done" | "vb2_v4l2_qbuf"
-        | "vb2_v4l2_dqbuf" => v4l2(sink, o, name, f),
+        "kgsl_adreno_cmdbatch_queued"
+        | "kgsl_adreno_cmdbatch_sync"
+        | "kgsl_adreno_cmdbatch_retired" => adreno(sink, o, name, f),
+        "v4l2_qbuf" | "v4l2_dqbuf" | "vb2_v4l2_buf_queue" | "vb2_v4l2_buf_done"
+        | "vb2_v4l2_qbuf" | "vb2_v4l2_dqbuf" => v4l2(sink, o, name, f),
         "virtio_gpu_cmd_queue" | "virtio_gpu_cmd_response" => virtio_gpu(sink, o, name, f),
         "f2fs_iostat" => f2fs(sink, o, f, "f2fs_iostat", F2FS_IOSTAT),
         "f2fs_iostat_latency" => f2fs(sink, o, f, "f2fs_iostat_latency", F2FS_LATENCY),
@@ -79,7 +79,10 @@ fn gpu_frequency(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
     let gpu = f.uint(sink, "gpu_id").unwrap_or(0);
     let state = f.uint(sink, "state").unwrap_or(0);
     let ugpu = sink.gpu(o.machine, gpu as i64) as i64;
-    let dims = [("ugpu", ArgValue::Int(ugpu)), ("gpu", ArgValue::Int(gpu as i64))];
+    let dims = [
+        ("ugpu", ArgValue::Int(ugpu)),
+        ("gpu", ArgValue::Int(gpu as i64)),
+    ];
     let bp = Blueprint {
         dims: &dims,
         unit: Some("kHz"),
@@ -352,9 +355,19 @@ fn virtio_gpu(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Option<()>
     };
     let num_free = f.uint(sink, "num_free").unwrap_or(0);
     let free_name = format!("Virtgpu {queue} Num Free");
-    Blueprint::counter("virtgpu_num_free", &free_name).counter_at(sink, o, num_free as f64, NO_ARGS);
+    Blueprint::counter("virtgpu_num_free", &free_name).counter_at(
+        sink,
+        o,
+        num_free as f64,
+        NO_ARGS,
+    );
     let seqno = u32::try_from(f.uint(sink, "seqno").unwrap_or(0)).unwrap_or(0);
-    let set = global_set(sink, o.machine, "virtgpu_queue_event", &format!("Virtgpu {queue} Queue"));
+    let set = global_set(
+        sink,
+        o.machine,
+        "virtgpu_queue_event",
+        &format!("Virtgpu {queue} Queue"),
+    );
     let latency = Blueprint::counter("virtgpu_latency", &format!("Virtgpu {queue} Latency"))
         .track(sink, o.machine);
     if name == "virtio_gpu_cmd_queue" {
@@ -446,7 +459,13 @@ fn dev_name(dev: u64) -> String {
 }
 
 /// F2FS I/O statistics of a device: one counter per figure, `<kind>.[<dev>].<figure>`.
-fn f2fs(sink: &mut Sink, o: &Origin, f: &Fields, kind: &'static str, figures: &[(&str, &str)]) -> Option<()> {
+fn f2fs(
+    sink: &mut Sink,
+    o: &Origin,
+    f: &Fields,
+    kind: &'static str,
+    figures: &[(&str, &str)],
+) -> Option<()> {
     let dev = dev_name(f.uint(sink, "dev").unwrap_or(0));
     let dev_id = sink.intern(&dev);
     for (figure, field) in figures {
@@ -474,7 +493,12 @@ fn ufs_clk_gating(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
         3 => 2,
         _ => 0,
     };
-    Blueprint::counter("ufs_clkgating", "io.ufs.clkgating").counter_at(sink, o, f64::from(state), NO_ARGS);
+    Blueprint::counter("ufs_clkgating", "io.ufs.clkgating").counter_at(
+        sink,
+        o,
+        f64::from(state),
+        NO_ARGS,
+    );
     Some(())
 }
 
@@ -538,7 +562,15 @@ fn funcgraph(
 
 /// `tcp_retransmit_skb`: an instant `saddr:sport -> daddr:dport` on a global track.
 fn tcp_retransmit(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
-    let ip = |a: u64| format!("{}.{}.{}.{}", a & 0xff, (a >> 8) & 0xff, (a >> 16) & 0xff, (a >> 24) & 0xff);
+    let ip = |a: u64| {
+        format!(
+            "{}.{}.{}.{}",
+            a & 0xff,
+            (a >> 8) & 0xff,
+            (a >> 16) & 0xff,
+            (a >> 24) & 0xff
+        )
+    };
     let u = |sink: &Sink, k: &str| f.uint(sink, k).unwrap_or(0);
     let text = format!(
         "{}:{} -> {}:{}",
@@ -593,7 +625,15 @@ fn suspend_resume(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
     let name = sink.intern(&format!("{action}({val})"));
     let action = sink.intern(&action);
     let start = f.int(sink, "start").unwrap_or(0) != 0;
-    kernel_op(sink, o, KernelOp::SuspendResume { action, name, start });
+    kernel_op(
+        sink,
+        o,
+        KernelOp::SuspendResume {
+            action,
+            name,
+            start,
+        },
+    );
     Some(())
 }
 
@@ -606,9 +646,15 @@ fn suspend_resume_minimal(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()>
     let track = bp.track(sink, o.machine);
     if f.int(sink, "start").unwrap_or(0) != 0 {
         let name = sink.intern("Suspended");
-        o.push(sink, EventData::Begin(slice(track, NULL_STR, name, NO_ARGS)));
+        o.push(
+            sink,
+            EventData::Begin(slice(track, NULL_STR, name, NO_ARGS)),
+        );
     } else {
-        o.push(sink, EventData::End(slice(track, NULL_STR, NULL_STR, NO_ARGS)));
+        o.push(
+            sink,
+            EventData::End(slice(track, NULL_STR, NULL_STR, NO_ARGS)),
+        );
     }
     Some(())
 }

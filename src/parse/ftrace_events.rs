@@ -606,7 +606,12 @@ pub(crate) fn arg_set(sink: &mut Sink, args: &[(&'static str, ArgValue)]) -> Arg
 }
 
 /// A global async set (Trace Processor's track compressor) of a type and name.
-pub(crate) fn global_set(sink: &mut Sink, machine: MachineId, kind: &'static str, name: &str) -> AsyncSet {
+pub(crate) fn global_set(
+    sink: &mut Sink,
+    machine: MachineId,
+    kind: &'static str,
+    name: &str,
+) -> AsyncSet {
     AsyncSet {
         kind,
         machine,

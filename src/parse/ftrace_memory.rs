@@ -6,8 +6,8 @@
 //! reclaim, slab shrinking and Pixel's kswapd. Hands on counters, slices and kernel ops.
 
 use super::ftrace_events::{
-    arg_set, cookie_slice, global_set, kernel_op, kernel_version, slice, thread_track,
-    Blueprint, Fields, Origin,
+    arg_set, cookie_slice, global_set, kernel_op, kernel_version, slice, thread_track, Blueprint,
+    Fields, Origin,
 };
 use crate::ir::*;
 
@@ -162,7 +162,10 @@ fn dmabuf_rss(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
 fn ion_heap(sink: &mut Sink, o: &Origin, f: &Fields, grow: bool) -> Option<()> {
     let len = f.uint(sink, "len").unwrap_or(0) as i64;
     let change = if grow { len } else { -len };
-    let total = f.int(sink, "total_allocated").unwrap_or(0).wrapping_add(change);
+    let total = f
+        .int(sink, "total_allocated")
+        .unwrap_or(0)
+        .wrapping_add(change);
     let heap = f.string(sink, "heap_name").map(|h| h.into_owned());
     let (total_name, change_name) = match &heap {
         Some(h) => (format!("mem.ion.{h}"), format!("mem.ion_change.{h}")),
@@ -173,7 +176,14 @@ fn ion_heap(sink: &mut Sink, o: &Origin, f: &Fields, grow: bool) -> Option<()> {
     Some(())
 }
 
-fn thread_counter(sink: &mut Sink, o: &Origin, name: &str, kind: &'static str, v: f64, args: ArgsRef) {
+fn thread_counter(
+    sink: &mut Sink,
+    o: &Origin,
+    name: &str,
+    kind: &'static str,
+    v: f64,
+    args: ArgsRef,
+) {
     let name = sink.intern(name);
     let track = sink.track(TrackKey::ThreadCounter {
         thread: o.thread(),
@@ -230,14 +240,28 @@ fn buffer_stat(sink: &mut Sink, o: &Origin, f: &Fields, heap: Heap) -> Option<()
 /// `fastrpc_dma_stat`: a DSP channel's total and the change on the thread.
 fn fastrpc(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
     let cid = f.int(sink, "cid").unwrap_or(0);
-    let (total_name, change_name) = match usize::try_from(cid).ok().and_then(|c| FASTRPC_DSPS.get(c)) {
-        Some(dsp) => (format!("mem.fastrpc[{dsp}]"), format!("mem.fastrpc_change[{dsp}]")),
-        None => (format!("mem.fastrpc[{cid}]"), format!("mem.fastrpc_change[{cid}]")),
-    };
+    let (total_name, change_name) =
+        match usize::try_from(cid).ok().and_then(|c| FASTRPC_DSPS.get(c)) {
+            Some(dsp) => (
+                format!("mem.fastrpc[{dsp}]"),
+                format!("mem.fastrpc_change[{dsp}]"),
+            ),
+            None => (
+                format!("mem.fastrpc[{cid}]"),
+                format!("mem.fastrpc_change[{cid}]"),
+            ),
+        };
     let total = f.uint(sink, "total_allocated").unwrap_or(0);
     let len = f.int(sink, "len").unwrap_or(0);
     Blueprint::counter("android_fastrpc", &total_name).counter_at(sink, o, total as f64, NO_ARGS);
-    thread_counter(sink, o, &change_name, "android_fastrpc_change", len as f64, NO_ARGS);
+    thread_counter(
+        sink,
+        o,
+        &change_name,
+        "android_fastrpc_change",
+        len as f64,
+        NO_ARGS,
+    );
     Some(())
 }
 
@@ -248,7 +272,11 @@ fn mm_event(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
         sink.stat("mm_unknown_type", o.machine, 1);
         return None;
     };
-    for (metric, key) in [("count", "count"), ("max_lat", "max_lat"), ("avg_lat", "avg_lat")] {
+    for (metric, key) in [
+        ("count", "count"),
+        ("max_lat", "max_lat"),
+        ("avg_lat", "avg_lat"),
+    ] {
         let value = f.uint(sink, key).unwrap_or(0);
         let name = format!("{prefix}.{metric}");
         process_counter_for_thread(sink, o, &name, "mm_event", value as f64);
@@ -266,7 +294,10 @@ fn cma(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Option<()> {
     let track = thread_track(sink, o.machine, o.pid);
     if name == "cma_alloc_start" {
         let name = sink.intern("mm_cma_alloc");
-        o.push(sink, EventData::Begin(slice(track, NULL_STR, name, NO_ARGS)));
+        o.push(
+            sink,
+            EventData::Begin(slice(track, NULL_STR, name, NO_ARGS)),
+        );
         return Some(());
     }
     let cma_name = f.str_id(sink, "name").unwrap_or(NULL_STR);
@@ -313,7 +344,10 @@ fn kswapd(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Option<()> {
     let track = thread_track(sink, o.machine, o.pid);
     if name == "pixel_mm_kswapd_wake" {
         let name = sink.intern("kswapd");
-        o.push(sink, EventData::Begin(slice(track, NULL_STR, name, NO_ARGS)));
+        o.push(
+            sink,
+            EventData::Begin(slice(track, NULL_STR, name, NO_ARGS)),
+        );
     } else {
         let u = |sink: &Sink, k: &str| ArgValue::Uint(f.uint(sink, k).unwrap_or(0));
         let args = [

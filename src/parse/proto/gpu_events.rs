@@ -167,7 +167,11 @@ impl Parser<'_> {
                     ),
                     None => (NULL_STR, NULL_STR),
                 };
-                self.gpu_events.stages.entry(machine).or_default().push(entry);
+                self.gpu_events
+                    .stages
+                    .entry(machine)
+                    .or_default()
+                    .push(entry);
             }
             if let Some(pid_spec) = spec.context_spec.as_ref().and_then(|c| c.pid) {
                 pid = pid_spec;
@@ -243,7 +247,11 @@ impl Parser<'_> {
         let names = [
             debug_name(&self.gpu_events, VK_OBJECT_TYPE_FRAMEBUFFER, render_target),
             debug_name(&self.gpu_events, VK_OBJECT_TYPE_RENDER_PASS, render_pass),
-            debug_name(&self.gpu_events, VK_OBJECT_TYPE_COMMAND_BUFFER, command_buffer),
+            debug_name(
+                &self.gpu_events,
+                VK_OBJECT_TYPE_COMMAND_BUFFER,
+                command_buffer,
+            ),
         ];
         let mut args = vec![
             self.sink
@@ -266,11 +274,20 @@ impl Parser<'_> {
                 .static_arg("command_buffer", ArgValue::Int(command_buffer as i64)),
         );
         if let Some(n) = names[2] {
-            args.push(self.sink.static_arg("command_buffer_name", ArgValue::Str(n)));
+            args.push(
+                self.sink
+                    .static_arg("command_buffer_name", ArgValue::Str(n)),
+            );
         }
         let submission = i64::from(ev.submission_id.unwrap_or(0));
-        args.push(self.sink.static_arg("submission_id", ArgValue::Int(submission)));
-        args.push(self.sink.static_arg("hw_queue_id", ArgValue::Int(hw_queue_id)));
+        args.push(
+            self.sink
+                .static_arg("submission_id", ArgValue::Int(submission)),
+        );
+        args.push(
+            self.sink
+                .static_arg("hw_queue_id", ArgValue::Int(hw_queue_id)),
+        );
         if let Some(s) = subpasses(&ev.render_subpass_index_mask) {
             let s = self.sink.intern(&s);
             args.push(self.sink.static_arg("render_subpasses", ArgValue::Str(s)));
@@ -284,7 +301,10 @@ impl Parser<'_> {
         }
         let _ = pid;
         if description != NULL_STR {
-            args.push(self.sink.static_arg("description", ArgValue::Str(description)));
+            args.push(
+                self.sink
+                    .static_arg("description", ArgValue::Str(description)),
+            );
         }
         for d in &ev.extra_data {
             let key = self.sink.intern(d.name.as_deref().unwrap_or(""));
@@ -343,11 +363,7 @@ impl Parser<'_> {
         match &ev.event {
             Some(Event::VkDebugUtilsObjectName(n)) => {
                 let name = self.sink.intern(n.object_name.as_deref().unwrap_or(""));
-                let key = (
-                    machine,
-                    n.object_type.unwrap_or(0),
-                    n.object.unwrap_or(0),
-                );
+                let key = (machine, n.object_type.unwrap_or(0), n.object.unwrap_or(0));
                 self.gpu_events.debug_names.insert(key, name);
             }
             Some(Event::VkQueueSubmit(s)) => {
@@ -366,7 +382,10 @@ impl Parser<'_> {
                     );
                 }
                 let submission = i64::from(s.submission_id.unwrap_or(0));
-                args.push(self.sink.static_arg("submission_id", ArgValue::Int(submission)));
+                args.push(
+                    self.sink
+                        .static_arg("submission_id", ArgValue::Int(submission)),
+                );
                 args.push(
                     self.sink
                         .static_arg("pid", ArgValue::Int(i64::from(s.pid.unwrap_or(0)))),
@@ -407,8 +426,21 @@ impl Parser<'_> {
         }
     }
 
-    pub(super) fn gpu_log(&mut self, machine: MachineId, ts: i64, clock: ClockRef, log: &protos::GpuLog) {
-        const SEVERITIES: [&str; 6] = ["UNSPECIFIED", "VERBOSE", "DEBUG", "INFO", "WARNING", "ERROR"];
+    pub(super) fn gpu_log(
+        &mut self,
+        machine: MachineId,
+        ts: i64,
+        clock: ClockRef,
+        log: &protos::GpuLog,
+    ) {
+        const SEVERITIES: [&str; 6] = [
+            "UNSPECIFIED",
+            "VERBOSE",
+            "DEBUG",
+            "INFO",
+            "WARNING",
+            "ERROR",
+        ];
         let severity = usize::try_from(log.severity.unwrap_or(0))
             .ok()
             .and_then(|s| SEVERITIES.get(s))
@@ -454,9 +486,10 @@ impl Parser<'_> {
     pub(super) fn gpu_info(&mut self, machine: MachineId, info: &protos::GpuInfo) {
         self.sink.touch();
         for (index, g) in info.gpus.iter().enumerate() {
-            let uuid = g.uuid.as_ref().map(|u| {
-                u.iter().map(|b| format!("{b:02x}")).collect::<String>()
-            });
+            let uuid = g
+                .uuid
+                .as_ref()
+                .map(|u| u.iter().map(|b| format!("{b:02x}")).collect::<String>());
             let mut extra = Vec::new();
             for kv in &g.extra_info {
                 let key = self.sink.intern(kv.key.as_deref().unwrap_or(""));

@@ -482,6 +482,7 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::GpuLog(_)) => "TracePacket.gpu_log",
         Some(D::GpuInfo(_)) => "TracePacket.gpu_info",
         Some(D::JournaldEvent(_)) => "TracePacket.journald_event",
+        Some(D::AndroidGameInterventionList(_)) => "TracePacket.android_game_intervention_list",
         None => "TracePacket (payload Sextant does not read)",
     }
 }
@@ -490,7 +491,7 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
 const KNOWN_PACKET_FIELDS: &[u32] = &[
     1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
     47, 48, 50, 51, 52, 53, 54, 57, 58, 59, 60, 61, 63, 64, 65, 66, 67, 69, 70, 71, 72, 76, 77, 79,
-    82, 86, 87, 89, 91, 98, 107, 109, 113, 115, 119, 123, 128, 129, 132, 133,
+    82, 83, 86, 87, 89, 91, 98, 107, 109, 113, 115, 119, 123, 128, 129, 132, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
@@ -958,6 +959,9 @@ impl Parser<'_> {
             trace_packet::Data::AndroidLog(log) => self.android_log(machine, &log),
             trace_packet::Data::PackagesList(list) => self.packages_list(machine, &list),
             trace_packet::Data::UserList(list) => self.user_list(machine, &list),
+            trace_packet::Data::AndroidGameInterventionList(list) => {
+                self.game_interventions(machine, &list)
+            }
             trace_packet::Data::PowerRails(rails) => self.power_rails(machine, ts, clock, &rails),
             trace_packet::Data::GpuCounterEvent(ev) => {
                 self.gpu_counter_event(machine, seq_id, ts, clock, &ev)
