@@ -1187,6 +1187,8 @@ pub enum EventData {
     AndroidLog(Box<LogLine>),
     /// A systemd journal entry (`linux_systemd_journald_logs`).
     Journald(Box<JournaldEntry>),
+    /// A file a process had open (process_stats `fds`): the `filedescriptor` table.
+    FileDescriptor(Box<(ProcessRef, i64, StrId)>),
     /// A Chrome event kept raw (`chrome_raw`): legacy metadata, text, unknown phases.
     ChromeRaw(Box<ChromeRaw>),
     /// A process name at a given priority (Trace Processor's process name priorities:

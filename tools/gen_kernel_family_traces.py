@@ -160,3 +160,41 @@ if __name__ == '__main__':
     memory()
     devices()
     android_probes()
+
+
+def process_rules():
+    """process_tree and process_stats rules of reference/behaviour-process-tracking.md §6:
+    processes without cmdline skipped, kworker names cut, one-element cmdlines cut at the
+    first space, cmdline_is_comm, uid split, start from boot, is_kthread, a changed parent
+    kept (and counted), threads bound; process_stats threads, fds and unknown fields."""
+    t = Trace()
+    p = t.packet.add()
+    p.clock_snapshot.clocks.add(clock_id=6, timestamp=0)
+    p.clock_snapshot.clocks.add(clock_id=3, timestamp=0)
+    p = t.packet.add()
+    p.timestamp = 1
+    tree = p.process_tree
+    tree.processes.add(pid=2, ppid=0, cmdline=['kthreadd'], is_kthread=True)
+    tree.processes.add(pid=20, ppid=2, cmdline=['kworker/1:2-events'], is_kthread=True)
+    tree.processes.add(pid=30, ppid=1, cmdline=['/system/bin/foo --flag'])
+    tree.processes.add(pid=40, ppid=1, cmdline=['app', 'arg1', 'arg2'], uid=1010123,
+                       process_start_from_boot=500)
+    tree.processes.add(pid=50, ppid=1)
+    tree.processes.add(pid=60, ppid=1, cmdline=['zombie'], cmdline_is_comm=True)
+    tree.threads.add(tid=20, tgid=20, name='kworker/1:2-events')
+    tree.threads.add(tid=41, tgid=40, name='worker')
+    p = t.packet.add()
+    p.timestamp = 5
+    p.process_tree.processes.add(pid=40, ppid=7, cmdline=['app2'])
+    p = t.packet.add()
+    p.timestamp = 10
+    st = p.process_stats.processes.add(pid=40, vm_rss_kb=10, oom_score_adj=-100,
+                                       chrome_peak_resident_set_kb=5, runtime_user_mode=7,
+                                       smr_pss_kb=3)
+    st.threads.add(tid=42)
+    st.fds.add(fd=3, path='/dev/null')
+    write('kernel', 'process_rules.pftrace', t)
+
+
+if __name__ == '__main__':
+    process_rules()

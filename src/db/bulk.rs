@@ -80,9 +80,10 @@ pub(super) enum Table {
     Journald,
     AndroidUser,
     GameIntervention,
+    FileDescriptor,
 }
 
-pub(super) const TABLES: usize = 29 + 9 + 2 + 2 + 5;
+pub(super) const TABLES: usize = 29 + 9 + 2 + 2 + 6;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -133,6 +134,7 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::Journald,
     Table::AndroidUser,
     Table::GameIntervention,
+    Table::FileDescriptor,
 ];
 
 impl Table {
@@ -333,6 +335,11 @@ impl Table {
                  perf_mode_supported, perf_mode_downscale, perf_mode_use_angle, perf_mode_fps, \
                  battery_mode_supported, battery_mode_downscale, battery_mode_use_angle, \
                  battery_mode_fps",
+                true,
+            ),
+            Table::FileDescriptor => (
+                "filedescriptor",
+                "id, ufd, fd, ts, upid, path",
                 true,
             ),
             profile => super::profile::shape(profile).unwrap_or(("", "", false)),

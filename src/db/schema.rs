@@ -122,6 +122,8 @@ CREATE TABLE android_game_intervention_list (
   perf_mode_downscale REAL, perf_mode_use_angle INTEGER, perf_mode_fps REAL,
   battery_mode_supported INTEGER, battery_mode_downscale REAL,
   battery_mode_use_angle INTEGER, battery_mode_fps REAL);
+CREATE TABLE filedescriptor (
+  id INTEGER PRIMARY KEY, ufd INTEGER, fd INTEGER, ts INTEGER, upid INTEGER, path TEXT);
 CREATE TABLE _trace_import_logs (
   id INTEGER PRIMARY KEY, trace_id INTEGER, ts INTEGER, byte_offset INTEGER, severity TEXT,
   name TEXT, arg_set_id INTEGER);

@@ -308,6 +308,16 @@ impl TableWriter<'_> {
                 row.opt_int(t.gpu_context_machines.get(id).copied().map(i64::from));
             })?;
         }
+        for (id, &(ts, upid, fd, path)) in t.fds.iter().enumerate() {
+            self.row(Table::FileDescriptor, |row| {
+                row.int(id as i64);
+                row.opt_int(None::<i64>);
+                row.int(fd);
+                row.int(ts);
+                row.int(i64::from(upid));
+                row.text(sink.strings.get(path));
+            })?;
+        }
         for (id, (_, uid, ty)) in sink.android_users.iter().enumerate() {
             self.row(Table::AndroidUser, |row| {
                 row.int(id as i64);

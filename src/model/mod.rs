@@ -367,6 +367,10 @@ impl<'s> Builder<'s> {
             EventData::ThreadState(ref st) => self.thread_state_event(ts, st),
             EventData::AndroidLog(ref log) => self.android_log(ts, log),
             EventData::Journald(ref entry) => self.journald(ts, entry),
+            EventData::FileDescriptor(ref fd) => {
+                let upid = self.process(fd.0);
+                self.tables.fds.push((ts, upid, fd.1, fd.2));
+            }
             EventData::ChromeRaw(ref raw) => self.chrome_raw(ts, raw),
             EventData::ProcessName {
                 process,

@@ -81,6 +81,8 @@ pub struct Tables {
     pub gpu_context_machines: Vec<u32>,
     /// The machine row of each `android_user_list` row.
     pub user_machines: Vec<u32>,
+    /// `filedescriptor` rows: (ts, upid, fd, path).
+    pub fds: Vec<(i64, u32, i64, StrId)>,
     /// Systemd journal entries, in sorted order, with their thread.
     pub journald: Vec<(i64, Option<u32>, crate::ir::JournaldEntry)>,
     /// (min, max) timestamp seen; (i64::MAX, i64::MIN) when nothing was.

@@ -307,24 +307,33 @@ pub(crate) fn global_counter(sink: &mut Sink, o: &Origin, name: StrId, kind: &'s
 
 fn thermal(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
     let zone = f.string(sink, "thermal_zone")?.into_owned();
-    let name = sink.intern(&format!("{zone} Temperature"));
-    // The track exists even when the temperature does not parse.
-    let key = TrackKey::GlobalCounter {
-        machine: o.machine,
-        name,
-        kind: "thermal_temperature",
+    let name = format!("{zone} Temperature");
+    let zone = sink.intern(&zone);
+    let dims = [("thermal_zone", ArgValue::Str(zone))];
+    let bp = Blueprint {
+        dims: &dims,
+        ..Blueprint::counter("thermal_temperature", &name)
     };
-    sink.track(key);
-    let temp = f.int(sink, "temp")?;
-    counter(sink, o, key, temp as f64);
+    // The track exists even when the temperature does not parse.
+    let Some(temp) = f.int(sink, "temp") else {
+        let track = bp.track(sink, o.machine);
+        o.push(sink, EventData::EnsureTrack(track));
+        return None;
+    };
+    bp.counter_at(sink, o, temp as f64, NO_ARGS);
     Some(())
 }
 
 fn cdev_update(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
     let ty = f.string(sink, "type")?.into_owned();
     let target = f.real(sink, "target")?;
-    let name = sink.intern(&format!("{ty} Cooling Device"));
-    global_counter(sink, o, name, "cooling_device_counter", target);
+    let name = format!("{ty} Cooling Device");
+    let dims = [("linux_device", ArgValue::Str(sink.intern(&ty)))];
+    let bp = Blueprint {
+        dims: &dims,
+        ..Blueprint::counter("cooling_device_counter", &name)
+    };
+    bp.counter_at(sink, o, target, NO_ARGS);
     Some(())
 }
 
@@ -525,8 +534,13 @@ fn clock(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Option<()> {
     } else {
         ("State", "clock_state")
     };
-    let name = sink.intern(&format!("{clk} {suffix}"));
-    global_counter(sink, o, name, kind, value);
+    let name = format!("{clk} {suffix}");
+    let dims = [("linux_device", ArgValue::Str(sink.intern(&clk)))];
+    let bp = Blueprint {
+        dims: &dims,
+        ..Blueprint::counter(kind, &name)
+    };
+    bp.counter_at(sink, o, value, NO_ARGS);
     Some(())
 }
 

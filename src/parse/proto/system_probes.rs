@@ -89,6 +89,12 @@ impl Parser<'_> {
                 self.sink.push(ts, clock, EventData::Thread(thread));
             }
             let process = ProcessRef { machine, pid };
+            for fd in &p.fds {
+                let path = self.sink.intern_nullable(fd.path.as_deref());
+                let row = (process, fd.fd.unwrap_or(0) as i64, path);
+                self.sink
+                    .push(ts, clock, EventData::FileDescriptor(Box::new(row)));
+            }
             let kb = |v: Option<u64>| v.map(|v| v as f64 * 1024.0);
             let memory = [
                 ("mem.virt", kb(p.vm_size_kb)),
