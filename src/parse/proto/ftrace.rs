@@ -72,6 +72,15 @@ pub(super) struct RawSwitch {
 /// Decodes a `sched_switch` prev_state with the kernel 4.4 layout (Trace Processor's
 /// default when the kernel version is unknown). `None` when the bits make no sense.
 pub fn decode_task_state(state: i64) -> Option<String> {
+    decode_task_state_for(state, None)
+}
+
+/// Decodes a `sched_switch` prev_state as the kernel of that version encodes it: before
+/// 4.14, x K W P N follow Z (D with N is `I`) and the preempted flag is 0x800 (0x1000 from
+/// 4.8); from 4.14, P and I follow Z and 0x100 means preempted. `None` when the bits make
+/// no sense.
+pub fn decode_task_state_for(state: i64, version: Option<(u32, u32)>) -> Option<String> {
+    let version = version.unwrap_or((4, 4));
     if state < 0 {
         return None;
     }
@@ -79,27 +88,35 @@ pub fn decode_task_state(state: i64) -> Option<String> {
     if state == 0 {
         return Some("R".into());
     }
-    let preempted = state & 0x800 != 0;
-    let bits = state & 0x7ff;
-    if bits == 0 && preempted {
-        return Some("R+".into());
-    }
-    let mut out = String::new();
-    let letters = [
+    const COMMON: [(u64, char); 6] = [
         (0x1, 'S'),
         (0x2, 'D'),
         (0x4, 'T'),
         (0x8, 't'),
         (0x10, 'X'),
         (0x20, 'Z'),
-        (0x40, 'x'),
-        (0x80, 'K'),
-        (0x100, 'W'),
-        (0x200, 'P'),
-        (0x400, 'N'),
     ];
-    // D with N is the idle state `I`.
-    if bits & 0x402 == 0x402 {
+    let (preempt, letters): (u64, Vec<(u64, char)>) = if version >= (4, 14) {
+        let mut l = COMMON.to_vec();
+        l.extend([(0x40, 'P'), (0x80, 'I')]);
+        (0x100, l)
+    } else {
+        let mut l = COMMON.to_vec();
+        l.extend([(0x40, 'x'), (0x80, 'K'), (0x100, 'W'), (0x200, 'P'), (0x400, 'N')]);
+        (if version >= (4, 8) { 0x1000 } else { 0x800 }, l)
+    };
+    let known = letters.iter().fold(preempt, |m, (bit, _)| m | bit);
+    if state & !known != 0 {
+        return None;
+    }
+    let preempted = state & preempt != 0;
+    let bits = state & !preempt;
+    if bits == 0 {
+        return Some("R+".into());
+    }
+    let mut out = String::new();
+    // Before 4.14, D with N is the idle state `I`.
+    if version < (4, 14) && bits & 0x402 == 0x402 {
         out.push('I');
     } else {
         for (bit, c) in letters {
@@ -633,7 +650,8 @@ impl Parser<'_> {
                 self.sink.stat("compact_sched_switch_skipped", machine, 1);
                 continue;
             };
-            let prev_state = match decode_task_state(c.switch_prev_state[i]) {
+            let version = ftrace_events::kernel_version(self.sink, machine);
+            let prev_state = match decode_task_state_for(c.switch_prev_state[i], version) {
                 Some(st) => self.sink.intern(&st),
                 None => NULL_STR,
             };
@@ -727,7 +745,8 @@ impl Parser<'_> {
         s: &protos::SchedSwitchFtraceEvent,
     ) {
         let FtraceOrigin { machine, cpu, .. } = origin;
-        let prev_state = match decode_task_state(s.prev_state.unwrap_or(0)) {
+        let version = ftrace_events::kernel_version(self.sink, machine);
+        let prev_state = match decode_task_state_for(s.prev_state.unwrap_or(0), version) {
             Some(st) => self.sink.intern(&st),
             None => {
                 self.sink.stat("task_state_invalid", machine, 1);

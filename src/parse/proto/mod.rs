@@ -1278,6 +1278,14 @@ mod tests {
         assert_eq!(decode_task_state(2).as_deref(), Some("D"));
         assert_eq!(decode_task_state(0x800).as_deref(), Some("R+"));
         assert_eq!(decode_task_state(-1), None);
+        let v = |s, k| ftrace::decode_task_state_for(s, Some(k));
+        assert_eq!(v(0x1000 | 1, (4, 9)).as_deref(), Some("S+"));
+        assert_eq!(v(0x800, (4, 9)), None);
+        assert_eq!(v(0x80, (4, 19)).as_deref(), Some("I"));
+        assert_eq!(v(0x100, (5, 10)).as_deref(), Some("R+"));
+        assert_eq!(v(0x40, (5, 10)).as_deref(), Some("P"));
+        assert_eq!(v(0x402, (4, 4)).as_deref(), Some("I"));
+        assert_eq!(v(0x200, (5, 10)), None);
     }
 
     #[test]
