@@ -640,3 +640,207 @@ fn gpu_and_video_devices_from_ftrace() {
         table(&[["7821963"], ["4552114"]])
     );
 }
+
+/// The systrace line parser's rules (reference/behaviour-systrace-events.md): `<...>`
+/// tasks keep their thread's name, atrace markers bind threads to processes, `print:`
+/// payloads that are not markers, unknown phases, flags longer than five characters and
+/// garbage lines are failures, clock syncs are not, unlisted events change nothing.
+#[test]
+fn systrace_lines_follow_the_line_parsers_rules() {
+    let (conn, _db) = import("systrace_rules.systrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select tid, name, upid, is_main_thread from thread order by utid"
+        ),
+        table(&[
+            ["0", "swapper", "0", "1"],
+            ["1234", "RenderThread", "1", "0"],
+            ["1200", "main-thread", "1", "1"],
+            ["77", "kworker/u16:1", "2", "1"],
+            // sched_waking names the wakee; sched_wakeup is ignored.
+            ["56", "binder:55_1", "NULL", "NULL"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select value from stats where name = 'systrace_parse_failure'"
+        ),
+        table(&[["4"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.name, s.category from slice s order by s.ts"
+        ),
+        table(&[
+            ["100000001000", "work", "NULL"],
+            ["100000004000", "inst", "NULL"],
+            ["100000008000", "do_thing", "workqueue"],
+        ])
+    );
+    // A thermal zone whose temperature does not parse still has its track; counters
+    // are keyed by their zone or device.
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.name, extract_arg(t.dimension_arg_set_id, 'thermal_zone'),
+                    (select count(*) from counter c where c.track_id = t.id)
+             from counter_track t where t.type = 'thermal_temperature'"
+        ),
+        table(&[["cpu Temperature", "cpu", "0"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.name, extract_arg(t.dimension_arg_set_id, 'linux_device'), c.value
+             from counter c join counter_track t on t.id = c.track_id
+             where t.type in ('clock_frequency', 'cooling_device_counter') order by t.name"
+        ),
+        table(&[
+            ["fan Cooling Device", "fan", "3"],
+            ["gpu Frequency", "gpu", "500"],
+        ])
+    );
+    // task_newtask lines are ignored: no process 99.
+    assert_eq!(
+        rows(&conn, "select count(*) from thread where tid = 99"),
+        table(&[["0"]])
+    );
+}
+
+#[test]
+fn atrace_markers_lmk_device_state_and_track_slices() {
+    let (conn, _db) = import("atrace_markers.systrace");
+    // kill_one_process and lmk,<pid>,… slices mark the killed process on its LMK track.
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, p.pid, t.name from slice s join process_track t on t.id = s.track_id
+             join process p using (upid) where s.name = 'mem.lmk' order by s.ts"
+        ),
+        table(&[["100000001000", "1234", "LMK"], ["100000002000", "1235", "LMK"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.name, t.type, c.value from counter c join counter_track t
+             on t.id = c.track_id order by c.ts"
+        ),
+        table(&[
+            ["kill_one_process", "atrace_counter", "1234"],
+            ["oom_score_adj", "oom_score_adj", "900"],
+            ["ScreenState", "screen_state", "2"],
+            ["battery_stats.foo", "battery_stats", "3"],
+        ])
+    );
+    // N and G/H slices name the thread that wrote them.
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.name, t.type, extract_arg(s.arg_set_id, 'utid'),
+                    extract_arg(s.arg_set_id, 'end_utid'), t.source_arg_set_id
+             from slice s join track t on t.id = s.track_id
+             where t.type in ('atrace_async_slice_for_track', 'android_device_state')
+             order by s.ts"
+        ),
+        table(&[
+            ["on", "android_device_state", "NULL", "NULL", "NULL"],
+            ["evt", "atrace_async_slice_for_track", "1", "NULL", "NULL"],
+            ["n1", "atrace_async_slice_for_track", "1", "1", "NULL"],
+        ])
+    );
+}
+
+/// process_tree and process_stats (reference/behaviour-process-tracking.md §6).
+#[test]
+fn process_tree_and_process_stats_rules() {
+    // Written by tools/gen_kernel_family_traces.py.
+    let (conn, _db) = import("process_rules.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select pid, name, cmdline, start_ts, parent_upid, uid, android_appid,
+                    android_user_id, extract_arg(arg_set_id, 'is_kthread')
+             from process order by upid"
+        ),
+        table(&[
+            ["0", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL"],
+            ["2", "kthreadd", "kthreadd", "NULL", "0", "NULL", "NULL", "NULL", "1"],
+            // A kworker's workqueue suffix is cut from its name and command line.
+            [
+                "20",
+                "kworker/1:2",
+                "kworker/1:2",
+                "NULL",
+                "1",
+                "NULL",
+                "NULL",
+                "NULL",
+                "1"
+            ],
+            ["1", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL"],
+            // One element: the name is cut at its first space.
+            [
+                "30",
+                "/system/bin/foo",
+                "/system/bin/foo --flag",
+                "NULL",
+                "3",
+                "NULL",
+                "NULL",
+                "NULL",
+                "NULL"
+            ],
+            // A later snapshot renames; the first parent stays.
+            [
+                "40", "app2", "app2", "500", "3", "1010123", "10123", "10", "NULL"
+            ],
+            // No cmdline (pid 50): skipped.
+            ["60", "zombie", "zombie", "NULL", "3", "NULL", "NULL", "NULL", "NULL"],
+            ["7", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.tid, t.name, p.pid, t.is_main_thread from thread t
+             join process p using (upid) where t.tid in (20, 41, 42, 60) order by t.tid"
+        ),
+        table(&[
+            ["20", "kworker/1:2", "20", "1"],
+            ["41", "worker", "40", "0"],
+            ["42", "NULL", "40", "0"],
+            // cmdline_is_comm names the main thread.
+            ["60", "zombie", "60", "1"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, value from stats where value > 0 and name like 'pro%' order by name"
+        ),
+        table(&[
+            ["proc_stat_unknown_counters", "1"],
+            ["process_tracker_parent_pid_changed", "1"],
+        ])
+    );
+    assert_eq!(
+        rows(&conn, "select fd, ts, upid, path from filedescriptor"),
+        table(&[["3", "10", "5", "/dev/null"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.name, t.type, c.value from counter c join process_counter_track t
+             on t.id = c.track_id order by t.name"
+        ),
+        table(&[
+            ["mem.rss", "process_memory", "10240"],
+            ["mem.smaps.pss", "smaps", "3072"],
+            ["oom_score_adj", "oom_score_adj", "-100"],
+            ["runtime.user_ns", "proc_stat_runtime", "7"],
+        ])
+    );
+}

@@ -208,7 +208,9 @@ impl<'s> Builder<'s> {
             } => {
                 let mrow = self.machine_row(machine);
                 let mut row = TrackRow::new(name, kind, mrow, TrackEventType::Slice);
-                row.source_args = self.source_chrome_args();
+                if kind == "legacy_chrome_global_instants" {
+                    row.source_args = self.source_chrome_args();
+                }
                 (self.new_track(row), true)
             }
             TrackKey::KernelSlices {
@@ -234,7 +236,9 @@ impl<'s> Builder<'s> {
                 let machine = self.tables.processes[upid as usize].machine;
                 let mut row = TrackRow::new(name, kind, machine, TrackEventType::Slice);
                 row.upid = Some(upid);
-                row.source_args = self.source_chrome_args();
+                if kind == "chrome_process_instant" {
+                    row.source_args = self.source_chrome_args();
+                }
                 (self.new_track(row), true)
             }
             TrackKey::AsyncCookie { .. } | TrackKey::AsyncScoped { .. } => {
