@@ -844,3 +844,28 @@ fn process_tree_and_process_stats_rules() {
         ])
     );
 }
+
+#[test]
+fn ftrace_from_before_tracing_started_is_dropped_unless_preserved() {
+    let (conn, _db) = import("tracing_start.pftrace");
+    assert_eq!(rows(&conn, "select ts, name from slice"), table(&[["150", "late"]]));
+    assert_eq!(
+        rows(
+            &conn,
+            "select value from stats where name = 'ftrace_packet_before_tracing_start'"
+        ),
+        table(&[["1"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select int_value from metadata where name = 'tracing_started_ns'"
+        ),
+        table(&[["100"]])
+    );
+    let (conn, _db) = import("tracing_start_preserved.pftrace");
+    assert_eq!(
+        rows(&conn, "select ts, name from slice order by ts"),
+        table(&[["50", "early"], ["150", "late"]])
+    );
+}

@@ -198,3 +198,29 @@ def process_rules():
 
 if __name__ == '__main__':
     process_rules()
+
+
+def tracing_start(preserve):
+    """Ftrace events from before the service's tracing_started are dropped (counted),
+    unless the config preserves the ftrace buffer."""
+    t = Trace()
+    p = t.packet.add()
+    ds = p.trace_config.data_sources.add()
+    ds.config.name = 'linux.ftrace'
+    ds.config.ftrace_config.ftrace_events.append('sched/sched_switch')
+    if preserve:
+        ds.config.ftrace_config.preserve_ftrace_buffer = True
+    p = t.packet.add()
+    p.timestamp = 100
+    p.service_event.tracing_started = True
+    ftrace(t, 0, [
+        (50, 10, 'print', dict(buf='B|10|early')),
+        (150, 10, 'print', dict(buf='B|10|late')),
+    ])
+    name = 'tracing_start_preserved.pftrace' if preserve else 'tracing_start.pftrace'
+    write('kernel', name, t)
+
+
+if __name__ == '__main__':
+    tracing_start(False)
+    tracing_start(True)

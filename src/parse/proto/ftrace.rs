@@ -255,8 +255,15 @@ impl Parser<'_> {
         let queue = 1 + cpu_range.saturating_mul(4096).saturating_add(cpu.min(4095));
         self.sink.set_queue(queue);
         let first_ord = self.sink.events.len() as u32;
+        let drop_before = self.losses.ftrace_drop_before(machine);
         for (i, ev) in bundle.event.into_iter().enumerate() {
             self.sink.next_input();
+            // Events from before tracing started are the kernel buffer's leftovers.
+            if drop_before.is_some_and(|start| (ev.timestamp.unwrap_or(0) as i64) < start) {
+                self.sink
+                    .stat("ftrace_packet_before_tracing_start", machine, 1);
+                continue;
+            }
             // An event with nothing but a timestamp and pid is dropped, as the reference
             // drops it, and counted.
             let raw = raw_events.get(i).copied();
@@ -613,6 +620,7 @@ impl Parser<'_> {
         c: &protos::ftrace_event_bundle::CompactSched,
     ) {
         let comms: Vec<StrId> = c.intern_table.iter().map(|s| self.sink.intern(s)).collect();
+        let drop_before = self.losses.ftrace_drop_before(machine);
         let n = c.switch_timestamp.len();
         if [
             c.switch_prev_state.len(),
@@ -650,6 +658,11 @@ impl Parser<'_> {
                 self.sink.stat("compact_sched_switch_skipped", machine, 1);
                 continue;
             };
+            if drop_before.is_some_and(|start| ts < start) {
+                self.sink
+                    .stat("ftrace_packet_before_tracing_start", machine, 1);
+                continue;
+            }
             let version = ftrace_events::kernel_version(self.sink, machine);
             let prev_state = match decode_task_state_for(c.switch_prev_state[i], version) {
                 Some(st) => self.sink.intern(&st),
@@ -695,6 +708,11 @@ impl Parser<'_> {
                 .get(i)
                 .and_then(|&j| comms.get(j as usize).copied())
                 .unwrap_or(NULL_STR);
+            if drop_before.is_some_and(|start| ts < start) {
+                self.sink
+                    .stat("ftrace_packet_before_tracing_start", machine, 1);
+                continue;
+            }
             let waker = self.compact.get(&(machine, cpu)).map(|s| s.next_pid);
             let irq_context = c.waking_common_flags.get(i).map(|f| f & IRQ_FLAGS != 0);
             if waker.is_none() {
