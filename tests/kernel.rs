@@ -869,3 +869,51 @@ fn ftrace_from_before_tracing_started_is_dropped_unless_preserved() {
         table(&[["50", "early"], ["150", "late"]])
     );
 }
+
+/// Forks, threads, renames, frees and reuse of pids and tids
+/// (reference/behaviour-process-tracking.md §2, §3).
+#[test]
+fn process_lifecycle_forks_frees_and_reuse() {
+    let (conn, _db) = import("process_lifecycle.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select upid, pid, name, start_ts, end_ts, parent_upid from process order by upid"
+        ),
+        table(&[
+            ["0", "0", "NULL", "NULL", "NULL", "NULL"],
+            ["1", "1", "NULL", "NULL", "NULL", "NULL"],
+            // Replaced by a fork of the same pid: forgotten, not ended.
+            ["2", "10", "process1", "NULL", "NULL", "1"],
+            ["3", "20", "process2", "NULL", "NULL", "1"],
+            // Forked by a thread of process2; renamed by its main thread; freed.
+            ["4", "30", "process3-renamed", "20", "50", "3"],
+            // Named again after it ended: a new process, with no start.
+            ["5", "30", "NULL", "NULL", "NULL", "NULL"],
+            ["6", "10", "process1-new", "60", "NULL", "1"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select tid, name, start_ts, end_ts, upid, is_main_thread from thread
+             where tid in (11, 12, 30, 31) order by utid"
+        ),
+        table(&[
+            ["11", "p1-t1", "15", "NULL", "2", "0"],
+            ["30", "process3-renamed", "20", "50", "4", "1"],
+            ["31", "p3-t1-renamed", "25", "40", "4", "0"],
+            // A freed tid seen again is a new thread of the same live process.
+            ["31", "NULL", "NULL", "NULL", "4", "0"],
+            ["30", "NULL", "NULL", "NULL", "5", "1"],
+            // Its process replaced, 11 is a new thread, not yet in any process.
+            ["11", "p1-t1", "NULL", "NULL", "NULL", "NULL"],
+            ["12", "stranger", "NULL", "NULL", "NULL", "NULL"],
+        ])
+    );
+    // A fork of pid 0 is the kernel starting the idle task: ignored.
+    assert_eq!(
+        rows(&conn, "select count(*) from thread where name = 'swapper-child'"),
+        table(&[["0"]])
+    );
+}

@@ -224,3 +224,33 @@ def tracing_start(preserve):
 if __name__ == '__main__':
     tracing_start(False)
     tracing_start(True)
+
+
+def process_lifecycle():
+    """Forks, threads, renames, frees and pid/tid reuse (reference/behaviour-process-
+    tracking.md §2, §3)."""
+    t = Trace()
+    process_tree(t, 1, [(10, 1, 'process1'), (20, 1, 'process2')])
+    t.packet[-1].process_tree.threads.add(tid=21, tgid=20, name='p2-t1')
+    CLONE_THREAD = 0x10000
+    nt = lambda ts, pid, new, comm, flags: (ts, pid, 'task_newtask', dict(pid=new, comm=comm, clone_flags=flags))
+    ftrace(t, 0, [
+        nt(15, 10, 11, 'p1-t1', CLONE_THREAD),
+        nt(20, 21, 30, 'process3', 0),
+        nt(25, 30, 31, 'p3-t1', CLONE_THREAD),
+        (30, 30, 'task_rename', dict(pid=30, oldcomm='process3', newcomm='process3-renamed')),
+        (35, 31, 'task_rename', dict(pid=31, oldcomm='p3-t1', newcomm='p3-t1-renamed')),
+        (40, 31, 'sched_process_free', dict(pid=31, comm='p3-t1-renamed')),
+        (45, 31, 'print', dict(buf='B|30|slice')),
+        (50, 30, 'sched_process_free', dict(pid=30, comm='process3-renamed')),
+        (55, 30, 'print', dict(buf='B|30|after')),
+        nt(60, 1, 10, 'process1-new', 0),
+        nt(62, 0, 0, 'swapper-child', 0),
+        (65, 11, 'sched_switch', dict(prev_comm='p1-t1', prev_pid=11, prev_state=1,
+                                      next_comm='stranger', next_pid=12, next_prio=120)),
+    ])
+    write('kernel', 'process_lifecycle.pftrace', t)
+
+
+if __name__ == '__main__':
+    process_lifecycle()
