@@ -507,6 +507,15 @@ fn rss_stat_follows_the_memory_map_owner_while_it_lives() {
         ),
         table(&[["1"]])
     );
+    // Each row names the thread that reported it.
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.ts, t.tid from counter c join thread t
+             on t.utid = extract_arg(c.arg_set_id, 'utid') order by c.ts"
+        ),
+        table(&[["90", "11"], ["100", "10"]])
+    );
     // The pid was reused by a new process: its reports go to the new one.
     let (conn, _db) = import("rss_stat_mm_id_reuse.pftrace");
     let got = rows(
@@ -720,7 +729,10 @@ fn atrace_markers_lmk_device_state_and_track_slices() {
             "select s.ts, p.pid, t.name from slice s join process_track t on t.id = s.track_id
              join process p using (upid) where s.name = 'mem.lmk' order by s.ts"
         ),
-        table(&[["100000001000", "1234", "LMK"], ["100000002000", "1235", "LMK"]])
+        table(&[
+            ["100000001000", "1234", "LMK"],
+            ["100000002000", "1235", "LMK"]
+        ])
     );
     assert_eq!(
         rows(
@@ -794,9 +806,7 @@ fn process_tree_and_process_stats_rules() {
                 "NULL"
             ],
             // A later snapshot renames; the first parent stays.
-            [
-                "40", "app2", "app2", "500", "3", "1010123", "10123", "10", "NULL"
-            ],
+            ["40", "app2", "app2", "500", "3", "1010123", "10123", "10", "NULL"],
             // No cmdline (pid 50): skipped.
             ["60", "zombie", "zombie", "NULL", "3", "NULL", "NULL", "NULL", "NULL"],
             ["7", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL"],
@@ -848,7 +858,10 @@ fn process_tree_and_process_stats_rules() {
 #[test]
 fn ftrace_from_before_tracing_started_is_dropped_unless_preserved() {
     let (conn, _db) = import("tracing_start.pftrace");
-    assert_eq!(rows(&conn, "select ts, name from slice"), table(&[["150", "late"]]));
+    assert_eq!(
+        rows(&conn, "select ts, name from slice"),
+        table(&[["150", "late"]])
+    );
     assert_eq!(
         rows(
             &conn,
@@ -913,7 +926,10 @@ fn process_lifecycle_forks_frees_and_reuse() {
     );
     // A fork of pid 0 is the kernel starting the idle task: ignored.
     assert_eq!(
-        rows(&conn, "select count(*) from thread where name = 'swapper-child'"),
+        rows(
+            &conn,
+            "select count(*) from thread where name = 'swapper-child'"
+        ),
         table(&[["0"]])
     );
 }

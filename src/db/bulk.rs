@@ -337,11 +337,7 @@ impl Table {
                  battery_mode_fps",
                 true,
             ),
-            Table::FileDescriptor => (
-                "filedescriptor",
-                "id, ufd, fd, ts, upid, path",
-                true,
-            ),
+            Table::FileDescriptor => ("filedescriptor", "id, ufd, fd, ts, upid, path", true),
             profile => super::profile::shape(profile).unwrap_or(("", "", false)),
         }
     }

@@ -11,6 +11,17 @@ pub(super) struct MemoryState {
 }
 
 impl Builder<'_> {
+    /// `args` with the arg `utid` (a process counter reported by one of its threads).
+    pub(super) fn with_utid_arg(&mut self, args: ArgsRef, utid: u32) -> ArgsRef {
+        let arg = self.sink.static_arg("utid", ArgValue::Int(i64::from(utid)));
+        if args == NO_ARGS {
+            return self.sink.args.push_shared(&[arg]);
+        }
+        let mut set: Vec<Arg> = self.sink.args.get(args).to_vec();
+        set.push(arg);
+        self.sink.args.push(&set)
+    }
+
     /// A counter of the thread's process, or of the thread while its process is unknown.
     pub(super) fn process_counter_for_thread(
         &mut self,
@@ -25,11 +36,12 @@ impl Builder<'_> {
             None => self.thread_counter_track(utid, name, kind, true),
         };
         self.note_ts(ts);
+        let args = self.with_utid_arg(NO_ARGS, utid);
         let row = CounterRow {
             ts,
             track,
             value,
-            args: NO_ARGS,
+            args,
         };
         self.out.counter(self.tables.counter_count, &row, self.sink);
         self.tables.counter_count += 1;

@@ -231,7 +231,13 @@ impl<'s> Builder<'s> {
                 self.complete(track, ts, dur, thread_dur, &slice, overlap);
             }
             EventData::Counter { track, value, args } => {
-                let args = self.resolve_thread_args(args);
+                let mut args = self.resolve_thread_args(args);
+                // A process counter reported by a thread names the thread (arg `utid`).
+                if let TrackKey::ThreadProcessCounter { thread, .. } = *self.sink.tracks.get(track)
+                {
+                    let utid = self.thread(thread);
+                    args = self.with_utid_arg(args, utid);
+                }
                 let gpu = self.is_gpu_counter(track);
                 let track = self.resolve_track(track);
                 if gpu {

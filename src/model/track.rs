@@ -18,21 +18,22 @@ pub(super) struct AsyncSlot {
 }
 
 impl AsyncSetState {
-    /// The slot an event goes to, if an existing one fits: Begin(cookie) takes the slot
-    /// bound to the cookie, else the first cookie slot with nothing open (rebound); End
-    /// only the bound slot; a scoped slice the first timestamp lane free at `ts`.
+    /// The slot an event goes to, if an existing one fits: Begin(cookie) and End(cookie)
+    /// take the slot bound to the cookie, else the first cookie slot with nothing open
+    /// (rebound); a scoped slice the first timestamp lane free at `ts`.
     pub(super) fn pick(&self, cookie: Option<u64>, phase: AsyncPhase, ts: i64) -> Option<usize> {
         match (cookie, phase) {
             (Some(c), _) => self
                 .slots
                 .iter()
                 .position(|s| s.cookie == Some(c))
+                // A cookie not seen yet takes the first free cookie slot, for an End too.
                 .or_else(|| match phase {
-                    AsyncPhase::Begin => self
+                    AsyncPhase::Begin | AsyncPhase::End => self
                         .slots
                         .iter()
                         .position(|s| s.cookie.is_some() && s.open == 0),
-                    _ => None,
+                    AsyncPhase::Scoped { .. } => None,
                 }),
             (None, AsyncPhase::Scoped { .. }) => self
                 .slots

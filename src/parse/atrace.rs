@@ -485,7 +485,12 @@ fn handle(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tid: i6
 }
 
 /// An arg naming the writing thread (its utid, resolved by the model).
-fn thread_arg(sink: &mut Sink, key: &'static str, machine: MachineId, tid: i64) -> crate::ir::ArgsRef {
+fn thread_arg(
+    sink: &mut Sink,
+    key: &'static str,
+    machine: MachineId,
+    tid: i64,
+) -> crate::ir::ArgsRef {
     let thread = sink.thread_refs.intern(ThreadRef {
         machine,
         tid,

@@ -390,7 +390,6 @@ fn seconds_to_ns(s: &[u8]) -> Option<i64> {
     Some((secs * 1e9) as i64)
 }
 
-
 /// At `i` (just after `]` and its blanks): the optional irq-flags column — exactly three of
 /// `[A-Za-z.]` then one or two of `[0-9a-f.]`, then blanks — and `<digits>.<digits>`, as
 /// Trace Processor's line regex reads them. Flags touching the timestamp take as few

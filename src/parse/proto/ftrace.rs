@@ -102,7 +102,13 @@ pub fn decode_task_state_for(state: i64, version: Option<(u32, u32)>) -> Option<
         (0x100, l)
     } else {
         let mut l = COMMON.to_vec();
-        l.extend([(0x40, 'x'), (0x80, 'K'), (0x100, 'W'), (0x200, 'P'), (0x400, 'N')]);
+        l.extend([
+            (0x40, 'x'),
+            (0x80, 'K'),
+            (0x100, 'W'),
+            (0x200, 'P'),
+            (0x400, 'N'),
+        ]);
         (if version >= (4, 8) { 0x1000 } else { 0x800 }, l)
     };
     let known = letters.iter().fold(preempt, |m, (bit, _)| m | bit);
