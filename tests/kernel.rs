@@ -933,3 +933,26 @@ fn process_lifecycle_forks_frees_and_reuse() {
         table(&[["0"]])
     );
 }
+
+/// Only proto and systrace sources map pid and tid 0 to the idle rows (named `swapper`);
+/// in JSON they are ordinary ids with rows of their own (the idle rows still exist).
+#[test]
+fn json_pid_zero_is_not_the_idle_process() {
+    let (conn, _db) = import("json_pid_zero.json");
+    assert_eq!(
+        rows(&conn, "select utid, tid, upid, name from thread order by utid"),
+        table(&[
+            ["0", "0", "0", "NULL"],
+            ["1", "0", "1", "NULL"],
+            ["2", "5", "2", "NULL"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.name, t.utid from slice s join thread_track t on t.id = s.track_id
+             order by s.ts"
+        ),
+        table(&[["a", "1"], ["b", "2"]])
+    );
+}

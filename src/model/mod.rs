@@ -61,6 +61,8 @@ pub struct Builder<'s> {
     process_by_pid: FxHashMap<(MachineId, i64), u32>,
     /// Idle thread / process rows per machine row.
     idle: HashMap<MachineId, (u32, u32)>,
+    /// Machines whose pid/tid 0 are the idle rows (proto and systrace sources).
+    idle_mapped: std::collections::HashSet<MachineId>,
     /// Resolved track per interned key (None = not yet resolved).
     track_cache: Vec<Option<u32>>,
     thread_slice_track: FxHashMap<u32, u32>,
@@ -140,6 +142,7 @@ impl<'s> Builder<'s> {
             threads_by_tid: FxHashMap::default(),
             process_by_pid: FxHashMap::default(),
             idle: HashMap::new(),
+            idle_mapped: std::collections::HashSet::new(),
             track_cache,
             thread_slice_track: FxHashMap::default(),
             thread_overlap_tracks: HashMap::new(),

@@ -39,15 +39,17 @@ impl<'s> Builder<'s> {
         idle.is_idle = true;
         self.tables.threads.push(idle);
         self.idle.insert(raw, (upid, utid));
-        self.process_by_pid.insert((raw, 0), upid);
-        self.threads_by_tid.insert((raw, 0), vec![utid]);
         row
     }
 
-    /// Names a machine's idle thread `swapper` (what systrace and proto traces call it).
+    /// Pid and tid 0 of a machine are its idle process and thread, named `swapper` (as
+    /// systrace and proto traces have it); elsewhere (JSON) they are ordinary ids.
     pub fn name_idle_thread(&mut self, machine: MachineId) {
         self.add_machine(machine);
-        if let Some(&(_, utid)) = self.idle.get(&machine) {
+        if let Some(&(upid, utid)) = self.idle.get(&machine) {
+            self.process_by_pid.insert((machine, 0), upid);
+            self.threads_by_tid.insert((machine, 0), vec![utid]);
+            self.idle_mapped.insert(machine);
             let name = self.sink.intern("swapper");
             self.set_thread_name(utid, name, NamePriority::Constant);
         }
@@ -190,7 +192,7 @@ impl<'s> Builder<'s> {
     /// The thread for (tid, pid), following Trace Processor's thread tracker.
     pub fn thread(&mut self, t: ThreadRef) -> u32 {
         self.machine_row(t.machine);
-        if t.tid == 0 && matches!(t.pid, None | Some(0)) {
+        if t.tid == 0 && matches!(t.pid, None | Some(0)) && self.idle_mapped.contains(&t.machine) {
             if let Some(&(_, utid)) = self.idle.get(&t.machine) {
                 return utid;
             }
