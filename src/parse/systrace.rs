@@ -382,8 +382,6 @@ fn parse_num<T: std::str::FromStr>(s: &[u8]) -> Option<T> {
     std::str::from_utf8(s).ok()?.parse().ok()
 }
 
-/// `\d+\.\d+`
-
 /// Seconds → ns exactly as Trace Processor computes it: `trunc(f64(s) * 1e9)`.
 fn seconds_to_ns(s: &[u8]) -> Option<i64> {
     let secs: f64 = std::str::from_utf8(s).ok()?.parse().ok()?;
