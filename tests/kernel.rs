@@ -940,7 +940,10 @@ fn process_lifecycle_forks_frees_and_reuse() {
 fn json_pid_zero_is_not_the_idle_process() {
     let (conn, _db) = import("json_pid_zero.json");
     assert_eq!(
-        rows(&conn, "select utid, tid, upid, name from thread order by utid"),
+        rows(
+            &conn,
+            "select utid, tid, upid, name from thread order by utid"
+        ),
         table(&[
             ["0", "0", "0", "NULL"],
             ["1", "0", "1", "NULL"],
