@@ -640,7 +640,7 @@ mod tests {
     fn run(sink: &mut Sink) -> (Tables, CollectRows) {
         sink.events.sort_by_key(|e| (e.ts, e.ord));
         let mut rows = CollectRows::default();
-        let tables = build(sink, &[HOST_MACHINE], &[], &mut rows);
+        let tables = build(sink, &[HOST_MACHINE], &[HOST_MACHINE], &mut rows);
         rows.slices.sort_by_key(|(id, _)| *id);
         (tables, rows)
     }

@@ -654,6 +654,10 @@ impl Parser<'_> {
                 return;
             }
         };
+        // Every machine a protobuf trace names has its pid/tid 0 as the idle rows.
+        if machine != self.ctx.machine {
+            self.sink.name_swapper(machine);
+        }
         let trusted_seq = pkt
             .optional_trusted_packet_sequence_id
             .map(|trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(s)| s);
