@@ -959,3 +959,42 @@ fn json_pid_zero_is_not_the_idle_process() {
         table(&[["a", "1"], ["b", "2"]])
     );
 }
+
+#[test]
+fn mali_queue_events_and_interrupts() {
+    let (conn, _db) = import("mali.pftrace");
+    assert_eq!(
+        rows(&conn, SLICES),
+        table(&[
+            ["100", "0", "mali_KCPU_CQS_SET", "NULL", "thread_execution"],
+            [
+                "200",
+                "100",
+                "mali_KCPU_CQS_WAIT",
+                "NULL",
+                "thread_execution"
+            ],
+            [
+                "400",
+                "0",
+                "mali_KCPU_FENCE_SIGNAL",
+                "NULL",
+                "thread_execution"
+            ],
+            [
+                "500",
+                "100",
+                "mali_KCPU_FENCE_WAIT",
+                "NULL",
+                "thread_execution"
+            ],
+            [
+                "700",
+                "50",
+                "mali_CSF_INTERRUPT",
+                "Mali Irq Cpu 2",
+                "cpu_mali_irq"
+            ],
+        ])
+    );
+}

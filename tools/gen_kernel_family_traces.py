@@ -254,3 +254,23 @@ def process_lifecycle():
 
 if __name__ == '__main__':
     process_lifecycle()
+
+
+def mali():
+    """Mali KCPU queue events on the thread and CSF interrupts on the cpu's track."""
+    t = Trace()
+    ftrace(t, 2, [
+        (100, 30, 'mali_mali_KCPU_CQS_SET', dict(id=1)),
+        (200, 30, 'mali_mali_KCPU_CQS_WAIT_START', dict(id=1)),
+        (300, 30, 'mali_mali_KCPU_CQS_WAIT_END', dict(id=1)),
+        (400, 30, 'mali_mali_KCPU_FENCE_SIGNAL', dict(id=1)),
+        (500, 30, 'mali_mali_KCPU_FENCE_WAIT_START', dict(id=1)),
+        (600, 30, 'mali_mali_KCPU_FENCE_WAIT_END', dict(id=1)),
+        (700, 0, 'mali_mali_CSF_INTERRUPT_START', dict(info_val=7)),
+        (750, 0, 'mali_mali_CSF_INTERRUPT_END', dict(info_val=8)),
+    ])
+    write('kernel', 'mali.pftrace', t)
+
+
+if __name__ == '__main__':
+    mali()

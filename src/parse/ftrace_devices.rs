@@ -1,7 +1,8 @@
 //! Device events of the one ftrace handler, as Trace Processor's ftrace parser and its
 //! device trackers read them: GPU memory and frequency, Adreno command batches (placed by
 //! the model, `model/gpu_kernel.rs`), V4L2 / videobuf2 buffers, virtio-gpu command queues,
-//! F2FS I/O statistics, UFS clock gating, ChromeOS EC sensor samples, function-graph
+//! Mali KCPU queue and CSF interrupt events, F2FS I/O statistics, UFS clock gating,
+//! ChromeOS EC sensor samples, function-graph
 //! tracing, TCP retransmits and NAPI GRO receives, suspend/resume phases and wakeup
 //! sources (paired by the model, `model/power.rs`). Hands on counters, slices and kernel
 //! ops.
@@ -36,6 +37,15 @@ pub(crate) fn handle(
         "funcgraph_entry" | "funcgraph_exit" => funcgraph(sink, o, name, f, symbol),
         "tcp_retransmit_skb" => tcp_retransmit(sink, o, f),
         "napi_gro_receive_entry" | "napi_gro_receive_exit" => napi_gro(sink, o, name, f),
+        "mali_mali_KCPU_CQS_SET"
+        | "mali_mali_KCPU_CQS_WAIT_START"
+        | "mali_mali_KCPU_CQS_WAIT_END"
+        | "mali_mali_KCPU_FENCE_SIGNAL"
+        | "mali_mali_KCPU_FENCE_WAIT_START"
+        | "mali_mali_KCPU_FENCE_WAIT_END" => mali_kcpu(sink, o, name),
+        "mali_mali_CSF_INTERRUPT_START" | "mali_mali_CSF_INTERRUPT_END" => {
+            mali_csf_interrupt(sink, o, name, f)
+        }
         "suspend_resume" => suspend_resume(sink, o, f),
         "suspend_resume_minimal" => suspend_resume_minimal(sink, o, f),
         "wakeup_source_activate" | "wakeup_source_deactivate" => {
@@ -608,6 +618,49 @@ fn napi_gro(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Option<()> {
         let ret = f.int(sink, "ret").unwrap_or(0);
         let args = arg_set(sink, &[("ret", ArgValue::Int(ret))]);
         o.push(sink, EventData::End(slice(track, category, NULL_STR, args)));
+    }
+    Some(())
+}
+
+/// Mali's KCPU queue events on the thread: `mali_KCPU_CQS_SET` and `mali_KCPU_FENCE_SIGNAL`
+/// instants, `mali_KCPU_CQS_WAIT` and `mali_KCPU_FENCE_WAIT` slices.
+fn mali_kcpu(sink: &mut Sink, o: &Origin, name: &str) -> Option<()> {
+    let base = name.strip_prefix("mali_")?;
+    let track = thread_track(sink, o.machine, o.pid);
+    if let Some(wait) = base.strip_suffix("_START") {
+        let name = sink.intern(wait);
+        o.push(
+            sink,
+            EventData::Begin(slice(track, NULL_STR, name, NO_ARGS)),
+        );
+    } else if let Some(wait) = base.strip_suffix("_END") {
+        let name = sink.intern(wait);
+        o.push(sink, EventData::End(slice(track, NULL_STR, name, NO_ARGS)));
+    } else {
+        let name = sink.intern(base);
+        instant(sink, o, track, slice(track, NULL_STR, name, NO_ARGS));
+    }
+    Some(())
+}
+
+/// Mali's CSF interrupts run in interrupt context: slices `mali_CSF_INTERRUPT` (arg
+/// `info_val`) on the cpu's `Mali Irq Cpu <n>` track.
+fn mali_csf_interrupt(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Option<()> {
+    let track_name = format!("Mali Irq Cpu {}", o.cpu);
+    let bp = Blueprint {
+        scope: ProbeScope::Cpu(o.cpu),
+        slices: true,
+        ..Blueprint::counter("cpu_mali_irq", &track_name)
+    };
+    let track = bp.track(sink, o.machine);
+    let info = f.uint(sink, "info_val").unwrap_or(0);
+    let args = arg_set(sink, &[("info_val", ArgValue::Uint(info))]);
+    let title = sink.intern("mali_CSF_INTERRUPT");
+    let s = slice(track, NULL_STR, title, args);
+    if name.ends_with("_START") {
+        o.push(sink, EventData::Begin(s));
+    } else {
+        o.push(sink, EventData::End(s));
     }
     Some(())
 }
