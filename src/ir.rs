@@ -133,6 +133,8 @@ pub enum ArgValue {
     /// The utid of an interned [`ThreadRef`] (see [`Sink::thread_refs`]); the model replaces
     /// it with an `Int` once it knows the thread's row.
     ThreadUtid(u32),
+    /// The upid of an interned [`ProcessRef`] (see [`Sink::process_refs`]), likewise.
+    ProcessUpid(u32),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -207,6 +209,7 @@ impl ArgArena {
                 ArgValue::Json(s) => (6, u64::from(s)),
                 ArgValue::Null => (7, 0),
                 ArgValue::ThreadUtid(u) => (8, u64::from(u)),
+                ArgValue::ProcessUpid(u) => (9, u64::from(u)),
             };
             (a.flat_key, a.key, value).hash(&mut hasher);
         }
@@ -1533,6 +1536,8 @@ pub struct Sink {
     pub explicit_thread_ordering: bool,
     /// Threads named by [`ArgValue::ThreadUtid`] args.
     pub thread_refs: Interner<ThreadRef>,
+    /// Processes named by [`ArgValue::ProcessUpid`] args.
+    pub process_refs: Interner<ProcessRef>,
     /// Keys of track dimension args, interned up front so the writer needs no `&mut`.
     pub dimension_keys: HashMap<&'static str, StrId>,
     /// What the protobuf files are made of (see [`ProtoContent`]).

@@ -270,7 +270,7 @@ impl<'t> TableWriter<'t> {
                         (None, None, None, "null")
                     }
                     // Resolved by the model; an unresolved one has no utid to show.
-                    ArgValue::ThreadUtid(_) => {
+                    ArgValue::ThreadUtid(_) | ArgValue::ProcessUpid(_) => {
                         display.push_str("[NULL]");
                         (None, None, None, "int")
                     }
@@ -498,6 +498,7 @@ fn digest(set: &[Arg]) -> u128 {
             ArgValue::Json(v) => (6, u64::from(v)),
             ArgValue::Null => (7, 0),
             ArgValue::ThreadUtid(v) => (8, u64::from(v)),
+            ArgValue::ProcessUpid(v) => (9, u64::from(v)),
         };
         for w in [u64::from(a.flat_key), u64::from(a.key), tag, bits] {
             sip.write_u64(w);

@@ -401,23 +401,31 @@ impl<'s> Builder<'s> {
         }
     }
 
-    /// Replaces [`ArgValue::ThreadUtid`] args by the thread's utid.
+    /// Replaces [`ArgValue::ThreadUtid`] / [`ArgValue::ProcessUpid`] args by the thread's
+    /// utid / the process's upid.
     pub(super) fn resolve_thread_args(&mut self, args: ArgsRef) -> ArgsRef {
         if args == NO_ARGS
-            || !self
-                .sink
-                .args
-                .get(args)
-                .iter()
-                .any(|a| matches!(a.value, ArgValue::ThreadUtid(_)))
+            || !self.sink.args.get(args).iter().any(|a| {
+                matches!(
+                    a.value,
+                    ArgValue::ThreadUtid(_) | ArgValue::ProcessUpid(_)
+                )
+            })
         {
             return args;
         }
         let mut resolved: Vec<Arg> = self.sink.args.get(args).to_vec();
         for a in &mut resolved {
-            if let ArgValue::ThreadUtid(r) = a.value {
-                let t = *self.sink.thread_refs.get(r);
-                a.value = ArgValue::Int(i64::from(self.thread(t)));
+            match a.value {
+                ArgValue::ThreadUtid(r) => {
+                    let t = *self.sink.thread_refs.get(r);
+                    a.value = ArgValue::Int(i64::from(self.thread(t)));
+                }
+                ArgValue::ProcessUpid(r) => {
+                    let p = *self.sink.process_refs.get(r);
+                    a.value = ArgValue::Int(i64::from(self.process(p)));
+                }
+                _ => {}
             }
         }
         self.sink.args.push(&resolved)

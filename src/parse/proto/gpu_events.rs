@@ -299,7 +299,12 @@ impl Parser<'_> {
                     .static_arg("render_stage_category", ArgValue::Str(cat)),
             );
         }
-        let _ = pid;
+        // The process whose context it ran for (pid 0: the idle process).
+        let process = self.sink.process_refs.intern(ProcessRef {
+            machine,
+            pid: i64::from(pid),
+        });
+        args.push(self.sink.static_arg("upid", ArgValue::ProcessUpid(process)));
         if description != NULL_STR {
             args.push(
                 self.sink
