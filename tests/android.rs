@@ -629,6 +629,15 @@ fn gpu_compute_vulkan_log_info_and_contexts() {
         ),
         table(&[["1", "100", "VULKAN"], ["2", "200", "CUDA"]])
     );
+    // A stage's process is its context's.
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.context_id, p.pid from gpu_slice s join process p using (upid)
+             order by s.ts"
+        ),
+        table(&[["1", "100"], ["2", "200"]])
+    );
     // TrackEvent's gpu_api extension, by its enum name.
     let (conn, _db) = import_gpu("gpu_api_arg.pftrace");
     assert_eq!(
