@@ -405,12 +405,12 @@ impl<'s> Builder<'s> {
     /// utid / the process's upid.
     pub(super) fn resolve_thread_args(&mut self, args: ArgsRef) -> ArgsRef {
         if args == NO_ARGS
-            || !self.sink.args.get(args).iter().any(|a| {
-                matches!(
-                    a.value,
-                    ArgValue::ThreadUtid(_) | ArgValue::ProcessUpid(_)
-                )
-            })
+            || !self
+                .sink
+                .args
+                .get(args)
+                .iter()
+                .any(|a| matches!(a.value, ArgValue::ThreadUtid(_) | ArgValue::ProcessUpid(_)))
         {
             return args;
         }
