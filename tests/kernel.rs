@@ -998,3 +998,18 @@ fn mali_queue_events_and_interrupts() {
         ])
     );
 }
+
+#[test]
+fn runtime_power_states_of_a_device() {
+    let (conn, _db) = import("rpm_status.pftrace");
+    assert_eq!(
+        rows(&conn, SLICES),
+        table(&[
+            ["100", "100", "Resuming", "ufs0", "linux_rpm"],
+            ["200", "100", "Active", "ufs0", "linux_rpm"],
+            // Suspended (at 400) ends Suspending and makes no slice.
+            ["300", "100", "Suspending", "ufs0", "linux_rpm"],
+            ["500", "-1", "Active", "ufs0", "linux_rpm"],
+        ])
+    );
+}

@@ -274,3 +274,15 @@ def mali():
 
 if __name__ == '__main__':
     mali()
+
+
+def rpm():
+    """A device's runtime power states; suspended makes no slice."""
+    t = Trace()
+    r = lambda ts, status: (ts, 5, 'rpm_status', dict(name='ufs0', status=status))
+    ftrace(t, 0, [r(100, 1), r(200, 0), r(300, 3), r(400, 2), r(500, 0)])
+    write('kernel', 'rpm_status.pftrace', t)
+
+
+if __name__ == '__main__':
+    rpm()

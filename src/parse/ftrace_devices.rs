@@ -2,10 +2,9 @@
 //! device trackers read them: GPU memory and frequency, Adreno command batches (placed by
 //! the model, `model/gpu_kernel.rs`), V4L2 / videobuf2 buffers, virtio-gpu command queues,
 //! Mali KCPU queue and CSF interrupt events, F2FS I/O statistics, UFS clock gating,
-//! ChromeOS EC sensor samples, function-graph
-//! tracing, TCP retransmits and NAPI GRO receives, suspend/resume phases and wakeup
-//! sources (paired by the model, `model/power.rs`). Hands on counters, slices and kernel
-//! ops.
+//! ChromeOS EC sensor samples, function-graph tracing, TCP retransmits and NAPI GRO
+//! receives, devices' runtime power states, suspend/resume phases and wakeup sources
+//! (paired by the model, `model/power.rs`). Hands on counters, slices and kernel ops.
 
 use super::ftrace_events::{
     arg_set, cookie_slice, global_set, instant, kernel_op, slice, thread_track, Blueprint, Fields,
@@ -46,6 +45,7 @@ pub(crate) fn handle(
         "mali_mali_CSF_INTERRUPT_START" | "mali_mali_CSF_INTERRUPT_END" => {
             mali_csf_interrupt(sink, o, name, f)
         }
+        "rpm_status" => rpm_status(sink, o, f),
         "suspend_resume" => suspend_resume(sink, o, f),
         "suspend_resume_minimal" => suspend_resume_minimal(sink, o, f),
         "wakeup_source_activate" | "wakeup_source_deactivate" => {
@@ -662,6 +662,41 @@ fn mali_csf_interrupt(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Op
     } else {
         o.push(sink, EventData::End(s));
     }
+    Some(())
+}
+
+/// `rpm_status`: a device's runtime power state as slices on its track (`linux_rpm`, named
+/// after the device), each ending the one before; suspended (the usual state) makes none.
+fn rpm_status(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
+    const RPM_SUSPENDED: i64 = 2;
+    let device = f.string(sink, "name").unwrap_or_default().into_owned();
+    let dims = [("linux_device", ArgValue::Str(sink.intern(&device)))];
+    let bp = Blueprint {
+        dims: &dims,
+        slices: true,
+        ..Blueprint::counter("linux_rpm", &device)
+    };
+    let track = bp.track(sink, o.machine);
+    o.push(
+        sink,
+        EventData::End(slice(track, NULL_STR, NULL_STR, NO_ARGS)),
+    );
+    let status = f.int(sink, "status").unwrap_or(0);
+    if status == RPM_SUSPENDED {
+        return Some(());
+    }
+    let state = match status {
+        -1 => "Invalid".to_string(),
+        0 => "Active".to_string(),
+        1 => "Resuming".to_string(),
+        3 => "Suspending".to_string(),
+        other => format!("Unknown ({other})"),
+    };
+    let name = sink.intern(&state);
+    o.push(
+        sink,
+        EventData::Begin(slice(track, NULL_STR, name, NO_ARGS)),
+    );
     Some(())
 }
 
