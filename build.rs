@@ -24,7 +24,11 @@ const PROTO_FILES: &[&str] = &[
 
 /// TrackEvent and the Chrome messages it carries, for reflection into args (not bindings):
 /// compiled into a FileDescriptorSet the binary embeds (`reflected.descriptor`).
-const REFLECTED_FILES: &[&str] = &["track_event.proto", "chrome_track_event.proto"];
+const REFLECTED_FILES: &[&str] = &[
+    "track_event.proto",
+    "chrome_track_event.proto",
+    "gpu_track_event.proto",
+];
 
 fn main() -> Result<(), Box<dyn Error>> {
     println!("cargo:rerun-if-changed=protos");

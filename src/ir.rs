@@ -133,6 +133,8 @@ pub enum ArgValue {
     /// The utid of an interned [`ThreadRef`] (see [`Sink::thread_refs`]); the model replaces
     /// it with an `Int` once it knows the thread's row.
     ThreadUtid(u32),
+    /// The upid of an interned [`ProcessRef`] (see [`Sink::process_refs`]), likewise.
+    ProcessUpid(u32),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -207,6 +209,7 @@ impl ArgArena {
                 ArgValue::Json(s) => (6, u64::from(s)),
                 ArgValue::Null => (7, 0),
                 ArgValue::ThreadUtid(u) => (8, u64::from(u)),
+                ArgValue::ProcessUpid(u) => (9, u64::from(u)),
             };
             (a.flat_key, a.key, value).hash(&mut hasher);
         }
@@ -599,6 +602,69 @@ pub struct PackageRow {
     pub version_code: i64,
 }
 
+/// One `gpu` row (GpuInfo): a GPU of a machine, numbered in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuRow {
+    pub machine: MachineId,
+    pub gpu: i64,
+    pub name: Option<String>,
+    pub vendor: Option<String>,
+    pub model: Option<String>,
+    pub architecture: Option<String>,
+    /// The uuid's bytes in hex.
+    pub uuid: Option<String>,
+    pub pci_bdf: Option<String>,
+    /// `extra_info` key/values.
+    pub args: ArgsRef,
+}
+
+/// What a game mode of `android_game_intervention_list` does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GameMode {
+    pub downscale: f64,
+    pub use_angle: bool,
+    pub fps: f64,
+}
+
+/// One `android_game_intervention_list` row: the standard, performance and battery modes
+/// (absent when the game does not support one).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameIntervention {
+    pub machine: MachineId,
+    pub package: String,
+    pub uid: i64,
+    pub current_mode: i64,
+    pub modes: [Option<GameMode>; 3],
+}
+
+/// One `gpu_context` row: an interned graphics context (its id, process and API).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GpuContextRow {
+    pub machine: MachineId,
+    pub context_id: i64,
+    pub pid: i64,
+    pub api: StrId,
+}
+
+/// One systemd journal entry before its thread is resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct JournaldEntry {
+    /// The writing thread, when the entry names its pid.
+    pub thread: Option<ThreadRef>,
+    pub pid: Option<i64>,
+    pub tid: Option<i64>,
+    pub uid: Option<i64>,
+    pub gid: Option<i64>,
+    pub prio: Option<i64>,
+    pub tag: StrId,
+    pub msg: StrId,
+    pub comm: StrId,
+    pub exe: StrId,
+    pub systemd_unit: StrId,
+    pub hostname: StrId,
+    pub transport: StrId,
+}
+
 /// Index into the track-key interner.
 pub type TrackRef = u32;
 
@@ -963,6 +1029,68 @@ pub struct DrmEvent {
     pub op: DrmOp,
 }
 
+/// An ftrace event whose rows depend on what came before it in time, so the model, which
+/// sees events in time order, decides what it makes (see `model/power.rs`,
+/// `model/memory.rs`, `model/gpu_kernel.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KernelOp {
+    /// `suspend_resume`: `name` is `<action>(<val>)`; `action` the bare action.
+    SuspendResume {
+        action: StrId,
+        name: StrId,
+        start: bool,
+    },
+    /// `wakeup_source_activate` / `_deactivate` of the named wakelock.
+    Wakelock { name: StrId, activate: bool },
+    /// `gpu_mem_total` from ftrace for a process (pid ≠ 0): dropped unless the pid is a
+    /// known thread.
+    GpuMemTotal { pid: i64, gpu: u32, size: u64 },
+    /// `rss_stat` / `rss_stat_throttled`: `tid` reported a memory counter (`name`) of the
+    /// memory map `mm_id`, its own when `curr`.
+    RssStat {
+        tid: i64,
+        name: StrId,
+        size: i64,
+        curr: Option<bool>,
+        mm_id: Option<i64>,
+    },
+    /// `kgsl_adreno_cmdbatch_queued`: the submitting thread of a command batch.
+    AdrenoQueued { ctx: u32, seqno: u32 },
+    /// `kgsl_adreno_cmdbatch_sync`: the GPU's tick counter at this time.
+    AdrenoSync { ticks: u64 },
+    /// `kgsl_adreno_cmdbatch_retired`: a batch ran on the GPU from `start` to `retire`
+    /// (GPU ticks).
+    AdrenoRetired {
+        ctx: u32,
+        seqno: u32,
+        prio: i64,
+        start: u64,
+        retire: u64,
+    },
+    /// A V4L2 buffer event: an instant on the thread (`slice`), queued (linked to its
+    /// dequeue by `key`) or dequeued.
+    V4l2Buffer {
+        slice: SliceEvent,
+        key: u64,
+        queue: Option<bool>,
+    },
+    /// A virtio-gpu command queued (`start`, without a fence) or answered: the queue's
+    /// latency counter (`track`) measures the answer.
+    VirtioGpuLatency {
+        track: TrackRef,
+        seqno: u32,
+        start: bool,
+    },
+}
+
+/// A [`KernelOp`] and where it ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KernelEvent {
+    pub machine: MachineId,
+    pub tid: i64,
+    pub op: KernelOp,
+}
+
 /// What pairs a kernel operation's start with its end: the event kind and two numbers
 /// (e.g. inode and offset, device and sector).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -1071,6 +1199,10 @@ pub enum EventData {
     ThreadState(Box<ThreadStateEvent>),
     /// An Android log line (`android_logs`); Chrome's TrackEvent log messages too.
     AndroidLog(Box<LogLine>),
+    /// A systemd journal entry (`linux_systemd_journald_logs`).
+    Journald(Box<JournaldEntry>),
+    /// A file a process had open (process_stats `fds`): the `filedescriptor` table.
+    FileDescriptor(Box<(ProcessRef, i64, StrId)>),
     /// A Chrome event kept raw (`chrome_raw`): legacy metadata, text, unknown phases.
     ChromeRaw(Box<ChromeRaw>),
     /// A process name at a given priority (Trace Processor's process name priorities:
@@ -1091,6 +1223,8 @@ pub enum EventData {
     GenericKernel(Box<GenericKernelEvent>),
     /// A DRM / dma-fence event (see `model/drm.rs`).
     Drm(Box<DrmEvent>),
+    /// An ftrace event the model interprets in time order (see [`KernelOp`]).
+    Kernel(Box<KernelEvent>),
     /// `task_rename`: the thread's new name (and its process's, for a main thread).
     ThreadRename {
         thread: ThreadRef,
@@ -1433,6 +1567,8 @@ pub struct Sink {
     pub explicit_thread_ordering: bool,
     /// Threads named by [`ArgValue::ThreadUtid`] args.
     pub thread_refs: Interner<ThreadRef>,
+    /// Processes named by [`ArgValue::ProcessUpid`] args.
+    pub process_refs: Interner<ProcessRef>,
     /// Keys of track dimension args, interned up front so the writer needs no `&mut`.
     pub dimension_keys: HashMap<&'static str, StrId>,
     /// What the protobuf files are made of (see [`ProtoContent`]).
@@ -1471,6 +1607,16 @@ pub struct Sink {
     pub package_names: std::collections::HashSet<String>,
     /// GPU counter groups: (group id, name, description, the counter's track).
     pub gpu_counter_groups: Vec<(i64, StrId, StrId, TrackRef)>,
+    /// `android_user_list` rows: (machine, android user id, type), and the games of
+    /// `android_game_intervention_list`.
+    pub android_users: Vec<(MachineId, i64, String)>,
+    pub game_interventions: Vec<GameIntervention>,
+    /// `gpu` rows (GpuInfo) and graphics contexts.
+    pub gpus: Vec<GpuRow>,
+    pub gpu_contexts: Vec<GpuContextRow>,
+    /// Tracks named later than they were made (a GPU queue's specification after its
+    /// first stages): (machine, type, name made with) → (name, description).
+    pub track_renames: HashMap<(MachineId, &'static str, StrId), (StrId, StrId)>,
 }
 
 /// What became of the events a parser read from one file: each was imported (it left
@@ -1714,6 +1860,12 @@ impl Sink {
         self.strings.intern_nonempty(s)
     }
 
+    /// Interns an optional string: absent is NULL, an empty one is kept (a proto string
+    /// field that is present).
+    pub fn intern_nullable(&mut self, s: Option<&str>) -> StrId {
+        s.map_or(NULL_STR, |s| self.strings.intern(s))
+    }
+
     /// Interns an optional string; absent or empty is NULL.
     pub fn intern_opt(&mut self, s: Option<&str>) -> StrId {
         s.map_or(NULL_STR, |s| self.strings.intern_nonempty(s))
@@ -1811,6 +1963,29 @@ impl Sink {
         let id = self.args.push(&builder.args);
         builder.clear();
         id
+    }
+
+    /// The `gpu` row of a machine's GPU, made (empty) when first named.
+    pub fn gpu(&mut self, machine: MachineId, gpu: i64) -> usize {
+        if let Some(i) = self
+            .gpus
+            .iter()
+            .position(|g| g.machine == machine && g.gpu == gpu)
+        {
+            return i;
+        }
+        self.gpus.push(GpuRow {
+            machine,
+            gpu,
+            name: None,
+            vendor: None,
+            model: None,
+            architecture: None,
+            uuid: None,
+            pci_bdf: None,
+            args: NO_ARGS,
+        });
+        self.gpus.len() - 1
     }
 
     /// Convenience: a thread-slices track for (tid, pid) on a machine.

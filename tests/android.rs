@@ -366,3 +366,288 @@ fn buffer_events_move_frames_through_their_phases() {
     );
     assert_eq!(errors, table(&[["1"]]));
 }
+
+fn import_gpu(name: &str) -> (Connection, TempFile) {
+    common::import_data("gpu", name)
+}
+
+#[test]
+fn log_lines_of_binary_events_users_and_game_interventions() {
+    // Written by tools/gen_kernel_family_traces.py.
+    let (conn, _db) = import("probes_misc.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, prio, tag, msg from android_logs order by ts"
+        ),
+        table(&[
+            // A binary event's args make its message; priority 0 reads as INFO.
+            ["2000", "4", "tagA", "count=3 what=\"x y\" ratio=0.500000"],
+            // No message and no tag stay NULL; an empty tag stays empty.
+            ["3000", "6", "NULL", "NULL"],
+            ["4000", "5", "", "hello"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, value from stats
+             where name in ('android_log_num_total', 'android_log_num_failed',
+                            'game_intervention_has_parse_errors') order by name"
+        ),
+        table(&[
+            ["android_log_num_failed", "1"],
+            ["android_log_num_total", "3"],
+            ["game_intervention_has_parse_errors", "1"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select * from android_user_list order by android_user_id"
+        ),
+        table(&[
+            ["0", "android.os.usertype.full.SYSTEM"],
+            ["10", "android.os.usertype.full.SECONDARY"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select package_name, uid, current_mode, standard_mode_supported,
+                    standard_mode_fps, perf_mode_supported, perf_mode_downscale,
+                    perf_mode_use_angle, battery_mode_supported, battery_mode_fps
+             from android_game_intervention_list"
+        ),
+        table(&[["com.game", "10123", "2", "1", "60", "1", "0.5", "1", "0", "NULL"]])
+    );
+}
+
+#[test]
+fn journal_entries_and_the_journal_readers_stats() {
+    let (conn, _db) = import("journald_basic.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, prio, tag, msg, uid, comm, systemd_unit, hostname, transport, t.tid
+             from linux_systemd_journald_logs j join thread t using (utid)"
+        ),
+        table(&[[
+            "1000000000",
+            "6",
+            "myapp",
+            "hello world",
+            "1000",
+            "myapp",
+            "myapp.service",
+            "myhost",
+            "journal",
+            "42"
+        ]])
+    );
+}
+
+const GPU_SLICES: &str = "select t.name, t.description, s.ts, s.dur, s.name, s.depth,
+    s.context_id, s.render_target_name, s.render_pass_name, s.command_buffer_name,
+    s.submission_id, s.hw_queue_id, s.render_subpasses
+    from gpu_track t join gpu_slice s on s.track_id = t.id order by s.ts, s.id";
+
+#[test]
+fn gpu_render_stages_on_their_queues_named_by_specifications() {
+    let (conn, _db) = import_gpu("gpu_render_stages.pftrace");
+    let got = rows(&conn, GPU_SLICES);
+    // A stage before the specifications: its queue is named when they come, the stage
+    // keeps the name it had.
+    assert_eq!(
+        got[0],
+        [
+            "queue 1",
+            "queue desc 1",
+            "0",
+            "5",
+            "render stage(1)",
+            "0",
+            "0",
+            "NULL",
+            "NULL",
+            "NULL",
+            "0",
+            "1",
+            "NULL"
+        ]
+    );
+    // A queue without a specification, and a negative id read unsigned.
+    let unknown: Vec<_> = got.iter().filter(|r| r[0].starts_with("Unknown")).collect();
+    assert_eq!(unknown.len(), 2);
+    assert_eq!(unknown[0][0], "Unknown GPU Queue 3");
+    assert_eq!(unknown[1][0], "Unknown GPU Queue 4294967295");
+    assert_eq!(unknown[1][4], "render stage(18446744073709551615)");
+    // Vulkan objects named before a stage give it their debug names.
+    let named: Vec<_> = got
+        .iter()
+        .filter(|r| r[2] == "120" || r[2] == "130")
+        .map(|r| (r[7].as_str(), r[8].as_str(), r[9].as_str()))
+        .collect();
+    assert_eq!(
+        named,
+        vec![
+            ("framebuffer", "render_pass", "command_buffer"),
+            ("renamed_buffer", "NULL", "NULL")
+        ]
+    );
+    let masks: Vec<&str> = got
+        .iter()
+        .filter(|r| r[12] != "NULL")
+        .map(|r| r[12].as_str())
+        .collect();
+    assert_eq!(masks, vec!["0", "63,64", "64", "3,68,69,70,71"]);
+    // Overlapping stages of one queue go to lanes.
+    let (conn, _db) = import_gpu("gpu_render_stages_overlapping.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.name, s.ts, s.depth from gpu_track t join gpu_slice s
+             on s.track_id = t.id order by s.ts"
+        ),
+        table(&[["queue 1", "100", "0"], ["queue 1", "105", "0"]])
+    );
+    // Interned specifications name queues and stages per sequence.
+    let (conn, _db) = import_gpu("gpu_render_stages_interned_spec.pftrace");
+    let got: Vec<Vec<String>> = rows(&conn, GPU_SLICES)
+        .into_iter()
+        .map(|r| r[..5].to_vec())
+        .collect();
+    assert_eq!(
+        got,
+        table(&[
+            ["vertex", "vertex queue", "100", "10", "binning"],
+            ["fragment", "fragment queue", "200", "10", "render"],
+            ["queue2", "queue2 description", "300", "10", "render"],
+        ])
+    );
+}
+
+#[test]
+fn gpu_compute_vulkan_log_info_and_contexts() {
+    let (conn, _db) = import_gpu("gpu_compute_kernel.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, extract_arg(arg_set_id, 'kernel_name'),
+                    extract_arg(arg_set_id, 'arch') from gpu_slice order by ts"
+        ),
+        table(&[
+            ["Kernel", "_Z9vectorAddPfS_S_i", "sm_80"],
+            ["Kernel", "_Z6matMulPfS_S_ii", "sm_80"],
+            ["Kernel", "_Z9vectorAddPfS_S_i", "sm_80"],
+        ])
+    );
+    let (conn, _db) = import_gpu("vulkan_api_events.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.name, s.ts, s.dur, s.name, s.context_id, s.command_buffer,
+                    extract_arg(s.arg_set_id, 'command_buffers[2]'), s.submission_id,
+                    extract_arg(s.arg_set_id, 'tid')
+             from gpu_track t join gpu_slice s on s.track_id = t.id order by s.ts"
+        ),
+        table(&[
+            [
+                "Vulkan Events",
+                "10",
+                "2",
+                "vkQueueSubmit",
+                "NULL",
+                "100",
+                "NULL",
+                "1",
+                "43"
+            ],
+            [
+                "Vulkan Events",
+                "20",
+                "2",
+                "vkQueueSubmit",
+                "NULL",
+                "200",
+                "400",
+                "2",
+                "45"
+            ],
+        ])
+    );
+    let (conn, _db) = import_gpu("gpu_log.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.scope, s.ts, s.name, extract_arg(s.arg_set_id, 'message')
+             from gpu_track t join gpu_slice s on s.track_id = t.id order by s.ts, s.id
+             limit 2"
+        ),
+        table(&[
+            ["gpu_log", "1", "VERBOSE", "message0"],
+            ["gpu_log", "2", "DEBUG", "message1"],
+        ])
+    );
+    let (conn, _db) = import_gpu("gpu_info.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select gpu, model, uuid, pci_bdf, machine_id,
+                    extract_arg(arg_set_id, 'driver_version') from gpu order by gpu"
+        ),
+        table(&[
+            [
+                "0",
+                "A100",
+                "0123456789abcdef0123456789abcdef",
+                "0000:01:00.0",
+                "0",
+                "535.129.03"
+            ],
+            [
+                "1",
+                "A100",
+                "abcdefabcdefabcdabcdefabcdefabcd",
+                "0000:02:00.0",
+                "0",
+                "NULL"
+            ],
+        ])
+    );
+    // GPUs named by counter descriptors have rows too, on their machine.
+    let (conn, _db) = import_gpu("gpu_table_machine_id.pftrace");
+    assert_eq!(
+        rows(&conn, "select gpu, machine_id from gpu order by gpu"),
+        table(&[["0", "0"], ["1", "0"]])
+    );
+    let (conn, _db) = import_gpu("gpu_context.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select context_id, pid, api from gpu_context order by context_id"
+        ),
+        table(&[["1", "100", "VULKAN"], ["2", "200", "CUDA"]])
+    );
+    // A stage's process is its context's.
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.context_id, p.pid from gpu_slice s join process p using (upid)
+             order by s.ts"
+        ),
+        table(&[["1", "100"], ["2", "200"]])
+    );
+    // TrackEvent's gpu_api extension, by its enum name.
+    let (conn, _db) = import_gpu("gpu_api_arg.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, extract_arg(arg_set_id, 'gpu_api') from slice order by ts"
+        ),
+        table(&[
+            ["cuLaunchKernel", "GPU_API_CUDA"],
+            ["vkCmdDispatch", "GPU_API_VULKAN"],
+        ])
+    );
+}

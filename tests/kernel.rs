@@ -337,3 +337,679 @@ fn strace_syscalls_become_slices_with_args_and_results() {
     let kind = rows(&conn, "select trace_type from trace_file");
     assert_eq!(kind, table(&[["strace"]]));
 }
+
+const COUNTERS: &str = "select c.ts, c.value, t.name, t.type from counter c
+    join counter_track t on t.id = c.track_id order by c.ts, t.name";
+
+const SLICES: &str = "select s.ts, s.dur, s.name, t.name, t.type from slice s
+    join track t on t.id = s.track_id order by s.ts, s.id";
+
+#[test]
+fn suspend_resume_phases_pair_by_name_with_the_reference_repairs() {
+    // Written by tools/gen_kernel_family_traces.py.
+    let (conn, _db) = import("suspend_resume.pftrace");
+    let got = rows(&conn, SLICES);
+    let latency = |ts: &str, dur: &str, name: &str| {
+        vec![
+            ts.to_string(),
+            dur.to_string(),
+            name.to_string(),
+            "Suspend/Resume Latency".to_string(),
+            "suspend_resume".to_string(),
+        ]
+    };
+    assert_eq!(
+        got,
+        vec![
+            // Begun again before it ended: the first ends there, as a replica.
+            latency("100", "100", "replica"),
+            latency("200", "100", "dpm_suspend(2)"),
+            // thaw_processes ending inside freeze_processes and suspend_enter: the suspend
+            // failed, and suspend_enter ends with it.
+            latency("1000", "300", "suspend_enter(3)"),
+            latency("1100", "300", "freeze_processes(0)"),
+            latency("1200", "100", "thaw_processes(0)"),
+            vec![
+                "2000".into(),
+                "500".into(),
+                "Suspended".into(),
+                "Suspend/Resume Minimal".into(),
+                "suspend_resume_minimal".into(),
+            ],
+        ]
+    );
+    // The reference's case: timekeeping_freeze's value is the cpu, read as 0.
+    let (conn, _db) = import("suspend_resume_case.pftrace");
+    let got = rows(&conn, "select ts, dur, name from slice order by ts");
+    assert_eq!(
+        got,
+        table(&[
+            ["10000", "2900", "suspend_enter(3)"],
+            ["12000", "1000", "freeze_processes(0)"],
+            ["12500", "400", "thaw_processes(0)"],
+            ["15000", "5000", "suspend_enter(3)"],
+            ["30000", "10000", "CPU(0)"],
+            ["50000", "10000", "timekeeping_freeze(0)"],
+        ])
+    );
+}
+
+#[test]
+fn wakeup_sources_make_one_slice_per_balanced_activation() {
+    let (conn, _db) = import("wakesource.pftrace");
+    let got = rows(&conn, "select ts, dur, name from slice order by ts");
+    assert_eq!(
+        got,
+        table(&[
+            ["34298714043271", "7872467", "Wakelock(s2mpw02-power-keys)"],
+            ["34298721846504", "42732654", "Wakelock(event0)"],
+            ["34298721915739", "16", "Wakelock(s2mpw02-power-keys)"],
+            ["34298764569658", "14538", "Wakelock(eventpoll)"],
+        ])
+    );
+}
+
+#[test]
+fn memory_heaps_events_and_gpu_memory_from_ftrace() {
+    let (conn, _db) = import("memory_events.pftrace");
+    let got = rows(&conn, COUNTERS);
+    assert_eq!(
+        got,
+        table(&[
+            // The heap total after the change; the change on the thread.
+            ["100", "12288", "mem.ion.system", "ion"],
+            ["100", "4096", "mem.ion_change.system", "ion_change"],
+            ["200", "11264", "mem.ion.system", "ion"],
+            ["200", "-1024", "mem.ion_change.system", "ion_change"],
+            ["250", "2048", "mem.ion", "ion"],
+            ["250", "2048", "mem.ion_change", "ion_change"],
+            ["300", "8192", "mem.dma_heap", "android_dma_heap"],
+            [
+                "300",
+                "8192",
+                "mem.dma_heap_change",
+                "android_dma_heap_change"
+            ],
+            ["400", "0", "mem.dma_heap", "android_dma_heap"],
+            [
+                "400",
+                "-8192",
+                "mem.dma_heap_change",
+                "android_dma_heap_change"
+            ],
+            ["500", "4", "mem.mm.maj_flt.avg_lat", "mm_event"],
+            ["500", "3", "mem.mm.maj_flt.count", "mm_event"],
+            ["500", "9", "mem.mm.maj_flt.max_lat", "mm_event"],
+            // pid 55 was never seen: its GPU memory is not made up a process.
+            ["810", "200", "GPU Memory", "process_gpu_memory"],
+            ["820", "300", "GPU Memory", "gpu_memory"],
+            ["900", "65536", "mem.dmabuf_rss", "process_memory"],
+        ])
+    );
+    assert_eq!(
+        rows(&conn, "select count(*) from process where pid = 55"),
+        table(&[["0"]])
+    );
+    // A DMA-BUF buffer lives from its allocation to its release; CMA on a 5.4 kernel
+    // is ignored (the reference reads it from 5.10).
+    assert_eq!(
+        rows(&conn, SLICES),
+        table(&[[
+            "300",
+            "100",
+            "8 kB",
+            "mem.dma_buffer",
+            "android_dma_allocations"
+        ]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select value from stats where name = 'mm_unknown_type'"
+        ),
+        table(&[["1"]])
+    );
+    // The change counter carries the buffer's inode.
+    assert_eq!(
+        rows(
+            &conn,
+            "select distinct extract_arg(c.arg_set_id, 'inode') from counter c
+             join counter_track t on t.id = c.track_id where t.name = 'mem.dma_heap_change'"
+        ),
+        table(&[["7"]])
+    );
+    // From 5.10, a CMA allocation is a slice with what it did.
+    let (conn, _db) = import("cma.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, dur, name, extract_arg(arg_set_id, 'cma_nr_migrated') from slice"
+        ),
+        table(&[["74288080958099", "110151652", "mm_cma_alloc", "6365"]])
+    );
+}
+
+#[test]
+fn rss_stat_follows_the_memory_map_owner_while_it_lives() {
+    // The map's owner was freed: a later report for it by another thread is dropped.
+    let (conn, _db) = import("rss_stat_after_free.pftrace");
+    let got = rows(
+        &conn,
+        "select pid, max(c.ts), p.end_ts from counter c
+         join process_counter_track t on c.track_id = t.id join process p using (upid)
+         group by upid order by pid",
+    );
+    assert_eq!(got, table(&[["10", "100", "101"], ["11", "90", "NULL"]]));
+    assert_eq!(
+        rows(
+            &conn,
+            "select value from stats where name = 'rss_stat_unknown_thread_for_mm_id'"
+        ),
+        table(&[["1"]])
+    );
+    // Each row names the thread that reported it.
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.ts, t.tid from counter c join thread t
+             on t.utid = extract_arg(c.arg_set_id, 'utid') order by c.ts"
+        ),
+        table(&[["90", "11"], ["100", "10"]])
+    );
+    // The pid was reused by a new process: its reports go to the new one.
+    let (conn, _db) = import("rss_stat_mm_id_reuse.pftrace");
+    let got = rows(
+        &conn,
+        "select c.ts, p.name from counter c join process_counter_track t on c.track_id = t.id
+         join process p using (upid) order by c.ts",
+    );
+    assert_eq!(
+        got,
+        table(&[["100", "parent_process"], ["103", "new_process"]])
+    );
+}
+
+#[test]
+fn gpu_and_video_devices_from_ftrace() {
+    let (conn, _db) = import("device_events.pftrace");
+    // virtio-gpu: commands from queue to answer, free slots, and the latency of the
+    // command without a fence only.
+    assert_eq!(
+        rows(&conn, COUNTERS),
+        table(&[
+            ["100", "10", "Virtgpu Control Num Free", "virtgpu_num_free"],
+            ["150", "9", "Virtgpu Control Num Free", "virtgpu_num_free"],
+            ["400", "300", "Virtgpu Control Latency", "virtgpu_latency"],
+            ["400", "10", "Virtgpu Control Num Free", "virtgpu_num_free"],
+            ["600", "11", "Virtgpu Control Num Free", "virtgpu_num_free"],
+            ["1100", "3", "io.ufs.clkgating", "ufs_clkgating"],
+        ])
+    );
+    assert_eq!(
+        rows(&conn, SLICES),
+        table(&[
+            [
+                "100",
+                "300",
+                "RESOURCE_FLUSH",
+                "Virtgpu Control Queue",
+                "virtgpu_queue_event"
+            ],
+            [
+                "150",
+                "450",
+                "SUBMIT_3D",
+                "Virtgpu Control Queue",
+                "virtgpu_queue_event"
+            ],
+            [
+                "700",
+                "0",
+                "VIDIOC_QBUF minor=3 seq=8 type=1 index=1",
+                "NULL",
+                "thread_execution"
+            ],
+            [
+                "800",
+                "0",
+                "VIDIOC_DQBUF minor=3 seq=8 type=1 index=1",
+                "NULL",
+                "thread_execution"
+            ],
+            ["900", "50", "0xffff1000", "NULL", "thread_execution"],
+            // The idle thread's functions go to a track per cpu.
+            [
+                "960",
+                "10",
+                "0xffff2000",
+                "swapper0 -funcgraph",
+                "cpu_funcgraph"
+            ],
+            [
+                "1000",
+                "0",
+                "127.0.0.1:80 -> 192.168.1.2:443",
+                "TCP Retransmit Skb",
+                "net_tcp_retransmit_skb"
+            ],
+        ])
+    );
+    // A dequeued buffer is reached by a flow from its queue.
+    assert_eq!(
+        rows(
+            &conn,
+            "select o.name, i.name from flow f join slice o on o.id = f.slice_out
+             join slice i on i.id = f.slice_in"
+        ),
+        table(&[[
+            "VIDIOC_QBUF minor=3 seq=8 type=1 index=1",
+            "VIDIOC_DQBUF minor=3 seq=8 type=1 index=1"
+        ]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select extract_arg(arg_set_id, 'type'), extract_arg(arg_set_id, 'flags')
+             from slice where category = 'Video 4 Linux 2' order by ts"
+        ),
+        table(&[
+            ["VIDEO_CAPTURE", "QUEUED|TIMESTAMP_UNKNOWN|TSTAMP_SRC_EOF"],
+            ["VIDEO_CAPTURE", "DONE|TIMESTAMP_UNKNOWN|TSTAMP_SRC_EOF"],
+        ])
+    );
+    // Adreno batches run on the GPU's clock: placed through the sync point, on a track
+    // named after the process that queued them.
+    let (conn, _db) = import("adreno_cmdbatch.pftrace");
+    assert_eq!(
+        rows(&conn, SLICES),
+        table(&[[
+            "2000000000",
+            "1000000000",
+            "GPU",
+            "GPU com.example.app (Ctx=1, Prio=0)",
+            "adreno_gpu_cmdbatch"
+        ]])
+    );
+    // F2FS statistics: a counter per figure and device.
+    let (conn, _db) = import("f2fs_iostat.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select count(distinct t.name), count(*) from counter c
+             join counter_track t on t.id = c.track_id where t.type = 'f2fs_iostat'"
+        ),
+        table(&[["44", "110"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.value from counter c join counter_track t on t.id = c.track_id
+             where t.name = 'f2fs_iostat.[254:32].read_app_buffered' order by c.ts"
+        ),
+        table(&[["7821963"], ["4552114"]])
+    );
+}
+
+/// The systrace line parser's rules (reference/behaviour-systrace-events.md): `<...>`
+/// tasks keep their thread's name, atrace markers bind threads to processes, `print:`
+/// payloads that are not markers, unknown phases, flags longer than five characters and
+/// garbage lines are failures, clock syncs are not, unlisted events change nothing.
+#[test]
+fn systrace_lines_follow_the_line_parsers_rules() {
+    let (conn, _db) = import("systrace_rules.systrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select tid, name, upid, is_main_thread from thread order by utid"
+        ),
+        table(&[
+            ["0", "swapper", "0", "1"],
+            ["1234", "RenderThread", "1", "0"],
+            ["1200", "main-thread", "1", "1"],
+            ["77", "kworker/u16:1", "2", "1"],
+            // sched_waking names the wakee; sched_wakeup is ignored.
+            ["56", "binder:55_1", "NULL", "NULL"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select value from stats where name = 'systrace_parse_failure'"
+        ),
+        table(&[["4"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.name, s.category from slice s order by s.ts"
+        ),
+        table(&[
+            ["100000001000", "work", "NULL"],
+            ["100000004000", "inst", "NULL"],
+            ["100000008000", "do_thing", "workqueue"],
+        ])
+    );
+    // A thermal zone whose temperature does not parse still has its track; counters
+    // are keyed by their zone or device.
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.name, extract_arg(t.dimension_arg_set_id, 'thermal_zone'),
+                    (select count(*) from counter c where c.track_id = t.id)
+             from counter_track t where t.type = 'thermal_temperature'"
+        ),
+        table(&[["cpu Temperature", "cpu", "0"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.name, extract_arg(t.dimension_arg_set_id, 'linux_device'), c.value
+             from counter c join counter_track t on t.id = c.track_id
+             where t.type in ('clock_frequency', 'cooling_device_counter') order by t.name"
+        ),
+        table(&[
+            ["fan Cooling Device", "fan", "3"],
+            ["gpu Frequency", "gpu", "500"],
+        ])
+    );
+    // task_newtask lines are ignored: no process 99.
+    assert_eq!(
+        rows(&conn, "select count(*) from thread where tid = 99"),
+        table(&[["0"]])
+    );
+}
+
+#[test]
+fn atrace_markers_lmk_device_state_and_track_slices() {
+    let (conn, _db) = import("atrace_markers.systrace");
+    // kill_one_process and lmk,<pid>,… slices mark the killed process on its LMK track.
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, p.pid, t.name from slice s join process_track t on t.id = s.track_id
+             join process p using (upid) where s.name = 'mem.lmk' order by s.ts"
+        ),
+        table(&[
+            ["100000001000", "1234", "LMK"],
+            ["100000002000", "1235", "LMK"]
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.name, t.type, c.value from counter c join counter_track t
+             on t.id = c.track_id order by c.ts"
+        ),
+        table(&[
+            ["kill_one_process", "atrace_counter", "1234"],
+            ["oom_score_adj", "oom_score_adj", "900"],
+            ["ScreenState", "screen_state", "2"],
+            ["battery_stats.foo", "battery_stats", "3"],
+        ])
+    );
+    // N and G/H slices name the thread that wrote them.
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.name, t.type, extract_arg(s.arg_set_id, 'utid'),
+                    extract_arg(s.arg_set_id, 'end_utid'), t.source_arg_set_id
+             from slice s join track t on t.id = s.track_id
+             where t.type in ('atrace_async_slice_for_track', 'android_device_state')
+             order by s.ts"
+        ),
+        table(&[
+            ["on", "android_device_state", "NULL", "NULL", "NULL"],
+            ["evt", "atrace_async_slice_for_track", "1", "NULL", "NULL"],
+            ["n1", "atrace_async_slice_for_track", "1", "1", "NULL"],
+        ])
+    );
+}
+
+/// process_tree and process_stats (reference/behaviour-process-tracking.md §6).
+#[test]
+fn process_tree_and_process_stats_rules() {
+    // Written by tools/gen_kernel_family_traces.py.
+    let (conn, _db) = import("process_rules.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select pid, name, cmdline, start_ts, parent_upid, uid, android_appid,
+                    android_user_id, extract_arg(arg_set_id, 'is_kthread')
+             from process order by upid"
+        ),
+        table(&[
+            ["0", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL"],
+            ["2", "kthreadd", "kthreadd", "NULL", "0", "NULL", "NULL", "NULL", "1"],
+            // A kworker's workqueue suffix is cut from its name and command line.
+            [
+                "20",
+                "kworker/1:2",
+                "kworker/1:2",
+                "NULL",
+                "1",
+                "NULL",
+                "NULL",
+                "NULL",
+                "1"
+            ],
+            ["1", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL"],
+            // One element: the name is cut at its first space.
+            [
+                "30",
+                "/system/bin/foo",
+                "/system/bin/foo --flag",
+                "NULL",
+                "3",
+                "NULL",
+                "NULL",
+                "NULL",
+                "NULL"
+            ],
+            // A later snapshot renames; the first parent stays.
+            ["40", "app2", "app2", "500", "3", "1010123", "10123", "10", "NULL"],
+            // No cmdline (pid 50): skipped.
+            ["60", "zombie", "zombie", "NULL", "3", "NULL", "NULL", "NULL", "NULL"],
+            ["7", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.tid, t.name, p.pid, t.is_main_thread from thread t
+             join process p using (upid) where t.tid in (20, 41, 42, 60) order by t.tid"
+        ),
+        table(&[
+            ["20", "kworker/1:2", "20", "1"],
+            ["41", "worker", "40", "0"],
+            ["42", "NULL", "40", "0"],
+            // cmdline_is_comm names the main thread.
+            ["60", "zombie", "60", "1"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, value from stats where value > 0 and name like 'pro%' order by name"
+        ),
+        table(&[
+            ["proc_stat_unknown_counters", "1"],
+            ["process_tracker_parent_pid_changed", "1"],
+        ])
+    );
+    assert_eq!(
+        rows(&conn, "select fd, ts, upid, path from filedescriptor"),
+        table(&[["3", "10", "5", "/dev/null"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.name, t.type, c.value from counter c join process_counter_track t
+             on t.id = c.track_id order by t.name"
+        ),
+        table(&[
+            ["mem.rss", "process_memory", "10240"],
+            ["mem.smaps.pss", "smaps", "3072"],
+            ["oom_score_adj", "oom_score_adj", "-100"],
+            ["runtime.user_ns", "proc_stat_runtime", "7"],
+        ])
+    );
+}
+
+#[test]
+fn ftrace_from_before_tracing_started_is_dropped_unless_preserved() {
+    let (conn, _db) = import("tracing_start.pftrace");
+    assert_eq!(
+        rows(&conn, "select ts, name from slice"),
+        table(&[["150", "late"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select value from stats where name = 'ftrace_packet_before_tracing_start'"
+        ),
+        table(&[["1"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select int_value from metadata where name = 'tracing_started_ns'"
+        ),
+        table(&[["100"]])
+    );
+    let (conn, _db) = import("tracing_start_preserved.pftrace");
+    assert_eq!(
+        rows(&conn, "select ts, name from slice order by ts"),
+        table(&[["50", "early"], ["150", "late"]])
+    );
+}
+
+/// Forks, threads, renames, frees and reuse of pids and tids
+/// (reference/behaviour-process-tracking.md §2, §3).
+#[test]
+fn process_lifecycle_forks_frees_and_reuse() {
+    let (conn, _db) = import("process_lifecycle.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select upid, pid, name, start_ts, end_ts, parent_upid from process order by upid"
+        ),
+        table(&[
+            ["0", "0", "NULL", "NULL", "NULL", "NULL"],
+            ["1", "1", "NULL", "NULL", "NULL", "NULL"],
+            // Replaced by a fork of the same pid: forgotten, not ended.
+            ["2", "10", "process1", "NULL", "NULL", "1"],
+            ["3", "20", "process2", "NULL", "NULL", "1"],
+            // Forked by a thread of process2; renamed by its main thread; freed.
+            ["4", "30", "process3-renamed", "20", "50", "3"],
+            // Named again after it ended: a new process, with no start.
+            ["5", "30", "NULL", "NULL", "NULL", "NULL"],
+            ["6", "10", "process1-new", "60", "NULL", "1"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select tid, name, start_ts, end_ts, upid, is_main_thread from thread
+             where tid in (11, 12, 30, 31) order by utid"
+        ),
+        table(&[
+            ["11", "p1-t1", "15", "NULL", "2", "0"],
+            ["30", "process3-renamed", "20", "50", "4", "1"],
+            ["31", "p3-t1-renamed", "25", "40", "4", "0"],
+            // A freed tid seen again is a new thread of the same live process.
+            ["31", "NULL", "NULL", "NULL", "4", "0"],
+            ["30", "NULL", "NULL", "NULL", "5", "1"],
+            // Its process replaced, 11 is a new thread, not yet in any process.
+            ["11", "p1-t1", "NULL", "NULL", "NULL", "NULL"],
+            ["12", "stranger", "NULL", "NULL", "NULL", "NULL"],
+        ])
+    );
+    // A fork of pid 0 is the kernel starting the idle task: ignored.
+    assert_eq!(
+        rows(
+            &conn,
+            "select count(*) from thread where name = 'swapper-child'"
+        ),
+        table(&[["0"]])
+    );
+}
+
+/// Only proto and systrace sources map pid and tid 0 to the idle rows (named `swapper`);
+/// in JSON they are ordinary ids with rows of their own (the idle rows still exist).
+#[test]
+fn json_pid_zero_is_not_the_idle_process() {
+    let (conn, _db) = import("json_pid_zero.json");
+    assert_eq!(
+        rows(
+            &conn,
+            "select utid, tid, upid, name from thread order by utid"
+        ),
+        table(&[
+            ["0", "0", "0", "NULL"],
+            ["1", "0", "1", "NULL"],
+            ["2", "5", "2", "NULL"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.name, t.utid from slice s join thread_track t on t.id = s.track_id
+             order by s.ts"
+        ),
+        table(&[["a", "1"], ["b", "2"]])
+    );
+}
+
+#[test]
+fn mali_queue_events_and_interrupts() {
+    let (conn, _db) = import("mali.pftrace");
+    assert_eq!(
+        rows(&conn, SLICES),
+        table(&[
+            ["100", "0", "mali_KCPU_CQS_SET", "NULL", "thread_execution"],
+            [
+                "200",
+                "100",
+                "mali_KCPU_CQS_WAIT",
+                "NULL",
+                "thread_execution"
+            ],
+            [
+                "400",
+                "0",
+                "mali_KCPU_FENCE_SIGNAL",
+                "NULL",
+                "thread_execution"
+            ],
+            [
+                "500",
+                "100",
+                "mali_KCPU_FENCE_WAIT",
+                "NULL",
+                "thread_execution"
+            ],
+            [
+                "700",
+                "50",
+                "mali_CSF_INTERRUPT",
+                "Mali Irq Cpu 2",
+                "cpu_mali_irq"
+            ],
+        ])
+    );
+}
+
+#[test]
+fn runtime_power_states_of_a_device() {
+    let (conn, _db) = import("rpm_status.pftrace");
+    assert_eq!(
+        rows(&conn, SLICES),
+        table(&[
+            ["100", "100", "Resuming", "ufs0", "linux_rpm"],
+            ["200", "100", "Active", "ufs0", "linux_rpm"],
+            // Suspended (at 400) ends Suspending and makes no slice.
+            ["300", "100", "Suspending", "ufs0", "linux_rpm"],
+            ["500", "-1", "Active", "ufs0", "linux_rpm"],
+        ])
+    );
+}

@@ -86,9 +86,16 @@ pub(super) enum Table {
     // Android probes.
     Package,
     GpuCounterGroup,
+    // GPUs and their contexts, systemd journal entries.
+    Gpu,
+    GpuContext,
+    Journald,
+    AndroidUser,
+    GameIntervention,
+    FileDescriptor,
 }
 
-pub(super) const TABLES: usize = 29 + 21 + 2 + 2;
+pub(super) const TABLES: usize = 29 + 21 + 2 + 2 + 6;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -146,6 +153,12 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::ChromeRaw,
     Table::Package,
     Table::GpuCounterGroup,
+    Table::Gpu,
+    Table::GpuContext,
+    Table::Journald,
+    Table::AndroidUser,
+    Table::GameIntervention,
+    Table::FileDescriptor,
 ];
 
 impl Table {
@@ -317,6 +330,38 @@ impl Table {
                  machine_id",
                 true,
             ),
+            Table::Gpu => (
+                "__intrinsic_gpu",
+                "id, gpu, name, vendor, model, architecture, uuid, pci_bdf, machine_id, \
+                 arg_set_id",
+                true,
+            ),
+            Table::GpuContext => (
+                "__intrinsic_gpu_context",
+                "id, context_id, pid, api, machine_id",
+                true,
+            ),
+            Table::Journald => (
+                "__intrinsic_journald_logs",
+                "id, ts, utid, pid, tid, uid, gid, prio, tag, msg, comm, exe, systemd_unit, \
+                 hostname, transport",
+                true,
+            ),
+            Table::AndroidUser => (
+                "__intrinsic_android_user_list",
+                "id, android_user_id, type, machine_id",
+                true,
+            ),
+            Table::GameIntervention => (
+                "android_game_intervention_list",
+                "id, package_name, uid, current_mode, standard_mode_supported, \
+                 standard_mode_downscale, standard_mode_use_angle, standard_mode_fps, \
+                 perf_mode_supported, perf_mode_downscale, perf_mode_use_angle, perf_mode_fps, \
+                 battery_mode_supported, battery_mode_downscale, battery_mode_use_angle, \
+                 battery_mode_fps",
+                true,
+            ),
+            Table::FileDescriptor => ("filedescriptor", "id, ufd, fd, ts, upid, path", true),
             profile => super::profile::shape(profile).unwrap_or(("", "", false)),
         }
     }

@@ -93,7 +93,8 @@ fn words(s: &str, n: usize) -> Vec<String> {
 /// Statements run one by one, each translated when the ones before it have run: a span
 /// join reads the columns of tables an earlier statement made.
 pub fn translate(conn: &Connection, stmt: &str) -> Result<Option<String>, QueryError> {
-    let body = strip_comments(stmt);
+    let expanded = expand_macros(strip_comments(stmt));
+    let body = expanded.as_str();
     let head = words(body, 4);
     let head: Vec<&str> = head.iter().map(String::as_str).collect();
     match head.as_slice() {
@@ -156,6 +157,96 @@ pub fn translate(conn: &Connection, stmt: &str) -> Result<Option<String>, QueryE
         }
         _ => Ok(Some(body.to_string())),
     }
+}
+
+/// Perfetto's prelude macros: `cast_int!(x)`, `cast_double!(x)`, `cast_string!(x)`.
+const MACROS: &[(&str, &str)] = &[
+    ("cast_int", "INT"),
+    ("cast_double", "DOUBLE"),
+    ("cast_string", "TEXT"),
+];
+
+/// Expands the prelude macros (`name!(args)`, nested or not) outside strings and quoted
+/// names; anything else is left as written.
+pub fn expand_macros(sql: &str) -> String {
+    if !sql.contains('!') {
+        return sql.to_string();
+    }
+    let bytes = sql.as_bytes();
+    let mut out = String::with_capacity(sql.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            q @ (b'\'' | b'"' | b'`') => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != q {
+                    i += 1;
+                }
+                i = (i + 1).min(bytes.len());
+                out.push_str(&sql[start..i]);
+                continue;
+            }
+            b'!' => {
+                let name_start = sql[..i]
+                    .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .map_or(0, |p| p + 1);
+                let name = &sql[name_start..i];
+                let cast = MACROS
+                    .iter()
+                    .find(|(m, _)| m.eq_ignore_ascii_case(name))
+                    .map(|(_, t)| *t);
+                let open = sql[i + 1..]
+                    .find(|c: char| !c.is_whitespace())
+                    .map(|o| i + 1 + o)
+                    .filter(|&o| bytes[o] == b'(');
+                if let (Some(ty), Some(open)) = (cast, open) {
+                    if let Some(close) = matching_paren(sql, open) {
+                        out.truncate(out.len() - name.len());
+                        let inner = expand_macros(&sql[open + 1..close]);
+                        out.push_str(&format!("CAST(({inner}) AS {ty})"));
+                        i = close + 1;
+                        continue;
+                    }
+                }
+                out.push('!');
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        let ch = sql[i..].chars().next().unwrap_or(' ');
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}
+
+/// The `)` closing the `(` at `open`, skipping strings.
+fn matching_paren(sql: &str, open: usize) -> Option<usize> {
+    let bytes = sql.as_bytes();
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < bytes.len() {
+        match bytes[i] {
+            q @ (b'\'' | b'"' | b'`') => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != q {
+                    i += 1;
+                }
+            }
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// A module Sextant has, or a wildcard (`slices.*`) that names at least one. Anything
@@ -295,6 +386,19 @@ pub fn run_script(conn: &Connection, sql: &str, out: &mut impl Write) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prelude_macros_expand_nested_and_not_in_strings() {
+        assert_eq!(
+            expand_macros("select cast_int!(c.value) as v, 'a!(b)'"),
+            "select CAST((c.value) AS INT) as v, 'a!(b)'"
+        );
+        assert_eq!(
+            expand_macros("cast_string!(cast_int!(f(1, 2)))"),
+            "CAST((CAST((f(1, 2)) AS INT)) AS TEXT)"
+        );
+        assert_eq!(expand_macros("select 1 != 2"), "select 1 != 2");
+    }
 
     #[test]
     fn splits_outside_strings_and_comments() {

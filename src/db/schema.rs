@@ -104,6 +104,26 @@ CREATE TABLE __intrinsic_gpu_counter_group (
 CREATE TABLE __intrinsic_package_list (
   id INTEGER PRIMARY KEY, package_name TEXT, uid INTEGER, debuggable INTEGER,
   profileable_from_shell INTEGER, version_code INTEGER, machine_id INTEGER);
+CREATE TABLE __intrinsic_gpu (
+  id INTEGER PRIMARY KEY, gpu INTEGER, name TEXT, vendor TEXT, model TEXT,
+  architecture TEXT, uuid TEXT, pci_bdf TEXT, machine_id INTEGER, arg_set_id INTEGER);
+CREATE TABLE __intrinsic_gpu_context (
+  id INTEGER PRIMARY KEY, context_id INTEGER, pid INTEGER, api TEXT, machine_id INTEGER);
+CREATE TABLE __intrinsic_journald_logs (
+  id INTEGER PRIMARY KEY, ts INTEGER, utid INTEGER, pid INTEGER, tid INTEGER, uid INTEGER,
+  gid INTEGER, prio INTEGER, tag TEXT, msg TEXT, comm TEXT, exe TEXT, systemd_unit TEXT,
+  hostname TEXT, transport TEXT);
+CREATE TABLE __intrinsic_android_user_list (
+  id INTEGER PRIMARY KEY, android_user_id INTEGER, type TEXT, machine_id INTEGER);
+CREATE TABLE android_game_intervention_list (
+  id INTEGER PRIMARY KEY, package_name TEXT, uid INTEGER, current_mode INTEGER,
+  standard_mode_supported INTEGER, standard_mode_downscale REAL,
+  standard_mode_use_angle INTEGER, standard_mode_fps REAL, perf_mode_supported INTEGER,
+  perf_mode_downscale REAL, perf_mode_use_angle INTEGER, perf_mode_fps REAL,
+  battery_mode_supported INTEGER, battery_mode_downscale REAL,
+  battery_mode_use_angle INTEGER, battery_mode_fps REAL);
+CREATE TABLE filedescriptor (
+  id INTEGER PRIMARY KEY, ufd INTEGER, fd INTEGER, ts INTEGER, upid INTEGER, path TEXT);
 CREATE TABLE _trace_import_logs (
   id INTEGER PRIMARY KEY, trace_id INTEGER, ts INTEGER, byte_offset INTEGER, severity TEXT,
   name TEXT, arg_set_id INTEGER);
@@ -145,15 +165,48 @@ CREATE VIEW process_track AS
 CREATE VIEW cpu_track AS
   SELECT id, name, type, parent_id, source_arg_set_id, machine_id, cpu
   FROM __intrinsic_track WHERE event_type = 'slice' AND cpu IS NOT NULL;
--- GPU tracks: DRM fences, scheduler rings and vblanks (kernel), SurfaceFlinger buffer
--- queues (GraphicsFrameEvent, whose scope is its type).
+-- GPU tracks: DRM fences, scheduler rings and vblanks (kernel), and, with their type as
+-- scope, SurfaceFlinger buffer queues (GraphicsFrameEvent), render stage queues, Vulkan
+-- events and the GPU log.
 CREATE VIEW gpu_track AS
   SELECT id, name, type, dimension_arg_set_id, parent_id, source_arg_set_id, machine_id,
-         CASE WHEN type = 'graphics_frame_event' THEN type END AS scope,
-         NULL AS description, NULL AS context_id
+         CASE WHEN type IN ('graphics_frame_event', 'gpu_render_stage', 'vulkan_events',
+                            'gpu_log') THEN type END AS scope,
+         description, NULL AS context_id
   FROM __intrinsic_track
   WHERE (event_type = 'slice' AND type IN ('drm_fence', 'drm_sched_ring', 'drm_vblank'))
-     OR type = 'graphics_frame_event';
+     OR type IN ('graphics_frame_event', 'gpu_render_stage', 'vulkan_events', 'gpu_log');
+-- Slices on GPU tracks, with the columns render stages and Vulkan submits keep as args.
+CREATE VIEW gpu_slice AS
+  SELECT s.id, s.ts, s.dur, s.track_id, s.category, s.name, s.depth, s.parent_id,
+         s.arg_set_id, s.thread_ts, s.thread_dur,
+         extract_arg(s.arg_set_id, 'context_id') AS context_id,
+         extract_arg(s.arg_set_id, 'render_target') AS render_target,
+         extract_arg(s.arg_set_id, 'render_target_name') AS render_target_name,
+         extract_arg(s.arg_set_id, 'render_pass') AS render_pass,
+         extract_arg(s.arg_set_id, 'render_pass_name') AS render_pass_name,
+         extract_arg(s.arg_set_id, 'command_buffer') AS command_buffer,
+         extract_arg(s.arg_set_id, 'command_buffer_name') AS command_buffer_name,
+         extract_arg(s.arg_set_id, 'frame_id') AS frame_id,
+         extract_arg(s.arg_set_id, 'submission_id') AS submission_id,
+         extract_arg(s.arg_set_id, 'hw_queue_id') AS hw_queue_id,
+         extract_arg(s.arg_set_id, 'upid') AS upid,
+         extract_arg(s.arg_set_id, 'render_subpasses') AS render_subpasses
+  FROM slice s JOIN gpu_track t ON s.track_id = t.id;
+CREATE VIEW gpu AS
+  SELECT id, gpu, name, vendor, model, architecture, uuid, pci_bdf, machine_id, arg_set_id
+  FROM __intrinsic_gpu;
+-- Perfetto stdlib std.gpu.context: the graphics contexts of GPU activity.
+CREATE VIEW gpu_context AS
+  SELECT id, context_id, pid, api, machine_id FROM __intrinsic_gpu_context;
+-- Perfetto stdlib android.user_list: the device's users.
+CREATE VIEW android_user_list AS
+  SELECT android_user_id, type FROM __intrinsic_android_user_list;
+-- Perfetto stdlib linux.systemd_journald: the journal's entries.
+CREATE VIEW linux_systemd_journald_logs AS
+  SELECT id, ts, utid, prio, tag, msg, pid, tid, uid, gid, comm, exe, systemd_unit,
+         hostname, transport
+  FROM __intrinsic_journald_logs;
 CREATE VIEW state AS SELECT * FROM __intrinsic_state;
 CREATE VIEW state_track AS
   SELECT id, name, parent_id, type, dimension_arg_set_id, source_arg_set_id, machine_id
@@ -337,4 +390,7 @@ pub const KNOWN_MODULES: &[&str] = &[
     "android.power_rails",
     "stacks.cpu_profiling",
     "android.memory.heap_profile.intervals",
+    "linux.systemd_journald",
+    "android.user_list",
+    "std.gpu.context",
 ];

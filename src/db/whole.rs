@@ -46,6 +46,7 @@ impl TableWriter<'_> {
         self.android_logs(t, sink)?;
         self.chrome_raw(t, sink)?;
         self.packages(sink)?;
+        self.gpus(t, sink)?;
         for (id, &(group, name, description, track)) in t.gpu_counter_groups.iter().enumerate() {
             self.row(Table::GpuCounterGroup, |row| {
                 row.int(id as i64);
@@ -287,6 +288,90 @@ impl TableWriter<'_> {
                 row.int(p.profileable_from_shell);
                 row.int(p.version_code);
                 row.opt_int(nullable_machine(p.machine));
+            })?;
+        }
+        Ok(())
+    }
+
+    /// GPUs (GpuInfo), graphics contexts and systemd journal entries.
+    fn gpus(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        for (id, g) in sink.gpus.iter().enumerate() {
+            let args = self.arg_set(g.args, sink)?;
+            self.row(Table::Gpu, |row| {
+                row.int(id as i64);
+                row.int(g.gpu);
+                row.text(g.name.as_deref());
+                row.text(g.vendor.as_deref());
+                row.text(g.model.as_deref());
+                row.text(g.architecture.as_deref());
+                row.text(g.uuid.as_deref());
+                row.text(g.pci_bdf.as_deref());
+                row.opt_int(t.gpu_machines.get(id).copied().map(i64::from));
+                row.opt_int(args);
+            })?;
+        }
+        for (id, c) in sink.gpu_contexts.iter().enumerate() {
+            self.row(Table::GpuContext, |row| {
+                row.int(id as i64);
+                row.int(c.context_id);
+                row.int(c.pid);
+                row.text(sink.strings.get(c.api));
+                row.opt_int(t.gpu_context_machines.get(id).copied().map(i64::from));
+            })?;
+        }
+        for (id, &(ts, upid, fd, path)) in t.fds.iter().enumerate() {
+            self.row(Table::FileDescriptor, |row| {
+                row.int(id as i64);
+                row.opt_int(None::<i64>);
+                row.int(fd);
+                row.int(ts);
+                row.int(i64::from(upid));
+                row.text(sink.strings.get(path));
+            })?;
+        }
+        for (id, (_, uid, ty)) in sink.android_users.iter().enumerate() {
+            self.row(Table::AndroidUser, |row| {
+                row.int(id as i64);
+                row.int(*uid);
+                row.text(Some(ty));
+                row.opt_int(t.user_machines.get(id).copied().map(i64::from));
+            })?;
+        }
+        for (id, g) in sink.game_interventions.iter().enumerate() {
+            self.row(Table::GameIntervention, |row| {
+                row.int(id as i64);
+                row.text(Some(&g.package));
+                row.int(g.uid);
+                row.int(g.current_mode);
+                for mode in &g.modes {
+                    row.int(i64::from(mode.is_some()));
+                    row.real(mode.map(|m| m.downscale));
+                    row.opt_int(mode.map(|m| i64::from(m.use_angle)));
+                    row.real(mode.map(|m| m.fps));
+                }
+            })?;
+        }
+        for (id, (ts, utid, e)) in t.journald.iter().enumerate() {
+            self.row(Table::Journald, |row| {
+                row.int(id as i64);
+                row.int(*ts);
+                row.opt_int(opt_u32(*utid));
+                row.opt_int(e.pid);
+                row.opt_int(e.tid);
+                row.opt_int(e.uid);
+                row.opt_int(e.gid);
+                row.opt_int(e.prio);
+                for s in [
+                    e.tag,
+                    e.msg,
+                    e.comm,
+                    e.exe,
+                    e.systemd_unit,
+                    e.hostname,
+                    e.transport,
+                ] {
+                    row.text(sink.strings.get(s));
+                }
             })?;
         }
         Ok(())

@@ -240,11 +240,14 @@ impl<'t> TableWriter<'t> {
                         let _ = write!(display, "{v}");
                         (Some(v as i64), None, None, "uint")
                     }
-                    ArgValue::Str(v) => {
-                        let s = strings.get(v).unwrap_or("");
-                        display.push_str(s);
-                        (None, Some(s), None, "string")
-                    }
+                    // A NULL string (an absent proto string) stays NULL.
+                    ArgValue::Str(v) => match strings.get(v) {
+                        Some(s) => {
+                            display.push_str(s);
+                            (None, Some(s), None, "string")
+                        }
+                        None => (None, None, None, "string"),
+                    },
                     ArgValue::Real(v) => {
                         let _ = write!(display, "{v}");
                         (None, None, Some(v), "real")
@@ -267,7 +270,7 @@ impl<'t> TableWriter<'t> {
                         (None, None, None, "null")
                     }
                     // Resolved by the model; an unresolved one has no utid to show.
-                    ArgValue::ThreadUtid(_) => {
+                    ArgValue::ThreadUtid(_) | ArgValue::ProcessUpid(_) => {
                         display.push_str("[NULL]");
                         (None, None, None, "int")
                     }
@@ -282,7 +285,8 @@ impl<'t> TableWriter<'t> {
             row.text(string);
             row.real(real);
             row.text(Some(ty));
-            row.text(Some(&display));
+            let null_string = matches!(a.value, ArgValue::Str(v) if strings.get(v).is_none());
+            row.text((!null_string).then_some(display.as_str()));
             self.next_arg_row += 1;
         }
         self.display = display;
@@ -494,6 +498,7 @@ fn digest(set: &[Arg]) -> u128 {
             ArgValue::Json(v) => (6, u64::from(v)),
             ArgValue::Null => (7, 0),
             ArgValue::ThreadUtid(v) => (8, u64::from(v)),
+            ArgValue::ProcessUpid(v) => (9, u64::from(v)),
         };
         for w in [u64::from(a.flat_key), u64::from(a.key), tag, bits] {
             sip.write_u64(w);

@@ -9,9 +9,9 @@ use super::*;
 /// What the FrameTimeline tracker remembers between events.
 #[derive(Default)]
 pub(super) struct FrameTimelineState {
-    /// Open cookies: the set their slice went to (None: a duplicate expected surface frame
-    /// that made no slice).
-    cookies: FxHashMap<(MachineId, i64), Option<AsyncSet>>,
+    /// Open cookies: the set their slice went to, and whether a slice was made (not for a
+    /// duplicate expected surface frame).
+    cookies: FxHashMap<(MachineId, i64), (AsyncSet, bool)>,
     /// Expected surface frames seen, per (upid, token).
     expected_surfaces: std::collections::HashSet<(u32, i64)>,
     /// Actual surface frame slices waiting for their display frame, by display token.
@@ -32,13 +32,6 @@ impl Builder<'_> {
             f.kind,
             FrameKind::ExpectedDisplay | FrameKind::ExpectedSurface
         );
-        if f.kind == FrameKind::ExpectedSurface
-            && !self.frames.expected_surfaces.insert((upid, f.token))
-        {
-            // The same expected surface frame again: no slice, but its end is paired.
-            self.frames.cookies.insert((machine, f.cookie), None);
-            return;
-        }
         let (kind, name) = if expected {
             ("android_expected_frame_timeline", EXPECTED_TIMELINE)
         } else {
@@ -51,7 +44,16 @@ impl Builder<'_> {
             name: self.sink.intern(name),
             scope: NULL_STR,
         };
-        self.frames.cookies.insert((machine, f.cookie), Some(set));
+        if f.kind == FrameKind::ExpectedSurface
+            && !self.frames.expected_surfaces.insert((upid, f.token))
+        {
+            // The same expected surface frame again: no slice, but its end is paired.
+            self.frames
+                .cookies
+                .insert((machine, f.cookie), (set, false));
+            return;
+        }
+        self.frames.cookies.insert((machine, f.cookie), (set, true));
         let key = TrackKey::AsyncCookie {
             set,
             cookie: f.cookie as u64,
@@ -96,12 +98,13 @@ impl Builder<'_> {
     }
 
     pub(super) fn frame_end(&mut self, ts: i64, machine: MachineId, cookie: i64) {
-        let Some(set) = self.frames.cookies.remove(&(machine, cookie)) else {
+        let Some((set, _made_slice)) = self.frames.cookies.remove(&(machine, cookie)) else {
             let mrow = self.machine_row(machine);
             self.stat("frame_timeline_unpaired_end_event", mrow);
             return;
         };
-        let Some(set) = set else { return };
+        // A duplicate's end still goes through the track compressor (which may make a
+        // track for the cookie), and ends nothing there.
         let key = TrackKey::AsyncCookie {
             set,
             cookie: cookie as u64,
@@ -165,6 +168,13 @@ impl Builder<'_> {
         };
         self.out.counter(self.tables.counter_count, &row, self.sink);
         self.tables.counter_count += 1;
+    }
+
+    /// A systemd journal entry; its thread (when it names one) is bound to its process.
+    pub(super) fn journald(&mut self, ts: i64, entry: &JournaldEntry) {
+        let utid = entry.thread.map(|t| self.thread(t));
+        self.note_ts(ts);
+        self.tables.journald.push((ts, utid, *entry));
     }
 
     pub(super) fn android_log(&mut self, ts: i64, log: &LogLine) {

@@ -11,9 +11,12 @@ mod descriptor;
 mod drm;
 mod flow;
 mod generic_kernel;
+mod gpu_kernel;
 mod graphics;
 mod heap_graph;
 mod kernel;
+mod memory;
+mod power;
 mod process;
 mod profiler;
 mod sched;
@@ -61,12 +64,12 @@ pub struct Builder<'s> {
     threads_by_tid: FxHashMap<(MachineId, i64), Vec<u32>>,
     /// Live process per (machine, pid).
     process_by_pid: FxHashMap<(MachineId, i64), u32>,
-    /// Machines whose pid / tid 0 are the idle rows (proto and systrace sources).
-    swapper_machines: std::collections::HashSet<MachineId>,
     /// The slice the last Begin / End / complete event made or closed: (ts, id, track).
     last_slice: Option<(i64, u32, u32)>,
     /// Idle thread / process rows per machine row.
     idle: HashMap<MachineId, (u32, u32)>,
+    /// Machines whose pid/tid 0 are the idle rows (proto and systrace sources).
+    idle_mapped: std::collections::HashSet<MachineId>,
     /// Resolved track per interned key (None = not yet resolved).
     track_cache: Vec<Option<u32>>,
     thread_slice_track: FxHashMap<u32, u32>,
@@ -85,6 +88,8 @@ pub struct Builder<'s> {
     unsettled_process_counters: Vec<(u32, u32)>,
     /// Process counter tracks by (upid, name, type).
     process_counters: HashMap<(u32, StrId, &'static str), u32>,
+    /// Thread counter tracks by (utid, name, type).
+    thread_counters: HashMap<(u32, StrId, &'static str), u32>,
     /// Cpus numbered past their machine's range so far.
     odd_cpus: u32,
     /// The ucpu range of each machine other than the host (1, 2, ...).
@@ -122,6 +127,12 @@ pub struct Builder<'s> {
     frames: android::FrameTimelineState,
     /// SurfaceFlinger buffer phases (see `graphics.rs`).
     graphics: graphics::GraphicsState,
+    /// Memory maps' owners (see `memory.rs`).
+    memory: memory::MemoryState,
+    /// Suspend/resume phases and wakeup sources (see `power.rs`).
+    power: power::PowerState,
+    /// Adreno, V4L2 and virtio-gpu state (see `gpu_kernel.rs`).
+    gpu_kernel: gpu_kernel::GpuKernelState,
 }
 
 impl<'s> Builder<'s> {
@@ -141,7 +152,7 @@ impl<'s> Builder<'s> {
             process_by_pid: FxHashMap::default(),
             idle: HashMap::new(),
             last_slice: None,
-            swapper_machines: std::collections::HashSet::new(),
+            idle_mapped: std::collections::HashSet::new(),
             track_cache,
             thread_slice_track: FxHashMap::default(),
             thread_overlap_tracks: HashMap::new(),
@@ -156,6 +167,7 @@ impl<'s> Builder<'s> {
             cpu_ranges: HashMap::new(),
             odd_cpus: 0,
             process_counters: HashMap::new(),
+            thread_counters: HashMap::new(),
             unsettled_process_counters: Vec::new(),
             unnestable: FxHashMap::default(),
             open_states: FxHashMap::default(),
@@ -175,6 +187,9 @@ impl<'s> Builder<'s> {
             profiler: profiler::ProfilerState::default(),
             frames: android::FrameTimelineState::default(),
             graphics: graphics::GraphicsState::default(),
+            memory: memory::MemoryState::default(),
+            power: power::PowerState::default(),
+            gpu_kernel: gpu_kernel::GpuKernelState::default(),
         }
     }
 
@@ -233,7 +248,13 @@ impl<'s> Builder<'s> {
             }
             EventData::SliceCallstack(ref cs) => self.slice_callstack(ts, cs),
             EventData::Counter { track, value, args } => {
-                let args = self.resolve_thread_args(args);
+                let mut args = self.resolve_thread_args(args);
+                // A process counter reported by a thread names the thread (arg `utid`).
+                if let TrackKey::ThreadProcessCounter { thread, .. } = *self.sink.tracks.get(track)
+                {
+                    let utid = self.thread(thread);
+                    args = self.with_utid_arg(args, utid);
+                }
                 let gpu = self.is_gpu_counter(track);
                 let track = self.resolve_track(track);
                 if gpu {
@@ -368,6 +389,11 @@ impl<'s> Builder<'s> {
             } => self.process_arg(process, key, ArgValue::Int(value)),
             EventData::ThreadState(ref st) => self.thread_state_event(ts, st),
             EventData::AndroidLog(ref log) => self.android_log(ts, log),
+            EventData::Journald(ref entry) => self.journald(ts, entry),
+            EventData::FileDescriptor(ref fd) => {
+                let upid = self.process(fd.0);
+                self.tables.fds.push((ts, upid, fd.1, fd.2));
+            }
             EventData::ChromeRaw(ref raw) => self.chrome_raw(ts, raw),
             EventData::ProcessName {
                 process,
@@ -386,6 +412,7 @@ impl<'s> Builder<'s> {
             EventData::Binder(ref b) => self.binder(ts, b),
             EventData::GenericKernel(ref g) => self.generic_kernel(ts, g),
             EventData::Drm(ref d) => self.drm(ts, d),
+            EventData::Kernel(ref k) => self.kernel_event(ts, k),
             EventData::Dropped => {}
             EventData::ThreadRename { thread, name } => self.rename_thread(thread, name),
             EventData::CounterSum {
@@ -470,6 +497,41 @@ impl<'s> Builder<'s> {
                 }
             }
         }
+        let gpu_machines: Vec<MachineId> = self.sink.gpus.iter().map(|g| g.machine).collect();
+        self.tables.gpu_machines = gpu_machines
+            .into_iter()
+            .map(|m| self.machine_row(m))
+            .collect();
+        let ctx_machines: Vec<MachineId> =
+            self.sink.gpu_contexts.iter().map(|c| c.machine).collect();
+        self.tables.gpu_context_machines = ctx_machines
+            .into_iter()
+            .map(|m| self.machine_row(m))
+            .collect();
+        let user_machines: Vec<MachineId> = self.sink.android_users.iter().map(|u| u.0).collect();
+        self.tables.user_machines = user_machines
+            .into_iter()
+            .map(|m| self.machine_row(m))
+            .collect();
+        // Tracks named after they were made (GPU queues specified after their first stages).
+        if !self.sink.track_renames.is_empty() {
+            let rows: HashMap<u32, MachineId> = self
+                .machine_rows
+                .iter()
+                .map(|(&raw, &row)| (row, raw))
+                .collect();
+            for row in &mut self.tables.tracks {
+                let Some(&raw) = rows.get(&row.machine) else {
+                    continue;
+                };
+                if let Some(&(name, description)) =
+                    self.sink.track_renames.get(&(raw, row.kind, row.name))
+                {
+                    row.name = name;
+                    row.description = description;
+                }
+            }
+        }
         let mut open: Vec<u32> = self.live_slices.keys().copied().collect();
         open.sort_unstable();
         for id in open {
@@ -492,13 +554,28 @@ impl<'s> Builder<'s> {
                 .push((group, name, description, track));
         }
         for (track, utid) in std::mem::take(&mut self.unsettled_process_counters) {
-            if let Some(upid) = self.tables.threads[utid as usize].upid {
-                let row = &mut self.tables.tracks[track as usize];
-                row.upid = Some(upid);
-                row.utid = None;
+            let row = &mut self.tables.tracks[track as usize];
+            match self.tables.threads[utid as usize].upid {
+                Some(upid) => {
+                    row.upid = Some(upid);
+                    row.utid = None;
+                }
+                // Still not in a process: Trace Processor's per-thread fallback type.
+                None => row.kind = thread_fallback_kind(row.kind),
             }
         }
         self.tables
+    }
+}
+
+/// The track type of a process counter left on its thread (its process never known).
+fn thread_fallback_kind(kind: &'static str) -> &'static str {
+    match kind {
+        "process_memory" => "process_memory_thread_fallback",
+        "oom_score_adj" => "oom_score_adj_thread_fallback",
+        "mm_event" => "mm_event_thread_fallback",
+        "android_dmabuf_rss" => "android_dmabuf_rss_thread_fallback",
+        other => other,
     }
 }
 
@@ -579,7 +656,7 @@ mod tests {
     fn run(sink: &mut Sink) -> (Tables, CollectRows) {
         sink.events.sort_by_key(|e| (e.ts, e.ord));
         let mut rows = CollectRows::default();
-        let tables = build(sink, &[HOST_MACHINE], &[], &mut rows);
+        let tables = build(sink, &[HOST_MACHINE], &[HOST_MACHINE], &mut rows);
         rows.slices.sort_by_key(|(id, _)| *id);
         (tables, rows)
     }

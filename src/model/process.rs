@@ -42,14 +42,14 @@ impl<'s> Builder<'s> {
         row
     }
 
-    /// Names a machine's idle thread `swapper` (what systrace and proto traces call it).
+    /// Pid and tid 0 of a machine are its idle process and thread, named `swapper` (as
+    /// systrace and proto traces have it); elsewhere (JSON) they are ordinary ids.
     pub fn name_idle_thread(&mut self, machine: MachineId) {
         self.add_machine(machine);
         if let Some(&(upid, utid)) = self.idle.get(&machine) {
-            // Its pid and tid 0 are the idle rows (in JSON they are ordinary ids).
-            self.swapper_machines.insert(machine);
             self.process_by_pid.insert((machine, 0), upid);
             self.threads_by_tid.insert((machine, 0), vec![utid]);
+            self.idle_mapped.insert(machine);
             let name = self.sink.intern("swapper");
             self.set_thread_name(utid, name, NamePriority::Constant);
         }
@@ -192,10 +192,7 @@ impl<'s> Builder<'s> {
     /// The thread for (tid, pid), following Trace Processor's thread tracker.
     pub fn thread(&mut self, t: ThreadRef) -> u32 {
         self.machine_row(t.machine);
-        if t.tid == 0
-            && matches!(t.pid, None | Some(0))
-            && self.swapper_machines.contains(&t.machine)
-        {
+        if t.tid == 0 && matches!(t.pid, None | Some(0)) && self.idle_mapped.contains(&t.machine) {
             if let Some(&(_, utid)) = self.idle.get(&t.machine) {
                 return utid;
             }
@@ -404,7 +401,8 @@ impl<'s> Builder<'s> {
         }
     }
 
-    /// Replaces [`ArgValue::ThreadUtid`] args by the thread's utid.
+    /// Replaces [`ArgValue::ThreadUtid`] / [`ArgValue::ProcessUpid`] args by the thread's
+    /// utid / the process's upid.
     pub(super) fn resolve_thread_args(&mut self, args: ArgsRef) -> ArgsRef {
         if args == NO_ARGS
             || !self
@@ -412,15 +410,22 @@ impl<'s> Builder<'s> {
                 .args
                 .get(args)
                 .iter()
-                .any(|a| matches!(a.value, ArgValue::ThreadUtid(_)))
+                .any(|a| matches!(a.value, ArgValue::ThreadUtid(_) | ArgValue::ProcessUpid(_)))
         {
             return args;
         }
         let mut resolved: Vec<Arg> = self.sink.args.get(args).to_vec();
         for a in &mut resolved {
-            if let ArgValue::ThreadUtid(r) = a.value {
-                let t = *self.sink.thread_refs.get(r);
-                a.value = ArgValue::Int(i64::from(self.thread(t)));
+            match a.value {
+                ArgValue::ThreadUtid(r) => {
+                    let t = *self.sink.thread_refs.get(r);
+                    a.value = ArgValue::Int(i64::from(self.thread(t)));
+                }
+                ArgValue::ProcessUpid(r) => {
+                    let p = *self.sink.process_refs.get(r);
+                    a.value = ArgValue::Int(i64::from(self.process(p)));
+                }
+                _ => {}
             }
         }
         self.sink.args.push(&resolved)

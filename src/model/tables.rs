@@ -88,6 +88,15 @@ pub struct Tables {
     pub track_event_callstacks: Vec<CallstackRow>,
     /// `gpu_counter_group` rows: (group id, name, description, track id).
     pub gpu_counter_groups: Vec<(i64, StrId, StrId, u32)>,
+    /// The machine row of each `gpu` row and graphics context (in the sink's order).
+    pub gpu_machines: Vec<u32>,
+    pub gpu_context_machines: Vec<u32>,
+    /// The machine row of each `android_user_list` row.
+    pub user_machines: Vec<u32>,
+    /// `filedescriptor` rows: (ts, upid, fd, path).
+    pub fds: Vec<(i64, u32, i64, StrId)>,
+    /// Systemd journal entries, in sorted order, with their thread.
+    pub journald: Vec<(i64, Option<u32>, crate::ir::JournaldEntry)>,
     /// (min, max) timestamp seen; (i64::MAX, i64::MIN) when nothing was.
     pub bounds: (i64, i64),
 }

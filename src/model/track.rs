@@ -18,21 +18,22 @@ pub(super) struct AsyncSlot {
 }
 
 impl AsyncSetState {
-    /// The slot an event goes to, if an existing one fits: Begin(cookie) takes the slot
-    /// bound to the cookie, else the first cookie slot with nothing open (rebound); End
-    /// only the bound slot; a scoped slice the first timestamp lane free at `ts`.
+    /// The slot an event goes to, if an existing one fits: Begin(cookie) and End(cookie)
+    /// take the slot bound to the cookie, else the first cookie slot with nothing open
+    /// (rebound); a scoped slice the first timestamp lane free at `ts`.
     pub(super) fn pick(&self, cookie: Option<u64>, phase: AsyncPhase, ts: i64) -> Option<usize> {
         match (cookie, phase) {
             (Some(c), _) => self
                 .slots
                 .iter()
                 .position(|s| s.cookie == Some(c))
+                // A cookie not seen yet takes the first free cookie slot, for an End too.
                 .or_else(|| match phase {
-                    AsyncPhase::Begin => self
+                    AsyncPhase::Begin | AsyncPhase::End => self
                         .slots
                         .iter()
                         .position(|s| s.cookie.is_some() && s.open == 0),
-                    _ => None,
+                    AsyncPhase::Scoped { .. } => None,
                 }),
             (None, AsyncPhase::Scoped { .. }) => self
                 .slots
@@ -151,32 +152,21 @@ impl<'s> Builder<'s> {
                 let upid = self.process(process);
                 (self.process_counter_track(upid, name, kind), true)
             }
+            // Not cached: the same tid names a new thread after it ends or its process is
+            // replaced, and each thread (and process) has its own counter tracks.
             TrackKey::ThreadProcessCounter { thread, name, kind } => {
                 let utid = self.thread(thread);
                 match self.tables.threads[utid as usize].upid {
-                    Some(upid) => (self.process_counter_track(upid, name, kind), true),
+                    Some(upid) => (self.process_counter_track(upid, name, kind), false),
                     // The thread's process is not known yet (ftrace often starts before the
                     // process list): a thread counter for now, moved to the process the
                     // thread turns out to belong to when the import ends.
-                    None => {
-                        let machine = self.tables.threads[utid as usize].machine;
-                        let t = self.new_track(TrackRow {
-                            utid: Some(utid),
-                            ..TrackRow::new(name, kind, machine, TrackEventType::Counter)
-                        });
-                        self.unsettled_process_counters.push((t, utid));
-                        (t, true)
-                    }
+                    None => (self.thread_counter_track(utid, name, kind, true), false),
                 }
             }
             TrackKey::ThreadCounter { thread, name, kind } => {
                 let utid = self.thread(thread);
-                let machine = self.tables.threads[utid as usize].machine;
-                let t = self.new_track(TrackRow {
-                    utid: Some(utid),
-                    ..TrackRow::new(name, kind, machine, TrackEventType::Counter)
-                });
-                (t, true)
+                (self.thread_counter_track(utid, name, kind, false), false)
             }
             TrackKey::CpuCounter {
                 machine,
@@ -219,7 +209,9 @@ impl<'s> Builder<'s> {
             } => {
                 let mrow = self.machine_row(machine);
                 let mut row = TrackRow::new(name, kind, mrow, TrackEventType::Slice);
-                row.source_args = self.source_chrome_args();
+                if kind == "legacy_chrome_global_instants" {
+                    row.source_args = self.source_chrome_args();
+                }
                 (self.new_track(row), true)
             }
             TrackKey::KernelSlices {
@@ -245,7 +237,9 @@ impl<'s> Builder<'s> {
                 let machine = self.tables.processes[upid as usize].machine;
                 let mut row = TrackRow::new(name, kind, machine, TrackEventType::Slice);
                 row.upid = Some(upid);
-                row.source_args = self.source_chrome_args();
+                if kind == "chrome_process_instant" {
+                    row.source_args = self.source_chrome_args();
+                }
                 (self.new_track(row), true)
             }
             TrackKey::AsyncCookie { .. } | TrackKey::AsyncScoped { .. } => {
@@ -297,6 +291,30 @@ impl<'s> Builder<'s> {
         let value = self.sink.intern("chrome");
         let source = self.sink.arg("source", ArgValue::Str(value));
         self.sink.args.push(&[source])
+    }
+
+    /// One counter track per thread, name and type. `for_process`: a process counter whose
+    /// thread's process is not known yet (settled when the import ends).
+    pub(super) fn thread_counter_track(
+        &mut self,
+        utid: u32,
+        name: StrId,
+        kind: &'static str,
+        for_process: bool,
+    ) -> u32 {
+        if let Some(&t) = self.thread_counters.get(&(utid, name, kind)) {
+            return t;
+        }
+        let machine = self.tables.threads[utid as usize].machine;
+        let t = self.new_track(TrackRow {
+            utid: Some(utid),
+            ..TrackRow::new(name, kind, machine, TrackEventType::Counter)
+        });
+        if for_process {
+            self.unsettled_process_counters.push((t, utid));
+        }
+        self.thread_counters.insert((utid, name, kind), t);
+        t
     }
 
     /// One counter track per process, name and type, however the events named it.

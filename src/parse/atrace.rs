@@ -341,6 +341,10 @@ fn handle(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tid: i6
                     kind: "atrace_counter",
                 }
             };
+            // Userspace LMK's kill counter: its value is the killed pid.
+            if name == "kill_one_process" && value != 0 {
+                lmk_instant(sink, clock, ts, process(value));
+            }
             let track = sink.track(key);
             // The row names the thread that wrote it (always known: every ftrace event
             // and text line makes its thread first).
@@ -432,12 +436,16 @@ fn handle(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tid: i6
                     set: for_track_set(machine, tgid, track_name),
                 }
             };
+            let args = match key {
+                TrackKey::AsyncScoped { .. } => thread_arg(sink, "utid", machine, tid),
+                _ => NO_ARGS,
+            };
             let track = sink.track(key);
             sink.push(
                 ts,
                 clock,
                 EventData::Complete {
-                    slice: slice(track, name_id, NO_ARGS),
+                    slice: slice(track, name_id, args),
                     dur: 0,
                     thread_dur: NO_TS,
                 },
@@ -456,7 +464,8 @@ fn handle(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tid: i6
                 set: for_track_set(machine, tgid, track_name),
                 cookie: cookie as u64,
             });
-            sink.push(ts, clock, EventData::Begin(slice(track, name_id, NO_ARGS)));
+            let args = thread_arg(sink, "utid", machine, tid);
+            sink.push(ts, clock, EventData::Begin(slice(track, name_id, args)));
         }
         Marker::TrackEnd {
             tgid,
@@ -469,9 +478,26 @@ fn handle(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tid: i6
                 set: for_track_set(machine, tgid, track_name),
                 cookie: cookie as u64,
             });
-            sink.push(ts, clock, EventData::End(slice(track, NULL_STR, NO_ARGS)));
+            let args = thread_arg(sink, "end_utid", machine, tid);
+            sink.push(ts, clock, EventData::End(slice(track, NULL_STR, args)));
         }
     }
+}
+
+/// An arg naming the writing thread (its utid, resolved by the model).
+fn thread_arg(
+    sink: &mut Sink,
+    key: &'static str,
+    machine: MachineId,
+    tid: i64,
+) -> crate::ir::ArgsRef {
+    let thread = sink.thread_refs.intern(ThreadRef {
+        machine,
+        tid,
+        pid: None,
+    });
+    let arg = sink.static_arg(key, ArgValue::ThreadUtid(thread));
+    sink.args.push_shared(&[arg])
 }
 
 fn for_track_set(machine: MachineId, tgid: i64, track_name: u32) -> AsyncSet {
@@ -523,10 +549,16 @@ fn lmk(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, rest: &str
             args: NO_ARGS,
         },
     );
+    lmk_instant(sink, clock, ts, process);
+}
+
+/// A `mem.lmk` instant on the killed process's `LMK` track.
+fn lmk_instant(sink: &mut Sink, clock: ClockRef, ts: i64, process: ProcessRef) {
+    let track_name = sink.intern("LMK");
     let track = sink.track(TrackKey::ProcessSlices {
         process,
         kind: "android_lmk",
-        name: NULL_STR,
+        name: track_name,
     });
     let name = sink.intern("mem.lmk");
     sink.push(

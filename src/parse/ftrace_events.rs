@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 
 use super::atrace::{self, clean_utf8};
-use super::ftrace_kernel;
+use super::{ftrace_devices, ftrace_kernel, ftrace_memory};
 use crate::ir::*;
 
 /// Where an ftrace event ran and when.
@@ -248,8 +248,14 @@ pub(crate) fn handle(
         "clock_set_rate" | "clock_enable" | "clock_disable" => clock(sink, o, name, f),
         "thermal_temperature" => thermal(sink, o, f),
         "cdev_update" => cdev_update(sink, o, f),
-        "rss_stat" if o.text => text_rss_stat(sink, o, f),
-        _ => return ftrace_kernel::handle(sink, o, name, f),
+        "mm_shrink_slab_start" | "mm_shrink_slab_end" => {
+            ftrace_memory::shrink_slab(sink, o, name, f, symbol)
+        }
+        _ => {
+            return ftrace_memory::handle(sink, o, name, f)
+                || ftrace_devices::handle(sink, o, name, f, symbol)
+                || ftrace_kernel::handle(sink, o, name, f);
+        }
     };
     let _ = handled;
     true
@@ -301,24 +307,33 @@ pub(crate) fn global_counter(sink: &mut Sink, o: &Origin, name: StrId, kind: &'s
 
 fn thermal(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
     let zone = f.string(sink, "thermal_zone")?.into_owned();
-    let name = sink.intern(&format!("{zone} Temperature"));
-    // The track exists even when the temperature does not parse.
-    let key = TrackKey::GlobalCounter {
-        machine: o.machine,
-        name,
-        kind: "thermal_temperature",
+    let name = format!("{zone} Temperature");
+    let zone = sink.intern(&zone);
+    let dims = [("thermal_zone", ArgValue::Str(zone))];
+    let bp = Blueprint {
+        dims: &dims,
+        ..Blueprint::counter("thermal_temperature", &name)
     };
-    sink.track(key);
-    let temp = f.int(sink, "temp")?;
-    counter(sink, o, key, temp as f64);
+    // The track exists even when the temperature does not parse.
+    let Some(temp) = f.int(sink, "temp") else {
+        let track = bp.track(sink, o.machine);
+        o.push(sink, EventData::EnsureTrack(track));
+        return None;
+    };
+    bp.counter_at(sink, o, temp as f64, NO_ARGS);
     Some(())
 }
 
 fn cdev_update(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
     let ty = f.string(sink, "type")?.into_owned();
     let target = f.real(sink, "target")?;
-    let name = sink.intern(&format!("{ty} Cooling Device"));
-    global_counter(sink, o, name, "cooling_device_counter", target);
+    let name = format!("{ty} Cooling Device");
+    let dims = [("linux_device", ArgValue::Str(sink.intern(&ty)))];
+    let bp = Blueprint {
+        dims: &dims,
+        ..Blueprint::counter("cooling_device_counter", &name)
+    };
+    bp.counter_at(sink, o, target, NO_ARGS);
     Some(())
 }
 
@@ -519,37 +534,138 @@ fn clock(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Option<()> {
     } else {
         ("State", "clock_state")
     };
-    let name = sink.intern(&format!("{clk} {suffix}"));
-    global_counter(sink, o, name, kind, value);
+    let name = format!("{clk} {suffix}");
+    let dims = [("linux_device", ArgValue::Str(sink.intern(&clk)))];
+    let bp = Blueprint {
+        dims: &dims,
+        ..Blueprint::counter(kind, &name)
+    };
+    bp.counter_at(sink, o, value, NO_ARGS);
     Some(())
 }
 
-/// Text `rss_stat`: attributed to the line's thread when `curr` is given.
-fn text_rss_stat(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
-    const MEMBERS: [&str; 5] = [
-        "mem.rss.file",
-        "mem.rss.anon",
-        "mem.swap",
-        "mem.rss.shmem",
-        "mem.unreclaimable",
-    ];
-    let size = f.int(sink, "size")?;
-    let member = f.uint(sink, "member")?;
-    f.int(sink, "curr")?;
-    if size < 0 {
-        sink.stat("rss_stat_negative_size", o.machine, 1);
-        return None;
+/// A track as one of Trace Processor's blueprints describes it: its type, name, scope,
+/// dimensions (after the scope's), unit, and whether it holds slices or counters.
+pub(crate) struct Blueprint<'a> {
+    pub kind: &'static str,
+    pub name: &'a str,
+    pub scope: ProbeScope,
+    pub dims: &'a [(&'static str, ArgValue)],
+    pub unit: Option<&'a str>,
+    pub slices: bool,
+}
+
+impl<'a> Blueprint<'a> {
+    /// A machine-wide counter track with no dimensions.
+    pub(crate) fn counter(kind: &'static str, name: &'a str) -> Self {
+        Blueprint {
+            kind,
+            name,
+            scope: ProbeScope::Global,
+            dims: &[],
+            unit: None,
+            slices: false,
+        }
     }
-    let name = MEMBERS
-        .get(member as usize)
-        .copied()
-        .unwrap_or("mem.unknown");
-    let name = sink.intern(name);
-    let key = TrackKey::ThreadProcessCounter {
-        thread: o.thread(),
-        name,
-        kind: "process_memory",
+
+    /// The track (one per distinct description).
+    pub(crate) fn track(&self, sink: &mut Sink, machine: MachineId) -> TrackRef {
+        let dims: Vec<Arg> = self
+            .dims
+            .iter()
+            .map(|&(k, v)| sink.static_arg(k, v))
+            .collect();
+        let track = ProbeTrack {
+            machine,
+            kind: self.kind,
+            name: sink.intern(self.name),
+            scope: self.scope,
+            dims: sink.args.push_shared(&dims),
+            unit: sink.intern_opt(self.unit),
+            description: NULL_STR,
+            source_args: NO_ARGS,
+            slices: self.slices,
+        };
+        let id = sink.probe_tracks.intern(track);
+        sink.track(TrackKey::Probe(id))
+    }
+
+    /// A counter on this track.
+    pub(crate) fn counter_at(&self, sink: &mut Sink, o: &Origin, value: f64, args: ArgsRef) {
+        let track = self.track(sink, o.machine);
+        o.push(
+            sink,
+            EventData::Counter {
+                track,
+                value: Real(value),
+                args,
+            },
+        );
+    }
+}
+
+/// A thread's slice track (the shared `thread_execution` track).
+pub(crate) fn thread_track(sink: &mut Sink, machine: MachineId, tid: i64) -> TrackRef {
+    sink.track(TrackKey::ThreadSlices(ThreadRef {
+        machine,
+        tid,
+        pid: None,
+    }))
+}
+
+/// An arg set from static keys.
+pub(crate) fn arg_set(sink: &mut Sink, args: &[(&'static str, ArgValue)]) -> ArgsRef {
+    let set: Vec<Arg> = args.iter().map(|&(k, v)| sink.static_arg(k, v)).collect();
+    sink.args.push(&set)
+}
+
+/// A global async set (Trace Processor's track compressor) of a type and name.
+pub(crate) fn global_set(
+    sink: &mut Sink,
+    machine: MachineId,
+    kind: &'static str,
+    name: &str,
+) -> AsyncSet {
+    AsyncSet {
+        kind,
+        machine,
+        process: None,
+        name: sink.intern(name),
+        scope: NULL_STR,
+    }
+}
+
+/// Begins (with a name) or ends a slice on a compressor set's track for a cookie.
+pub(crate) fn cookie_slice(
+    sink: &mut Sink,
+    o: &Origin,
+    set: AsyncSet,
+    cookie: u64,
+    name: Option<StrId>,
+    args: ArgsRef,
+) {
+    let track = sink.track(TrackKey::AsyncCookie { set, cookie });
+    match name {
+        Some(name) => o.push(sink, EventData::Begin(slice(track, NULL_STR, name, args))),
+        None => o.push(sink, EventData::End(slice(track, NULL_STR, NULL_STR, args))),
+    }
+}
+
+/// A kernel event the model interprets in time order.
+pub(crate) fn kernel_op(sink: &mut Sink, o: &Origin, op: KernelOp) {
+    let ev = KernelEvent {
+        machine: o.machine,
+        tid: o.pid,
+        op,
     };
-    counter(sink, o, key, size as f64);
-    Some(())
+    o.push(sink, EventData::Kernel(Box::new(ev)));
+}
+
+/// The machine's kernel version (major, minor) from its SystemInfo, when known.
+pub(crate) fn kernel_version(sink: &Sink, machine: MachineId) -> Option<(u32, u32)> {
+    let release = sink.machines.get(&machine)?.release.as_deref()?;
+    let mut parts = release.split(|c: char| !c.is_ascii_digit());
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+    Some((major, minor))
 }

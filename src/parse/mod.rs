@@ -4,8 +4,10 @@
 pub mod atrace;
 mod config_schema;
 pub mod config_text;
+mod ftrace_devices;
 mod ftrace_events;
 mod ftrace_kernel;
+mod ftrace_memory;
 mod ftrace_raw;
 mod ftrace_schema;
 pub mod json;

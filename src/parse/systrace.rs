@@ -382,49 +382,39 @@ fn parse_num<T: std::str::FromStr>(s: &[u8]) -> Option<T> {
     std::str::from_utf8(s).ok()?.parse().ok()
 }
 
-/// `\d+\.\d+`
-fn is_ts(s: &[u8]) -> bool {
-    let int_end = skip_digits(s, 0);
-    int_end > 0
-        && s.get(int_end) == Some(&b'.')
-        && int_end + 1 < s.len()
-        && skip_digits(s, int_end + 1) == s.len()
-}
-
 /// Seconds → ns exactly as Trace Processor computes it: `trunc(f64(s) * 1e9)`.
 fn seconds_to_ns(s: &[u8]) -> Option<i64> {
     let secs: f64 = std::str::from_utf8(s).ok()?.parse().ok()?;
     Some((secs * 1e9) as i64)
 }
 
-fn is_flag_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'.'
-}
-
-/// Splits the text between `[cpu]` (plus whitespace) and the `:` after the timestamp into
-/// (flags, timestamp).
-fn split_flags_ts(seg: &[u8]) -> Option<(&[u8], &[u8])> {
-    const MAX_FLAGS: usize = 5;
-    if let Some(ws) = seg.iter().position(|&b| is_ws(b)) {
-        let flags = &seg[..ws];
-        let ts = &seg[skip_ws(seg, ws)..];
-        let ok = flags.len() <= MAX_FLAGS && flags.iter().all(|&b| is_flag_char(b)) && is_ts(ts);
-        return ok.then_some((flags, ts));
-    }
-    if is_ts(seg) {
-        return Some((&seg[..0], seg));
-    }
-    // Flags touching the timestamp: the usual 4 or 5 flag columns first.
-    [4, 5, 3, 2, 1].into_iter().find_map(|n| {
-        if seg.len() <= n {
+/// At `i` (just after `]` and its blanks): the optional irq-flags column — exactly three of
+/// `[A-Za-z.]` then one or two of `[0-9a-f.]`, then blanks — and `<digits>.<digits>`, as
+/// Trace Processor's line regex reads them. Flags touching the timestamp take as few
+/// characters as they can (`....316.1` is `....` then `316.1`, as the reference reads it).
+/// Returns the timestamp's range.
+fn flags_and_ts(line: &[u8], i: usize) -> Option<(usize, usize)> {
+    let ts_at = |at: usize| -> Option<(usize, usize)> {
+        let int_end = skip_digits(line, at);
+        if int_end == at || line.get(int_end) != Some(&b'.') {
             return None;
         }
-        let (flags, ts) = seg.split_at(n);
-        (flags.iter().all(|&b| is_flag_char(b))
-            && flags.iter().any(|b| !b.is_ascii_digit())
-            && is_ts(ts))
-        .then_some((flags, ts))
-    })
+        let frac_end = skip_digits(line, int_end + 1);
+        (frac_end > int_end + 1).then_some((at, frac_end))
+    };
+    let first = |b: u8| b.is_ascii_alphabetic() || b == b'.';
+    let second = |b: u8| b.is_ascii_digit() || (b'a'..=b'f').contains(&b) || b == b'.';
+    if line.len() >= i + 4 && line[i..i + 3].iter().all(|&b| first(b)) {
+        for n in [1, 2] {
+            let end = i + 3 + n;
+            if end <= line.len() && line[i + 3..end].iter().all(|&b| second(b)) {
+                if let Some(ts) = ts_at(skip_ws(line, end)) {
+                    return Some(ts);
+                }
+            }
+        }
+    }
+    ts_at(i)
 }
 
 /// One tokenized ftrace text line.
@@ -463,9 +453,10 @@ fn match_at(line: &[u8], dash: usize) -> Option<Line<'_>> {
     if pid_end == pid_start || pid_end >= n || !is_ws(line[pid_end]) {
         return None;
     }
-    let pid: i32 = parse_uint(&line[pid_start..pid_end])?;
+    let pid: u32 = parse_uint(&line[pid_start..pid_end])?;
 
-    // Optional `(tgid)` / `(-----)` column.
+    // ` (tgid) [cpu]`: blanks, an optional `(`, blanks, digits or dashes, an optional `)`
+    // right after them, at most one blank, then `[`.
     let mut i = skip_ws(line, pid_end);
     if line.get(i) == Some(&b'(') {
         i = skip_ws(line, i + 1);
@@ -481,9 +472,11 @@ fn match_at(line: &[u8], dash: usize) -> Option<Line<'_>> {
         _ => {}
     }
     let tgid_str = &line[tgid_start..i];
-    i = skip_ws(line, i);
     if line.get(i) == Some(&b')') {
-        i = skip_ws(line, i + 1);
+        i += 1;
+    }
+    if line.get(i).is_some_and(|&b| is_ws(b)) {
+        i += 1;
     }
 
     // `[cpu]`
@@ -497,11 +490,13 @@ fn match_at(line: &[u8], dash: usize) -> Option<Line<'_>> {
     }
     let cpu: u32 = parse_uint(&line[cpu_start..cpu_end])?;
 
-    // `[flags] <seconds>:`
-    let seg_start = skip_ws(line, cpu_end + 1);
-    let colon = seg_start + line[seg_start..].iter().position(|&b| b == b':')?;
-    let (_flags, ts_str) = split_flags_ts(&line[seg_start..colon])?;
-    let ts = seconds_to_ns(ts_str)?;
+    // `[flags] <seconds>.<frac>:`
+    let (ts_start, ts_end) = flags_and_ts(line, skip_ws(line, cpu_end + 1))?;
+    if line.get(ts_end) != Some(&b':') {
+        return None;
+    }
+    let colon = ts_end;
+    let ts = seconds_to_ns(&line[ts_start..ts_end])?;
 
     // ` <event>:` — the event is the next word up to its last `:`.
     let ev_start = colon + 1;
@@ -924,6 +919,10 @@ mod tests {
         let l = tok("chrome-10830 ( 10830) [000] dNsa.4213.033572: tracing_mark_write: E|10830");
         assert_eq!(l.ts, 4_213_033_572_000);
 
+        // Pids are unsigned 32-bit.
+        let l = tok("a-4000000000 [000] .... 1.5: x: y");
+        assert_eq!(l.pid, 4_000_000_000);
+
         // Event `0` (old kernels) and an event whose payload has more colons.
         let l = tok("  a-1 [000] ...1 1.000000: 0: B|1|x");
         assert_eq!((l.event, l.args), (&b"0"[..], &b"B|1|x"[..]));
@@ -944,6 +943,11 @@ mod tests {
             "a-1 [x] .... 1.5: x: y",
             "a-99999999999 [0] .... 1.5: x: y",
             "a-1 [000] toolongflags 1.5: x: y",
+            // At most one blank before `[cpu]`; flags are three letters and one or two
+            // more; no blank before `)`.
+            "a-1 (1)  [000] .... 1.5: x: y",
+            "a-1 [000] ... 1.5: x: y",
+            "a-1 (1 ) [000] .... 1.5: x: y",
             "",
             "-",
         ] {

@@ -1,6 +1,7 @@
 //! Android probe packets: `android_log` (log lines), `packages_list`, `battery`,
 //! `power_rails`, `android_energy_estimation_breakdown`, `entity_state_residency`,
-//! `android_system_property`, `kernel_wakelock_data`, `cpu_per_uid_data` and `user_list`.
+//! `android_system_property`, `kernel_wakelock_data`, `cpu_per_uid_data`, `user_list` and
+//! `android_game_intervention_list`.
 //! Hands on counters on probe tracks (Trace Processor's track types, names, dimensions,
 //! units and track args), `AndroidLog` events, `package_list` rows and stats.
 
@@ -103,7 +104,7 @@ fn dims_hash(dims: &[(&'static str, ArgValue)]) -> u64 {
             ArgValue::Real(r) => r.to_bits().hash(&mut h),
             ArgValue::Bool(b) => b.hash(&mut h),
             ArgValue::Null => 0u8.hash(&mut h),
-            ArgValue::ThreadUtid(u) => u.hash(&mut h),
+            ArgValue::ThreadUtid(u) | ArgValue::ProcessUpid(u) => u.hash(&mut h),
         }
     }
     h.finish()
@@ -199,7 +200,8 @@ impl Parser<'_> {
         let clock = self.clock(machine, 0, clocks::REALTIME);
         for ev in &log.events {
             let Some(ts) = ev.timestamp else { continue };
-            let mut msg = ev.message.clone().unwrap_or_default();
+            // Binary log events carry args instead of a message: ` name=value` pieces
+            // (strings quoted, floats as %f) in a 4 KiB buffer, without the first space.
             let mut pieces = String::new();
             for arg in &ev.args {
                 let Some(name) = &arg.name else { continue };
@@ -210,21 +212,20 @@ impl Parser<'_> {
                     Some(Value::FloatValue(f)) => format!("{f:.6}"),
                     None => String::new(),
                 };
-                if pieces.len() + name.len() + value.len() + 2 > 4096 {
-                    break;
-                }
                 pieces.push(' ');
                 pieces.push_str(name);
                 pieces.push('=');
                 pieces.push_str(&value);
             }
-            if !pieces.is_empty() {
-                if msg.is_empty() {
-                    msg = pieces[1..].to_string();
-                } else {
-                    msg.push_str(&pieces);
+            let msg = if pieces.is_empty() {
+                self.sink.intern_nullable(ev.message.as_deref())
+            } else {
+                let mut end = pieces.len().min(4095);
+                while !pieces.is_char_boundary(end) {
+                    end -= 1;
                 }
-            }
+                self.sink.intern(&pieces[1..end.max(1)])
+            };
             let prio = match ev.prio.unwrap_or(0) {
                 0 => 4,
                 p => i64::from(p),
@@ -237,7 +238,7 @@ impl Parser<'_> {
                 },
                 prio,
                 tag: ev.tag.as_deref().map_or(NULL_STR, |t| self.sink.intern(t)),
-                msg: self.sink.intern(&msg),
+                msg,
             };
             self.sink
                 .push(ts as i64, clock, EventData::AndroidLog(Box::new(line)));
@@ -733,6 +734,60 @@ impl Parser<'_> {
         self.sink.touch();
         if list.error.is_some_and(|e| e < 0) {
             self.stat("user_list_errors", machine);
+        }
+        for u in &list.users {
+            let uid = i64::from(u.uid.unwrap_or(0));
+            let ty = u.r#type.clone().unwrap_or_default();
+            match self
+                .sink
+                .android_users
+                .iter_mut()
+                .find(|(m, id, _)| *m == machine && *id == uid)
+            {
+                Some(row) => row.2 = ty,
+                None => self.sink.android_users.push((machine, uid, ty)),
+            }
+        }
+    }
+
+    /// `android_game_intervention_list`: each game's current mode and what the standard,
+    /// performance and battery modes do.
+    pub(super) fn game_interventions(
+        &mut self,
+        machine: MachineId,
+        list: &protos::AndroidGameInterventionList,
+    ) {
+        self.sink.touch();
+        let flags = [
+            ("game_intervention_has_read_errors", list.read_error),
+            ("game_intervention_has_parse_errors", list.parse_error),
+        ];
+        for (name, value) in flags {
+            self.sink
+                .set_stat(name, None, machine, i64::from(value.unwrap_or(false)));
+        }
+        for g in &list.game_packages {
+            let mut modes: [Option<GameMode>; 3] = [None; 3];
+            for m in &g.game_mode_info {
+                let slot = match m.mode.unwrap_or(0) {
+                    1 => 0,
+                    2 => 1,
+                    3 => 2,
+                    _ => continue,
+                };
+                modes[slot] = Some(GameMode {
+                    downscale: f64::from(m.resolution_downscale.unwrap_or(0.0)),
+                    use_angle: m.use_angle.unwrap_or(false),
+                    fps: f64::from(m.fps.unwrap_or(0.0)),
+                });
+            }
+            self.sink.game_interventions.push(GameIntervention {
+                machine,
+                package: g.name.clone().unwrap_or_default(),
+                uid: g.uid.unwrap_or(0) as i64,
+                current_mode: i64::from(g.current_mode.unwrap_or(0)),
+                modes,
+            });
         }
     }
 }

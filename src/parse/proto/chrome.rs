@@ -317,7 +317,7 @@ impl Parser<'_> {
         let slice = SliceEvent {
             track: self.sink.track(TrackKey::GlobalSlices {
                 machine,
-                kind: "trace_trigger",
+                kind: "triggers",
                 name: track_name,
             }),
             category: NULL_STR,

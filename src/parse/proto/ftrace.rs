@@ -72,6 +72,15 @@ pub(super) struct RawSwitch {
 /// Decodes a `sched_switch` prev_state with the kernel 4.4 layout (Trace Processor's
 /// default when the kernel version is unknown). `None` when the bits make no sense.
 pub fn decode_task_state(state: i64) -> Option<String> {
+    decode_task_state_for(state, None)
+}
+
+/// Decodes a `sched_switch` prev_state as the kernel of that version encodes it: before
+/// 4.14, x K W P N follow Z (D with N is `I`) and the preempted flag is 0x800 (0x1000 from
+/// 4.8); from 4.14, P and I follow Z and 0x100 means preempted. `None` when the bits make
+/// no sense.
+pub fn decode_task_state_for(state: i64, version: Option<(u32, u32)>) -> Option<String> {
+    let version = version.unwrap_or((4, 4));
     if state < 0 {
         return None;
     }
@@ -79,27 +88,41 @@ pub fn decode_task_state(state: i64) -> Option<String> {
     if state == 0 {
         return Some("R".into());
     }
-    let preempted = state & 0x800 != 0;
-    let bits = state & 0x7ff;
-    if bits == 0 && preempted {
-        return Some("R+".into());
-    }
-    let mut out = String::new();
-    let letters = [
+    const COMMON: [(u64, char); 6] = [
         (0x1, 'S'),
         (0x2, 'D'),
         (0x4, 'T'),
         (0x8, 't'),
         (0x10, 'X'),
         (0x20, 'Z'),
-        (0x40, 'x'),
-        (0x80, 'K'),
-        (0x100, 'W'),
-        (0x200, 'P'),
-        (0x400, 'N'),
     ];
-    // D with N is the idle state `I`.
-    if bits & 0x402 == 0x402 {
+    let (preempt, letters): (u64, Vec<(u64, char)>) = if version >= (4, 14) {
+        let mut l = COMMON.to_vec();
+        l.extend([(0x40, 'P'), (0x80, 'I')]);
+        (0x100, l)
+    } else {
+        let mut l = COMMON.to_vec();
+        l.extend([
+            (0x40, 'x'),
+            (0x80, 'K'),
+            (0x100, 'W'),
+            (0x200, 'P'),
+            (0x400, 'N'),
+        ]);
+        (if version >= (4, 8) { 0x1000 } else { 0x800 }, l)
+    };
+    let known = letters.iter().fold(preempt, |m, (bit, _)| m | bit);
+    if state & !known != 0 {
+        return None;
+    }
+    let preempted = state & preempt != 0;
+    let bits = state & !preempt;
+    if bits == 0 {
+        return Some("R+".into());
+    }
+    let mut out = String::new();
+    // Before 4.14, D with N is the idle state `I`.
+    if version < (4, 14) && bits & 0x402 == 0x402 {
         out.push('I');
     } else {
         for (bit, c) in letters {
@@ -131,57 +154,6 @@ impl Parser<'_> {
             _ => return,
         };
         atrace::parse_marker(self.sink, clock, ts, machine, pid, text.as_bytes());
-    }
-
-    /// `rss_stat`: a process's memory counter changed. With an `mm_id` the event names the
-    /// memory map, which belongs to the event's thread when `curr` is set and otherwise to
-    /// whichever thread last reported it as its own.
-    pub(super) fn rss_stat(
-        &mut self,
-        origin: FtraceOrigin,
-        ts: i64,
-        clock: ClockRef,
-        r: &protos::RssStatFtraceEvent,
-    ) {
-        /// The kernel's MM_* counters, by member index.
-        const MEMBERS: [&str; 5] = [
-            "mem.rss.file",
-            "mem.rss.anon",
-            "mem.swap",
-            "mem.rss.shmem",
-            "mem.unreclaimable",
-        ];
-        let machine = origin.machine;
-        let Some(&name) = r.member.and_then(|m| MEMBERS.get(usize::try_from(m).ok()?)) else {
-            self.sink.stat("rss_stat_unknown_keys", machine, 1);
-            return;
-        };
-        let size = r.size.unwrap_or(0);
-        if size < 0 {
-            self.sink.stat("rss_stat_negative_size", machine, 1);
-            return;
-        }
-        let tid = match r.mm_id {
-            None => origin.pid,
-            Some(mm) if r.curr.unwrap_or(0) != 0 => {
-                self.mm_owners.insert((machine, mm), origin.pid);
-                origin.pid
-            }
-            Some(mm) => match self.mm_owners.get(&(machine, mm)) {
-                Some(&tid) => tid,
-                None => {
-                    self.sink
-                        .stat("rss_stat_unknown_thread_for_mm_id", machine, 1);
-                    return;
-                }
-            },
-        };
-        let thread = ThreadRef {
-            machine,
-            tid,
-            pid: None,
-        };
-        self.thread_process_counter(thread, name, "process_memory", ts, clock, size as f64);
     }
 
     pub(super) fn thread_process_counter(
@@ -289,8 +261,15 @@ impl Parser<'_> {
         let queue = 1 + cpu_range.saturating_mul(4096).saturating_add(cpu.min(4095));
         self.sink.set_queue(queue);
         let first_ord = self.sink.events.len() as u32;
+        let drop_before = self.losses.ftrace_drop_before(machine);
         for (i, ev) in bundle.event.into_iter().enumerate() {
             self.sink.next_input();
+            // Events from before tracing started are the kernel buffer's leftovers.
+            if drop_before.is_some_and(|start| (ev.timestamp.unwrap_or(0) as i64) < start) {
+                self.sink
+                    .stat("ftrace_packet_before_tracing_start", machine, 1);
+                continue;
+            }
             // An event with nothing but a timestamp and pid is dropped, as the reference
             // drops it, and counted.
             let raw = raw_events.get(i).copied();
@@ -592,7 +571,6 @@ impl Parser<'_> {
             E::SoftirqExit(_) => {
                 self.cpu_slice(origin, ts, clock, Interrupt::Soft, None, &[]);
             }
-            E::RssStat(r) => self.rss_stat(origin, ts, clock, &r),
             E::OomScoreAdjUpdate(o) => {
                 let thread = ThreadRef {
                     machine,
@@ -648,6 +626,7 @@ impl Parser<'_> {
         c: &protos::ftrace_event_bundle::CompactSched,
     ) {
         let comms: Vec<StrId> = c.intern_table.iter().map(|s| self.sink.intern(s)).collect();
+        let drop_before = self.losses.ftrace_drop_before(machine);
         let n = c.switch_timestamp.len();
         if [
             c.switch_prev_state.len(),
@@ -685,7 +664,13 @@ impl Parser<'_> {
                 self.sink.stat("compact_sched_switch_skipped", machine, 1);
                 continue;
             };
-            let prev_state = match decode_task_state(c.switch_prev_state[i]) {
+            if drop_before.is_some_and(|start| ts < start) {
+                self.sink
+                    .stat("ftrace_packet_before_tracing_start", machine, 1);
+                continue;
+            }
+            let version = ftrace_events::kernel_version(self.sink, machine);
+            let prev_state = match decode_task_state_for(c.switch_prev_state[i], version) {
                 Some(st) => self.sink.intern(&st),
                 None => NULL_STR,
             };
@@ -729,6 +714,11 @@ impl Parser<'_> {
                 .get(i)
                 .and_then(|&j| comms.get(j as usize).copied())
                 .unwrap_or(NULL_STR);
+            if drop_before.is_some_and(|start| ts < start) {
+                self.sink
+                    .stat("ftrace_packet_before_tracing_start", machine, 1);
+                continue;
+            }
             let waker = self.compact.get(&(machine, cpu)).map(|s| s.next_pid);
             let irq_context = c.waking_common_flags.get(i).map(|f| f & IRQ_FLAGS != 0);
             if waker.is_none() {
@@ -779,7 +769,8 @@ impl Parser<'_> {
         s: &protos::SchedSwitchFtraceEvent,
     ) {
         let FtraceOrigin { machine, cpu, .. } = origin;
-        let prev_state = match decode_task_state(s.prev_state.unwrap_or(0)) {
+        let version = ftrace_events::kernel_version(self.sink, machine);
+        let prev_state = match decode_task_state_for(s.prev_state.unwrap_or(0), version) {
             Some(st) => self.sink.intern(&st),
             None => {
                 self.sink.stat("task_state_invalid", machine, 1);

@@ -90,6 +90,7 @@ impl Parser<'_> {
         let scope = match &ev.desc {
             Some(protos::gpu_counter_event::Desc::CounterDescriptor(desc)) => {
                 let gpu = ev.gpu_id.unwrap_or(0);
+                self.sink.gpu(machine, i64::from(gpu));
                 self.gpu_counter_specs(machine, None, desc, gpu, ts, clock);
                 None
             }
@@ -102,6 +103,7 @@ impl Parser<'_> {
                     .cloned();
                 match interned {
                     Some((desc, gpu)) => {
+                        self.sink.gpu(machine, i64::from(gpu));
                         if self.probes.gpu_scopes.insert((machine, seq_id, *iid)) {
                             self.gpu_counter_specs(machine, scope, &desc, gpu, ts, clock);
                         }
@@ -143,7 +145,9 @@ impl Parser<'_> {
         clock: ClockRef,
         ev: &protos::GenericGpuFrequencyEvent,
     ) {
-        let dims = [("gpu", ArgValue::Int(i64::from(ev.gpu_id.unwrap_or(0))))];
+        let gpu = i64::from(ev.gpu_id.unwrap_or(0));
+        let ugpu = self.sink.gpu(machine, gpu) as i64;
+        let dims = [("ugpu", ArgValue::Int(ugpu)), ("gpu", ArgValue::Int(gpu))];
         let spec = ProbeSpec {
             dims: &dims,
             unit: Some("kHz"),
@@ -173,13 +177,25 @@ impl Parser<'_> {
                 continue;
             }
             let unit = gpu_unit(&spec.numerator_units, &spec.denominator_units);
-            let dims = [("gpu", ArgValue::Int(i64::from(gpu)))];
+            // Keyed by the GPU (its `gpu` row and id) and the counter; the description is
+            // also a track arg.
+            let ugpu = self.sink.gpu(machine, i64::from(gpu)) as i64;
+            let dims = [
+                ("ugpu", ArgValue::Int(ugpu)),
+                ("gpu", ArgValue::Int(i64::from(gpu))),
+                ("counter_id", ArgValue::Int(i64::from(id))),
+            ];
+            let source = match &spec.description {
+                Some(d) => vec![("description", ArgValue::Str(self.sink.intern(d)))],
+                None => Vec::new(),
+            };
             let track = self.probe_track(
                 machine,
                 &ProbeSpec {
                     dims: &dims,
                     unit: Some(&unit),
                     description: spec.description.as_deref(),
+                    source: &source,
                     ..ProbeSpec::new("gpu_counter", name)
                 },
             );

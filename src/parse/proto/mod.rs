@@ -25,6 +25,7 @@ mod frame_timeline;
 mod ftrace;
 mod generic_kernel;
 mod gpu;
+mod gpu_events;
 mod heap_graph;
 mod heapprofd;
 mod profiling;
@@ -86,6 +87,11 @@ struct Sequence {
     build_ids: HashMap<u64, StrId>,
     /// Interned GPU counter descriptors and their GPU (see `gpu.rs`).
     gpu_counter_descriptors: HashMap<u64, (protos::GpuCounterDescriptor, i32)>,
+    /// Interned graphics contexts (their pid), render stage specifications (name,
+    /// description, category) and compute kernels (name, demangled name, arch).
+    graphics_contexts: HashMap<u64, i32>,
+    gpu_specs: HashMap<u64, (StrId, StrId, i32)>,
+    gpu_kernels: HashMap<u64, [StrId; 3]>,
 }
 
 /// A delta timestamp, resolved against its sequence's running time.
@@ -155,8 +161,6 @@ struct Parser<'a> {
     event_content: FxHashMap<(StrId, StrId), (u64, u64)>,
     /// Size of the TrackEvent packet being parsed, until its category and name are known.
     pending_track_event: Option<u64>,
-    /// The thread each kernel memory map (`rss_stat.mm_id`) was last reported by.
-    mm_owners: HashMap<(MachineId, u32), i64>,
     /// Some packet named the trace's uuid.
     uuid_seen: bool,
     /// ChromeMetadataPackets so far (each gets its own `cr-<letter>-` metadata prefix).
@@ -195,6 +199,8 @@ struct Parser<'a> {
     heap_graphs: heap_graph::HeapGraphState,
     /// What the Android / system probe parsers remember across packets.
     probes: android_probes::ProbeState,
+    /// GPU queues, stages and Vulkan object names (see [`gpu_events`]).
+    gpu_events: gpu_events::GpuEventState,
 }
 
 /// A sequence-scoped clock a ClockSnapshot described: its unit, and for an incremental
@@ -330,7 +336,6 @@ pub fn parse_stream(
         content: HashMap::new(),
         event_content: FxHashMap::default(),
         pending_track_event: None,
-        mm_owners: HashMap::new(),
         chrome_metadata_packets: 0,
         chrome_event_bundles: 0,
         raw_args: Vec::new(),
@@ -344,6 +349,7 @@ pub fn parse_stream(
         profiling: profiling::ProfilingState::default(),
         heap_graphs: heap_graph::HeapGraphState::default(),
         probes: android_probes::ProbeState::default(),
+        gpu_events: gpu_events::GpuEventState::default(),
     };
     // Track events take about 16 bytes or more on the wire; reserving up front avoids the
     // doubling spike (old and new buffers alive at once) on large traces.
@@ -492,6 +498,12 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::UserList(_)) => "TracePacket.user_list",
         Some(D::GraphicsFrameEvent(_)) => "TracePacket.graphics_frame_event",
         Some(D::GenericGpuFrequencyEvent(_)) => "TracePacket.generic_gpu_frequency_event",
+        Some(D::GpuRenderStageEvent(_)) => "TracePacket.gpu_render_stage_event",
+        Some(D::VulkanApiEvent(_)) => "TracePacket.vulkan_api_event",
+        Some(D::GpuLog(_)) => "TracePacket.gpu_log",
+        Some(D::GpuInfo(_)) => "TracePacket.gpu_info",
+        Some(D::JournaldEvent(_)) => "TracePacket.journald_event",
+        Some(D::AndroidGameInterventionList(_)) => "TracePacket.android_game_intervention_list",
         None => "TracePacket (payload Sextant does not read)",
     }
 }
@@ -499,8 +511,8 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
 /// TracePacket fields Sextant's `TracePacket` declares.
 const KNOWN_PACKET_FIELDS: &[u32] = &[
     1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
-    47, 48, 50, 51, 52, 54, 57, 58, 59, 60, 61, 64, 66, 67, 69, 70, 71, 72, 76, 77, 79, 82, 86, 87,
-    89, 91, 98, 107, 109, 113, 115, 119, 123, 129, 133,
+    47, 48, 50, 51, 52, 53, 54, 57, 58, 59, 60, 61, 63, 64, 65, 66, 67, 69, 70, 71, 72, 76, 77, 79,
+    82, 83, 86, 87, 89, 91, 98, 107, 109, 113, 115, 119, 123, 128, 129, 132, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
@@ -663,6 +675,10 @@ impl Parser<'_> {
                 return;
             }
         };
+        // Every machine a protobuf trace names has its pid/tid 0 as the idle rows.
+        if machine != self.ctx.machine {
+            self.sink.name_swapper(machine);
+        }
         let trusted_seq = pkt
             .optional_trusted_packet_sequence_id
             .map(|trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(s)| s);
@@ -737,6 +753,7 @@ impl Parser<'_> {
                 self.intern(machine, seq_id, interned);
                 self.sink.touch();
                 self.profiling.intern(self.sink, machine, seq_id, interned);
+                self.intern_gpu(machine, seq_id, interned);
                 if !interned.unsymbolized_source_locations.is_empty() {
                     let raw = typed_args::field_bytes(bytes, 12).unwrap_or(&[]);
                     self.intern_mappings(machine, seq_id, raw);
@@ -976,6 +993,9 @@ impl Parser<'_> {
             trace_packet::Data::AndroidLog(log) => self.android_log(machine, &log),
             trace_packet::Data::PackagesList(list) => self.packages_list(machine, &list),
             trace_packet::Data::UserList(list) => self.user_list(machine, &list),
+            trace_packet::Data::AndroidGameInterventionList(list) => {
+                self.game_interventions(machine, &list)
+            }
             trace_packet::Data::PowerRails(rails) => self.power_rails(machine, ts, clock, &rails),
             trace_packet::Data::GpuCounterEvent(ev) => {
                 self.gpu_counter_event(machine, seq_id, ts, clock, &ev)
@@ -987,6 +1007,17 @@ impl Parser<'_> {
                 if let Some(ts) = ts {
                     self.gpu_frequency(machine, ts, clock, &ev)
                 }
+            }
+            trace_packet::Data::GpuRenderStageEvent(ev) => {
+                self.gpu_render_stage(machine, seq_id, ts.unwrap_or(0), clock, &ev)
+            }
+            trace_packet::Data::VulkanApiEvent(ev) => {
+                self.vulkan_api_event(machine, ts.unwrap_or(0), clock, &ev)
+            }
+            trace_packet::Data::GpuLog(log) => self.gpu_log(machine, ts.unwrap_or(0), clock, &log),
+            trace_packet::Data::GpuInfo(info) => self.gpu_info(machine, &info),
+            trace_packet::Data::JournaldEvent(ev) => {
+                self.journald(machine, ts.unwrap_or(0), clock, &ev)
             }
             data => {
                 let ts = ts.unwrap_or(0);
@@ -1291,6 +1322,14 @@ mod tests {
         assert_eq!(decode_task_state(2).as_deref(), Some("D"));
         assert_eq!(decode_task_state(0x800).as_deref(), Some("R+"));
         assert_eq!(decode_task_state(-1), None);
+        let v = |s, k| ftrace::decode_task_state_for(s, Some(k));
+        assert_eq!(v(0x1000 | 1, (4, 9)).as_deref(), Some("S+"));
+        assert_eq!(v(0x800, (4, 9)), None);
+        assert_eq!(v(0x80, (4, 19)).as_deref(), Some("I"));
+        assert_eq!(v(0x100, (5, 10)).as_deref(), Some("R+"));
+        assert_eq!(v(0x40, (5, 10)).as_deref(), Some("P"));
+        assert_eq!(v(0x402, (4, 4)).as_deref(), Some("I"));
+        assert_eq!(v(0x200, (5, 10)), None);
     }
 
     #[test]

@@ -99,7 +99,7 @@ impl Parser<'_> {
         let slice = SliceEvent {
             track: self.sink.track(TrackKey::GlobalSlices {
                 machine,
-                kind: "trace_trigger",
+                kind: "triggers",
                 name: track_name,
             }),
             category: NULL_STR,
@@ -233,6 +233,14 @@ impl Parser<'_> {
             };
             self.sink
                 .push(ts, clock, EventData::Process(Box::new(info)));
+            if let Some(k) = p.is_kthread {
+                let arg = self.sink.static_arg("is_kthread", ArgValue::Bool(k));
+                let data = EventData::ProcessArgs {
+                    process: ProcessRef { machine, pid },
+                    args: self.sink.args.push(&[arg]),
+                };
+                self.sink.push(ts, clock, data);
+            }
             if p.cmdline_is_comm == Some(true) {
                 // The main thread's name is the (cut) command line.
                 let data = EventData::ThreadName {

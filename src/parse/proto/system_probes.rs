@@ -1,8 +1,9 @@
 //! Polled system probes: `process_stats` (per-process memory, smaps rollup, oom score,
 //! cpu runtime; threads bound to their process) and `sys_stats` (meminfo, vmstat, cpu
 //! times, interrupts, forks, devfreq, cpu/gpu frequency, buddyinfo, disk stats, pressure,
-//! thermal zones, cpuidle residency). Hands on counters on process or probe tracks with
-//! Trace Processor's names, types and dimensions, thread bindings and stats.
+//! thermal zones, cpuidle residency), and `journald_event` (systemd journal entries, or the
+//! journal reader's stats). Hands on counters on process or probe tracks with Trace
+//! Processor's names, types and dimensions, thread bindings, journal entries and stats.
 
 use super::android_probes::ProbeSpec;
 use super::*;
@@ -88,6 +89,12 @@ impl Parser<'_> {
                 self.sink.push(ts, clock, EventData::Thread(thread));
             }
             let process = ProcessRef { machine, pid };
+            for fd in &p.fds {
+                let path = self.sink.intern_nullable(fd.path.as_deref());
+                let row = (process, fd.fd.unwrap_or(0) as i64, path);
+                self.sink
+                    .push(ts, clock, EventData::FileDescriptor(Box::new(row)));
+            }
             let kb = |v: Option<u64>| v.map(|v| v as f64 * 1024.0);
             let memory = [
                 ("mem.virt", kb(p.vm_size_kb)),
@@ -377,5 +384,54 @@ impl Parser<'_> {
             };
             self.probe_counter(machine, ts, clock, &spec, value);
         }
+    }
+}
+
+impl Parser<'_> {
+    /// `journald_event`: a journal entry, or (when it carries counts) the journal reader's
+    /// totals as stats, which make no entry.
+    pub(super) fn journald(
+        &mut self,
+        machine: MachineId,
+        ts: i64,
+        clock: ClockRef,
+        ev: &protos::SystemdJournaldEvent,
+    ) {
+        if ev.num_total.is_some() || ev.num_failed.is_some() {
+            self.sink.touch();
+            if let Some(n) = ev.num_total {
+                self.sink
+                    .set_stat("systemd_journal_num_total", None, machine, n as i64);
+            }
+            if let Some(n) = ev.num_failed {
+                self.sink
+                    .set_stat("systemd_journal_num_failed", None, machine, n as i64);
+            }
+            return;
+        }
+        let pid = ev.pid.map(i64::from);
+        let tid = ev.tid.map(i64::from);
+        let thread = pid.map(|pid| ThreadRef {
+            machine,
+            tid: tid.unwrap_or(pid),
+            pid: Some(pid),
+        });
+        let entry = JournaldEntry {
+            thread,
+            pid,
+            tid,
+            uid: ev.uid.map(i64::from),
+            gid: ev.gid.map(i64::from),
+            prio: ev.prio.map(i64::from),
+            tag: self.sink.intern_opt(ev.tag.as_deref()),
+            msg: self.sink.intern_opt(ev.message.as_deref()),
+            comm: self.sink.intern_opt(ev.comm.as_deref()),
+            exe: self.sink.intern_opt(ev.exe.as_deref()),
+            systemd_unit: self.sink.intern_opt(ev.systemd_unit.as_deref()),
+            hostname: self.sink.intern_opt(ev.hostname.as_deref()),
+            transport: self.sink.intern_opt(ev.transport.as_deref()),
+        };
+        self.sink
+            .push(ts, clock, EventData::Journald(Box::new(entry)));
     }
 }

@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::ir::{MachineId, Sink, StatKey};
+use crate::ir::{MachineId, MetaValue, Sink, StatKey};
 use crate::protos::{self, trace_config::buffer_config::FillPolicy, trace_stats};
 use crate::stats::{self, diagnostics};
 
@@ -107,6 +107,7 @@ impl LossTracker {
         let ts = ts.unwrap_or(0);
         if e.tracing_started() {
             self.machines.entry(machine).or_default().tracing_started_ns = Some(ts);
+            sink.metadata("tracing_started_ns", machine, MetaValue::Int(ts));
         }
         if e.clone_started() {
             sink.set_stat("traced_clone_started_timestamp_ns", None, machine, ts);
@@ -141,6 +142,24 @@ impl LossTracker {
             }
         }
         self.machines.entry(machine).or_default().config = Some(config);
+    }
+
+    /// Ftrace events before this time are dropped: when tracing started, unless the config
+    /// kept the kernel's buffer from before (`preserve_ftrace_buffer`).
+    pub fn ftrace_drop_before(&self, machine: MachineId) -> Option<i64> {
+        let facts = self.machines.get(&machine)?;
+        let preserved = facts.config.as_ref().is_some_and(|c| {
+            c.data_sources.iter().any(|d| {
+                d.config
+                    .as_ref()
+                    .and_then(|c| c.ftrace_config.as_ref())
+                    .is_some_and(|f| f.preserve_ftrace_buffer())
+            })
+        });
+        if preserved {
+            return None;
+        }
+        facts.tracing_started_ns
     }
 
     /// The service's counters; a later TraceStats packet overwrites an earlier one.
