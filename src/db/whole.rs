@@ -420,9 +420,14 @@ impl TableWriter<'_> {
             let machine_scoped = name.starts_with("system_")
                 || name.starts_with("android_")
                 || name.starts_with("timezone");
+            // The reference's keys that collect every value (KeyType::kMulti).
+            let multi = matches!(
+                name.as_str(),
+                "all_data_source_flushed_ns" | "benchmark_story_tags" | "slow_start_data_source"
+            );
             self.row(Table::Metadata, |row| {
                 row.text(Some(name));
-                row.text(Some("single"));
+                row.text(Some(if multi { "multi" } else { "single" }));
                 row.opt_int(int);
                 row.text(string);
                 row.opt_int(nullable_machine(*machine));

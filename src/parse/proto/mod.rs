@@ -443,6 +443,7 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::ClockSnapshot(_)) => "TracePacket.clock_snapshot",
         Some(D::Trigger(_)) => "TracePacket.trigger",
         Some(D::ServiceEvent(_)) => "TracePacket.service_event",
+        Some(D::TraceAttributes(_)) => "TracePacket.trace_attributes",
         Some(D::InitialDisplayState(_)) => "TracePacket.initial_display_state",
         Some(D::CloneSnapshotTrigger(_)) => "TracePacket.clone_snapshot_trigger",
         Some(D::SysStats(_)) => "TracePacket.sys_stats",
@@ -500,7 +501,7 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
 const KNOWN_PACKET_FIELDS: &[u32] = &[
     1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
     47, 48, 50, 51, 52, 54, 57, 58, 59, 60, 61, 64, 66, 67, 69, 70, 71, 72, 76, 77, 79, 82, 86, 87,
-    89, 91, 98, 107, 109, 113, 115, 119, 123, 129, 133,
+    89, 91, 98, 107, 109, 113, 115, 119, 123, 126, 129, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
@@ -794,6 +795,7 @@ impl Parser<'_> {
         if matches!(
             data,
             D::ServiceEvent(_)
+                | D::TraceAttributes(_)
                 | D::SystemInfo(_)
                 | D::TrackDescriptor(_)
                 | D::ClockSnapshot(_)
@@ -898,6 +900,7 @@ impl Parser<'_> {
                 self.ftrace_bundle(machine, seq_id, bundle, bytes);
             }
             trace_packet::Data::SystemInfo(info) => self.system_info(machine, &info),
+            trace_packet::Data::TraceAttributes(a) => self.trace_attributes(&a),
             trace_packet::Data::CpuInfo(info) => self.cpu_info(machine, ts, clock, &info),
             trace_packet::Data::TraceStats(stats) => {
                 self.losses.trace_stats(self.sink, machine, &stats);

@@ -68,6 +68,27 @@ impl Parser<'_> {
         }
     }
 
+    /// Attributes a producer attached to the trace: metadata `trace_attribute.<key>`, an
+    /// integer or a string, about the whole import (no machine, no file) as the manifest's
+    /// `manifest_attribute.<key>` are.
+    pub(super) fn trace_attributes(&mut self, a: &protos::TraceAttributes) {
+        use protos::trace_attributes::attribute::Value;
+        for attr in &a.attribute {
+            let Some(key) = attr.key.as_deref().filter(|k| !k.is_empty()) else {
+                continue;
+            };
+            let value = match &attr.value {
+                Some(Value::LongValue(v)) => MetaValue::Int(*v),
+                Some(Value::StringValue(v)) => MetaValue::Str(v.clone()),
+                None => continue,
+            };
+            let file = std::mem::replace(&mut self.sink.current_file, NO_FILE);
+            self.sink
+                .metadata(format!("trace_attribute.{key}"), NO_MACHINE, value);
+            self.sink.current_file = file;
+        }
+    }
+
     /// A trace trigger: an instant on the global "Trace Triggers" track, with the producer.
     pub(super) fn trigger(
         &mut self,
