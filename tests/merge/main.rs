@@ -382,5 +382,6 @@ fn manifest_error(tag: &str, body: &str, want: &str) {
 mod behaviour;
 mod errors;
 mod golden;
+mod machines;
 mod placement;
 mod switching;

@@ -591,11 +591,33 @@ impl Parser<'_> {
     }
 
     /// The machine of a packet: the file's own for no id (or 0), else the embedded id,
-    /// through the manifest's `machines` remap when there is one.
-    fn packet_machine(&mut self, id: Option<u32>) -> Result<MachineId, ParseError> {
+    /// through the manifest's `machines` remap when there is one. A `remote_sync` packet
+    /// (RemoteClockSync) is refused like an embedded id by a file the manifest gives one
+    /// machine; a sync `marker` does not count as a packet of the file's own machine.
+    fn packet_machine(
+        &mut self,
+        id: Option<u32>,
+        remote_sync: bool,
+        marker: bool,
+    ) -> Result<MachineId, ParseError> {
+        if remote_sync {
+            match self.ctx.machines {
+                MachineScope::Single => {
+                    return Err(ParseError::Invalid(
+                        ManifestError::MachineOnMultiMachineFile.to_string(),
+                    ))
+                }
+                MachineScope::Pinned => {
+                    return Err(ParseError::Invalid(
+                        ManifestError::PinOnMultiMachineFile.to_string(),
+                    ))
+                }
+                _ => {}
+            }
+        }
         let n = match id {
             None | Some(0) => {
-                self.sent_base_packet = true;
+                self.sent_base_packet |= !marker;
                 return Ok(self.ctx.machine);
             }
             Some(n) => n,
@@ -657,7 +679,11 @@ impl Parser<'_> {
             entry.0 += bytes.len() as u64;
             entry.1 += 1;
         }
-        let machine = match self.packet_machine(pkt.machine_id) {
+        // A clock sync with another machine makes the file multi-machine, whatever ids
+        // its packets carry; a sync marker is no packet of the host's.
+        let remote_sync = matches!(pkt.data, Some(trace_packet::Data::RemoteClockSync(_)));
+        let marker = matches!(pkt.data, Some(trace_packet::Data::SynchronizationMarker(_)));
+        let machine = match self.packet_machine(pkt.machine_id, remote_sync, marker) {
             Ok(m) => m,
             Err(e) => {
                 self.fatal.get_or_insert(e);
