@@ -181,3 +181,53 @@ fn service_events_and_trace_attributes_are_metadata() {
         ])
     );
 }
+
+#[test]
+fn system_info_fills_the_machine_row() {
+    use prost::Message;
+    use sextant::protos::{trace_packet::Data, SystemInfo, Trace, TracePacket, Utsname};
+    let info = SystemInfo {
+        utsname: Some(Utsname {
+            sysname: Some("Linux".into()),
+            release: Some("6.1".into()),
+            version: Some("#1 SMP".into()),
+            machine: Some("aarch64".into()),
+        }),
+        num_cpus: Some(8),
+        system_ram_bytes: Some(7_900_000_000),
+        android_sdk_version: Some(33),
+        android_device_manufacturer: Some("Google".into()),
+        ..Default::default()
+    };
+    let packet = TracePacket {
+        data: Some(Data::SystemInfo(info)),
+        ..Default::default()
+    };
+    let bytes = Trace {
+        packet: vec![packet],
+    }
+    .encode_to_vec();
+    let input = TempFile::with_bytes("system_info.pftrace", &bytes);
+    let db = TempFile::new("system_info.sqlite");
+    sextant::import::import_path(input.path(), db.path()).expect("imports");
+    let conn = sextant::db::open_read_only(db.path()).expect("opens");
+    // RAM in decimal gigabytes, rounded (7.9 GB is 8; 7.36 GiB would be 7).
+    assert_eq!(
+        rows(
+            &conn,
+            "select sysname, release, version, arch, num_cpus, android_device_manufacturer,
+                    android_sdk_version, system_ram_bytes, system_ram_gb from machine"
+        ),
+        table(&[[
+            "Linux",
+            "6.1",
+            "#1 SMP",
+            "aarch64",
+            "8",
+            "Google",
+            "33",
+            "7900000000",
+            "8"
+        ]])
+    );
+}

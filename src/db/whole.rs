@@ -106,9 +106,10 @@ impl TableWriter<'_> {
                 row.text(i.arch.as_deref());
                 row.opt_int(i.num_cpus);
                 row.text(i.android_build_fingerprint.as_deref());
+                row.text(i.android_device_manufacturer.as_deref());
                 row.opt_int(i.android_sdk_version);
                 row.opt_int(i.system_ram_bytes);
-                row.opt_int(i.system_ram_bytes.map(|b| b.saturating_add(1 << 29) >> 30));
+                row.opt_int(i.system_ram_gb());
                 row.int(label_index);
             })?;
         }

@@ -303,6 +303,7 @@ impl Parser<'_> {
         }
         m.num_cpus = info.num_cpus.map(i64::from);
         m.android_build_fingerprint = info.android_build_fingerprint.clone();
+        m.android_device_manufacturer = info.android_device_manufacturer.clone();
         m.android_sdk_version = info.android_sdk_version.map(|v| v as i64);
         m.system_ram_bytes = info.system_ram_bytes.map(|v| v as i64);
         let mut meta = Vec::new();
@@ -347,7 +348,7 @@ impl Parser<'_> {
             meta.push(("system_ram_bytes", MetaValue::Int(v as i64)));
             meta.push((
                 "system_ram_gb",
-                MetaValue::Int((v.saturating_add(1 << 29) >> 30) as i64),
+                MetaValue::Int((v as f64 / 1e9).round() as i64),
             ));
         }
         if let Some(v) = info.timezone_off_mins {
