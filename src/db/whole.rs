@@ -424,7 +424,10 @@ impl TableWriter<'_> {
             // The reference's keys that collect every value (KeyType::kMulti).
             let multi = matches!(
                 name.as_str(),
-                "all_data_source_flushed_ns" | "benchmark_story_tags" | "slow_start_data_source"
+                "all_data_source_flushed_ns"
+                    | "benchmark_story_tags"
+                    | "slow_start_data_source"
+                    | "last_flush_slow_data_source"
             );
             self.row(Table::Metadata, |row| {
                 row.text(Some(name));

@@ -115,18 +115,23 @@ impl LossTracker {
         if e.all_data_sources_started() {
             sink.metadata("all_data_source_started_ns", machine, MetaValue::Int(ts));
         }
-        // Data sources that were slow to start: "producer data_source", one row each.
-        for ds in e
-            .slow_starting_data_sources
-            .iter()
-            .flat_map(|d| &d.data_source)
-        {
-            let name = format!(
-                "{} {}",
-                ds.producer_name.as_deref().unwrap_or(""),
-                ds.data_source_name.as_deref().unwrap_or("")
-            );
-            sink.metadata_append("slow_start_data_source", machine, MetaValue::Str(name));
+        // Data sources slow to start or to flush: "producer data_source", one row each.
+        let slow = [
+            ("slow_start_data_source", &e.slow_starting_data_sources),
+            (
+                "last_flush_slow_data_source",
+                &e.last_flush_slow_data_sources,
+            ),
+        ];
+        for (key, sources) in slow {
+            for ds in sources.iter().flat_map(|d| &d.data_source) {
+                let name = format!(
+                    "{} {}",
+                    ds.producer_name.as_deref().unwrap_or(""),
+                    ds.data_source_name.as_deref().unwrap_or("")
+                );
+                sink.metadata_append(key, machine, MetaValue::Str(name));
+            }
         }
         if e.clone_started() {
             sink.set_stat("traced_clone_started_timestamp_ns", None, machine, ts);
