@@ -1527,8 +1527,17 @@ pub struct MachineInfo {
     pub arch: Option<String>,
     pub num_cpus: Option<i64>,
     pub android_build_fingerprint: Option<String>,
+    pub android_device_manufacturer: Option<String>,
     pub android_sdk_version: Option<i64>,
     pub system_ram_bytes: Option<i64>,
+}
+
+impl MachineInfo {
+    /// `system_ram_gb`: the RAM in (decimal) gigabytes, rounded, as the reference has it.
+    pub fn system_ram_gb(&self) -> Option<i64> {
+        self.system_ram_bytes
+            .map(|b| (b as f64 / 1e9).round() as i64)
+    }
 }
 
 /// Everything the parsers produce for one import. Shared across the files of an archive so

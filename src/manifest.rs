@@ -183,6 +183,15 @@ impl Manifest {
     /// A machine name given for a file without a `machines` block is not checked: such a
     /// file has a single machine, so the name selects nothing.
     pub fn check_references(&self) -> Result<(), ManifestError> {
+        self.check_references_in(&|_| true)
+    }
+
+    /// [`Manifest::check_references`], and where a `clocks` entry needs a file's private
+    /// timeline (no `clock` on its side), that a member of the input is named so (`member`):
+    /// the reference checks each entry's source machine, its reference, then these, in
+    /// files order, so an earlier entry's missing member is reported before a later
+    /// entry's bad reference.
+    pub fn check_references_in(&self, member: &dyn Fn(&str) -> bool) -> Result<(), ManifestError> {
         if let Some(tt) = &self.trace_time {
             self.check_reference(
                 RefSite::TraceTime,
@@ -215,6 +224,15 @@ impl Manifest {
                 Some(&clocks.sync_to.file),
                 clocks.sync_to.machine.as_deref(),
             )?;
+            let timelines = [
+                (clocks.clock.is_none(), &entry.path),
+                (clocks.sync_to.clock.is_none(), &clocks.sync_to.file),
+            ];
+            for (needed, file) in timelines {
+                if needed && !member(file) {
+                    return Err(ManifestError::CouldNotResolveFile { file: file.clone() });
+                }
+            }
         }
         Ok(())
     }
@@ -1843,6 +1861,28 @@ mod tests {
             "perfetto_manifest: trace_time: machine 'ghost' is not a machine declared by file \
              'multi.pb'."
         );
+    }
+
+    #[test]
+    fn a_missing_timeline_member_is_reported_in_files_order() {
+        let m = ok(r#"{"version": 1, "files": [
+            {"path": "a.pb"},
+            {"path": "ghost.json", "clocks": {"sync_to": {"file": "a.pb", "clock": "BOOTTIME"}}},
+            {"path": "b.json", "clocks": {"sync_to": {"file": "nope.json"}}}]}"#);
+        let member = |p: &str| p != "ghost.json";
+        assert_eq!(
+            m.check_references_in(&member).map_err(|e| e.to_string()),
+            Err(
+                "perfetto_manifest: clocks: could not resolve file 'ghost.json'. It must match \
+                 the `path` of an entry in the `files` array."
+                    .to_string()
+            )
+        );
+        // Without the archive's members only the references are checked.
+        assert!(matches!(
+            m.check_references(),
+            Err(ManifestError::UnknownFile { .. })
+        ));
     }
 
     #[test]

@@ -943,3 +943,19 @@ fn compact_sched_gets_raw_rows_like_full_events() {
         ])
     );
 }
+
+#[test]
+fn trace_bounds_of_a_trace_at_a_single_instant_end_one_ns_later() {
+    // Trace Processor's bounds never have zero length: (ts, ts + 1).
+    let input = TempFile::with_bytes(
+        "one_instant.json",
+        br#"{"traceEvents": [{"pid": 1, "tid": 1, "ts": 5, "ph": "i", "s": "t", "name": "k"}]}"#,
+    );
+    let db = TempFile::new("one_instant.sqlite");
+    sextant::import::import_path(input.path(), db.path()).expect("imports");
+    let conn = sextant::db::open_read_only(db.path()).expect("opens");
+    assert_eq!(
+        rows(&conn, "select start_ts, end_ts from trace_bounds"),
+        table(&[["5000", "5001"]])
+    );
+}

@@ -1,6 +1,7 @@
 //! Trace-level metadata from proto packets: Chrome's metadata, the trace uuid (named by the
 //! trace, its config, or hashed from the file), and facts derived from an Android build
-//! fingerprint. Traces copied from the reference implementation's conformance cases.
+//! fingerprint (traces copied from the reference implementation's conformance cases); the
+//! tracing service's events and a producer's trace attributes.
 
 use rusqlite::Connection;
 
@@ -81,5 +82,152 @@ fn the_config_uuid_and_the_build_fingerprint() {
             ],
             ["trace_uuid", "123e4567-e89b-12d3-a456-426655443322"],
         ])
+    );
+}
+
+#[test]
+fn service_events_and_trace_attributes_are_metadata() {
+    use prost::Message;
+    use sextant::protos::{
+        trace_attributes::{attribute::Value, Attribute},
+        trace_packet::Data,
+        tracing_service_event::{data_sources::DataSource, DataSources},
+        Trace, TraceAttributes, TracePacket, TracingServiceEvent,
+    };
+    let event = |ts: u64, e: TracingServiceEvent| TracePacket {
+        timestamp: Some(ts),
+        data: Some(Data::ServiceEvent(e)),
+        ..Default::default()
+    };
+    let slow = DataSources {
+        data_source: vec![DataSource {
+            producer_name: Some("p1".into()),
+            data_source_name: Some("d1".into()),
+        }],
+    };
+    let attribute = |key: &str, value: Value| Attribute {
+        key: Some(key.into()),
+        value: Some(value),
+    };
+    let packets = vec![
+        event(
+            100,
+            TracingServiceEvent {
+                tracing_started: Some(true),
+                ..Default::default()
+            },
+        ),
+        event(
+            110,
+            TracingServiceEvent {
+                all_data_sources_started: Some(true),
+                ..Default::default()
+            },
+        ),
+        event(
+            120,
+            TracingServiceEvent {
+                slow_starting_data_sources: Some(slow),
+                ..Default::default()
+            },
+        ),
+        event(
+            130,
+            TracingServiceEvent {
+                all_data_sources_flushed: Some(true),
+                ..Default::default()
+            },
+        ),
+        event(
+            140,
+            TracingServiceEvent {
+                tracing_disabled: Some(true),
+                ..Default::default()
+            },
+        ),
+        TracePacket {
+            data: Some(Data::TraceAttributes(TraceAttributes {
+                attribute: vec![
+                    attribute("myapp.build_id", Value::StringValue("abc".into())),
+                    attribute("myapp.iterations", Value::LongValue(5)),
+                ],
+            })),
+            ..Default::default()
+        },
+    ];
+    let input = TempFile::with_bytes(
+        "service.pftrace",
+        &Trace { packet: packets }.encode_to_vec(),
+    );
+    let db = TempFile::new("service.sqlite");
+    sextant::import::import_path(input.path(), db.path()).expect("imports");
+    let conn = sextant::db::open_read_only(db.path()).expect("opens");
+    let got = rows(
+        &conn,
+        "select name, key_type, coalesce(int_value, str_value), coalesce(trace_id, '-')
+         from metadata where name not in ('trace_size_bytes', 'trace_type', 'trace_uuid')
+         order by name",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["all_data_source_flushed_ns", "multi", "130", "0"],
+            ["all_data_source_started_ns", "single", "110", "0"],
+            ["slow_start_data_source", "multi", "p1 d1", "0"],
+            ["trace_attribute.myapp.build_id", "single", "abc", "-"],
+            ["trace_attribute.myapp.iterations", "single", "5", "-"],
+            ["tracing_disabled_ns", "single", "140", "0"],
+            ["tracing_started_ns", "single", "100", "0"],
+        ])
+    );
+}
+
+#[test]
+fn system_info_fills_the_machine_row() {
+    use prost::Message;
+    use sextant::protos::{trace_packet::Data, SystemInfo, Trace, TracePacket, Utsname};
+    let info = SystemInfo {
+        utsname: Some(Utsname {
+            sysname: Some("Linux".into()),
+            release: Some("6.1".into()),
+            version: Some("#1 SMP".into()),
+            machine: Some("aarch64".into()),
+        }),
+        num_cpus: Some(8),
+        system_ram_bytes: Some(7_900_000_000),
+        android_sdk_version: Some(33),
+        android_device_manufacturer: Some("Google".into()),
+        ..Default::default()
+    };
+    let packet = TracePacket {
+        data: Some(Data::SystemInfo(info)),
+        ..Default::default()
+    };
+    let bytes = Trace {
+        packet: vec![packet],
+    }
+    .encode_to_vec();
+    let input = TempFile::with_bytes("system_info.pftrace", &bytes);
+    let db = TempFile::new("system_info.sqlite");
+    sextant::import::import_path(input.path(), db.path()).expect("imports");
+    let conn = sextant::db::open_read_only(db.path()).expect("opens");
+    // RAM in decimal gigabytes, rounded (7.9 GB is 8; 7.36 GiB would be 7).
+    assert_eq!(
+        rows(
+            &conn,
+            "select sysname, release, version, arch, num_cpus, android_device_manufacturer,
+                    android_sdk_version, system_ram_bytes, system_ram_gb from machine"
+        ),
+        table(&[[
+            "Linux",
+            "6.1",
+            "#1 SMP",
+            "aarch64",
+            "8",
+            "Google",
+            "33",
+            "7900000000",
+            "8"
+        ]])
     );
 }

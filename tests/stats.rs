@@ -231,3 +231,107 @@ fn packets_without_a_sequence_are_counted_not_silently_used() {
         ])
     );
 }
+
+/// A Trace of the given packets (prost messages).
+fn encode(packets: Vec<sextant::protos::TracePacket>) -> Vec<u8> {
+    use prost::Message;
+    sextant::protos::Trace { packet: packets }.encode_to_vec()
+}
+
+fn import_bytes(tag: &str, bytes: &[u8]) -> (Connection, TempFile, TempFile) {
+    let input = TempFile::with_bytes(tag, bytes);
+    let db = TempFile::new(&format!("{tag}.sqlite"));
+    sextant::import::import_path(input.path(), db.path()).expect("imports");
+    let conn = sextant::db::open_read_only(db.path()).expect("opens");
+    (conn, input, db)
+}
+
+#[test]
+fn ftrace_cpu_stats_write_every_counter_of_each_cpu_entry() {
+    use sextant::protos::{ftrace_stats::Phase, trace_packet::Data, FtraceCpuStats, FtraceStats};
+    let stats = |phase: Phase, cpus: Vec<FtraceCpuStats>| sextant::protos::TracePacket {
+        data: Some(Data::FtraceStats(FtraceStats {
+            phase: Some(phase as i32),
+            cpu_stats: cpus,
+            ..Default::default()
+        })),
+        ..Default::default()
+    };
+    // Start: cpu 0 with 7 entries and nothing else said; end: cpu 0 with 9 entries and an
+    // oldest event time past i64, cpu 2 with no start entry.
+    let bytes = encode(vec![
+        stats(
+            Phase::StartOfTrace,
+            vec![FtraceCpuStats {
+                cpu: Some(0),
+                entries: Some(7),
+                ..Default::default()
+            }],
+        ),
+        stats(
+            Phase::EndOfTrace,
+            vec![
+                FtraceCpuStats {
+                    cpu: Some(0),
+                    entries: Some(9),
+                    overrun: Some(4),
+                    oldest_event_ts: Some(1e30),
+                    ..Default::default()
+                },
+                FtraceCpuStats {
+                    cpu: Some(2),
+                    entries: Some(5),
+                    ..Default::default()
+                },
+            ],
+        ),
+    ]);
+    let (conn, _input, _db) = import_bytes("ftrace_stats.pftrace", &bytes);
+    let count = |filter: &str| {
+        rows(
+            &conn,
+            &format!("select count(*) from stats where name like 'ftrace_cpu_%' and {filter}"),
+        )
+    };
+    // The reference reads absent counters as 0 and writes all 8 of each entry, and the 6
+    // deltas of a cpu whose start it has.
+    assert_eq!(count("name like '%_begin'"), table(&[["8"]]));
+    assert_eq!(count("name like '%_end' and idx = 0"), table(&[["8"]]));
+    assert_eq!(count("name like '%_end' and idx = 2"), table(&[["8"]]));
+    assert_eq!(count("name like '%_delta' and idx = 0"), table(&[["6"]]));
+    assert_eq!(count("name like '%_delta' and idx = 2"), table(&[["0"]]));
+    let got = stat_rows(
+        &conn,
+        "name in ('ftrace_cpu_entries_delta', 'ftrace_cpu_overrun_delta',
+                  'ftrace_cpu_overrun_begin', 'ftrace_cpu_oldest_event_ts_end')",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["ftrace_cpu_entries_delta", "0", "2", "info"],
+            [
+                "ftrace_cpu_oldest_event_ts_end",
+                "0",
+                "9223372036854775807",
+                "info"
+            ],
+            ["ftrace_cpu_oldest_event_ts_end", "2", "0", "info"],
+            ["ftrace_cpu_overrun_begin", "0", "0", "info"],
+            ["ftrace_cpu_overrun_delta", "0", "4", "info"],
+        ])
+    );
+}
+
+#[test]
+fn sextant_only_stats_have_rows_only_where_they_counted() {
+    let (conn, _db) = import("c_sched.pftrace");
+    // Queries written for the reference (`name like 'ftrace_%'`) see the reference's rows.
+    let got = rows(&conn, "select count(*) from stats where key is null");
+    assert_eq!(got, table(&[["0"]]));
+    let (conn, _db) = import("buffer_loss.pftrace");
+    let got = rows(
+        &conn,
+        "select name, value from stats where name = 'sequence_packet_loss_flagged'",
+    );
+    assert_eq!(got, table(&[["sequence_packet_loss_flagged", "2"]]));
+}

@@ -110,6 +110,13 @@ pub struct InsertedSnapshot {
     /// (raw clock id, node, value); each row's machine is its node's.
     pub readings: Vec<(u32, ClockDomain, i64)>,
     pub source: EdgeSource,
+    /// Each reading in trace time as it was when the relation was added (the reference
+    /// writes the row then and never updates it); `None`: no row, the clock could not be
+    /// converted yet.
+    pub ts: Vec<Option<i64>>,
+    /// When the rows were written, among all relations' (a snapshot's rows come after
+    /// the fall-back relations its conversion added).
+    pub written: usize,
 }
 
 /// A context whose clock could not be related to trace time.
@@ -138,6 +145,8 @@ pub struct Placement {
     tags: HashMap<(u32, MachineId), u32>,
     /// Each proto file's default clock (from its first ClockSnapshot).
     default_clocks: HashMap<u32, u32>,
+    /// Relations whose `clock_snapshot` rows were written so far.
+    stamps: usize,
 }
 
 /// The inputs of [`place`].
@@ -245,12 +254,41 @@ impl Placement {
         b: (ClockDomain, i64),
         source: EdgeSource,
         file: Option<u32>,
+        trace_time: ClockDomain,
     ) {
         self.graph.relate(a, b, source, file);
         self.inserted.push(InsertedSnapshot {
             readings: vec![(a.0.clock_id, a.0, a.1), (b.0.clock_id, b.0, b.1)],
             source,
+            ts: Vec::new(),
+            written: 0,
         });
+        self.stamp(self.inserted.len() - 1, trace_time);
+    }
+
+    /// The `clock_snapshot` times of relation `at`, on trace time as it is now: all the
+    /// reading of the trace-time clock when the relation holds it, else each reading
+    /// converted, where it can be.
+    fn stamp(&mut self, at: usize, trace_time: ClockDomain) {
+        let Some(last) = self.inserted.get(at) else {
+            return;
+        };
+        let own = last
+            .readings
+            .iter()
+            .find(|r| r.1 == trace_time)
+            .map(|r| r.2);
+        let ts = last
+            .readings
+            .iter()
+            .map(|&(_, node, v)| own.or_else(|| self.graph.convert(&node, &trace_time, v)))
+            .collect();
+        self.stamps += 1;
+        let written = self.stamps;
+        if let Some(last) = self.inserted.get_mut(at) {
+            last.ts = ts;
+            last.written = written;
+        }
     }
 
     fn add_snapshot(&mut self, snap: &ClockSnapshot, trace_time: Option<ClockDomain>) {
@@ -287,6 +325,8 @@ impl Placement {
         self.inserted.push(InsertedSnapshot {
             readings,
             source: EdgeSource::Snapshot,
+            ts: Vec::new(),
+            written: 0,
         });
     }
 
@@ -301,6 +341,7 @@ impl Placement {
                     (canonical, 0),
                     EdgeSource::Reconnect,
                     Some(ctx.file),
+                    trace_time,
                 );
             }
         }
@@ -321,6 +362,7 @@ impl Placement {
                 (rg, 0),
                 EdgeSource::RealtimeRendezvous,
                 Some(ctx.file),
+                g,
             );
             return;
         }
@@ -328,7 +370,7 @@ impl Placement {
             || g.clock_id == clocks::TRACE_FILE
             || c.clock_id == g.clock_id
         {
-            self.relate((c, 0), (g, 0), EdgeSource::SameDomain, Some(ctx.file));
+            self.relate((c, 0), (g, 0), EdgeSource::SameDomain, Some(ctx.file), g);
             return;
         }
         self.unrelatable.push(Unrelatable {
@@ -362,7 +404,8 @@ pub fn place(input: &PlacementInput) -> Placement {
     for e in &input.manifest.edges {
         let from = (e.from, e.offset_ns.checked_neg().unwrap_or(i64::MAX).max(0));
         let to = (e.to, e.offset_ns.max(0));
-        p.relate(from, to, EdgeSource::Manifest, Some(e.file));
+        let now = trace_time.unwrap_or_else(|| file_timeline(0, input.first_machine));
+        p.relate(from, to, EdgeSource::Manifest, Some(e.file), now);
     }
 
     let mut by_context: HashMap<(u32, MachineId), Vec<&ClockSnapshot>> = HashMap::new();
@@ -373,17 +416,6 @@ pub fn place(input: &PlacementInput) -> Placement {
             .push(snap);
     }
     for ctx in input.contexts {
-        for snap in by_context
-            .remove(&(ctx.file, ctx.machine))
-            .unwrap_or_default()
-        {
-            p.add_snapshot(snap, trace_time);
-            if trace_time.is_none() && ctx.format == Format::Proto {
-                if let Some(c) = default_clock(snap) {
-                    trace_time = Some(builtin(ctx.machine, c));
-                }
-            }
-        }
         let format_clock = match ctx.format {
             Format::Json => file_timeline(ctx.file, ctx.machine),
             Format::Systrace => ClockDomain {
@@ -409,6 +441,7 @@ pub fn place(input: &PlacementInput) -> Placement {
                 file: ctx.file,
             },
         };
+        // Text formats claim trace time when their file starts.
         if trace_time.is_none() {
             match ctx.format {
                 Format::Json => trace_time = Some(format_clock),
@@ -418,9 +451,30 @@ pub fn place(input: &PlacementInput) -> Placement {
             }
         }
         let clock = p.node_in_context(format_clock);
-        if ctx.converts {
-            let g = trace_time.unwrap_or_else(|| file_timeline(0, input.first_machine));
-            p.bridge(ctx, clock, g);
+        let now =
+            |t: Option<ClockDomain>| t.unwrap_or_else(|| file_timeline(0, input.first_machine));
+        // The context's fall-backs are decided at its first conversion: converting its
+        // first snapshot's readings for `clock_snapshot`, or its first event.
+        let mut resolved = false;
+        for snap in by_context
+            .remove(&(ctx.file, ctx.machine))
+            .unwrap_or_default()
+        {
+            p.add_snapshot(snap, trace_time);
+            let at = p.inserted.len() - 1;
+            if trace_time.is_none() && ctx.format == Format::Proto {
+                if let Some(c) = default_clock(snap) {
+                    trace_time = Some(builtin(ctx.machine, c));
+                }
+            }
+            if !resolved {
+                resolved = true;
+                p.bridge(ctx, clock, now(trace_time));
+            }
+            p.stamp(at, now(trace_time));
+        }
+        if ctx.converts && !resolved {
+            p.bridge(ctx, clock, now(trace_time));
         }
         p.context_clocks.push((ctx.clone(), clock));
     }
@@ -429,6 +483,11 @@ pub fn place(input: &PlacementInput) -> Placement {
     rest.sort_by_key(|s| (s.file, s.machine));
     for snap in rest {
         p.add_snapshot(snap, trace_time);
+        let at = p.inserted.len() - 1;
+        p.stamp(
+            at,
+            trace_time.unwrap_or_else(|| file_timeline(0, input.first_machine)),
+        );
     }
     p.claimed |= trace_time.is_some();
     p.trace_time = trace_time.unwrap_or_else(|| file_timeline(0, input.first_machine));

@@ -256,15 +256,14 @@ impl Report {
     /// `clock_snapshot` rows: each relation added to the graph, at its time on trace time.
     pub fn snapshot_rows(placement: &Placement) -> Vec<SnapshotRow> {
         let mut rows = Vec::new();
-        for (id, snap) in placement.inserted.iter().enumerate() {
-            let Some(ts) = snap
-                .readings
-                .iter()
-                .find_map(|&(_, node, v)| placement.convert_node(&node, v))
-            else {
-                continue;
-            };
-            for &(clock_id, node, v) in &snap.readings {
+        let mut order: Vec<(usize, &crate::clock::InsertedSnapshot)> =
+            placement.inserted.iter().enumerate().collect();
+        order.sort_by_key(|(_, s)| s.written);
+        for (id, snap) in order {
+            for (&(clock_id, node, v), &ts) in snap.readings.iter().zip(&snap.ts) {
+                // A clock that could not be converted when the relation was added has no
+                // row (the reference's rows are written then, and never revisited).
+                let Some(ts) = ts else { continue };
                 rows.push(SnapshotRow {
                     ts,
                     clock_id,

@@ -208,8 +208,8 @@ impl Table {
             Table::Machine => (
                 "machine",
                 "id, raw_id, name, sysname, release, version, arch, num_cpus, \
-                 android_build_fingerprint, android_sdk_version, system_ram_bytes, \
-                 system_ram_gb, label_index",
+                 android_build_fingerprint, android_device_manufacturer, android_sdk_version, \
+                 system_ram_bytes, system_ram_gb, label_index",
                 true,
             ),
             Table::Process => (

@@ -107,9 +107,10 @@ impl TableWriter<'_> {
                 row.text(i.arch.as_deref());
                 row.opt_int(i.num_cpus);
                 row.text(i.android_build_fingerprint.as_deref());
+                row.text(i.android_device_manufacturer.as_deref());
                 row.opt_int(i.android_sdk_version);
                 row.opt_int(i.system_ram_bytes);
-                row.opt_int(i.system_ram_bytes.map(|b| b.saturating_add(1 << 29) >> 30));
+                row.opt_int(i.system_ram_gb());
                 row.int(label_index);
             })?;
         }
@@ -505,9 +506,17 @@ impl TableWriter<'_> {
             let machine_scoped = name.starts_with("system_")
                 || name.starts_with("android_")
                 || name.starts_with("timezone");
+            // The reference's keys that collect every value (KeyType::kMulti).
+            let multi = matches!(
+                name.as_str(),
+                "all_data_source_flushed_ns"
+                    | "benchmark_story_tags"
+                    | "slow_start_data_source"
+                    | "last_flush_slow_data_source"
+            );
             self.row(Table::Metadata, |row| {
                 row.text(Some(name));
-                row.text(Some("single"));
+                row.text(Some(if multi { "multi" } else { "single" }));
                 row.opt_int(int);
                 row.text(string);
                 row.opt_int(nullable_machine(*machine));

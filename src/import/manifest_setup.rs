@@ -65,7 +65,13 @@ impl ManifestSetup {
         }
         let bytes = read_manifest(&files[at], &names[at])?;
         let m = manifest::parse(&bytes).map_err(fail)?;
-        m.check_references().map_err(fail)?;
+        // A file's private timeline is found by member name (never a container's).
+        let member = |path: &str| {
+            files.iter().any(|f| {
+                !path.is_empty() && f.name.as_deref() == Some(path) && !f.kind.is_container()
+            })
+        };
+        m.check_references_in(&member).map_err(fail)?;
         // An override naming a member that is itself an archive or a manifest is refused
         // (even a second manifest: Trace Processor meets the override first).
         for entry in &m.files {

@@ -520,7 +520,13 @@ impl Session {
         facts.candidates = candidates;
         facts.report = report;
 
-        let converted = convert_events(sink, &placement, keep);
+        let protos: std::collections::HashSet<u32> = self
+            .contexts
+            .iter()
+            .filter(|c| c.format == Format::Proto)
+            .map(|c| c.file)
+            .collect();
+        let converted = convert_events(sink, &placement, &protos, keep);
         let raw = converted.map(|events| std::mem::replace(&mut sink.events, events));
         sort_and_drop_negative(sink);
         phase("clock+sort", t);
@@ -620,9 +626,14 @@ fn contexts(sink: &Sink, formats: &[Option<Format>]) -> Vec<Context> {
             }
         }
     };
+    // A text format's clock is named at the start of the file; it converts only if
+    // events are on it (an empty systrace must not be bridged, nor counted unrelatable).
+    let per_clock = report::events_per_clock(sink);
     for c in 0..sink.clocks.len() {
         let d = sink.clocks.get(c as u32);
-        let converts = !matches!(d.clock_id, clocks::PACKET_DEFAULT | clocks::UNTIMED);
+        let is_proto = formats.get(d.file as usize) == Some(&Some(Format::Proto));
+        let used = is_proto || per_clock.get(c).is_some_and(|&n| n > 0);
+        let converts = used && !matches!(d.clock_id, clocks::PACKET_DEFAULT | clocks::UNTIMED);
         note(d.file, d.machine, converts);
     }
     for s in &sink.snapshots {
@@ -644,9 +655,16 @@ fn contexts(sink: &Sink, formats: &[Option<Format>]) -> Vec<Context> {
 }
 
 /// Converts every event to trace time. Events whose clock cannot reach it are dropped and
-/// counted per (machine, file). With `keep`, the raw events stay in the sink and the
-/// converted ones are returned.
-fn convert_events(sink: &mut Sink, placement: &Placement, keep: bool) -> Option<Vec<Event>> {
+/// counted per (machine, file): `clock_sync_failure_<kind>`, and for proto packets (which
+/// the reference holds to the end of their file before giving up on them) also
+/// `clock_sync_failure_undeferrable_packet_loss`. With `keep`, the raw events stay in the
+/// sink and the converted ones are returned.
+fn convert_events(
+    sink: &mut Sink,
+    placement: &Placement,
+    protos: &std::collections::HashSet<u32>,
+    keep: bool,
+) -> Option<Vec<Event>> {
     let domains: Vec<ClockDomain> = (0..sink.clocks.len())
         .map(|c| *sink.clocks.get(c as u32))
         .collect();
@@ -702,7 +720,9 @@ fn convert_events(sink: &mut Sink, placement: &Placement, keep: bool) -> Option<
         let prev = sink.current_file;
         sink.current_file = d.file;
         sink.stat(failure.stat(), d.machine, n);
-        sink.stat("clock_sync_failure_undeferrable_packet_loss", d.machine, n);
+        if protos.contains(&d.file) {
+            sink.stat("clock_sync_failure_undeferrable_packet_loss", d.machine, n);
+        }
         sink.current_file = prev;
     }
     out

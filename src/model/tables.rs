@@ -102,12 +102,13 @@ pub struct Tables {
 }
 
 impl Tables {
-    /// Trace bounds, or (0, 0) for an empty trace (as Trace Processor reports).
+    /// Trace bounds, or (0, 0) for an empty trace; a trace whose events are all at one
+    /// time ends 1 ns after it (as Trace Processor reports).
     pub fn trace_bounds(&self) -> (i64, i64) {
-        if self.bounds.0 > self.bounds.1 {
-            (0, 0)
-        } else {
-            self.bounds
+        match self.bounds {
+            (start, end) if start > end => (0, 0),
+            (start, end) if start == end => (start, end.saturating_add(1)),
+            bounds => bounds,
         }
     }
 }

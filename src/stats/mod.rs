@@ -4,8 +4,9 @@
 //! Names, order (`key`), severities, sources and scopes are Trace Processor's (the list in
 //! [`catalogue`] is generated from the reference notes), so queries against `stats` written
 //! for Perfetto keep working; Sextant's own stats follow the reference's. As in the
-//! reference, every single (non-indexed) stat has a row in every (machine, file) context,
-//! at 0 when nothing counted it, and the global ones one row with no machine or file;
+//! reference, every single (non-indexed) stat of the reference's list has a row in every
+//! (machine, file) context, at 0 when nothing counted it (Sextant's own only where they
+//! counted something), and the global ones one row with no machine or file;
 //! indexed stats have rows only where something was counted. [`rows`] hands plain rows to
 //! the database writer; [`diagnostics`] holds the checks of the trace config.
 
@@ -173,9 +174,19 @@ pub fn rows(counted: &HashMap<StatKey, i64>, contexts: &[(MachineId, u32)]) -> V
         out.push(row);
     }
     for &(file, machine) in &scopes {
-        for d in STATS.iter().filter(|d| !d.global && !d.indexed) {
+        for (i, d) in STATS.iter().enumerate() {
+            if d.global || d.indexed {
+                continue;
+            }
+            let value = singles.remove(&(d.name, machine, file)).unwrap_or(0);
+            // Only the reference's stats have a row at 0 in every context: Sextant's own
+            // appear where they counted something, so queries written for the reference
+            // (`name GLOB 'ftrace_*'`) see the reference's rows.
+            if i >= REFERENCE_COUNT && value == 0 {
+                continue;
+            }
             let mut row = StatRow::new(Some(d), d.name, None);
-            row.value = singles.remove(&(d.name, machine, file)).unwrap_or(0);
+            row.value = value;
             row.machine = machine_col(machine);
             row.file = file_col(file);
             out.push(row);
@@ -323,10 +334,10 @@ mod tests {
             (global[0].value, global[0].machine, global[0].file),
             (3, None, None)
         );
-        // The reference's 269 per-context singles and Sextant's own, in each context.
-        let per_context = STATS.iter().filter(|d| !d.global && !d.indexed).count();
-        assert!(per_context > 269);
-        assert_eq!(rows.len(), 9 + 2 * per_context + 1);
+        // The reference's 269 per-context singles in each context; Sextant's own only
+        // where counted.
+        assert_eq!(rows.len(), 9 + 2 * 269 + 1);
+        assert_eq!(count("proto_truncated"), 0);
         let discarded = rows
             .iter()
             .find(|r| r.name == "traced_chunks_discarded" && r.machine == Some(0))

@@ -449,6 +449,7 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::ClockSnapshot(_)) => "TracePacket.clock_snapshot",
         Some(D::Trigger(_)) => "TracePacket.trigger",
         Some(D::ServiceEvent(_)) => "TracePacket.service_event",
+        Some(D::TraceAttributes(_)) => "TracePacket.trace_attributes",
         Some(D::InitialDisplayState(_)) => "TracePacket.initial_display_state",
         Some(D::CloneSnapshotTrigger(_)) => "TracePacket.clone_snapshot_trigger",
         Some(D::SysStats(_)) => "TracePacket.sys_stats",
@@ -512,7 +513,7 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
 const KNOWN_PACKET_FIELDS: &[u32] = &[
     1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
     47, 48, 50, 51, 52, 53, 54, 57, 58, 59, 60, 61, 63, 64, 65, 66, 67, 69, 70, 71, 72, 76, 77, 79,
-    82, 83, 86, 87, 89, 91, 98, 107, 109, 113, 115, 119, 123, 128, 129, 132, 133,
+    82, 83, 86, 87, 89, 91, 98, 107, 109, 113, 115, 119, 123, 126, 128, 129, 132, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
@@ -602,11 +603,33 @@ impl Parser<'_> {
     }
 
     /// The machine of a packet: the file's own for no id (or 0), else the embedded id,
-    /// through the manifest's `machines` remap when there is one.
-    fn packet_machine(&mut self, id: Option<u32>) -> Result<MachineId, ParseError> {
+    /// through the manifest's `machines` remap when there is one. A `remote_sync` packet
+    /// (RemoteClockSync) is refused like an embedded id by a file the manifest gives one
+    /// machine; a sync `marker` does not count as a packet of the file's own machine.
+    fn packet_machine(
+        &mut self,
+        id: Option<u32>,
+        remote_sync: bool,
+        marker: bool,
+    ) -> Result<MachineId, ParseError> {
+        if remote_sync {
+            match self.ctx.machines {
+                MachineScope::Single => {
+                    return Err(ParseError::Invalid(
+                        ManifestError::MachineOnMultiMachineFile.to_string(),
+                    ))
+                }
+                MachineScope::Pinned => {
+                    return Err(ParseError::Invalid(
+                        ManifestError::PinOnMultiMachineFile.to_string(),
+                    ))
+                }
+                _ => {}
+            }
+        }
         let n = match id {
             None | Some(0) => {
-                self.sent_base_packet = true;
+                self.sent_base_packet |= !marker;
                 return Ok(self.ctx.machine);
             }
             Some(n) => n,
@@ -668,7 +691,11 @@ impl Parser<'_> {
             entry.0 += bytes.len() as u64;
             entry.1 += 1;
         }
-        let machine = match self.packet_machine(pkt.machine_id) {
+        // A clock sync with another machine makes the file multi-machine, whatever ids
+        // its packets carry; a sync marker is no packet of the host's.
+        let remote_sync = matches!(pkt.data, Some(trace_packet::Data::RemoteClockSync(_)));
+        let marker = matches!(pkt.data, Some(trace_packet::Data::SynchronizationMarker(_)));
+        let machine = match self.packet_machine(pkt.machine_id, remote_sync, marker) {
             Ok(m) => m,
             Err(e) => {
                 self.fatal.get_or_insert(e);
@@ -811,6 +838,7 @@ impl Parser<'_> {
         if matches!(
             data,
             D::ServiceEvent(_)
+                | D::TraceAttributes(_)
                 | D::SystemInfo(_)
                 | D::TrackDescriptor(_)
                 | D::ClockSnapshot(_)
@@ -915,6 +943,7 @@ impl Parser<'_> {
                 self.ftrace_bundle(machine, seq_id, bundle, bytes);
             }
             trace_packet::Data::SystemInfo(info) => self.system_info(machine, &info),
+            trace_packet::Data::TraceAttributes(a) => self.trace_attributes(&a),
             trace_packet::Data::CpuInfo(info) => self.cpu_info(machine, ts, clock, &info),
             trace_packet::Data::TraceStats(stats) => {
                 self.losses.trace_stats(self.sink, machine, &stats);

@@ -68,6 +68,27 @@ impl Parser<'_> {
         }
     }
 
+    /// Attributes a producer attached to the trace: metadata `trace_attribute.<key>`, an
+    /// integer or a string, about the whole import (no machine, no file) as the manifest's
+    /// `manifest_attribute.<key>` are.
+    pub(super) fn trace_attributes(&mut self, a: &protos::TraceAttributes) {
+        use protos::trace_attributes::attribute::Value;
+        for attr in &a.attribute {
+            let Some(key) = attr.key.as_deref().filter(|k| !k.is_empty()) else {
+                continue;
+            };
+            let value = match &attr.value {
+                Some(Value::LongValue(v)) => MetaValue::Int(*v),
+                Some(Value::StringValue(v)) => MetaValue::Str(v.clone()),
+                None => continue,
+            };
+            let file = std::mem::replace(&mut self.sink.current_file, NO_FILE);
+            self.sink
+                .metadata(format!("trace_attribute.{key}"), NO_MACHINE, value);
+            self.sink.current_file = file;
+        }
+    }
+
     /// A trace trigger: an instant on the global "Trace Triggers" track, with the producer.
     pub(super) fn trigger(
         &mut self,
@@ -290,6 +311,7 @@ impl Parser<'_> {
         }
         m.num_cpus = info.num_cpus.map(i64::from);
         m.android_build_fingerprint = info.android_build_fingerprint.clone();
+        m.android_device_manufacturer = info.android_device_manufacturer.clone();
         m.android_sdk_version = info.android_sdk_version.map(|v| v as i64);
         m.system_ram_bytes = info.system_ram_bytes.map(|v| v as i64);
         let mut meta = Vec::new();
@@ -334,7 +356,7 @@ impl Parser<'_> {
             meta.push(("system_ram_bytes", MetaValue::Int(v as i64)));
             meta.push((
                 "system_ram_gb",
-                MetaValue::Int((v.saturating_add(1 << 29) >> 30) as i64),
+                MetaValue::Int((v as f64 / 1e9).round() as i64),
             ));
         }
         if let Some(v) = info.timezone_off_mins {

@@ -3,7 +3,7 @@
 //! the loss markers attributed to buffers through `writer_stats`), FtraceStats (per-cpu
 //! ring-buffer counters at start and end, kprobes, setup errors), the per-packet loss
 //! markers (`previous_packet_dropped`, packets skipped for lost incremental state),
-//! service events (clones), and what the TraceConfig implies at the end of the file
+//! service events (clones; their times as metadata), and what the TraceConfig implies at the end of the file
 //! (data lost in streaming mode, config diagnostics). Behaviour follows Trace Processor's
 //! (`../shared/reference/behaviour-stats.md`).
 //!
@@ -108,6 +108,30 @@ impl LossTracker {
         if e.tracing_started() {
             self.machines.entry(machine).or_default().tracing_started_ns = Some(ts);
             sink.metadata("tracing_started_ns", machine, MetaValue::Int(ts));
+        }
+        if e.tracing_disabled() {
+            sink.metadata("tracing_disabled_ns", machine, MetaValue::Int(ts));
+        }
+        if e.all_data_sources_started() {
+            sink.metadata("all_data_source_started_ns", machine, MetaValue::Int(ts));
+        }
+        // Data sources slow to start or to flush: "producer data_source", one row each.
+        let slow = [
+            ("slow_start_data_source", &e.slow_starting_data_sources),
+            (
+                "last_flush_slow_data_source",
+                &e.last_flush_slow_data_sources,
+            ),
+        ];
+        for (key, sources) in slow {
+            for ds in sources.iter().flat_map(|d| &d.data_source) {
+                let name = format!(
+                    "{} {}",
+                    ds.producer_name.as_deref().unwrap_or(""),
+                    ds.data_source_name.as_deref().unwrap_or("")
+                );
+                sink.metadata_append(key, machine, MetaValue::Str(name));
+            }
         }
         if e.clone_started() {
             sink.set_stat("traced_clone_started_timestamp_ns", None, machine, ts);
@@ -296,8 +320,10 @@ impl LossTracker {
             let Ok(cpu) = i64::try_from(c.cpu.unwrap_or(0)) else {
                 continue;
             };
-            // Seconds as a double, to ns; past i64 clamps.
-            let seconds_to_ns = |v: Option<f64>| v.map(|s| (s * NS_PER_S) as i64 as u64);
+            // Seconds as a double, to ns; past i64 clamps. Every counter is written for
+            // each cpu entry, 0 when the entry leaves it out (the reference reads absent
+            // fields as 0), so each `_end` has its `_begin` for the delta.
+            let seconds_to_ns = |v: Option<f64>| Some((v.unwrap_or(0.0) * NS_PER_S) as i64 as u64);
             let values = [
                 ("entries", c.entries),
                 ("overrun", c.overrun),
@@ -309,7 +335,7 @@ impl LossTracker {
                 ("read_events", c.read_events),
             ];
             for (what, value) in values {
-                let Some(value) = value else { continue };
+                let value = value.unwrap_or(0);
                 let Some(name) = stats::ftrace_cpu_stat(what, end) else {
                     continue;
                 };

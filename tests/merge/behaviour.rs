@@ -1,0 +1,269 @@
+//! Behaviour tests on small archives built in memory.
+
+use super::*;
+
+// ---------------------------------------------------------------------------------------
+// Behaviour
+// ---------------------------------------------------------------------------------------
+
+/// A proto on embedded machine `machine_id`: BOOTTIME `boot` = REALTIME `real`, process
+/// 300 `process`, thread 301 `main`, one slice `name` at BOOTTIME `ts`.
+fn machine_proto(
+    machine_id: u32,
+    boot: u64,
+    real: u64,
+    process: &str,
+    name: &str,
+    ts: u64,
+) -> Vec<u8> {
+    let mut packets = vec![snapshot(&[(BOOTTIME, boot), (REALTIME, real)])];
+    packets.extend(thread_tracks(300, 301, process, "main"));
+    packets.extend(slice(name, ts, 100_000_000));
+    encode(packets, Some(machine_id))
+}
+
+#[test]
+fn manifestless_archive_of_two_machines_merges() {
+    // a.pftrace is all machine 1, b.pftrace all machine 2. a is processed first and its
+    // BOOTTIME becomes trace time; b has no path to it but through REALTIME (assumed
+    // equal on both machines): b BOOTTIME T = REALTIME T + 95.5 s = a BOOTTIME T - 3.5 s.
+    let a = machine_proto(
+        1,
+        1_000_000_000,
+        100_000_000_000,
+        "sender",
+        "a_slice",
+        1_500_000_000,
+    );
+    let b = machine_proto(
+        2,
+        5_000_000_000,
+        100_500_000_000,
+        "receiver",
+        "b_slice",
+        5_600_000_000,
+    );
+    for (tag, archive) in [
+        (
+            "two-machines-zip",
+            zip(&[("b.pftrace", &b), ("a.pftrace", &a)]),
+        ),
+        (
+            "two-machines-tar",
+            tar(&[("b.pftrace", &b), ("a.pftrace", &a)]),
+        ),
+    ] {
+        let i = expect_ok(tag, &archive);
+        let c = &i.conn;
+        assert_eq!(
+            rows(
+                c,
+                "select s.name, m.raw_id, p.name, t.tid, s.ts, s.dur
+                 from slice s join thread_track tt on tt.id = s.track_id
+                 join thread t on t.utid = tt.utid
+                 join process p on p.upid = t.upid
+                 join machine m on m.id = t.machine_id order by s.ts"
+            ),
+            table(&[
+                ["a_slice", "1", "sender", "301", "1500000000", "100000000"],
+                ["b_slice", "2", "receiver", "301", "2100000000", "100000000"],
+            ]),
+            "{tag}"
+        );
+        // One machine row per embedded id; same pid on both, two process rows.
+        assert_eq!(
+            rows(c, "select raw_id from machine order by raw_id"),
+            table(&[["1"], ["2"]]),
+            "{tag}"
+        );
+        assert_eq!(
+            rows(c, "select count(*) from process where pid = 300"),
+            table(&[["2"]]),
+            "{tag}"
+        );
+        assert_eq!(trace_time_clock_id(c), table(&[["6"]]), "{tag}");
+        assert_eq!(rows(c, SYNC_FAILURES), Vec::<Vec<String>>::new(), "{tag}");
+        let path = rows(
+            c,
+            "select p.path from __sextant_file_placement p
+             join __intrinsic_trace_file f on f.id = p.file_id where f.name = 'b.pftrace'",
+        );
+        assert_eq!(path.len(), 1, "{tag}: placement rows of b.pftrace");
+        assert!(
+            path[0][0].contains("realtime_rendezvous"),
+            "{tag}: b.pftrace should be placed through the REALTIME rendezvous: {}",
+            path[0][0]
+        );
+    }
+}
+
+#[test]
+fn files_not_in_the_manifest_are_imported() {
+    let meta = manifest(
+        r#"{"version": 1, "files": [{"path": "listed.pftrace", "machine": {"name": "phone"}}]}"#,
+    );
+    let listed = small_proto("listed_slice", true, None);
+    let unlisted = small_proto("unlisted_slice", false, None);
+    let log = br#"[{"ph": "X", "name": "log_slice", "ts": 1000, "dur": 10, "pid": 5, "tid": 6}]"#;
+    let i = expect_ok(
+        "unlisted-files",
+        &zip(&[
+            ("meta.json", &meta),
+            ("listed.pftrace", &listed),
+            ("unlisted.pftrace", &unlisted),
+            ("extra/log.json", log),
+        ]),
+    );
+    let c = &i.conn;
+    assert_eq!(
+        rows(
+            c,
+            "select s.name, m.raw_id, m.name from slice s
+             join thread_track tt on tt.id = s.track_id
+             join thread t on t.utid = tt.utid
+             join machine m on m.id = t.machine_id order by s.name"
+        ),
+        table(&[
+            ["listed_slice", "4294967296", "phone"],
+            ["log_slice", "0", "NULL"],
+            ["unlisted_slice", "0", "NULL"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            c,
+            "select name, trace_type from __intrinsic_trace_file
+             where parent_id is not null order by name"
+        ),
+        table(&[
+            ["extra/log.json", "json"],
+            ["listed.pftrace", "proto"],
+            ["meta.json", "perfetto_manifest"],
+            ["unlisted.pftrace", "proto"],
+        ])
+    );
+}
+
+#[test]
+fn hidden_members_are_skipped() {
+    let trace = small_proto("visible", true, None);
+    let junk = b"\x00\x05Bud1 not a trace at all";
+    let members: [(&str, &[u8]); 4] = [
+        (".DS_Store", junk),
+        ("a/.git/x", junk),
+        ("t.pftrace", &trace),
+        ("dir/.hidden.json", b"[{\"ph\": \"X\"}]"),
+    ];
+    for (tag, archive) in [("hidden-zip", zip(&members)), ("hidden-tar", tar(&members))] {
+        let i = expect_ok(tag, &archive);
+        assert_eq!(
+            rows(
+                &i.conn,
+                "select name from __intrinsic_trace_file order by id"
+            ),
+            table(&[["NULL"], ["t.pftrace"]]),
+            "{tag}"
+        );
+        assert_eq!(
+            rows(&i.conn, "select name from slice"),
+            table(&[["visible"]]),
+            "{tag}"
+        );
+    }
+}
+
+#[test]
+fn archive_inside_an_archive_is_refused() {
+    let trace = small_proto("s", true, None);
+    let inner = zip(&[("inner.pftrace", &trace)]);
+    let inner_tar = tar(&[("inner.pftrace", &trace)]);
+    for (tag, archive, member) in [
+        (
+            "nested-zip",
+            zip(&[("t.pftrace", &trace), ("inner.zip", &inner)]),
+            "inner.zip",
+        ),
+        (
+            "nested-tar-in-zip",
+            zip(&[("t.pftrace", &trace), ("inner.tar", &inner_tar)]),
+            "inner.tar",
+        ),
+        (
+            "nested-zip-in-tar",
+            tar(&[("t.pftrace", &trace), ("inner.zip", &inner)]),
+            "inner.zip",
+        ),
+        (
+            "nested-gz-zip",
+            zip(&[("t.pftrace", &trace), ("inner.zip.gz", &gzip(&inner))]),
+            "inner.zip.gz",
+        ),
+    ] {
+        let got = expect_err(tag, &archive);
+        assert!(
+            got.contains(member),
+            "{tag}: the error should name {member}: {got}"
+        );
+        assert!(
+            got.contains("an archive inside an archive is not supported"),
+            "{tag}: {got}"
+        );
+    }
+}
+
+#[test]
+fn pretty_printed_manifest_is_detected() {
+    // Detection removes ALL whitespace from the first 128 bytes before looking for
+    // `{"perfetto_manifest"` (behaviour-merging.md §7), so whitespace between `{` and the
+    // key, as any pretty-printer writes it, still makes a manifest.
+    let meta = b"{\n  \"perfetto_manifest\" : {\n    \"version\": 1,\n    \"files\": [{\"path\": \
+                 \"t.pftrace\", \"machine\": {\"name\": \"phone\"}}]}}\n";
+    let trace = small_proto("s", true, None);
+    let i = expect_ok(
+        "pretty-manifest",
+        &zip(&[("meta.json", meta), ("t.pftrace", &trace)]),
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select name, trace_type from __intrinsic_trace_file
+             where parent_id is not null order by processing_order"
+        ),
+        table(&[["meta.json", "perfetto_manifest"], ["t.pftrace", "proto"]])
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select s.name, m.name from slice s join thread_track tt on tt.id = s.track_id
+             join thread t on t.utid = tt.utid join machine m on m.id = t.machine_id"
+        ),
+        table(&[["s", "phone"]])
+    );
+}
+
+#[test]
+fn standalone_manifest_imports() {
+    let i = expect_ok(
+        "standalone-manifest",
+        &manifest(
+            r#"{"version": 1, "trace_time": {"clock": "BOOTTIME"},
+                "files": [{"path": "x.pftrace", "machine": {"name": "phone"}}]}"#,
+        ),
+    );
+    let c = &i.conn;
+    assert_eq!(
+        rows(
+            c,
+            "select parent_id, trace_type, processing_order, is_container
+             from __intrinsic_trace_file"
+        ),
+        table(&[["NULL", "perfetto_manifest", "0", "0"]])
+    );
+    assert_eq!(rows(c, "select count(*) from slice"), table(&[["0"]]));
+    // It still applies trace_time and names its machines (behaviour-merging.md §8).
+    assert_eq!(trace_time_clock_id(c), table(&[["6"]]));
+    assert_eq!(
+        rows(c, "select raw_id, name from machine where name is not null"),
+        table(&[["4294967296", "phone"]])
+    );
+}

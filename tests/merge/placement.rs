@@ -1,0 +1,154 @@
+//! Clock placement rules of behaviour-merging.md §1–5 on small archives built in memory:
+//! what `clock_snapshot` records and when, and what a conversion failure counts.
+
+use super::*;
+
+/// A proto with a BOOTTIME/REALTIME snapshot (REALTIME = 1.7e18 + 1 s at BOOTTIME `boot`)
+/// and one 100 ns slice `name` 100 ms after the snapshot.
+fn boot_realtime_proto(name: &str, boot: u64) -> Vec<u8> {
+    let mut packets = vec![snapshot(&[
+        (BOOTTIME, boot),
+        (REALTIME, 1_700_000_001_000_000_000),
+    ])];
+    packets.extend(thread_tracks(10, 11, "app", "main"));
+    packets.extend(slice(name, boot + 100_000_000, 100));
+    encode(packets, None)
+}
+
+/// `clock_snapshot` in row order, machines by name.
+const SNAPSHOT_ROWS: &str = "
+    select c.ts, c.clock_id, coalesce(c.clock_name, '-'), c.clock_value, c.snapshot_id,
+           coalesce(m.name, '-')
+    from clock_snapshot c left join machine m on m.id = c.machine_id
+    order by c.id";
+
+const SYSTRACE: &str = "# tracer: nop\n#\n\
+    \x20          <...>-1     (-----) [000] ...1  1.500000: tracing_mark_write: B|1|sys_slice\n\
+    \x20          <...>-1     (-----) [000] ...1  2.000000: tracing_mark_write: E|1\n";
+
+#[test]
+fn clock_snapshot_rows_are_written_when_their_relation_is_added() {
+    // The server's snapshot is converted for its rows at once: that first conversion of
+    // the server's context adds the REALTIME rendezvous (its rows first, REALTIME 0 in
+    // trace time), then the snapshot's own rows follow with the id it was given first.
+    let meta = manifest(
+        r#"{"version": 1, "files": [
+            {"path": "a.pb", "machine": {"name": "phone"}},
+            {"path": "b.pb", "machine": {"name": "server"}}]}"#,
+    );
+    let a = boot_realtime_proto("a_slice", 1_000_000_000);
+    let b = boot_realtime_proto("b_slice", 3_000_000_000);
+    let i = expect_ok(
+        "rows_at_insertion.zip",
+        &zip(&[("meta.json", &meta), ("a.pb", &a), ("b.pb", &b)]),
+    );
+    let rendezvous = "-1700000000000000000";
+    assert_eq!(
+        rows(&i.conn, SNAPSHOT_ROWS),
+        table(&[
+            ["1000000000", "6", "BOOTTIME", "1000000000", "0", "phone"],
+            [
+                "1000000000",
+                "1",
+                "REALTIME",
+                "1700000001000000000",
+                "0",
+                "phone"
+            ],
+            [rendezvous, "1", "REALTIME", "0", "2", "server"],
+            [rendezvous, "1", "REALTIME", "0", "2", "phone"],
+            ["1000000000", "6", "BOOTTIME", "3000000000", "1", "server"],
+            [
+                "1000000000",
+                "1",
+                "REALTIME",
+                "1700000001000000000",
+                "1",
+                "server"
+            ],
+        ])
+    );
+}
+
+#[test]
+fn a_manifest_override_has_rows_only_if_trace_time_reaches_it_when_the_manifest_is_read() {
+    let json = |name: &str| {
+        format!(
+            r#"{{"traceEvents": [{{"pid": 1, "tid": 1, "ts": 10, "dur": 1, "ph": "X",
+                "name": "{name}"}}]}}"#
+        )
+        .into_bytes()
+    };
+    let (a, b) = (json("ja"), json("jb"));
+    // No manifest trace_time: trace time is nobody's yet, the pin converts to nothing.
+    let meta = manifest(
+        r#"{"version": 1, "files": [{"path": "a.json"},
+            {"path": "b.json", "clocks": {"sync_to": {"file": "a.json"}, "offset_ns": 7000}}]}"#,
+    );
+    let i = expect_ok(
+        "pin_without_trace_time.zip",
+        &zip(&[("meta.json", &meta), ("a.json", &a), ("b.json", &b)]),
+    );
+    assert_eq!(rows(&i.conn, SNAPSHOT_ROWS), table::<6>(&[]));
+    assert_eq!(
+        rows(&i.conn, "select name, ts from slice order by ts"),
+        table(&[["ja", "10000"], ["jb", "17000"]])
+    );
+    // Pinned to the manifest's trace-time clock: two rows, both at the reference's reading.
+    let meta = manifest(
+        r#"{"version": 1, "trace_time": {"clock": "BOOTTIME", "file": "p.pb"},
+            "files": [{"path": "p.pb"},
+            {"path": "b.json", "clocks": {"sync_to": {"file": "p.pb", "clock": "BOOTTIME"},
+                                          "offset_ns": 7000}}]}"#,
+    );
+    let p = small_proto("p_slice", true, None);
+    let i = expect_ok(
+        "pin_on_trace_time.zip",
+        &zip(&[("meta.json", &meta), ("p.pb", &p), ("b.json", &b)]),
+    );
+    let got = rows(&i.conn, SNAPSHOT_ROWS);
+    assert_eq!(
+        got[..2],
+        table(&[
+            ["7000", "11", "-", "0", "0", "-"],
+            ["7000", "6", "BOOTTIME", "7000", "0", "-"],
+        ])
+    );
+}
+
+#[test]
+fn a_text_file_whose_clock_cannot_be_placed_loses_lines_not_deferred_packets() {
+    let a = boot_realtime_proto("a_slice", 1_000_000_000);
+    let i = expect_ok(
+        "systrace_unrelatable.zip",
+        &zip(&[("a.pb", &a), ("s.txt", SYSTRACE.as_bytes())]),
+    );
+    let got = rows(&i.conn, SYNC_FAILURES);
+    let names: Vec<&str> = got.iter().map(|r| r[0].as_str()).collect();
+    // MONOTONIC appears in no snapshot: its events are dropped, as an unknown clock; only
+    // proto packets (held to the end of their file first) are "undeferrable".
+    assert_eq!(
+        names,
+        [
+            "clock_sync_failure_unknown_source_clock",
+            "clock_sync_unrelatable_clock_domains"
+        ]
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select count(*) from slice where name = 'sys_slice'"
+        ),
+        table(&[["0"]])
+    );
+}
+
+#[test]
+fn a_text_file_without_events_needs_no_clock() {
+    let a = boot_realtime_proto("a_slice", 1_000_000_000);
+    let i = expect_ok(
+        "empty_systrace.zip",
+        &zip(&[("a.pb", &a), ("s.txt", b"# tracer: nop\n")]),
+    );
+    assert_eq!(rows(&i.conn, SYNC_FAILURES), table::<2>(&[]));
+}
