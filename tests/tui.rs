@@ -81,7 +81,7 @@ impl Harness {
                 };
                 let manifest = ImportEvent::Manifest {
                     manifest: session.manifest(),
-                    members: session.member_names(),
+                    members: session.members(),
                 };
                 h.session = Some(session);
                 h.dbs.push(db);
@@ -160,7 +160,7 @@ impl Harness {
                                         }),
                                         AppEvent::Import(ImportEvent::Manifest {
                                             manifest: session.manifest(),
-                                            members: session.member_names(),
+                                            members: session.members(),
                                         }),
                                     ]
                                 }
@@ -270,6 +270,9 @@ macro_rules! snapshot {
 // Finding and summarising (issue 14).
 #[path = "tui/find.rs"]
 mod find;
+
+#[path = "tui/edit.rs"]
+mod edit;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
 

@@ -345,3 +345,57 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod scratch_prof {
+    use super::*;
+    #[test]
+    #[ignore]
+    fn prof() {
+        let path = std::env::var("PROF_DB").unwrap();
+        let conn = Connection::open(path).unwrap();
+        let col = |sql: &str| -> Vec<i64> {
+            let mut st = conn.prepare(sql).unwrap();
+            st.query_map([], |r| r.get(0))
+                .unwrap()
+                .map(|r| r.unwrap())
+                .collect()
+        };
+        let (s, e): (i64, i64) = conn
+            .query_row("select min(ts), min(ts)+1000000000 from slice", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        let area = AreaSpec {
+            start: s,
+            end: e,
+            slice_tracks: col("select distinct track_id from slice order by 1"),
+            state_utids: col("select distinct utid from thread_state order by 1"),
+            ucpus: col("select distinct ucpu from sched_slice order by 1"),
+            counter_tracks: col("select distinct track_id from counter order by 1"),
+            utids: col("select utid from thread order by 1"),
+        };
+        for a in Aggregate::ALL {
+            let Some(sql) = a.sql(&area) else { continue };
+            let t = std::time::Instant::now();
+            let rows = run(&conn, &sql).unwrap();
+            eprintln!("{:?}: {} rows in {:?}", a, rows.len(), t.elapsed());
+            if std::env::var("PLAN").is_ok() {
+                let mut st = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+                let plan: Vec<String> = st
+                    .query_map([], |r| {
+                        Ok(format!(
+                            "{} {} {}",
+                            r.get::<_, i64>(0)?,
+                            r.get::<_, i64>(1)?,
+                            r.get::<_, String>(3)?
+                        ))
+                    })
+                    .unwrap()
+                    .map(|r| r.unwrap())
+                    .collect();
+                eprintln!("{}", plan.join("\n"));
+            }
+        }
+    }
+}

@@ -449,6 +449,13 @@ impl App {
     fn mark_or_align(&mut self, now: Instant) -> Vec<Effect> {
         use super::timeline::details::Source;
         use super::timeline::DetailsView;
+        if self.clocks.edit.database {
+            self.notice = Some(format!(
+                "M aligns two files of a merge: {}",
+                super::clock_editor::NEEDS_TRACES
+            ));
+            return Vec::new();
+        }
         let DetailsView::Ready(d) = &self.timeline.details else {
             self.notice = Some("select a slice first (Enter), then M marks it".into());
             return Vec::new();
@@ -473,20 +480,22 @@ impl App {
                         .and_then(|n| crate::manifest::clock_id(&n.clock_name)),
                     _ => None,
                 };
-                let clockless = self.clocks.status_of(&file) == Some("unconverted");
-                let command = self.clocks.edit.align(
-                    &file,
-                    d.ts,
-                    &mark.file,
-                    mark.ts,
-                    trace_clock,
-                    clockless,
-                );
+                let aligned = self
+                    .clocks
+                    .edit
+                    .align(&file, d.ts, &mark.file, mark.ts, trace_clock);
                 self.mark = None;
-                self.pane = Pane::Clocks;
-                match command {
-                    Some(c) => self.edit_effect(c, now),
-                    None => Vec::new(),
+                match aligned {
+                    Ok(Some(c)) => {
+                        self.pane = Pane::Clocks;
+                        self.edit_effect(c, now)
+                    }
+                    Ok(None) => Vec::new(),
+                    // Nothing to edit: the timeline stays, and says why.
+                    Err(e) => {
+                        self.notice = Some(format!("cannot align: {e}"));
+                        Vec::new()
+                    }
                 }
             }
             _ => {
@@ -616,6 +625,7 @@ impl App {
             ImportEvent::Opened { db } => {
                 self.import = ImportStatus::Done(None);
                 self.chooser.can_switch = false;
+                self.clocks.edit.database = true;
                 self.load_all(db, true)
             }
             ImportEvent::Failed(f) if matches!(self.import, ImportStatus::Done(_)) => {
