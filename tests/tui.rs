@@ -636,7 +636,7 @@ fn mouse_click_selects_and_wheel_zooms_at_the_pointer() {
         .find(|(_, l)| l.contains("uploader 1002"))
         .expect("the uploader thread is on screen");
     let col = line
-        .find("upload pho")
+        .find("upload p")
         .map(|b| line[..b].chars().count())
         .expect("a slice name");
     harness.mouse(

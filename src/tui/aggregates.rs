@@ -76,9 +76,16 @@ impl AggregatesPanel {
                 })
                 .collect()
         }));
-        // Stay on the same aggregate when the new area has it.
-        if let (Some(a), Some(Ok(tables))) = (keep, &self.result) {
-            self.tab = tables.iter().position(|t| t.aggregate == a).unwrap_or(0);
+        // Stay on the same aggregate when the new area has rows for it, else open the first
+        // tab that has any (an area without slices opens on what it has).
+        if let Some(Ok(tables)) = &self.result {
+            let same = keep.and_then(|a| {
+                tables
+                    .iter()
+                    .position(|t| t.aggregate == a && !t.rows.is_empty())
+            });
+            let first = tables.iter().position(|t| !t.rows.is_empty());
+            self.tab = same.or(first).unwrap_or(0);
         }
         self.cursor = 0;
         self.scroll = 0;
@@ -368,4 +375,32 @@ pub fn draw(frame: &mut Frame, rect: Rect, panel: &AggregatesPanel, span: i64, t
         lines.push(Line::styled(format!(" {text}"), style));
     }
     frame.render_widget(Paragraph::new(lines), body);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An area whose first aggregate is empty opens on the first tab that has rows.
+    #[test]
+    fn an_area_opens_on_its_first_non_empty_tab() {
+        let spec = AreaSpec::default();
+        let mut p = AggregatesPanel::new(spec.clone());
+        let table = |aggregate, rows: Vec<Vec<Cell>>| Table {
+            aggregate,
+            sql: String::new(),
+            rows,
+        };
+        p.on_result(
+            &spec,
+            Ok(vec![
+                table(Aggregate::Slices, Vec::new()),
+                table(Aggregate::ThreadStates, vec![vec![Cell::Int(1)]]),
+            ]),
+        );
+        assert_eq!(
+            p.current().map(|t| t.aggregate),
+            Some(Aggregate::ThreadStates)
+        );
+    }
 }
