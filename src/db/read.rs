@@ -59,6 +59,18 @@ impl Aggregate {
         }
     }
 
+    /// The title on a narrow screen.
+    pub fn short_title(self) -> &'static str {
+        match self {
+            Aggregate::Slices => "Slices",
+            Aggregate::ThreadStates => "States",
+            Aggregate::CpuByThread => "CPU/thread",
+            Aggregate::CpuByProcess => "CPU/proc",
+            Aggregate::Counters => "Counters",
+            Aggregate::Samples => "Samples",
+        }
+    }
+
     /// The columns and how to show them.
     pub fn columns(self) -> &'static [(&'static str, Kind)] {
         use Kind::*;

@@ -398,6 +398,19 @@ impl App {
                     }
                 },
                 Some(QueryCommand::Interrupt) => vec![Effect::InterruptQuery],
+                Some(QueryCommand::Show(row)) => match self.query.row_place(row) {
+                    Ok((ts, dur, slice)) => {
+                        let timeline_page =
+                            ui::body_area(self.size).height.saturating_sub(4).max(1) as usize;
+                        let request = self.timeline.show_span(ts, dur, slice, timeline_page);
+                        self.pane = Pane::Timeline;
+                        self.timeline_effects(request)
+                    }
+                    Err(e) => {
+                        self.notice = Some(format!("cannot put the row on the timeline: {e}"));
+                        Vec::new()
+                    }
+                },
                 None => Vec::new(),
             },
             Pane::Logs => {
@@ -416,7 +429,7 @@ impl App {
                 None => Vec::new(),
             },
             Pane::Help => {
-                help::on_key(&mut self.help_scroll, key);
+                help::on_key(&mut self.help_scroll, key, area);
                 Vec::new()
             }
         }
@@ -428,7 +441,8 @@ impl App {
             self.notice = Some("run a query with ts and dur columns first".into());
             return;
         };
-        match super::timeline::debug::from_result(&self.query.last_sql, result) {
+        // Named by the query that made the result (a later one may have failed).
+        match super::timeline::debug::from_result(&self.query.result_sql, result) {
             Ok(tracks) => {
                 self.timeline.add_debug_tracks(tracks);
                 self.pane = Pane::Timeline;

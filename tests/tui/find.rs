@@ -708,3 +708,53 @@ fn a_filter_that_matches_nothing_says_so() {
         "{screen}"
     );
 }
+
+/// Selecting a row of a result in the SQL pane (j/k after Esc, then Enter) puts the
+/// timeline on it and selects the slice it names.
+#[test]
+fn enter_on_a_result_row_puts_the_timeline_on_it() {
+    let mut h = Harness::fixture(REAL, 120, 40);
+    h.key(KeyCode::Char('4'));
+    h.keys("select id, ts, dur, name from slice where dur > 0 order by dur desc limit 5");
+    h.key(KeyCode::Enter);
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Char('j'));
+    let (ts, dur, id) = h.app.query.row_place(1).expect("a place");
+    let screen = h.screen();
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.pane, Pane::Timeline, "{:?} {screen}", h.app.notice);
+    let sel = h
+        .app
+        .timeline
+        .selection
+        .expect("the row's slice is selected");
+    assert_eq!(Some(i64::from(sel.id)), id);
+    let t = &h.app.timeline;
+    assert!(t.view_start <= ts && t.view_start + t.view_span >= ts + dur.unwrap_or(0));
+    // i goes back to the prompt.
+    h.key(KeyCode::Char('4'));
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Char('i'));
+    assert!(h.app.query.editing);
+}
+
+/// After a failed query, T puts the result shown (an earlier query's) on the timeline under
+/// that query's text, not the failed one's.
+#[test]
+fn t_after_a_failed_query_names_the_result_by_its_own_query() {
+    let mut h = Harness::fixture(REAL, 120, 40);
+    h.key(KeyCode::Char('4'));
+    h.keys("select ts, dur, name from slice order by dur desc limit 3");
+    h.key(KeyCode::Enter);
+    h.keys("select nonsense from nowhere");
+    h.key(KeyCode::Enter);
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Char('T'));
+    let tracks = &h.app.timeline.debug_tracks;
+    assert!(!tracks.is_empty(), "{:?}", h.app.notice);
+    let label = &tracks[0].label;
+    assert!(
+        label.contains("order by dur desc limit 3") && !label.contains("nowhere"),
+        "{label}"
+    );
+}

@@ -334,6 +334,35 @@ impl TimelineState {
         self.clamp_view();
     }
 
+    /// Puts the view on a span (a query row's `ts` and `dur`); when `slice` is the id of a
+    /// slice starting at `ts` on the timeline, selects it too.
+    pub fn show_span(
+        &mut self,
+        ts: i64,
+        dur: Option<i64>,
+        slice: Option<i64>,
+        page: usize,
+    ) -> Option<DetailsRequest> {
+        let data = self.data.clone()?;
+        let found = slice.and_then(|id| {
+            let id = u32::try_from(id).ok()?;
+            slice_lanes(&data).find_map(|(track, depth, l)| {
+                find(l, ts, id).map(|index| Selection {
+                    track,
+                    depth,
+                    index,
+                    id,
+                })
+            })
+        });
+        let request = found.and_then(|sel| self.reveal(sel, page));
+        match dur {
+            Some(d) if d > 0 => self.fit(ts, ts.saturating_add(d)),
+            _ => self.focus(ts),
+        }
+        request
+    }
+
     fn fit(&mut self, start: i64, end: i64) {
         let span = (end - start).max(MIN_SPAN);
         let pad = (span / 10).max(1);
@@ -1764,20 +1793,24 @@ fn draw_footer(
     } else if let Some(m) = &state.message {
         Line::styled(format!(" {m}"), theme.warning())
     } else if state.aggregates.is_some() {
+        let keys = if rect.width >= 90 {
+            " < > tab · j/k row · o/O sort · Enter highlight · n/N step · x SQL · v new · Esc drops"
+        } else {
+            " <> tab · j/k · o sort · Enter mark · n/N · x SQL · v new · Esc"
+        };
         Line::from(vec![
             Span::styled(" area:", theme.key()),
-            Span::styled(
-                " < > tab · j/k row · o/O sort · Enter highlight · n/N step · x SQL · v new · Esc drops",
-                theme.dim(),
-            ),
+            Span::styled(keys, theme.dim()),
         ])
     } else if state.area.is_some_and(|a| a.editing) {
+        let keys = if rect.width >= 90 {
+            " ←/→ extend in time (Shift more) · j/k across tracks · v or Enter ends · Esc drops"
+        } else {
+            " ←/→ time (Shift more) · j/k tracks · v/Enter ends · Esc drops"
+        };
         Line::from(vec![
             Span::styled(" area:", theme.key()),
-            Span::styled(
-                " ←/→ extend in time (Shift more) · j/k across tracks · v or Enter ends · Esc drops",
-                theme.dim(),
-            ),
+            Span::styled(keys, theme.dim()),
         ])
     } else if let Some(f) = state.filter.as_ref().filter(|_| rows == 0) {
         Line::from(vec![
