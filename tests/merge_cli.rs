@@ -628,3 +628,47 @@ fn sextant_manifest_reads_a_database_and_loose_files() {
         text(&r.stderr)
     );
 }
+
+/// Loose files that cannot be merged say what they are and what to do: a file in a
+/// directory that is no trace, an archive among loose files, a database with traces.
+#[test]
+fn what_cannot_be_merged_among_loose_files_says_what_it_is() {
+    let dir = Dir::new("loose-bad");
+    let files = unpack_i1(&dir);
+    std::fs::write(dir.join("empty.txt"), b"").expect("write");
+    let out = sextant(&[os("query"), dir.0.as_os_str(), os("select 1")]);
+    let err = text(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("empty.txt: not a trace (an empty file)"),
+        "{err}"
+    );
+    std::fs::remove_file(dir.join("empty.txt")).expect("rm");
+    let zip = dir.join("m.zip");
+    merge(&files, &[], &zip);
+    let out = sextant(&[os("query"), dir.0.as_os_str(), os("select 1")]);
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("m.zip: an archive cannot be one of several files opened together"),
+        "{err}"
+    );
+    let db = dir.join("t.sqlite");
+    let r = sextant(&[os("import"), files[0].as_os_str(), os("-o"), db.as_os_str()]);
+    assert!(r.status.success());
+    let out = sextant(&[os("query"), db.as_os_str(), zip.as_os_str(), os("select 1")]);
+    let err = text(&out.stderr);
+    assert!(err.contains("a database cannot be merged with traces"), "{err}");
+}
+
+/// `sextant query` fills `__sextant_trace_time_candidate` as the explorer's chooser lists
+/// them (it was empty outside the explorer).
+#[test]
+fn sextant_query_lists_the_trace_time_candidates() {
+    let zip = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/i1_merge.zip");
+    let n = value(
+        &zip,
+        "SELECT count(*) || ',' || sum(is_current) FROM __sextant_trace_time_candidate",
+    );
+    let (count, current) = n.split_once(',').expect("two values");
+    assert!(count.parse::<i64>().expect("a count") >= 3, "{n}");
+    assert_eq!(current, "1");
+}

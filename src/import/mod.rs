@@ -505,18 +505,18 @@ impl Session {
         // Node ids name the clocks of the database being written; the session answers with
         // the last complete one's until this one is.
         let nodes: Vec<ClockDomain> = report.nodes.iter().map(|n| n.clock).collect();
-        let candidates = if keep {
-            report.candidates(
-                &placement,
-                sink,
-                &self.contexts,
-                &self.manifest_clocks,
-                self.first_machine,
-                &per_clock,
-            )
-        } else {
-            Vec::new()
-        };
+        // Every import fills `__sextant_trace_time_candidate` (`sextant query` and `sextant
+        // import` too, not only the explorer): the README documents it.
+        let t_candidates = Instant::now();
+        let candidates = report.candidates(
+            &placement,
+            sink,
+            &self.contexts,
+            &self.manifest_clocks,
+            self.first_machine,
+            &per_clock,
+        );
+        phase("candidates", t_candidates);
         let choices = candidates
             .iter()
             .map(|c| TraceTimeCandidate {
