@@ -239,7 +239,7 @@ pub fn parse_offset(s: &str) -> Result<i64, String> {
             digits.parse().map_err(|_| not_offset())?
         };
         let scaled = part * scale;
-        if scaled % denominator != 0 {
+        if !scaled.is_multiple_of(denominator) {
             return Err(format!(
                 "{s:?} is not a whole number of nanoseconds (offset_ns is an integer: give ns, \
                  or a unit that makes it whole, e.g. 1500ms)"

@@ -861,10 +861,8 @@ fn zip_with_a_garbage_member_is_an_error_naming_the_member() {
 /// cut and which member is missing, not that the manifest is wrong.
 #[test]
 fn an_archive_cut_before_a_member_its_manifest_names_says_so() {
-    let zip = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/i1_merge.zip"),
-    )
-    .expect("fixture");
+    let zip = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/i1_merge.zip"))
+        .expect("fixture");
     let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zip)).expect("zip");
     let mut member = |name: &str| -> Vec<u8> {
         let mut out = Vec::new();

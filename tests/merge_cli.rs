@@ -656,7 +656,10 @@ fn what_cannot_be_merged_among_loose_files_says_what_it_is() {
     assert!(r.status.success());
     let out = sextant(&[os("query"), db.as_os_str(), zip.as_os_str(), os("select 1")]);
     let err = text(&out.stderr);
-    assert!(err.contains("a database cannot be merged with traces"), "{err}");
+    assert!(
+        err.contains("a database cannot be merged with traces"),
+        "{err}"
+    );
 }
 
 /// `sextant query` fills `__sextant_trace_time_candidate` as the explorer's chooser lists

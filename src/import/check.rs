@@ -182,10 +182,12 @@ impl Session {
             let mut best: Option<(u64, u32)> = None;
             for (c, s) in spans.iter().enumerate() {
                 let d = sink.clocks.get(c as u32);
-                if d.file == file && s.count > 0 && manifest::clock_name(d.clock_id).is_some() {
-                    if best.is_none_or(|(n, _)| s.count > n) {
-                        best = Some((s.count, d.clock_id));
-                    }
+                if d.file == file
+                    && s.count > 0
+                    && manifest::clock_name(d.clock_id).is_some()
+                    && best.is_none_or(|(n, _)| s.count > n)
+                {
+                    best = Some((s.count, d.clock_id));
                 }
             }
             best.and_then(|(_, c)| manifest::clock_name(c))
