@@ -56,23 +56,33 @@ enum Command {
         /// FILE=NAME: the whole file is machine NAME (files[].machine).
         #[arg(long = "machine", value_name = "FILE=NAME")]
         machine: Vec<String>,
-        /// FILE=ID:NAME[,ID:NAME...]: names the machine ids a multi-machine trace embeds.
+        /// FILE=ID:NAME[,ID:NAME...]: names the machine ids a multi-machine trace embeds
+        /// (a name the trace gives a machine itself, SystemInfo machine_name, still wins).
         #[arg(long = "machines", value_name = "FILE=ID:NAME,...")]
         machines: Vec<String>,
-        /// FILE[:CLOCK]=REF_FILE[:CLOCK][,OFFSET]: with the source CLOCK, relates that
-        /// clock to the reference (RELATE); without it, pins the file's own timeline (PIN).
-        /// Without the reference CLOCK, REF_FILE's own timeline. OFFSET in ns or with a unit
-        /// (250ms, -1.5s, 40us): the file moves later by it.
+        /// FILE[@MACHINE][:CLOCK]=REF[@MACHINE][:CLOCK][,OFFSET]: with the source CLOCK,
+        /// relates that clock to the reference (RELATE: for traces placed by their clocks);
+        /// without it, pins the file's own timeline (PIN: for JSON traces). Without the
+        /// reference CLOCK, REF's own timeline. @MACHINE names one machine of a file that
+        /// has a --machines block. OFFSET in whole ns or with a unit (250ms, -1.5s, 40us,
+        /// 1min): the file moves later by it.
         #[arg(long = "sync", value_name = "FILE[:CLOCK]=REF[:CLOCK][,OFFSET]")]
         sync: Vec<String>,
-        /// CLOCK[=FILE]: the clock of the merged timeline, on FILE's machine.
+        /// CLOCK[=FILE[@MACHINE]]: the clock of the merged timeline, on FILE's machine (or
+        /// MACHINE of a multi-machine FILE).
         #[arg(long = "trace-time", value_name = "CLOCK[=FILE]")]
-        trace_time: Option<String>,
+        trace_time: Vec<String>,
+        /// Write even when events would be dropped (placed before trace time's zero, or
+        /// with no path to it).
+        #[arg(long = "allow-drops")]
+        allow_drops: bool,
     },
-    /// Print the perfetto_manifest an archive holds (or say it has none).
+    /// Print the perfetto_manifest in effect for an archive, loose files or a directory, or
+    /// a database written by `sextant import` (or say there is none).
     Manifest {
-        /// An archive (ZIP, TAR, gzip).
-        trace: PathBuf,
+        /// An archive (ZIP, TAR, gzip), files or a directory, or a database.
+        #[arg(required = true, num_args = 1..)]
+        traces: Vec<PathBuf>,
     },
     /// Run SQL on a trace and print each result set as CSV (like trace_processor_shell -q).
     Query {
@@ -132,6 +142,11 @@ fn main() -> ExitCode {
     code
 }
 
+/// `1 file`, `3 files`.
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Prints to stderr; a stderr that is gone (a hung-up terminal) is not an error then.
 fn warn(message: std::fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stderr(), "sextant: {message}");
@@ -168,7 +183,13 @@ fn run(cli: Cli) -> Result<()> {
             machines,
             sync,
             trace_time,
+            allow_drops,
         }) => {
+            let to_stdout = output.as_os_str() == "-";
+            // Where it goes is checked before the files are read.
+            if !to_stdout {
+                sextant::merge::check_output(&output, &files)?;
+            }
             let options = sextant::merge::MergeOptions {
                 files: files.clone(),
                 machine,
@@ -179,27 +200,34 @@ fn run(cli: Cli) -> Result<()> {
             let manifest = sextant::merge::build_manifest(&options)?;
             let json = sextant::merge::to_json(&manifest);
             let preview = sextant::merge::preview(&files, &json)?;
-            let to_stdout = output.as_os_str() == "-";
             let mut err = std::io::stderr().lock();
-            let _ = writeln!(err, "{} files would be placed so:", files.len());
+            let _ = writeln!(
+                err,
+                "{} would be placed so:",
+                plural(files.len(), "file", "files")
+            );
             for line in preview.lines() {
                 let _ = writeln!(err, "{line}");
+            }
+            drop(err);
+            if !preview.problems.is_empty() {
+                return Err(eyre!("nothing written: {}", preview.problems.join("\n  ")));
+            }
+            if preview.drops_events() && !allow_drops {
+                return Err(eyre!("{}", preview.drop_refusal()));
             }
             if to_stdout {
                 print!("{json}");
             } else {
                 sextant::merge::write_archive(&output, &files, &json)?;
-                let _ = writeln!(err, "wrote {}", output.display());
+                let _ = writeln!(std::io::stderr(), "wrote {}", output.display());
             }
             Ok(())
         }
-        Some(Command::Manifest { trace }) => {
-            match sextant::merge::manifest_of(&trace)? {
-                Some(text) => print!("{text}"),
-                None => warn(format_args!(
-                    "{} has no perfetto_manifest: its files are placed by the default rules",
-                    trace.display()
-                )),
+        Some(Command::Manifest { traces }) => {
+            match sextant::merge::manifest_of(&traces)? {
+                sextant::merge::ManifestOf::Text(text) => print!("{text}"),
+                sextant::merge::ManifestOf::None(why) => warn(format_args!("{why}")),
             }
             Ok(())
         }
@@ -242,9 +270,9 @@ fn run(cli: Cli) -> Result<()> {
             let conn = sextant::db::open_read_only(&db.path)?;
             if let Some(s) = summary {
                 println!(
-                    "{}: {} files, {} events in {:.2}s",
+                    "{}: {}, {} events in {:.2}s",
                     sextant::source::loose_name(&cli.traces),
-                    s.files,
+                    plural(s.files, "file", "files"),
                     s.events,
                     s.total_secs
                 );

@@ -856,3 +856,43 @@ fn zip_with_a_garbage_member_is_an_error_naming_the_member() {
         }
     }
 }
+
+/// A merge archive cut before a member its manifest names: the error says the archive is
+/// cut and which member is missing, not that the manifest is wrong.
+#[test]
+fn an_archive_cut_before_a_member_its_manifest_names_says_so() {
+    let zip = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/i1_merge.zip"))
+        .expect("fixture");
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zip)).expect("zip");
+    let mut member = |name: &str| -> Vec<u8> {
+        let mut out = Vec::new();
+        std::io::copy(&mut archive.by_name(name).expect("member"), &mut out).expect("read");
+        out
+    };
+    let (manifest, phone, watch, log) = (
+        member("perfetto_manifest.json"),
+        member("phone.pftrace"),
+        member("watch.pftrace"),
+        member("app_log.json"),
+    );
+    let stored = zip::CompressionMethod::Stored;
+    let whole = zip_of(&[
+        ("perfetto_manifest.json", &manifest, stored),
+        ("phone.pftrace", &phone, stored),
+        ("watch.pftrace", &watch, stored),
+        ("app_log.json", &log, stored),
+    ]);
+    // Cut just before the log's local header (the fourth).
+    let at = whole
+        .windows(4)
+        .enumerate()
+        .filter(|(_, w)| *w == b"PK\x03\x04")
+        .map(|(i, _)| i)
+        .nth(3)
+        .expect("the log's header");
+    let message = expect_err("cut_merge.zip", &whole[..at], &["cut short"]);
+    assert!(
+        message.contains("app_log.json, which its manifest names, is not in what is left"),
+        "{message}"
+    );
+}

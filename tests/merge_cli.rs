@@ -301,3 +301,377 @@ fn loose_files_import_as_one_merge_in_query_and_import() {
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("two files are named \"phone.pftrace\""));
 }
+
+/// Runs `sextant merge FILES OPTIONS -o OUT` and expects it to fail, writing nothing.
+fn merge_fails(dir: &Dir, files: &[PathBuf], options: &[&str]) -> String {
+    let before = dir.names();
+    let out = dir.join("refused.zip");
+    let mut args: Vec<&std::ffi::OsStr> = vec![os("merge")];
+    args.extend(files.iter().map(|f| f.as_os_str()));
+    args.extend(options.iter().map(|o| os(o)));
+    args.extend([os("-o"), out.as_os_str()]);
+    let result = sextant(&args);
+    assert!(!result.status.success(), "{options:?} succeeded");
+    assert_eq!(dir.names(), before, "{options:?} left something behind");
+    text(&result.stderr)
+}
+
+/// Offsets are whole nanoseconds in range (never rounded, never wrapped), each option is
+/// given once per file, and a word after `FILE:` is a clock.
+#[test]
+fn offsets_repeats_and_clock_names_are_refused_as_what_they_are() {
+    let dir = Dir::new("merge-values");
+    let files = unpack_i1(&dir);
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--sync", "app_log.json=phone.pftrace:BOOTTIME,1.5"],
+            "not a whole number of nanoseconds",
+        ),
+        (
+            &[
+                "--sync",
+                "app_log.json=phone.pftrace:BOOTTIME,9223372036854775808",
+            ],
+            "offset_ns is out of range",
+        ),
+        // In range for the reader, but it carries the events past the largest timestamp.
+        (
+            &[
+                "--sync",
+                "app_log.json=phone.pftrace:BOOTTIME,9223372036854775807",
+            ],
+            "app_log.json: its events would land outside the range of a timestamp",
+        ),
+        (
+            &[
+                "--machine",
+                "phone.pftrace=a",
+                "--machine",
+                "phone.pftrace=b",
+            ],
+            "--machine is given twice for phone.pftrace",
+        ),
+        (
+            &[
+                "--sync",
+                "app_log.json=phone.pftrace:BOOTTIME",
+                "--sync",
+                "DIR/./app_log.json=phone.pftrace:BOOTTIME,1s",
+            ],
+            "--sync is given twice for app_log.json",
+        ),
+        (
+            &["--trace-time", "BOOTTIME", "--trace-time", "MONOTONIC"],
+            "--trace-time is given more than once",
+        ),
+        (
+            &["--machines", "phone.pftrace=0:a,0:b"],
+            "machine id 0 is named twice",
+        ),
+        (
+            &["--sync", "app_log.json=phone.pftrace:FOO"],
+            "unknown clock name: FOO",
+        ),
+    ];
+    let root = dir.0.display().to_string();
+    for (options, expected) in cases {
+        // A path spelled another way (here `DIR/./FILE`) is the same file.
+        let options: Vec<String> = options.iter().map(|o| o.replace("DIR", &root)).collect();
+        let options: Vec<&str> = options.iter().map(String::as_str).collect();
+        let err = merge_fails(&dir, &files, &options);
+        assert!(err.contains(expected), "{options:?}: {err}");
+    }
+}
+
+/// A sync that can move nothing is refused with why, not silently ignored.
+#[test]
+fn syncs_that_move_nothing_are_refused_with_why() {
+    let dir = Dir::new("merge-noop");
+    let files = unpack_i1(&dir);
+    let g = dir.join("g.json");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/g_chrome.json"),
+        &g,
+    )
+    .expect("copy");
+    let mut all = files.to_vec();
+    all.push(g);
+    let cases: &[(&[&str], &str)] = &[
+        // A PIN to a proto's own timeline: its events are on its clocks.
+        (
+            &["--sync", "app_log.json=phone.pftrace,1s"],
+            "phone.pftrace's own timeline places none of its events",
+        ),
+        // A RELATE of a JSON trace's clock (the log is on the host, as the phone is).
+        (
+            &["--sync", "app_log.json:BOOTTIME=phone.pftrace:BOOTTIME,1s"],
+            "are one clock",
+        ),
+        (
+            &["--sync", "app_log.json:BOOTTIME=watch.pftrace:REALTIME,1s"],
+            "app_log.json is a JSON trace",
+        ),
+        (
+            &["--sync", "app_log.json=app_log.json"],
+            "app_log.json is synced to itself",
+        ),
+        (
+            &[
+                "--sync",
+                "app_log.json=g.json",
+                "--sync",
+                "g.json=app_log.json",
+            ],
+            "synced to each other twice",
+        ),
+        // A machine named on a file that has no machines block names no machine.
+        (
+            &["--sync", "watch.pftrace@vm:BOOTTIME=phone.pftrace:BOOTTIME"],
+            "@vm names no machine of watch.pftrace",
+        ),
+    ];
+    for (options, expected) in cases {
+        let err = merge_fails(&dir, &all, options);
+        assert!(err.contains(expected), "{options:?}: {err}");
+    }
+}
+
+/// A merge that would drop events is not written: the files that lose them are named, with
+/// what would keep them; --allow-drops writes it anyway.
+#[test]
+fn a_merge_that_drops_events_names_whose_and_is_written_only_when_allowed() {
+    let dir = Dir::new("merge-drops");
+    let g = dir.join("g_chrome.json");
+    let a = dir.join("app2.json");
+    for f in [&g, &a] {
+        std::fs::copy(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/g_chrome.json"),
+            f,
+        )
+        .expect("copy");
+    }
+    let files = [g.clone(), a.clone()];
+    // app2.json claims trace time (its own timeline) and g_chrome.json lands 5 ms before it.
+    let err = merge_fails(&dir, &files, &["--sync", "app2.json=g_chrome.json,5ms"]);
+    assert!(
+        err.contains("g_chrome.json on the host: 16 events, ALL 16 dropped"),
+        "{err}"
+    );
+    assert!(
+        err.contains("nothing written: g_chrome.json would lose all 16 of its events"),
+        "{err}"
+    );
+    assert!(err.contains("--trace-time BOOTTIME"), "{err}");
+    // The way out it names keeps every event, with app2.json 5 ms later.
+    let out = dir.join("kept.zip");
+    let preview = merge(
+        &files,
+        &[
+            "--trace-time",
+            "BOOTTIME",
+            "--sync",
+            "app2.json=g_chrome.json:BOOTTIME,5ms",
+        ],
+        &out,
+    );
+    assert!(preview.contains("nothing would be dropped"), "{preview}");
+    let first = |name: &str| {
+        value(
+            &out,
+            &format!(
+                "SELECT min(s.ts) FROM slice s LEFT JOIN __sextant_slice_file sf ON sf.slice_id = s.id
+                 LEFT JOIN __sextant_track_file f ON f.track_id = s.track_id
+                 JOIN __intrinsic_trace_file tf ON tf.id = COALESCE(sf.file_id, f.file_id)
+                 WHERE tf.name = '{name}'"
+            ),
+        )
+        .parse::<i64>()
+        .expect("a ts")
+    };
+    assert_eq!(first("app2.json") - first("g_chrome.json"), 5_000_000);
+    // Allowed, the dropping merge is written, and its placement rows say whose events went.
+    let forced = dir.join("forced.zip");
+    merge(
+        &files,
+        &["--sync", "app2.json=g_chrome.json,5ms", "--allow-drops"],
+        &forced,
+    );
+    assert_eq!(
+        value(
+            &forced,
+            "SELECT p.dropped FROM __sextant_file_placement p JOIN __intrinsic_trace_file f
+             ON f.id = p.file_id WHERE f.name = 'g_chrome.json'"
+        ),
+        "16"
+    );
+}
+
+/// FILE@MACHINE names one machine of a multi-machine file in --sync and --trace-time; the
+/// trace's own machine names win over --machines, and merge says so.
+#[test]
+fn a_machine_of_a_multi_machine_file_is_named_with_at() {
+    let dir = Dir::new("merge-at");
+    let e = dir.join("e_two_machines.pftrace");
+    let g = dir.join("g_chrome.json");
+    for (from, to) in [("e_two_machines.pftrace", &e), ("g_chrome.json", &g)] {
+        std::fs::copy(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/data")
+                .join(from),
+            to,
+        )
+        .expect("copy");
+    }
+    let out = dir.join("e.zip");
+    let preview = merge(
+        &[e.clone(), g.clone()],
+        &[
+            "--machines",
+            "e_two_machines.pftrace=0:hostA,2:vmB",
+            "--sync",
+            "g_chrome.json=e_two_machines.pftrace@hostA:BOOTTIME,1s",
+            "--trace-time",
+            "BOOTTIME=e_two_machines.pftrace@vmB",
+        ],
+        &out,
+    );
+    assert!(
+        preview.contains("the trace names machine \"vmB\" itself \"guest-vm\""),
+        "{preview}"
+    );
+    let m = sextant::manifest::parse(&sextant(&[os("manifest"), out.as_os_str()]).stdout)
+        .expect("the manifest reads");
+    let tt = m.trace_time.clone().expect("trace_time");
+    assert_eq!(tt.machine.as_deref(), Some("vmB"));
+    let sync = m
+        .entry("g_chrome.json")
+        .and_then(|e| e.clocks.clone())
+        .expect("clocks");
+    assert_eq!(sync.sync_to.machine.as_deref(), Some("hostA"));
+    // As the reader names them: the trace's own.
+    assert_eq!(
+        value(&out, "SELECT group_concat(name, ',') FROM (SELECT name FROM machine WHERE name IS NOT NULL ORDER BY name)"),
+        "guest-vm,host-box"
+    );
+}
+
+/// Where the archive goes is checked before any file is read; a file named like the
+/// manifest is refused for what it is.
+#[test]
+fn the_output_and_the_input_names_are_checked_first() {
+    let dir = Dir::new("merge-out");
+    let files = unpack_i1(&dir);
+    let mut args: Vec<&std::ffi::OsStr> = vec![os("merge")];
+    args.extend(files.iter().map(|f| f.as_os_str()));
+    for (out, expected) in [
+        ("out.txt", "must end in .tar or .zip"),
+        ("no/such/dir/out.zip", "there is no directory"),
+    ] {
+        let mut a = args.clone();
+        let out = dir.join(out);
+        a.extend([os("-o"), out.as_os_str()]);
+        let r = sextant(&a);
+        let err = text(&r.stderr);
+        assert!(!r.status.success() && err.contains(expected), "{err}");
+        assert!(
+            !err.contains("would be placed"),
+            "checked after the import: {err}"
+        );
+    }
+    let named = dir.join("perfetto_manifest.json");
+    std::fs::copy(&files[2], &named).expect("copy");
+    let err = merge_fails(&dir, &[files[0].clone(), named], &[]);
+    assert!(
+        err.contains("cannot be named perfetto_manifest.json"),
+        "{err}"
+    );
+}
+
+/// `sextant manifest` on a database gives the manifest the import used, and on loose files
+/// or a directory what they hold.
+#[test]
+fn sextant_manifest_reads_a_database_and_loose_files() {
+    let dir = Dir::new("manifest-db");
+    let files = unpack_i1(&dir);
+    let zip = dir.join("m.zip");
+    merge(&files, &["--machine", "watch.pftrace=wrist"], &zip);
+    let db = dir.join("m.sqlite");
+    let r = sextant(&[os("import"), zip.as_os_str(), os("-o"), db.as_os_str()]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let r = sextant(&[os("manifest"), db.as_os_str()]);
+    let m = sextant::manifest::parse(&r.stdout).expect("the database's manifest");
+    assert_eq!(
+        m.entry("watch.pftrace").and_then(|e| e.machine.as_deref()),
+        Some("wrist")
+    );
+    // A database of a trace without one says so (and not that it is an archive).
+    let plain = dir.join("plain.sqlite");
+    let r = sextant(&[
+        os("import"),
+        files[0].as_os_str(),
+        os("-o"),
+        plain.as_os_str(),
+    ]);
+    assert!(r.status.success());
+    let r = sextant(&[os("manifest"), plain.as_os_str()]);
+    assert!(
+        text(&r.stderr).contains("is a database of traces that had no perfetto_manifest"),
+        "{}",
+        text(&r.stderr)
+    );
+    // Loose files without one.
+    let r = sextant(&[os("manifest"), files[0].as_os_str(), files[1].as_os_str()]);
+    assert!(r.status.success());
+    assert!(
+        text(&r.stderr).contains("has no perfetto_manifest"),
+        "{}",
+        text(&r.stderr)
+    );
+}
+
+/// Loose files that cannot be merged say what they are and what to do: a file in a
+/// directory that is no trace, an archive among loose files, a database with traces.
+#[test]
+fn what_cannot_be_merged_among_loose_files_says_what_it_is() {
+    let dir = Dir::new("loose-bad");
+    let files = unpack_i1(&dir);
+    std::fs::write(dir.join("empty.txt"), b"").expect("write");
+    let out = sextant(&[os("query"), dir.0.as_os_str(), os("select 1")]);
+    let err = text(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("empty.txt: not a trace (an empty file)"),
+        "{err}"
+    );
+    std::fs::remove_file(dir.join("empty.txt")).expect("rm");
+    let zip = dir.join("m.zip");
+    merge(&files, &[], &zip);
+    let out = sextant(&[os("query"), dir.0.as_os_str(), os("select 1")]);
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("m.zip: an archive cannot be one of several files opened together"),
+        "{err}"
+    );
+    let db = dir.join("t.sqlite");
+    let r = sextant(&[os("import"), files[0].as_os_str(), os("-o"), db.as_os_str()]);
+    assert!(r.status.success());
+    let out = sextant(&[os("query"), db.as_os_str(), zip.as_os_str(), os("select 1")]);
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("a database cannot be merged with traces"),
+        "{err}"
+    );
+}
+
+/// `sextant query` fills `__sextant_trace_time_candidate` as the explorer's chooser lists
+/// them (it was empty outside the explorer).
+#[test]
+fn sextant_query_lists_the_trace_time_candidates() {
+    let zip = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/i1_merge.zip");
+    let n = value(
+        &zip,
+        "SELECT count(*) || ',' || sum(is_current) FROM __sextant_trace_time_candidate",
+    );
+    let (count, current) = n.split_once(',').expect("two values");
+    assert!(count.parse::<i64>().expect("a count") >= 3, "{n}");
+    assert_eq!(current, "1");
+}

@@ -81,7 +81,7 @@ impl Harness {
                 };
                 let manifest = ImportEvent::Manifest {
                     manifest: session.manifest(),
-                    members: session.member_names(),
+                    members: session.members(),
                 };
                 h.session = Some(session);
                 h.dbs.push(db);
@@ -160,7 +160,7 @@ impl Harness {
                                         }),
                                         AppEvent::Import(ImportEvent::Manifest {
                                             manifest: session.manifest(),
-                                            members: session.member_names(),
+                                            members: session.members(),
                                         }),
                                     ]
                                 }
@@ -270,6 +270,9 @@ macro_rules! snapshot {
 // Finding and summarising (issue 14).
 #[path = "tui/find.rs"]
 mod find;
+
+#[path = "tui/edit.rs"]
+mod edit;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
 
@@ -501,6 +504,33 @@ fn help_lists_every_pane() {
 }
 
 #[test]
+fn help_g_reaches_the_last_line_and_pgdn_stops_there() {
+    for (w, h) in SIZES {
+        let mut harness = Harness::demo(w, h);
+        harness.key(KeyCode::Char('?'));
+        harness.key(KeyCode::Char('G'));
+        let screen = harness.screen();
+        // The last key of the last section is on screen, on the body's last lines.
+        assert!(
+            screen.contains("put trace time on that clock"),
+            "{w}x{h}: {screen}"
+        );
+        assert!(screen.contains("Android log (6)") || h < 40, "{screen}");
+        for _ in 0..5 {
+            harness.key(KeyCode::PageDown);
+        }
+        assert_eq!(harness.screen(), screen, "PgDn past the end");
+        // Every line wrapped under its description, none at column 0 but titles.
+        for line in screen.lines().skip(1) {
+            if line.trim().is_empty() || line.contains("events from") {
+                continue;
+            }
+            assert!(line.starts_with(' '), "{line}");
+        }
+    }
+}
+
+#[test]
 fn help_opens_at_the_keys_of_the_current_pane() {
     let mut harness = Harness::demo(80, 24);
     harness.key(KeyCode::Char('3'));
@@ -633,7 +663,7 @@ fn mouse_click_selects_and_wheel_zooms_at_the_pointer() {
         .find(|(_, l)| l.contains("uploader 1002"))
         .expect("the uploader thread is on screen");
     let col = line
-        .find("upload pho")
+        .find("upload p")
         .map(|b| line[..b].chars().count())
         .expect("a slice name");
     harness.mouse(

@@ -62,6 +62,13 @@ impl Relation {
         let (src, dst) = self.points[i.saturating_sub(1)];
         v.wrapping_sub(src).wrapping_add(dst)
     }
+
+    /// Like [`Relation::convert`], `None` when the result leaves the range of an `i64`.
+    fn checked_convert(&self, v: i64) -> Option<i64> {
+        let i = self.points.partition_point(|&(src, _)| src <= v);
+        let (src, dst) = self.points[i.saturating_sub(1)];
+        i64::try_from(i128::from(v) - i128::from(src) + i128::from(dst)).ok()
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -182,6 +189,13 @@ impl ClockGraph {
     /// Converts `v` along a path found by [`ClockGraph::path`].
     pub fn convert_along(&self, path: &[EdgeIndex], v: i64) -> i64 {
         path.iter().fold(v, |v, &e| self.graph[e].convert(v))
+    }
+
+    /// Like [`ClockGraph::convert_along`], `None` when a hop leaves the range of an `i64`
+    /// (where the import would wrap around).
+    pub fn checked_convert_along(&self, path: &[EdgeIndex], v: i64) -> Option<i64> {
+        path.iter()
+            .try_fold(v, |v, &e| self.graph[e].checked_convert(v))
     }
 
     /// Converts `v` read on `from` to `to`, when a path exists.

@@ -59,6 +59,18 @@ impl Aggregate {
         }
     }
 
+    /// The title on a narrow screen.
+    pub fn short_title(self) -> &'static str {
+        match self {
+            Aggregate::Slices => "Slices",
+            Aggregate::ThreadStates => "States",
+            Aggregate::CpuByThread => "CPU/thread",
+            Aggregate::CpuByProcess => "CPU/proc",
+            Aggregate::Counters => "Counters",
+            Aggregate::Samples => "Samples",
+        }
+    }
+
     /// The columns and how to show them.
     pub fn columns(self) -> &'static [(&'static str, Kind)] {
         use Kind::*;
@@ -130,11 +142,11 @@ impl Aggregate {
                 )
             }
             Aggregate::ThreadStates => {
+                // A state lasts until the thread's next one, as the timeline draws it: an
+                // unfinished one (dur -1) is cut there, or at the trace's end.
                 let utids = ids(&area.state_utids)?;
                 format!(
-                    "WITH s AS (\n  SELECT utid, state, {c} AS d\n  FROM thread_state\n  WHERE utid IN ({utids}) AND {o}\n)\nSELECT t.name AS thread, t.tid AS tid, s.state AS state, COUNT(*) AS occurrences,\n  SUM(s.d) AS dur,\n  ROUND(100.0 * SUM(s.d) / (SELECT SUM(d) FROM s s2 WHERE s2.utid = s.utid), 1) AS percent\nFROM s JOIN thread t USING (utid)\nGROUP BY s.utid, s.state\nORDER BY dur DESC, tid, state",
-                    c = clipped("ts", "dur"),
-                    o = overlaps("ts", "dur"),
+                    "WITH t AS (\n  SELECT utid, state, ts,\n    MIN(IIF(dur < 0, (SELECT end_ts FROM trace_bounds), ts + dur),\n      COALESCE(LEAD(ts) OVER (PARTITION BY utid ORDER BY ts, id), {e})) AS end_ts\n  FROM thread_state\n  WHERE utid IN ({utids}) AND ts < {e}\n),\ns AS (\n  SELECT utid, state, MIN(end_ts, {e}) - MAX(ts, {s}) AS d\n  FROM t WHERE end_ts > {s}\n),\ntotal AS (\n  SELECT utid, SUM(d) AS d FROM s GROUP BY utid\n)\nSELECT th.name AS thread, th.tid AS tid, s.state AS state, COUNT(*) AS occurrences,\n  SUM(s.d) AS dur,\n  ROUND(100.0 * SUM(s.d) / total.d, 1) AS percent\nFROM s JOIN total USING (utid) JOIN thread th USING (utid)\nGROUP BY s.utid, s.state\nORDER BY dur DESC, tid, state"
                 )
             }
             Aggregate::CpuByThread | Aggregate::CpuByProcess => {
@@ -340,6 +352,55 @@ mod tests {
                     Cell::Int(10),
                     Cell::Int(10),
                     Cell::Int(10)
+                ],
+            ]
+        );
+    }
+
+    /// A state lasts until the thread's next state: an unfinished one (dur -1) followed by
+    /// later states is cut at the next one (as the timeline draws it), the last one at the
+    /// trace's end; no thread has more time in the area than the area has.
+    #[test]
+    fn thread_states_end_at_the_next_state_and_never_exceed_the_area() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE thread_state (id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER,
+               utid INTEGER, state TEXT);
+             CREATE TABLE thread (utid INTEGER PRIMARY KEY, tid INTEGER, name TEXT);
+             CREATE TABLE trace_bounds (start_ts INTEGER, end_ts INTEGER);
+             INSERT INTO trace_bounds VALUES (0, 1000);
+             INSERT INTO thread VALUES (1, 11, 'a');
+             -- R open (dur -1) at 10, then S at 40 for 20, then R open to the end.
+             INSERT INTO thread_state VALUES (1, 10, -1, 1, 'R'), (2, 40, 20, 1, 'S'),
+               (3, 60, -1, 1, 'R');",
+        )
+        .unwrap();
+        let area = AreaSpec {
+            start: 0,
+            end: 100,
+            state_utids: vec![1],
+            ..AreaSpec::default()
+        };
+        let rows = run(&conn, &Aggregate::ThreadStates.sql(&area).unwrap()).unwrap();
+        // R: 10..40 and 60..100 = 70; S: 40..60 = 20; 90 in all, within the area's 100.
+        assert_eq!(
+            rows,
+            vec![
+                vec![
+                    Cell::Text("a".into()),
+                    Cell::Int(11),
+                    Cell::Text("R".into()),
+                    Cell::Int(2),
+                    Cell::Int(70),
+                    Cell::Real(77.8)
+                ],
+                vec![
+                    Cell::Text("a".into()),
+                    Cell::Int(11),
+                    Cell::Text("S".into()),
+                    Cell::Int(1),
+                    Cell::Int(20),
+                    Cell::Real(22.2)
                 ],
             ]
         );

@@ -25,7 +25,71 @@ pub struct FilePreview {
     pub dropped_now: u64,
 }
 
+/// What an edited manifest would do.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ManifestPreview {
+    /// The manifest as it would be applied (a machine renamed for one file is renamed for
+    /// every file on it).
+    pub manifest: Manifest,
+    pub files: Vec<FilePreview>,
+    /// What to know before applying: names the traces override, machines renamed for
+    /// several files.
+    pub notes: Vec<String>,
+}
+
+/// A trace file of the session, as the editor offers it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Member {
+    /// The member name (what a manifest's `path` names).
+    pub name: String,
+    /// `proto`, `json`, `systrace`, …: what a sync of it can move (a PIN moves a JSON
+    /// trace's own timeline; the others are placed by their clocks).
+    pub trace_type: String,
+    /// The file has clock snapshots of its own.
+    pub has_snapshots: bool,
+    /// A multi-machine file's embedded machine ids and the names they show with (empty for
+    /// a file on one machine).
+    pub machines: Vec<(u32, String)>,
+}
+
 impl Session {
+    /// The trace files, with what the editor needs to know of each.
+    pub fn members(&self) -> Vec<Member> {
+        let now = self.manifest();
+        let registry = &self.sink.machine_registry;
+        self.member_names()
+            .into_iter()
+            .map(|name| {
+                let Some(file) = self.trace_file_index(&name) else {
+                    return Member {
+                        name,
+                        ..Member::default()
+                    };
+                };
+                let ids = self.machines_of(file);
+                let block = now.entry(&name).and_then(|e| e.machines.clone());
+                let machines = match block {
+                    Some(list) => list.iter().map(|m| (m.id, m.name.clone())).collect(),
+                    None if ids.len() > 1 => ids
+                        .iter()
+                        .filter_map(|&id| {
+                            let raw =
+                                u32::try_from(registry.records.get(id as usize)?.raw_id).ok()?;
+                            Some((raw, self.shown_machine_name(registry, id)))
+                        })
+                        .collect(),
+                    None => Vec::new(),
+                };
+                Member {
+                    trace_type: self.trace_type(file).to_string(),
+                    has_snapshots: self.has_snapshots(file),
+                    machines,
+                    name,
+                }
+            })
+            .collect()
+    }
+
     /// The manifest in effect: the input's (as edited), or one with an entry per trace file
     /// and nothing else when it has none.
     pub fn manifest(&self) -> Manifest {
@@ -56,8 +120,9 @@ impl Session {
             .collect()
     }
 
-    /// Checks `m` with the reader's rules and resolves its clocks on a copy of the machine
-    /// registry (renamed as `m` names the files' machines).
+    /// Checks `m` with the reader's rules (the document's, and those it applies while
+    /// parsing) and resolves its clocks on a copy of the machine registry (renamed as `m`
+    /// names the files' machines).
     fn resolve(&self, m: &Manifest) -> Result<(ManifestClocks, MachineRegistry), ImportError> {
         let fail = |error| ImportError::Manifest {
             file: self.input_name.clone(),
@@ -65,62 +130,191 @@ impl Session {
         };
         let checked = manifest::parse(crate::merge::to_json(m).as_bytes()).map_err(fail)?;
         checked.check_references().map_err(fail)?;
+        self.check_parse_rules(m)?;
         let mut registry = self.sink.machine_registry.clone();
-        self.rename_machines(m, &mut registry)
-            .map_err(|e| ImportError::Manifest {
-                file: self.input_name.clone(),
-                error: ManifestError::Edit(e),
-            })?;
-        let names = self.member_names();
-        let file_index = |path: &str| -> Option<u32> {
-            let at = names.iter().position(|n| n == path)?;
-            // The n-th trace file of the list.
-            self.files
-                .iter()
-                .enumerate()
-                .filter(|(_, f)| !f.is_container && f.trace_type != "perfetto_manifest")
-                .nth(at)
-                .map(|(i, _)| i as u32)
-        };
+        self.rename_machines(m, &mut registry)?;
+        let file_index = |path: &str| self.trace_file_index(path);
         let clocks =
             manifest_setup::resolve_clocks(&checked, &file_index, &mut registry).map_err(fail)?;
         Ok((clocks, registry))
     }
 
-    /// Renames the machines whose files `m` gives another name.
-    fn rename_machines(&self, m: &Manifest, registry: &mut MachineRegistry) -> Result<(), String> {
+    /// `m` as it can be applied without parsing again: a machine renamed for one file is
+    /// renamed for every file on it (they share one machine in the session, and a new import
+    /// of the written manifest must put them on one machine too). Says what it changed.
+    fn normalize(&self, m: &Manifest) -> Result<(Manifest, Vec<String>), ImportError> {
         let now = self.manifest();
-        let names = self.member_names();
+        let mut out = m.clone();
+        let mut notes = Vec::new();
+        let refuse = |file: &str, why: String| ImportError::Manifest {
+            file: file.to_string(),
+            error: ManifestError::Edit(why),
+        };
         for entry in &m.files {
+            let Some(old_entry) = now.entry(&entry.path) else {
+                continue;
+            };
+            if entry.machines.is_none() && old_entry.machines.is_some() {
+                return Err(refuse(
+                    &entry.path,
+                    "removing a machines block needs the file to be imported again (sextant merge)"
+                        .into(),
+                ));
+            }
+            if entry.machines.is_some() {
+                continue;
+            }
+            let (old, new) = (old_entry.base_machine(), entry.base_machine());
+            if old == new {
+                continue;
+            }
+            let Some(new) = new else {
+                return Err(refuse(
+                    &entry.path,
+                    format!(
+                        "removing the machine name {:?} needs the file to be imported again \
+                         (sextant merge); rename the machine instead",
+                        old.unwrap_or_default()
+                    ),
+                ));
+            };
+            let Some(file) = self.trace_file_index(&entry.path) else {
+                continue;
+            };
+            let Some(&machine) = self.machines_of(file).first() else {
+                continue;
+            };
+            let mut sharing = vec![entry.path.clone()];
+            for other in out.files.iter_mut() {
+                if other.path == entry.path || other.machines.is_some() {
+                    continue;
+                }
+                let Some(f) = self.trace_file_index(&other.path) else {
+                    continue;
+                };
+                let unchanged =
+                    now.entry(&other.path).and_then(|e| e.base_machine()) == other.base_machine();
+                if unchanged && self.machines_of(f).contains(&machine) {
+                    other.machine = Some(new.to_string());
+                    sharing.push(other.path.clone());
+                }
+            }
+            if sharing.len() > 1 {
+                notes.push(format!(
+                    "renames machine {} to {new:?} for every file on it: {} (to put {} on a \
+                     machine of its own, merge again: sextant merge … --machine {}={new})",
+                    old.map_or_else(|| "the host".to_string(), |o| format!("{o:?}")),
+                    sharing.join(", "),
+                    entry.path,
+                    entry.path
+                ));
+            }
+        }
+        Ok((out, notes))
+    }
+
+    /// Renames the machines whose files `m` gives other names (a `machine`, the id-0 name
+    /// of a `machines` block, or the names of a multi-machine file's embedded ids).
+    fn rename_machines(
+        &self,
+        m: &Manifest,
+        registry: &mut MachineRegistry,
+    ) -> Result<(), ImportError> {
+        let now = self.manifest();
+        let original = &self.sink.machine_registry;
+        let edit = |file: &str, e: String| ImportError::Manifest {
+            file: file.to_string(),
+            error: ManifestError::Edit(e.replace("FILE=", &format!("{file}="))),
+        };
+        for entry in &m.files {
+            let Some(file) = self.trace_file_index(&entry.path) else {
+                continue;
+            };
+            let old = now.entry(&entry.path);
+            if let Some(list) = &entry.machines {
+                // Each embedded id's machine in the session: by the old block's name, or by
+                // its raw id when the file had no block.
+                let old_list = old.and_then(|e| e.machines.as_ref());
+                let machines = self.machines_of(file);
+                let machine_of_id = |id: u32| -> Option<MachineId> {
+                    match old_list {
+                        Some(l) => {
+                            let name = l.iter().find(|x| x.id == id)?.name.as_str();
+                            machines.iter().copied().find(|&mid| {
+                                original
+                                    .records
+                                    .get(mid as usize)
+                                    .and_then(|r| r.name.as_deref())
+                                    == Some(name)
+                            })
+                        }
+                        None => machines.iter().copied().find(|&mid| {
+                            original
+                                .records
+                                .get(mid as usize)
+                                .is_some_and(|r| r.raw_id == i64::from(id))
+                        }),
+                    }
+                };
+                // Every machine of the data must keep a name (the reader refuses a packet
+                // from an undeclared id).
+                for &mid in &machines {
+                    let declared = list.iter().any(|x| machine_of_id(x.id) == Some(mid));
+                    if !declared {
+                        let id = match old_list {
+                            Some(l) => l
+                                .iter()
+                                .find(|x| {
+                                    original
+                                        .records
+                                        .get(mid as usize)
+                                        .and_then(|r| r.name.as_deref())
+                                        == Some(x.name.as_str())
+                                })
+                                .map(|x| i64::from(x.id)),
+                            None => original.records.get(mid as usize).map(|r| r.raw_id),
+                        };
+                        return Err(edit(
+                            &entry.path,
+                            match id {
+                                Some(id) => format!(
+                                    "the file has packets from machine id {id}: give it a name \
+                                     in the machines block too"
+                                ),
+                                None => "every machine of the file needs a name in the machines \
+                                         block"
+                                    .to_string(),
+                            },
+                        ));
+                    }
+                }
+                for x in list {
+                    if let Some(mid) = machine_of_id(x.id) {
+                        registry
+                            .rename(mid, &x.name)
+                            .map_err(|e| edit(&entry.path, e))?;
+                    }
+                }
+                continue;
+            }
             let Some(new) = entry.base_machine() else {
                 continue;
             };
-            let old = now.entry(&entry.path).and_then(|e| e.base_machine());
-            if old == Some(new) {
+            if old.and_then(|e| e.base_machine()) == Some(new) {
                 continue;
             }
             // The machine the file's own data is on.
-            let Some(at) = names.iter().position(|n| n == &entry.path) else {
+            let Some(&machine) = self.machines_of(file).first() else {
                 continue;
             };
-            let Some((index, _)) = self
-                .files
-                .iter()
-                .enumerate()
-                .filter(|(_, f)| !f.is_container && f.trace_type != "perfetto_manifest")
-                .nth(at)
-            else {
-                continue;
-            };
-            let Some(ctx) = self.contexts.iter().find(|c| c.file == index as u32) else {
-                continue;
-            };
-            registry.rename(ctx.machine, new)?;
+            registry
+                .rename(machine, new)
+                .map_err(|e| edit(&entry.path, e))?;
         }
         Ok(())
     }
 
-    fn placement_with(&self, clocks: &ManifestClocks) -> Placement {
+    pub(super) fn placement_with(&self, clocks: &ManifestClocks) -> Placement {
         clock::place(&PlacementInput {
             contexts: &self.contexts,
             snapshots: &self.sink.snapshots,
@@ -131,24 +325,21 @@ impl Session {
     }
 
     /// Where each file would land with manifest `m`, against where it is now; nothing is
-    /// written.
-    pub fn preview_manifest(&self, m: &Manifest) -> Result<Vec<FilePreview>, ImportError> {
-        let (clocks, registry) = self.resolve(m)?;
+    /// written. An edit the reader would refuse, or one that would place nothing (a sync
+    /// that moves nothing, an offset out of range), is an error that says why.
+    pub fn preview_manifest(&self, m: &Manifest) -> Result<ManifestPreview, ImportError> {
+        let (m, mut notes) = self.normalize(m)?;
+        let (clocks, registry) = self.resolve(&m)?;
         let now = self.placement_with(&self.manifest_clocks);
         let then = self.placement_with(&clocks);
-        let sink = &self.sink;
-        // Per raw clock: events, and the earliest raw timestamp.
-        let n = sink.clocks.len();
-        let mut count = vec![0u64; n];
-        let mut earliest = vec![i64::MAX; n];
-        for ev in &sink.events {
-            let (c, data) = &sink.payloads[ev.payload as usize];
-            let c = *c as usize;
-            if c < n && data.counts_as_event() {
-                count[c] += 1;
-                earliest[c] = earliest[c].min(ev.ts);
-            }
+        let spans = self.clock_spans();
+        let findings = self.findings(&m, &clocks, &then, &registry, &spans);
+        if !findings.problems.is_empty() {
+            return Err(ImportError::Refused(findings.problems.join("; ")));
         }
+        notes.extend(findings.notes);
+        let sink = &self.sink;
+        let n = sink.clocks.len();
         let convert = |p: &Placement, c: usize, ts: i64| -> Option<i64> {
             match p.plan(*sink.clocks.get(c as u32)) {
                 Plan::Identity => Some(ts),
@@ -162,11 +353,11 @@ impl Session {
             let mut lost = vec![0u64; n];
             let mut at_risk = vec![false; n];
             for c in 0..n {
-                if count[c] == 0 {
+                if spans[c].count == 0 {
                     continue;
                 }
-                match convert(p, c, earliest[c]) {
-                    None => lost[c] = count[c],
+                match convert(p, c, spans[c].earliest) {
+                    None => lost[c] = spans[c].count,
                     Some(first) => at_risk[c] = first < 0,
                 }
             }
@@ -184,23 +375,12 @@ impl Session {
             lost
         };
         let (lost_now, lost_then) = (lost(&now), lost(&then));
-        let machine_name = |id: MachineId| -> String {
-            registry
-                .records
-                .get(id as usize)
-                .and_then(|r| r.name.clone())
-                .unwrap_or_else(|| match registry.records.get(id as usize) {
-                    Some(r) if r.raw_id != 0 => format!("machine {}", r.raw_id),
-                    _ => "the host".into(),
-                })
-        };
-        let names: Vec<String> = self.file_names.clone();
         let machine_names: Vec<String> = (0..registry.records.len())
-            .map(|i| machine_name(i as MachineId))
+            .map(|i| self.shown_machine_name(&registry, i as MachineId))
             .collect();
         let per_clock = report::events_per_clock(sink);
-        let report = Report::new(&then, sink, &machine_names, &names, &per_clock);
-        let mut out = Vec::new();
+        let report = Report::new(&then, sink, &machine_names, &self.file_names, &per_clock);
+        let mut files = Vec::new();
         for ctx in &self.contexts {
             let clocks_of: Vec<usize> = (0..n)
                 .filter(|&c| {
@@ -210,31 +390,53 @@ impl Session {
                 .collect();
             let mut events = 0;
             let (mut dropped, mut dropped_now) = (0, 0);
-            let mut shift = None;
+            // How far the file moves: read on the clock most of its events are on (untimed
+            // rows, and packets that name no clock in a file without one, never move).
+            let mut shift: Option<(u64, i64)> = None;
             for &c in &clocks_of {
-                events += count[c];
-                if count[c] == 0 {
+                let span = spans[c];
+                events += span.count;
+                if span.count == 0 {
                     continue;
                 }
                 dropped += lost_then[c];
                 dropped_now += lost_now[c];
+                let d = *sink.clocks.get(c as u32);
+                if d.clock_id == crate::ir::clocks::UNTIMED || then.node_of(d).is_none() {
+                    continue;
+                }
                 let (a, b) = (
-                    convert(&now, c, earliest[c]),
-                    convert(&then, c, earliest[c]),
+                    convert(&now, c, span.earliest),
+                    convert(&then, c, span.earliest),
                 );
-                if let (Some(a), Some(b), None) = (a, b, shift) {
-                    shift = Some(b - a);
+                if let (Some(a), Some(b)) = (a, b) {
+                    if shift.is_none_or(|(most, _)| span.count > most) {
+                        shift = Some((span.count, b.wrapping_sub(a)));
+                    }
                 }
             }
+            let shift = match shift {
+                Some((_, s)) => Some(s),
+                // Nothing converts: it stays where it is, unless it cannot be placed at all.
+                None if dropped < events || events == 0 => Some(0),
+                None => None,
+            };
             let path = report
                 .files
                 .iter()
                 .find(|f| f.file == ctx.file && f.machine == ctx.machine)
                 .map(|f| f.path.clone())
                 .unwrap_or_default();
-            out.push(FilePreview {
-                file: names.get(ctx.file as usize).cloned().unwrap_or_default(),
-                machine: machine_name(ctx.machine),
+            files.push(FilePreview {
+                file: self
+                    .file_names
+                    .get(ctx.file as usize)
+                    .cloned()
+                    .unwrap_or_default(),
+                machine: machine_names
+                    .get(ctx.machine as usize)
+                    .cloned()
+                    .unwrap_or_default(),
                 path,
                 shift_ns: shift,
                 events,
@@ -242,7 +444,11 @@ impl Session {
                 dropped_now,
             });
         }
-        Ok(out)
+        Ok(ManifestPreview {
+            manifest: m,
+            files,
+            notes,
+        })
     }
 
     /// Re-places every event with manifest `m` and writes a complete new database at
@@ -254,7 +460,19 @@ impl Session {
         progress: &mut dyn FnMut(&Progress),
         cancel: &AtomicBool,
     ) -> Result<ImportSummary, ImportError> {
+        let (m, _) = self.normalize(&m)?;
         let (clocks, registry) = self.resolve(&m)?;
+        let spans = self.clock_spans();
+        let findings = self.findings(
+            &m,
+            &clocks,
+            &self.placement_with(&clocks),
+            &registry,
+            &spans,
+        );
+        if !findings.problems.is_empty() {
+            return Err(ImportError::Refused(findings.problems.join("; ")));
+        }
         let old = (
             std::mem::replace(&mut self.manifest_clocks, clocks),
             std::mem::replace(&mut self.sink.machine_registry, registry),

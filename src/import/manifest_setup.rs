@@ -110,7 +110,29 @@ impl ManifestSetup {
                 })
                 .map(|i| i as u32)
         };
-        let clocks = resolve_clocks(&m, &file_index, &mut sink.machine_registry).map_err(fail)?;
+        let clocks =
+            resolve_clocks(&m, &file_index, &mut sink.machine_registry).map_err(|error| {
+                // A member the manifest names is missing from an archive that is cut short: the
+                // cut is the error (the manifest is fine).
+                let damage: Vec<&str> = files
+                    .iter()
+                    .flat_map(|f| f.problems.iter().map(|p| p.1.as_str()))
+                    .collect();
+                match (&error, damage.is_empty()) {
+                    (ManifestError::CouldNotResolveFile { file }, false) => {
+                        ImportError::Source(SourceError::Corrupt {
+                            name: names.first().cloned().unwrap_or_default(),
+                            problem: format!(
+                                "the archive is cut short ({}): {file}, which its manifest names, \
+                             is not in what is left, so the files cannot be placed as the \
+                             manifest says; the archive needs to be copied again whole",
+                                damage.join("; ")
+                            ),
+                        })
+                    }
+                    _ => fail(error),
+                }
+            })?;
         Ok(ManifestSetup {
             manifest: Some(m),
             clocks,

@@ -20,10 +20,12 @@ use crate::manifest::{self, Manifest, ManifestError};
 use crate::parse::{self, FileContext, MachineScope, ParseError};
 use crate::source::{self, Fault, Kind, SourceError, TraceFile};
 
+mod check;
 mod edit;
 mod manifest_setup;
 
-pub use edit::FilePreview;
+pub use check::Findings;
+pub use edit::{FilePreview, ManifestPreview, Member};
 use manifest_setup::ManifestSetup;
 
 #[derive(Debug, thiserror::Error)]
@@ -44,7 +46,15 @@ pub enum ImportError {
     NoSuchClock(u32),
     #[error(transparent)]
     Db(#[from] db::DbError),
+    /// A manifest the reader would accept that does not do what it says (a sync that moves
+    /// nothing, an offset out of range): refused, with why.
+    #[error("{0}")]
+    Refused(String),
 }
+
+/// The table a database keeps the manifest in effect in (one row, its JSON); absent when
+/// the input had no manifest.
+pub const MANIFEST_TABLE: &str = "__sextant_manifest";
 
 /// What an import did, for summaries and benchmarks.
 #[derive(Debug, Default, Clone)]
@@ -495,18 +505,18 @@ impl Session {
         // Node ids name the clocks of the database being written; the session answers with
         // the last complete one's until this one is.
         let nodes: Vec<ClockDomain> = report.nodes.iter().map(|n| n.clock).collect();
-        let candidates = if keep {
-            report.candidates(
-                &placement,
-                sink,
-                &self.contexts,
-                &self.manifest_clocks,
-                self.first_machine,
-                &per_clock,
-            )
-        } else {
-            Vec::new()
-        };
+        // Every import fills `__sextant_trace_time_candidate` (`sextant query` and `sextant
+        // import` too, not only the explorer): the README documents it.
+        let t_candidates = Instant::now();
+        let candidates = report.candidates(
+            &placement,
+            sink,
+            &self.contexts,
+            &self.manifest_clocks,
+            self.first_machine,
+            &per_clock,
+        );
+        phase("candidates", t_candidates);
         let choices = candidates
             .iter()
             .map(|c| TraceTimeCandidate {
@@ -528,7 +538,12 @@ impl Session {
             .collect();
         let converted = convert_events(sink, &placement, &protos, keep);
         let raw = converted.map(|events| std::mem::replace(&mut sink.events, events));
-        sort_and_drop_negative(sink);
+        let negative = sort_and_drop_negative(sink);
+        // The stat is global, as in Trace Processor; the placement rows say whose events
+        // they were.
+        for row in &mut facts.report.files {
+            row.dropped += negative.get(&(row.file, row.machine)).copied().unwrap_or(0);
+        }
         phase("clock+sort", t);
         if cancel.load(Ordering::Relaxed) {
             if let Some(raw) = raw {
@@ -577,6 +592,17 @@ impl Session {
             .map(|(_, v)| *v as u64)
             .sum();
         let conn = writer.finish(&tables, sink, &facts)?;
+        // The manifest in effect, for `sextant manifest` on the database.
+        if let Some(m) = &self.manifest {
+            conn.execute_batch(&format!("CREATE TABLE {MANIFEST_TABLE} (json TEXT)"))
+                .and_then(|()| {
+                    conn.execute(
+                        &format!("INSERT INTO {MANIFEST_TABLE} (json) VALUES (?1)"),
+                        [crate::merge::to_json(m)],
+                    )
+                })
+                .map_err(db::DbError::from)?;
+        }
         db::commit(&conn, live)?;
         phase("db", t);
         self.nodes = nodes;
@@ -728,7 +754,9 @@ fn convert_events(
     out
 }
 
-fn sort_and_drop_negative(sink: &mut Sink) {
+/// Sorts the converted events and drops those before trace time's zero; returns how many
+/// events (as the placement counts them) each (file, machine) lost so.
+fn sort_and_drop_negative(sink: &mut Sink) -> HashMap<(u32, MachineId), u64> {
     let sorted = sink
         .events
         .windows(2)
@@ -738,6 +766,14 @@ fn sort_and_drop_negative(sink: &mut Sink) {
     }
     order_ties_by_queue(sink);
     let mut negative = sink.events.partition_point(|e| e.ts < 0);
+    let mut lost: HashMap<(u32, MachineId), u64> = HashMap::new();
+    for e in &sink.events[..negative] {
+        let (clock, data) = &sink.payloads[e.payload as usize];
+        if data.counts_as_event() && !data.keeps_negative_ts() {
+            let d = sink.clocks.get(u32::from(*clock));
+            *lost.entry((d.file, d.machine)).or_default() += 1;
+        }
+    }
     let payloads = &sink.payloads;
     let kept = |e: &Event| payloads[e.payload as usize].1.keeps_negative_ts();
     if sink.events[..negative].iter().any(kept) {
@@ -761,6 +797,7 @@ fn sort_and_drop_negative(sink: &mut Sink) {
         );
         sink.current_file = prev;
     }
+    lost
 }
 
 /// Events at the same time from different sorter queues (ftrace cpus) come out of Trace

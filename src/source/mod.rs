@@ -242,13 +242,26 @@ pub fn open_merge(
             data: Data::whole(Backing::Memory(Arc::from(bytes)), limits),
         });
     }
+    // Members found in a directory (not named one by one): what they are is checked below.
+    let mut listed: Vec<String> = Vec::new();
     for path in paths {
         let meta = std::fs::metadata(path).map_err(|error| SourceError::Read {
             path: path.display().to_string(),
             error,
         })?;
+        if is_database(path) {
+            return Err(SourceError::Corrupt {
+                name: path.display().to_string(),
+                problem: "is a database (written by sextant import): a database cannot be \
+                          merged with traces; open it alone, or merge the traces it was made \
+                          from"
+                    .into(),
+            });
+        }
         if meta.is_dir() {
+            let before = members.len();
             list_directory(path, path, limits, &mut members)?;
+            listed.extend(members[before..].iter().map(|m| m.name.clone()));
         } else {
             let base = path
                 .file_name()
@@ -288,8 +301,47 @@ pub fn open_merge(
         origin: None,
         problems: Vec::new(),
     }];
-    add_members(&name, members, &mut files)?;
+    add_members(&name, members, &mut files).map_err(|e| match e {
+        // Among loose files, an archive is one file of the merge: say what to do.
+        SourceError::NestedArchive { name } => SourceError::Corrupt {
+            name,
+            problem: "an archive cannot be one of several files opened together (Sextant opens \
+                      one archive at a time): open it on its own, or unpack its members beside \
+                      the other files"
+                .into(),
+        },
+        other => other,
+    })?;
+    // A file in a directory that is no trace (a README, an empty file) fails the merge
+    // with what it is and what to do, rather than as an unknown trace type.
+    for f in files.iter().skip(1) {
+        let Some(member) = f.name.as_deref().filter(|n| listed.iter().any(|l| l == n)) else {
+            continue;
+        };
+        if f.kind == Kind::Unknown {
+            let what = if f.size == 0 {
+                "an empty file".to_string()
+            } else {
+                format!("{} bytes that are no trace Sextant reads", f.size)
+            };
+            return Err(SourceError::Corrupt {
+                name: format!("{name}: {member}"),
+                problem: format!(
+                    "not a trace ({what}): a directory opens as a merge of every file in it; \
+                     move it out, or name the traces to open"
+                ),
+            });
+        }
+    }
     Ok(files)
+}
+
+/// Whether `path` is an SQLite database (its 16-byte header).
+fn is_database(path: &Path) -> bool {
+    let mut head = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| &head == b"SQLite format 3\0")
 }
 
 /// How several paths are named in messages.

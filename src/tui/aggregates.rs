@@ -7,7 +7,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
 
 use crate::db::read::{Aggregate, AreaSpec, Cell, Kind, Table};
@@ -76,9 +76,16 @@ impl AggregatesPanel {
                 })
                 .collect()
         }));
-        // Stay on the same aggregate when the new area has it.
-        if let (Some(a), Some(Ok(tables))) = (keep, &self.result) {
-            self.tab = tables.iter().position(|t| t.aggregate == a).unwrap_or(0);
+        // Stay on the same aggregate when the new area has rows for it, else open the first
+        // tab that has any (an area without slices opens on what it has).
+        if let Some(Ok(tables)) = &self.result {
+            let same = keep.and_then(|a| {
+                tables
+                    .iter()
+                    .position(|t| t.aggregate == a && !t.rows.is_empty())
+            });
+            let first = tables.iter().position(|t| !t.rows.is_empty());
+            self.tab = same.or(first).unwrap_or(0);
         }
         self.cursor = 0;
         self.scroll = 0;
@@ -121,7 +128,9 @@ impl AggregatesPanel {
     pub fn on_key(&mut self, key: KeyEvent, page: usize) -> PanelAction {
         let rows = match self.current() {
             // The SQL scrolls by lines.
-            Some(t) if self.show_sql => t.sql.lines().count() + 1,
+            // Wrapped on a narrow panel, the SQL has more lines than it holds: the drawing
+            // stops at its last.
+            Some(t) if self.show_sql => t.sql.len() / 8 + t.sql.lines().count() + 1,
             Some(t) => t.rows.len(),
             None => 0,
         };
@@ -230,6 +239,10 @@ pub fn page(rect_height: u16) -> usize {
     rect_height.saturating_sub(3) as usize
 }
 
+fn width_of(spans: &[Span]) -> usize {
+    spans.iter().map(|s| s.content.chars().count()).sum()
+}
+
 pub fn draw(frame: &mut Frame, rect: Rect, panel: &AggregatesPanel, span: i64, theme: &Theme) {
     let block = Block::new().borders(Borders::TOP).border_style(theme.dim());
     let inner = block.inner(rect);
@@ -258,22 +271,59 @@ pub fn draw(frame: &mut Frame, rect: Rect, panel: &AggregatesPanel, span: i64, t
             ));
         }
         Some(Ok(tables)) => {
-            for (i, t) in tables.iter().enumerate() {
+            // Every tab in full when they fit; else short titles; else the tabs around the
+            // current one, with ◂ ▸ where more are.
+            let room = usize::from(inner.width).saturating_sub(width_of(&tabs));
+            let label = |t: &Table, short: bool| {
+                let title = if short {
+                    t.aggregate.short_title()
+                } else {
+                    t.aggregate.title()
+                };
+                format!(" {title} {} ", t.rows.len())
+            };
+            let total = |short: bool| -> usize {
+                tables
+                    .iter()
+                    .map(|t| label(t, short).chars().count() + 1)
+                    .sum()
+            };
+            let short = total(false) > room;
+            let labels: Vec<String> = tables.iter().map(|t| label(t, short)).collect();
+            let (mut first, mut last) = (0, labels.len());
+            let used = |a: usize, b: usize| -> usize {
+                labels[a..b]
+                    .iter()
+                    .map(|l| l.chars().count() + 1)
+                    .sum::<usize>()
+                    + 4
+            };
+            while used(first, last) > room && last - first > 1 {
+                if panel.tab + 1 < last {
+                    last -= 1;
+                } else {
+                    first += 1;
+                }
+            }
+            if first > 0 {
+                tabs.push(Span::styled(" ◂", theme.dim()));
+            }
+            for (i, l) in labels.iter().enumerate().take(last).skip(first) {
                 let style = if i == panel.tab {
                     theme.active_tab()
                 } else {
                     theme.dim()
                 };
                 tabs.push(Span::raw(" "));
-                tabs.push(Span::styled(
-                    format!(" {} {} ", t.aggregate.title(), t.rows.len()),
-                    style,
-                ));
+                tabs.push(Span::styled(l.clone(), style));
             }
-            tabs.push(Span::styled(
-                "  </> tab · o sort · Enter highlight · x SQL",
-                theme.dim(),
-            ));
+            if last < labels.len() {
+                tabs.push(Span::styled(" ▸", theme.dim()));
+            }
+            let hint = "  </> tab · o sort · Enter highlight · x SQL";
+            if width_of(&tabs) + hint.chars().count() <= usize::from(inner.width) {
+                tabs.push(Span::styled(hint, theme.dim()));
+            }
         }
     }
     frame.render_widget(
@@ -295,9 +345,11 @@ pub fn draw(frame: &mut Frame, rect: Rect, panel: &AggregatesPanel, span: i64, t
             theme.dim(),
         ))
         .chain(table.sql.lines().map(|l| Line::raw(format!(" {l}"))))
-        .skip(panel.cursor)
         .collect();
-        frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
+        // A long line (an IN (…) list of ids) continues indented under itself.
+        let lines = super::wrap::wrap_lines(&lines, usize::from(body.width), 4);
+        let skip = panel.cursor.min(lines.len().saturating_sub(1));
+        frame.render_widget(Paragraph::new(lines).scroll((skip as u16, 0)), body);
         return;
     }
     let cols = table.aggregate.columns();
@@ -368,4 +420,32 @@ pub fn draw(frame: &mut Frame, rect: Rect, panel: &AggregatesPanel, span: i64, t
         lines.push(Line::styled(format!(" {text}"), style));
     }
     frame.render_widget(Paragraph::new(lines), body);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An area whose first aggregate is empty opens on the first tab that has rows.
+    #[test]
+    fn an_area_opens_on_its_first_non_empty_tab() {
+        let spec = AreaSpec::default();
+        let mut p = AggregatesPanel::new(spec.clone());
+        let table = |aggregate, rows: Vec<Vec<Cell>>| Table {
+            aggregate,
+            sql: String::new(),
+            rows,
+        };
+        p.on_result(
+            &spec,
+            Ok(vec![
+                table(Aggregate::Slices, Vec::new()),
+                table(Aggregate::ThreadStates, vec![vec![Cell::Int(1)]]),
+            ]),
+        );
+        assert_eq!(
+            p.current().map(|t| t.aggregate),
+            Some(Aggregate::ThreadStates)
+        );
+    }
 }

@@ -398,6 +398,19 @@ impl App {
                     }
                 },
                 Some(QueryCommand::Interrupt) => vec![Effect::InterruptQuery],
+                Some(QueryCommand::Show(row)) => match self.query.row_place(row) {
+                    Ok((ts, dur, slice)) => {
+                        let timeline_page =
+                            ui::body_area(self.size).height.saturating_sub(4).max(1) as usize;
+                        let request = self.timeline.show_span(ts, dur, slice, timeline_page);
+                        self.pane = Pane::Timeline;
+                        self.timeline_effects(request)
+                    }
+                    Err(e) => {
+                        self.notice = Some(format!("cannot put the row on the timeline: {e}"));
+                        Vec::new()
+                    }
+                },
                 None => Vec::new(),
             },
             Pane::Logs => {
@@ -416,7 +429,7 @@ impl App {
                 None => Vec::new(),
             },
             Pane::Help => {
-                help::on_key(&mut self.help_scroll, key);
+                help::on_key(&mut self.help_scroll, key, area);
                 Vec::new()
             }
         }
@@ -428,7 +441,8 @@ impl App {
             self.notice = Some("run a query with ts and dur columns first".into());
             return;
         };
-        match super::timeline::debug::from_result(&self.query.last_sql, result) {
+        // Named by the query that made the result (a later one may have failed).
+        match super::timeline::debug::from_result(&self.query.result_sql, result) {
             Ok(tracks) => {
                 self.timeline.add_debug_tracks(tracks);
                 self.pane = Pane::Timeline;
@@ -449,6 +463,13 @@ impl App {
     fn mark_or_align(&mut self, now: Instant) -> Vec<Effect> {
         use super::timeline::details::Source;
         use super::timeline::DetailsView;
+        if self.clocks.edit.database {
+            self.notice = Some(format!(
+                "M aligns two files of a merge: {}",
+                super::clock_editor::NEEDS_TRACES
+            ));
+            return Vec::new();
+        }
         let DetailsView::Ready(d) = &self.timeline.details else {
             self.notice = Some("select a slice first (Enter), then M marks it".into());
             return Vec::new();
@@ -473,20 +494,22 @@ impl App {
                         .and_then(|n| crate::manifest::clock_id(&n.clock_name)),
                     _ => None,
                 };
-                let clockless = self.clocks.status_of(&file) == Some("unconverted");
-                let command = self.clocks.edit.align(
-                    &file,
-                    d.ts,
-                    &mark.file,
-                    mark.ts,
-                    trace_clock,
-                    clockless,
-                );
+                let aligned = self
+                    .clocks
+                    .edit
+                    .align(&file, d.ts, &mark.file, mark.ts, trace_clock);
                 self.mark = None;
-                self.pane = Pane::Clocks;
-                match command {
-                    Some(c) => self.edit_effect(c, now),
-                    None => Vec::new(),
+                match aligned {
+                    Ok(Some(c)) => {
+                        self.pane = Pane::Clocks;
+                        self.edit_effect(c, now)
+                    }
+                    Ok(None) => Vec::new(),
+                    // Nothing to edit: the timeline stays, and says why.
+                    Err(e) => {
+                        self.notice = Some(format!("cannot align: {e}"));
+                        Vec::new()
+                    }
                 }
             }
             _ => {
@@ -616,6 +639,7 @@ impl App {
             ImportEvent::Opened { db } => {
                 self.import = ImportStatus::Done(None);
                 self.chooser.can_switch = false;
+                self.clocks.edit.database = true;
                 self.load_all(db, true)
             }
             ImportEvent::Failed(f) if matches!(self.import, ImportStatus::Done(_)) => {

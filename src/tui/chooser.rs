@@ -202,6 +202,12 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &ChooserState, theme: &Theme) 
         match &state.message {
             Some(Ok(m)) => Line::styled(format!("  {m}"), theme.ok()),
             Some(Err(m)) => Line::styled(format!("  {m}"), theme.error()),
+            // A database opened on its own lists what each clock would drop (recorded at
+            // import) but has no events to re-place.
+            None if !state.can_switch => Line::styled(
+                "  as recorded when it was imported: a database opened as it is cannot be re-placed; open the trace itself to switch",
+                theme.dim(),
+            ),
             None => Line::styled("  ↑/↓ choose · Enter switches trace time", theme.dim()),
         }
     };

@@ -6,7 +6,7 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
 use rusqlite::Connection;
 
@@ -14,6 +14,7 @@ use super::clock_editor::{self, EditCommand, EditState};
 use super::format;
 use super::sanitize::sanitize;
 use super::theme::Theme;
+use super::wrap;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClockNode {
@@ -272,26 +273,33 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &ClocksState, theme: &Theme) {
         .iter()
         .find(|n| n.trace_time)
         .map_or("(none)", |n| n.label.as_str());
+    // What the editor says can be long (why an edit is refused): it wraps, up to 4 lines.
+    let strip = wrap::wrap_line(
+        &clock_editor::strip(&state.edit, theme),
+        usize::from(area.width.max(1)),
+        4,
+    );
+    let foot_height = (strip.len() as u16).clamp(1, 4);
     let [head, body, foot] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(0),
-        Constraint::Length(1),
+        Constraint::Length(foot_height),
     ])
     .areas(area);
-    frame.render_widget(
-        Paragraph::new(clock_editor::strip(&state.edit, theme)),
-        foot,
-    );
+    frame.render_widget(Paragraph::new(strip), foot);
     frame.render_widget(
         Paragraph::new(Line::from(vec![
             Span::raw("  trace time is on "),
             Span::styled(trace_time.to_string(), theme.title()),
             Span::styled(
                 format!(
-                    "  · {} clocks, {} relations, {} files · t chooses another",
+                    "  · {} clocks, {} relations, {} · t chooses another",
                     graph.nodes.len(),
                     graph.edges.len(),
-                    graph.files.len()
+                    match graph.files.len() {
+                        1 => "1 file".to_string(),
+                        n => format!("{n} files"),
+                    }
                 ),
                 theme.dim(),
             ),
@@ -303,25 +311,23 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &ClocksState, theme: &Theme) {
         let [left, right] =
             Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
                 .areas(body);
+        let block = Block::new()
+            .borders(Borders::TOP)
+            .title(" Clocks and relations ");
+        let inner = block.inner(left);
         frame.render_widget(
-            Paragraph::new(node_lines(graph, theme))
-                .block(
-                    Block::new()
-                        .borders(Borders::TOP)
-                        .title(" Clocks and relations "),
-                )
-                .wrap(Wrap { trim: false })
+            wrap::paragraph(&node_lines(graph, theme), inner.width, 6)
+                .block(block)
                 .scroll((scroll, 0)),
             left,
         );
+        let block = Block::new()
+            .borders(Borders::TOP | Borders::LEFT)
+            .title(" How each file reached trace time ");
+        let inner = block.inner(right);
         frame.render_widget(
-            Paragraph::new(file_lines(graph, theme))
-                .block(
-                    Block::new()
-                        .borders(Borders::TOP | Borders::LEFT)
-                        .title(" How each file reached trace time "),
-                )
-                .wrap(Wrap { trim: false })
+            wrap::paragraph(&file_lines(graph, theme), inner.width, 4)
+                .block(block)
                 .scroll((scroll, 0)),
             right,
         );
@@ -342,9 +348,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &ClocksState, theme: &Theme) {
             })
             .collect();
         frame.render_widget(
-            Paragraph::new(lines)
-                .wrap(Wrap { trim: false })
-                .scroll((scroll, 0)),
+            wrap::paragraph(&lines, body.width, 4).scroll((scroll, 0)),
             body,
         );
     }

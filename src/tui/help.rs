@@ -2,12 +2,14 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::app::Pane;
 use super::theme::Theme;
+use super::wrap;
 
 /// (section, [(keys, what they do)]).
 pub const KEYS: &[(&str, &[(&str, &str)])] = &[
@@ -83,9 +85,10 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ("↑ ↓", "history (kept across runs)"),
             ("← → Home End, Ctrl-A Ctrl-E Ctrl-U Ctrl-K Ctrl-W", "edit the line"),
             ("Esc", "interrupt a running query, else leave the prompt"),
-            ("PgDn PgUp", "scroll the result"),
-            ("i, Enter", "back to the prompt (after Esc)"),
-            ("j k h l, g G", "scroll rows and columns (after Esc)"),
+            ("PgDn PgUp", "page through the result"),
+            ("i", "back to the prompt (after Esc)"),
+            ("j k, g G, h l", "after Esc: select a row of the result; scroll the columns"),
+            ("Enter", "after Esc: put the timeline on the selected row (its ts and dur; the slice its slice_id or id names is selected)"),
             ("T", "after Esc: put a result with ts and dur (and name, utid or track_id) on the timeline as tracks pinned on top; ] [ there step through its rows"),
         ],
     ),
@@ -120,87 +123,97 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
     ),
 ];
 
-/// The line where the keys of `pane` start (after the keys that work everywhere, which
-/// stay in view above the timeline's), as drawn `width` wide.
-pub fn section_line(pane: Pane) -> u16 {
-    section_line_at(pane, u16::MAX)
+/// The help as drawn `width` wide: every line wrapped at word boundaries, a key's text
+/// continuing under its text (not at column 0).
+pub fn lines(width: u16) -> Vec<Line<'static>> {
+    let key_w = if width >= 120 { 34 } else { 22 };
+    let mut out = Vec::new();
+    for (section, keys) in KEYS {
+        out.push(Line::styled(
+            format!(" {section}"),
+            Style::new().add_modifier(Modifier::BOLD),
+        ));
+        for (k, what) in *keys {
+            let line = Line::from(vec![
+                Span::styled(
+                    format!("   {k:<key_w$} "),
+                    Style::new().add_modifier(Modifier::DIM),
+                ),
+                Span::raw(*what),
+            ]);
+            // Continuation lines start under the description.
+            out.extend(wrap::wrap_line(&line, usize::from(width.max(1)), key_w + 1));
+        }
+        out.push(Line::raw(""));
+    }
+    out
 }
 
-/// How many lines `text` takes wrapped at word boundaries `width` wide.
-fn wrapped(text: &str, width: usize) -> u16 {
-    if width == 0 {
-        return 1;
-    }
-    let mut lines = 1u16;
-    let mut col = 0usize;
-    for word in text.split_inclusive(' ') {
-        let n = word.chars().count();
-        if col + n.saturating_sub(usize::from(word.ends_with(' '))) > width && col > 0 {
-            lines += 1;
-            col = 0;
-        }
-        col += n;
-        while col > width {
-            lines += 1;
-            col -= width;
-        }
-    }
-    lines
-}
-
-/// [`section_line`] for a pane `width` wide: long keys wrap as the help draws them.
-pub fn section_line_at(pane: Pane, width: u16) -> u16 {
-    let title = match pane {
-        Pane::Timeline | Pane::Help => return 0,
+fn title(pane: Pane) -> Option<&'static str> {
+    Some(match pane {
+        Pane::Timeline | Pane::Help => return None,
         Pane::Clocks => "Clock graph (2)",
         Pane::Stats => "Stats (3)",
         Pane::Query => "SQL prompt (4)",
         Pane::Profile => "CPU profile (5)",
         Pane::Logs => "Android log (6)",
         Pane::TraceTime => "trace_time chooser (t)",
-    };
-    let key_w = if width >= 120 { 34 } else { 22 };
-    let mut line = 0u16;
-    for (section, keys) in KEYS {
-        if *section == title {
-            return line;
-        }
-        for (k, what) in *keys {
-            line += wrapped(&format!("   {k:<key_w$} {what}"), width as usize);
-        }
-        line += 2;
-    }
-    0
+    })
 }
 
-pub fn on_key(scroll: &mut u16, key: KeyEvent) {
-    match key.code {
-        KeyCode::Down | KeyCode::Char('j') => *scroll = scroll.saturating_add(1),
-        KeyCode::Up | KeyCode::Char('k') => *scroll = scroll.saturating_sub(1),
-        KeyCode::PageDown => *scroll = scroll.saturating_add(10),
-        KeyCode::PageUp => *scroll = scroll.saturating_sub(10),
-        KeyCode::Home | KeyCode::Char('g') => *scroll = 0,
-        _ => {}
+/// The line where the keys of `pane` start (after the keys that work everywhere, which
+/// stay in view above the timeline's).
+pub fn section_line(pane: Pane) -> u16 {
+    section_line_at(pane, u16::MAX)
+}
+
+/// [`section_line`] for a pane `width` wide: long keys wrap as the help draws them.
+pub fn section_line_at(pane: Pane, width: u16) -> u16 {
+    let Some(title) = title(pane) else { return 0 };
+    let head = format!(" {title}");
+    lines(width.min(1000))
+        .iter()
+        .position(|l| l.spans.first().is_some_and(|s| s.content == head))
+        .map_or(0, |i| i as u16)
+}
+
+/// The furthest the help scrolls in `area`: its last line at the bottom.
+pub fn max_scroll(area: Rect) -> u16 {
+    (lines(area.width).len() as u16).saturating_sub(area.height)
+}
+
+/// Keys of the help in `area`: j/k a line, PgDn/PgUp a page, g/G the ends; never past the
+/// last line.
+pub fn on_key(scroll: &mut u16, key: KeyEvent, area: Rect) {
+    let max = max_scroll(area);
+    let page = area.height.saturating_sub(1).max(1);
+    *scroll = match key.code {
+        KeyCode::Down | KeyCode::Char('j') => scroll.saturating_add(1),
+        KeyCode::Up | KeyCode::Char('k') => scroll.saturating_sub(1),
+        KeyCode::PageDown | KeyCode::Char(' ') => scroll.saturating_add(page),
+        KeyCode::PageUp => scroll.saturating_sub(page),
+        KeyCode::Home | KeyCode::Char('g') => 0,
+        KeyCode::End | KeyCode::Char('G') => max,
+        _ => *scroll,
     }
+    .min(max);
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, scroll: u16, theme: &Theme) {
-    let key_w = if area.width >= 120 { 34 } else { 22 };
-    let mut lines = Vec::new();
-    for (section, keys) in KEYS {
-        lines.push(Line::styled(format!(" {section}"), theme.title()));
-        for (k, what) in *keys {
-            lines.push(Line::from(vec![
-                Span::styled(format!("   {k:<key_w$} "), theme.key()),
-                Span::raw(*what),
-            ]));
-        }
-        lines.push(Line::raw(""));
-    }
-    frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(ratatui::widgets::Wrap { trim: false })
-            .scroll((scroll, 0)),
-        area,
-    );
+    let lines: Vec<Line> = lines(area.width)
+        .into_iter()
+        .map(|mut l| {
+            // The layout's styles, in the theme's colours.
+            for s in &mut l.spans {
+                if s.style.add_modifier.contains(Modifier::BOLD) {
+                    s.style = theme.title();
+                } else if s.style.add_modifier.contains(Modifier::DIM) {
+                    s.style = theme.key();
+                }
+            }
+            l
+        })
+        .collect();
+    let scroll = scroll.min(max_scroll(area));
+    frame.render_widget(Paragraph::new(lines).scroll((scroll, 0)), area);
 }

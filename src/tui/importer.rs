@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crate::import::{
-    FilePreview, ImportError, ImportSummary, Progress, Session, TraceTimeCandidate,
+    ImportError, ImportSummary, ManifestPreview, Member, Progress, Session, TraceTimeCandidate,
 };
 use crate::manifest::Manifest;
 use crate::source;
@@ -88,10 +88,10 @@ pub enum ImportEvent {
     /// trace files' member names.
     Manifest {
         manifest: Manifest,
-        members: Vec<String>,
+        members: Vec<Member>,
     },
     /// Where each file would land with an edited manifest.
-    Previewed(Result<Vec<FilePreview>, String>),
+    Previewed(Result<ManifestPreview, String>),
     /// An edited manifest was applied: `db` replaces the previous database.
     Applied {
         db: PathBuf,
@@ -223,7 +223,7 @@ fn swap(
 fn manifest_event(session: &Session) -> ImportEvent {
     ImportEvent::Manifest {
         manifest: session.manifest(),
-        members: session.member_names(),
+        members: session.members(),
     }
 }
 

@@ -23,6 +23,7 @@ pub mod theme;
 pub mod timeline;
 pub mod ui;
 pub mod worker;
+pub mod wrap;
 
 use std::path::Path;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};

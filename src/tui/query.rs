@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
@@ -369,16 +370,27 @@ pub struct QueryState {
     pub status: Status,
     pub result: Option<QueryResult>,
     pub last_sql: String,
+    /// The SQL that made `result` (the last query may have failed since).
+    pub result_sql: String,
+    /// The SQL of the query running now.
+    running_sql: String,
     pub row_offset: usize,
     pub col_offset: usize,
+    /// The result row selected (browsing, after Esc): Enter puts the timeline on it.
+    pub cursor: usize,
     next_id: u64,
 }
 
 /// What the pane asks the event loop to do.
 #[derive(Debug, PartialEq)]
 pub enum QueryCommand {
-    Run { id: u64, sql: String },
+    Run {
+        id: u64,
+        sql: String,
+    },
     Interrupt,
+    /// Put the timeline on this row of the result (its `ts`, `dur`, slice).
+    Show(usize),
 }
 
 impl QueryState {
@@ -393,8 +405,11 @@ impl QueryState {
             status: Status::Idle,
             result: None,
             last_sql: String::new(),
+            result_sql: String::new(),
+            running_sql: String::new(),
             row_offset: 0,
             col_offset: 0,
+            cursor: 0,
             next_id: 1,
         }
     }
@@ -424,8 +439,10 @@ impl QueryState {
         match result {
             Ok(r) => {
                 self.result = Some(r);
+                self.result_sql = self.running_sql.clone();
                 self.row_offset = 0;
                 self.col_offset = 0;
+                self.cursor = 0;
                 self.status = Status::Done { elapsed };
             }
             Err(message) => {
@@ -439,33 +456,34 @@ impl QueryState {
         if key.code == KeyCode::Esc && self.running() {
             return Some(QueryCommand::Interrupt);
         }
+        // Rows of the table the pane shows under the prompt and the status line.
+        let body = page.saturating_sub(1).max(1);
         match key.code {
             KeyCode::PageDown => {
-                self.scroll_rows(page as isize);
+                self.move_cursor(page as isize, body);
                 return None;
             }
             KeyCode::PageUp => {
-                self.scroll_rows(-(page as isize));
+                self.move_cursor(-(page as isize), body);
                 return None;
             }
             _ => {}
         }
         if !self.editing {
             match key.code {
-                KeyCode::Enter | KeyCode::Char('i') | KeyCode::Char('/') => self.editing = true,
-                KeyCode::Down | KeyCode::Char('j') => self.scroll_rows(1),
-                KeyCode::Up | KeyCode::Char('k') => self.scroll_rows(-1),
+                KeyCode::Char('i') | KeyCode::Char('/') => self.editing = true,
+                KeyCode::Enter if self.result.as_ref().is_some_and(|r| !r.rows.is_empty()) => {
+                    return Some(QueryCommand::Show(self.cursor));
+                }
+                KeyCode::Enter => self.editing = true,
+                KeyCode::Down | KeyCode::Char('j') => self.move_cursor(1, body),
+                KeyCode::Up | KeyCode::Char('k') => self.move_cursor(-1, body),
                 KeyCode::Right | KeyCode::Char('l') => self.col_offset += 1,
                 KeyCode::Left | KeyCode::Char('h') => {
                     self.col_offset = self.col_offset.saturating_sub(1)
                 }
-                KeyCode::Home | KeyCode::Char('g') => self.row_offset = 0,
-                KeyCode::End | KeyCode::Char('G') => {
-                    self.row_offset = self
-                        .result
-                        .as_ref()
-                        .map_or(0, |r| r.rows.len().saturating_sub(1))
-                }
+                KeyCode::Home | KeyCode::Char('g') => self.move_cursor(isize::MIN / 2, body),
+                KeyCode::End | KeyCode::Char('G') => self.move_cursor(isize::MAX / 2, body),
                 _ => {}
             }
             return None;
@@ -536,6 +554,7 @@ impl QueryState {
         let id = self.next_id;
         self.next_id += 1;
         self.last_sql = sql.clone();
+        self.running_sql = sql.clone();
         self.status = Status::Running {
             id,
             started: now,
@@ -544,12 +563,39 @@ impl QueryState {
         Some(QueryCommand::Run { id, sql })
     }
 
-    fn scroll_rows(&mut self, by: isize) {
+    /// Moves the selected row by `by`, the table scrolling to keep it among the `body`
+    /// rows shown.
+    fn move_cursor(&mut self, by: isize, body: usize) {
         let rows = self.result.as_ref().map_or(0, |r| r.rows.len());
-        self.row_offset = self
-            .row_offset
+        self.cursor = self
+            .cursor
             .saturating_add_signed(by)
             .min(rows.saturating_sub(1));
+        if self.cursor < self.row_offset {
+            self.row_offset = self.cursor;
+        } else if self.cursor >= self.row_offset + body {
+            self.row_offset = self.cursor + 1 - body;
+        }
+    }
+
+    /// Where a result row is on the timeline: its `ts`, its `dur` (if any) and the slice
+    /// it names (`slice_id`, else `id`), when the result has a `ts` column.
+    pub fn row_place(&self, row: usize) -> Result<(i64, Option<i64>, Option<i64>), String> {
+        let r = self.result.as_ref().ok_or("no result")?;
+        let col = |name: &str| r.columns.iter().position(|c| c.eq_ignore_ascii_case(name));
+        let int = |i: Option<usize>| -> Option<i64> {
+            match r.rows.get(row)?.get(i?)? {
+                Cell::Int(v) => Some(*v),
+                Cell::Real(v) => Some(*v as i64),
+                _ => None,
+            }
+        };
+        let Some(ts) = col("ts") else {
+            return Err("the result has no ts column to put the timeline on".into());
+        };
+        let ts = int(Some(ts)).ok_or("this row's ts is not a number")?;
+        let slice = int(col("slice_id")).or_else(|| int(col("id")));
+        Ok((ts, int(col("dur")), slice))
     }
 }
 
@@ -742,13 +788,25 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &QueryState, theme: &Theme) {
     );
     let mut lines = vec![Line::styled(header, theme.title())];
     let body_rows = table_area.height.saturating_sub(1) as usize;
-    for row in result.rows.iter().skip(state.row_offset).take(body_rows) {
+    for (i, row) in result
+        .rows
+        .iter()
+        .enumerate()
+        .skip(state.row_offset)
+        .take(body_rows)
+    {
         let cells = row
             .iter()
             .enumerate()
             .map(|(i, c)| (c.text(), numeric[i] && c.numeric()))
             .collect();
-        lines.push(Line::raw(render_row(cells)));
+        // Browsing, the selected row shows (Enter puts the timeline on it).
+        let style = if !state.editing && i == state.cursor {
+            theme.cursor()
+        } else {
+            Style::new()
+        };
+        lines.push(Line::styled(render_row(cells), style));
     }
     frame.render_widget(Paragraph::new(lines), table_area);
 }

@@ -220,9 +220,10 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
             ImportStatus::Done(summary) => {
                 let what = match summary {
                     Some(s) => format!(
-                        " {} events from {} files in {:.1} s{}",
+                        " {} events from {} file{} in {:.1} s{}",
                         format::count(s.events as f64),
                         s.files,
+                        if s.files == 1 { "" } else { "s" },
                         s.total_secs,
                         if s.dropped_events > 0 {
                             format!(" · {} dropped, see 3", s.dropped_events)

@@ -36,7 +36,8 @@ fn filter_tracks_and_select_an_area_on_a_real_trace() {
     let at = pty.wait_for("Slices", at);
     pty.wait_for("occurrences", at);
     pty.send(">");
-    let at = pty.wait_for("Thread", at);
+    // The Thread states tab (its title short at 80 columns): its share column.
+    let at = pty.wait_for("percent", at);
     pty.send("q");
     let status = pty.wait_exit("q");
     assert!(status.success(), "exit status {status}");

@@ -130,11 +130,12 @@ pub fn spec_of(data: &TimelineData, rows: &[Row], area: &Area) -> (AreaSpec, Vec
             TrackData::ThreadState(_) => spec.state_utids.push(track.db_id),
             TrackData::Sched(_) => spec.ucpus.push(track.db_id),
             TrackData::Counter(_) => spec.counter_tracks.push(track.db_id),
-            TrackData::State(_) => {}
+            // Samples are read by thread (below).
+            TrackData::State(_) | TrackData::Samples(_) => {}
         }
         if let Some(Group::Thread(utid)) = groups_of(data, t).last() {
             spec.utids.push(*utid);
-        } else if let TrackData::ThreadState(_) = track.data {
+        } else if let TrackData::ThreadState(_) | TrackData::Samples(_) = track.data {
             spec.utids.push(track.db_id);
         }
     }
@@ -512,6 +513,20 @@ pub fn draw_area(
     }
 }
 
+/// The columns (in the lanes) the area's bracket takes on the ruler, when it shows.
+pub fn bracket_columns(cols: &Columns, state: &TimelineState, width: u16) -> Option<(u16, u16)> {
+    let area = state.area.as_ref()?;
+    let (t0, t1) = area.span();
+    let w = i64::from(width);
+    let (a, b) = (cols.col_of(t0), cols.col_of(t1));
+    if b < 0 || a >= w {
+        return None;
+    }
+    let a = a.max(0) as u16;
+    let b = (b.min(w - 1) as u16).max(a);
+    Some((a, b))
+}
+
 /// The area's bracket and duration, and the mark with its distance, on the ruler.
 pub fn draw_ruler_marks(
     buf: &mut Buffer,
@@ -528,10 +543,7 @@ pub fn draw_ruler_marks(
     if let Some(area) = &state.area {
         let (t0, t1) = area.span();
         notes.push(format!("area {}", format::duration(t1 - t0)));
-        let (a, b) = (cols.col_of(t0), cols.col_of(t1));
-        if b >= 0 && a < i64::from(w) {
-            let a = a.max(0) as u16;
-            let b = (b.min(i64::from(w) - 1) as u16).max(a);
+        if let Some((a, b)) = bracket_columns(cols, state, w) {
             let bar: String = (a..=b)
                 .map(|c| {
                     if c == a {

@@ -13,6 +13,9 @@ pub enum DetailsRequest {
     ThreadState(i64),
     /// A `state` row (a state track's value).
     State(i64),
+    /// A CPU profile sample: a `cpu_profile_stack_sample` id, or a `perf_sample` id with
+    /// [`super::load::PERF_SAMPLE`] set.
+    Sample(u32),
 }
 
 /// What a kernel task state code means (`D|K` → `Uninterruptible Sleep | Wakekill`).
@@ -237,7 +240,72 @@ pub fn load(conn: &Connection, request: &DetailsRequest) -> rusqlite::Result<Det
         DetailsRequest::Sched(id) => sched(conn, id),
         DetailsRequest::ThreadState(id) => thread_state(conn, id),
         DetailsRequest::State(id) => state(conn, id),
+        DetailsRequest::Sample(id) => sample(conn, id),
     }
+}
+
+/// A sample: its leaf function, and its stack (leaf first) as the args.
+fn sample(conn: &Connection, id: u32) -> rusqlite::Result<Details> {
+    let perf = id & super::load::PERF_SAMPLE != 0;
+    let table = if perf {
+        "perf_sample"
+    } else {
+        "cpu_profile_stack_sample"
+    };
+    let row = i64::from(id & !super::load::PERF_SAMPLE);
+    let (ts, utid, callsite): (i64, Option<i64>, Option<i64>) = conn.query_row(
+        &format!("SELECT ts, utid, callsite_id FROM {table} WHERE id = ?1"),
+        [row],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )?;
+    let mut frames = Vec::new();
+    let mut next = callsite;
+    let mut stmt = conn.prepare(
+        "SELECT c.parent_id, f.name FROM stack_profile_callsite c
+         LEFT JOIN stack_profile_frame f ON f.id = c.frame_id WHERE c.id = ?1",
+    )?;
+    while let Some(c) = next.filter(|_| frames.len() < 64) {
+        let (parent, name): (Option<i64>, Option<String>) =
+            stmt.query_row([c], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        frames.push(clean(name).unwrap_or_else(|| "?".into()));
+        next = parent;
+    }
+    let (thread, upid) = thread_label(conn, utid)?;
+    let machine: Option<i64> = match utid {
+        Some(u) => conn
+            .query_row("SELECT machine_id FROM thread WHERE utid = ?1", [u], |r| {
+                r.get(0)
+            })
+            .unwrap_or(None),
+        None => None,
+    };
+    let args = frames
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (format!("frame {i}"), f.clone()))
+        .collect();
+    Ok(Details {
+        name: frames.first().cloned().unwrap_or_else(|| "sample".into()),
+        category: Some(
+            if perf {
+                "perf sample"
+            } else {
+                "CPU profile sample"
+            }
+            .into(),
+        ),
+        ts,
+        dur: 0,
+        thread,
+        process: process_label(conn, upid)?,
+        machine: machine_label(conn, machine)?,
+        source: Source::MachineFiles(files_of(conn, machine).unwrap_or_default()),
+        cpu: None,
+        end_state: None,
+        args,
+        flows: Vec::new(),
+        binder: None,
+    })
 }
 
 fn thread_state(conn: &Connection, id: i64) -> rusqlite::Result<Details> {

@@ -105,14 +105,15 @@ fn push_track(
                 });
             }
         }
-        TrackData::Sched(_) | TrackData::ThreadState(_) | TrackData::State(_) => {
-            out.push(Row::Lane {
-                track: t,
-                depth: 0,
-                indent,
-                thread: None,
-            })
-        }
+        TrackData::Sched(_)
+        | TrackData::ThreadState(_)
+        | TrackData::State(_)
+        | TrackData::Samples(_) => out.push(Row::Lane {
+            track: t,
+            depth: 0,
+            indent,
+            thread: None,
+        }),
         TrackData::Counter(_) => out.push(Row::Counter { track: t, indent }),
     }
 }

@@ -24,13 +24,23 @@ pub enum TrackData {
     ThreadState(Lane),
     /// A state track's values (`state`): each holds until the next.
     State(Lane),
+    /// One thread's CPU profile samples (`cpu_profile_stack_sample`, `perf_sample`), each
+    /// named by its leaf function and lasting until the thread's next sample; ids of
+    /// `perf_sample` rows carry [`PERF_SAMPLE`].
+    Samples(Lane),
 }
+
+/// Marks a samples lane's id as a `perf_sample` row (else a `cpu_profile_stack_sample`).
+pub const PERF_SAMPLE: u32 = 1 << 31;
 
 impl TrackData {
     /// The one lane of a single-lane track (sched, thread state, state).
     pub fn single_lane(&self) -> Option<&Lane> {
         match self {
-            TrackData::Sched(l) | TrackData::ThreadState(l) | TrackData::State(l) => Some(l),
+            TrackData::Sched(l)
+            | TrackData::ThreadState(l)
+            | TrackData::State(l)
+            | TrackData::Samples(l) => Some(l),
             TrackData::Slices(_) | TrackData::Counter(_) => None,
         }
     }
@@ -202,6 +212,71 @@ fn load_logs(conn: &Connection, threads: &HashMap<i64, ThreadInfo>) -> Vec<LogEn
         Ok(logs)
     };
     read().unwrap_or_default()
+}
+
+/// Each sampled thread's samples as a lane: a sample lasts until the thread's next one, or
+/// (the last, or one after a pause longer than ten usual intervals) for one usual interval.
+/// Tables missing (an older database) give none.
+fn load_samples(conn: &Connection, names: &mut Names) -> Vec<(i64, Lane)> {
+    let read =
+        |sql: &str, flag: u32, names: &mut Names| -> rusqlite::Result<Vec<(i64, i64, u32, u32)>> {
+            let mut stmt = conn.prepare(sql)?;
+            let mut rows = stmt.query([])?;
+            let mut out = Vec::new();
+            while let Some(r) = rows.next()? {
+                let Some(utid) = r.get::<_, Option<i64>>(2)? else {
+                    continue;
+                };
+                let Ok(id) = u32::try_from(r.get::<_, i64>(0)?) else {
+                    continue;
+                };
+                if id & PERF_SAMPLE != 0 {
+                    continue;
+                }
+                let name = names.intern(&text(r.get_ref(3)?).unwrap_or_else(|| "?".into()));
+                out.push((utid, r.get(1)?, id | flag, name));
+            }
+            Ok(out)
+        };
+    let leaf = |table: &str| {
+        format!(
+            "SELECT s.id, s.ts, s.utid, f.name FROM {table} s
+             LEFT JOIN stack_profile_callsite c ON c.id = s.callsite_id
+             LEFT JOIN stack_profile_frame f ON f.id = c.frame_id"
+        )
+    };
+    let mut all = read(&leaf("cpu_profile_stack_sample"), 0, names).unwrap_or_default();
+    all.extend(read(&leaf("perf_sample"), PERF_SAMPLE, names).unwrap_or_default());
+    all.sort_unstable_by_key(|&(utid, ts, id, _)| (utid, ts, id));
+    let mut out: Vec<(i64, Lane)> = Vec::new();
+    let mut start = 0;
+    while start < all.len() {
+        let utid = all[start].0;
+        let mut end = start;
+        while end < all.len() && all[end].0 == utid {
+            end += 1;
+        }
+        let group = &all[start..end];
+        let mut gaps: Vec<i64> = group
+            .windows(2)
+            .map(|w| w[1].1 - w[0].1)
+            .filter(|g| *g > 0)
+            .collect();
+        gaps.sort_unstable();
+        let usual = gaps.get(gaps.len() / 2).copied().unwrap_or(1).max(1);
+        let mut lane = Lane::default();
+        for (i, &(_, ts, id, name)) in group.iter().enumerate() {
+            let next = group.get(i + 1).map(|n| n.1);
+            let until = match next {
+                Some(n) if n > ts && n - ts <= usual.saturating_mul(10) => n,
+                _ => ts.saturating_add(usual),
+            };
+            lane.push(ts, until, id, name);
+        }
+        out.push((utid, lane));
+        start = end;
+    }
+    out
 }
 
 pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
@@ -530,12 +605,30 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
             }
         }
     }
+    // One samples track per thread with CPU profile samples (a sampled thread may have
+    // nothing else: it still gets a row, so an area over it sums its samples).
+    for (utid, lane) in load_samples(conn, &mut names) {
+        if !threads.contains_key(&utid) {
+            continue;
+        }
+        if let (Some(&first), Some(&last)) = (lane.ts.first(), lane.end.last()) {
+            lo = lo.min(first);
+            hi = hi.max(last);
+        }
+        tracks.push(Track {
+            db_id: utid,
+            label: "CPU samples".to_string(),
+            data: TrackData::Samples(lane),
+        });
+        owners.push(Owner::Thread(utid));
+    }
     for track in &mut tracks {
         match &mut track.data {
             TrackData::Slices(lanes) => lanes.iter_mut().for_each(Lane::sort),
-            TrackData::Sched(lane) | TrackData::ThreadState(lane) | TrackData::State(lane) => {
-                lane.sort_sequential()
-            }
+            TrackData::Sched(lane)
+            | TrackData::ThreadState(lane)
+            | TrackData::State(lane)
+            | TrackData::Samples(lane) => lane.sort_sequential(),
             TrackData::Counter(_) => {}
         }
     }
@@ -544,7 +637,10 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
     let is_empty = |t: &Track| match &t.data {
         TrackData::Slices(lanes) => lanes.iter().all(Lane::is_empty),
         TrackData::Counter(c) => c.is_empty(),
-        TrackData::Sched(l) | TrackData::ThreadState(l) | TrackData::State(l) => l.is_empty(),
+        TrackData::Sched(l)
+        | TrackData::ThreadState(l)
+        | TrackData::State(l)
+        | TrackData::Samples(l) => l.is_empty(),
     };
     let mut machine_nodes: Vec<MachineNode> = machines
         .iter()
@@ -657,14 +753,31 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
             }
         }
     }
-    // Threads without a process hang off their machine as tracks of their own.
+    // Threads without a process hang off their machine as tracks of their own; one named as
+    // the kernel names its threads (a systrace without a process tree) stands as a process
+    // of its own (a negative id: `-1 - utid`), so it joins the Kernel threads group.
     let mut orphans: Vec<(i64, Vec<usize>)> = thread_tracks.into_iter().collect();
     orphans.sort_by_key(|(utid, _)| *utid);
     for (utid, mut own) in orphans {
         label_thread_tracks(&mut tracks, utid, &mut own);
-        let machine = threads.get(&utid).map_or(0, |t| t.machine);
+        let info = threads.get(&utid);
+        let machine = info.map_or(0, |t| t.machine);
         let i = machine_index(&mut machine_nodes, machine);
-        machine_nodes[i].tracks.extend(own);
+        let kernel = info.is_some_and(|t| {
+            t.label
+                .rsplit_once(' ')
+                .is_some_and(|(name, _)| super::order::kernel_name(name))
+        });
+        if kernel {
+            machine_nodes[i].processes.push(ProcessNode {
+                upid: -1 - utid,
+                label: info.map_or_else(String::new, |t| t.label.clone()),
+                tracks: Vec::new(),
+                threads: vec![ThreadNode { utid, tracks: own }],
+            });
+        } else {
+            machine_nodes[i].tracks.extend(own);
+        }
     }
     let has_tracks = |m: &MachineNode| !m.tracks.is_empty() || !m.processes.is_empty();
     if machine_nodes.iter().any(has_tracks) {

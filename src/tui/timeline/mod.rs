@@ -189,8 +189,9 @@ pub struct Geometry {
 }
 
 pub fn geometry(area: Rect, state: &TimelineState) -> Geometry {
+    // A quarter of the width: wider terminals show longer names (up to 56 columns).
     let label_w = (area.width / 4)
-        .clamp(12, 32)
+        .clamp(12, 56)
         .min(area.width.saturating_sub(10));
     let details_h = if state.aggregates.is_some() && area.height >= 14 {
         (area.height / 3).clamp(6, 14)
@@ -333,6 +334,35 @@ impl TimelineState {
         self.clamp_view();
     }
 
+    /// Puts the view on a span (a query row's `ts` and `dur`); when `slice` is the id of a
+    /// slice starting at `ts` on the timeline, selects it too.
+    pub fn show_span(
+        &mut self,
+        ts: i64,
+        dur: Option<i64>,
+        slice: Option<i64>,
+        page: usize,
+    ) -> Option<DetailsRequest> {
+        let data = self.data.clone()?;
+        let found = slice.and_then(|id| {
+            let id = u32::try_from(id).ok()?;
+            slice_lanes(&data).find_map(|(track, depth, l)| {
+                find(l, ts, id).map(|index| Selection {
+                    track,
+                    depth,
+                    index,
+                    id,
+                })
+            })
+        });
+        let request = found.and_then(|sel| self.reveal(sel, page));
+        match dur {
+            Some(d) if d > 0 => self.fit(ts, ts.saturating_add(d)),
+            _ => self.focus(ts),
+        }
+        request
+    }
+
     fn fit(&mut self, start: i64, end: i64) {
         let span = (end - start).max(MIN_SPAN);
         let pad = (span / 10).max(1);
@@ -457,6 +487,7 @@ impl TimelineState {
             TrackData::Sched(_) => DetailsRequest::Sched(id),
             TrackData::ThreadState(_) => DetailsRequest::ThreadState(id),
             TrackData::State(_) => DetailsRequest::State(id),
+            TrackData::Samples(_) => DetailsRequest::Sample(sel.id),
             TrackData::Slices(_) | TrackData::Counter(_) => DetailsRequest::Slice(id),
         })
     }
@@ -653,7 +684,11 @@ impl TimelineState {
             .iter()
             .all(|m| self.collapsed.contains(&Group::Machine(m.id)));
         if all_collapsed {
-            self.collapsed.clear();
+            // Opens the machines only: the groups closed inside them (the Kernel threads,
+            // processes that start closed, what the user closed) stay as they were.
+            for m in &d.machines {
+                self.collapsed.remove(&Group::Machine(m.id));
+            }
         } else {
             for m in &d.machines {
                 self.collapsed.insert(Group::Machine(m.id));
@@ -1124,6 +1159,29 @@ fn truncate(s: &str, width: usize) -> String {
     }
 }
 
+/// Like [`truncate`], but a label that ends in a pid or tid (`name 7527`) keeps it: the
+/// name is cut in the middle, so two processes with one long name stay told apart.
+fn truncate_label(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n <= width {
+        return s.to_string();
+    }
+    if let Some((head, id)) = s.rsplit_once(' ') {
+        let id_len = id.chars().count() + 1;
+        let head_len = head.chars().count();
+        let is_id = !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit());
+        if is_id && width > id_len + 4 && head_len > 0 {
+            let keep = width - id_len - 1;
+            let mut t: String = head.chars().take(keep).collect();
+            t.push('…');
+            t.push(' ');
+            t.push_str(id);
+            return t;
+        }
+    }
+    truncate(s, width)
+}
+
 const BARS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
 pub fn draw(
@@ -1148,7 +1206,8 @@ pub fn draw(
     let geo = geometry(area, state);
     let cols = state.columns(geo.lanes.width.max(1));
     let buf = frame.buffer_mut();
-    draw_ruler(buf, &geo, &cols, data, theme);
+    let bracket = area::bracket_columns(&cols, state, geo.lanes.width);
+    draw_ruler(buf, &geo, &cols, data, bracket, theme);
     area::draw_ruler_marks(buf, &geo, &cols, state, theme);
     let all = state.visible_rows();
     // The other ends of the selected slice's flows (a binder call's reply, …) are marked.
@@ -1246,14 +1305,28 @@ pub fn draw(
             None => draw_details(frame, rect, state, theme),
         }
     }
+    if all.is_empty() && (state.filter.is_some() || state.filter_input.is_some()) {
+        // An empty timeline says why.
+        put(
+            frame.buffer_mut(),
+            geo.labels.x + 1,
+            geo.labels.y,
+            "no track matches the filter: T edits it, Esc clears it",
+            geo.labels.width + geo.lanes.width,
+            theme.warning(),
+        );
+    }
     draw_footer(frame, geo.footer, state, data, all.len(), theme);
 }
 
+/// The ruler: the view's start, span and end, and ticks since the trace's start; no tick
+/// label is drawn where the area's bracket (`bracket`, columns) goes, so none shows cut.
 fn draw_ruler(
     buf: &mut Buffer,
     geo: &Geometry,
     cols: &Columns,
     data: &TimelineData,
+    bracket: Option<(u16, u16)>,
     theme: &Theme,
 ) {
     if geo.ruler.height < 2 {
@@ -1308,7 +1381,9 @@ fn draw_ruler(
         let c = cols.col_of(data.start + t);
         let label = format!("╵{}", format::tick(t, step, largest));
         let len = label.chars().count() as i64;
-        if c >= next_free && c + len <= i64::from(w) {
+        let under_bracket =
+            bracket.is_some_and(|(a, b)| c <= i64::from(b) && c + len >= i64::from(a));
+        if c >= next_free && c + len <= i64::from(w) && !under_bracket {
             put(
                 buf,
                 x + c as u16,
@@ -1416,7 +1491,7 @@ fn draw_label(
         }
     };
     let w = geo.labels.width as usize;
-    let text = format!("{:<w$}", truncate(&text, w));
+    let text = format!("{:<w$}", truncate_label(&text, w));
     put(
         buf,
         geo.labels.x,
@@ -1699,10 +1774,14 @@ fn draw_footer(
         Line::from(vec![
             Span::styled(" filter tracks: ", theme.key()),
             Span::raw(shown),
-            Span::styled(
-                format!("  {rows} rows · Enter keeps · Esc clears"),
-                theme.dim(),
-            ),
+            if rows == 0 && !input.text.is_empty() {
+                Span::styled("  no track matches · Esc clears", theme.warning())
+            } else {
+                Span::styled(
+                    format!("  {rows} rows · Enter keeps · Esc clears"),
+                    theme.dim(),
+                )
+            },
         ])
     } else if let Some(input) = &state.search_input {
         let (shown, cursor) = input.view((rect.width as usize).saturating_sub(12));
@@ -1714,20 +1793,35 @@ fn draw_footer(
     } else if let Some(m) = &state.message {
         Line::styled(format!(" {m}"), theme.warning())
     } else if state.aggregates.is_some() {
+        let keys = if rect.width >= 90 {
+            " < > tab · j/k row · o/O sort · Enter highlight · n/N step · x SQL · v new · Esc drops"
+        } else {
+            " <> tab · j/k · o sort · Enter mark · n/N · x SQL · v new · Esc"
+        };
         Line::from(vec![
             Span::styled(" area:", theme.key()),
-            Span::styled(
-                " < > tab · j/k row · o/O sort · Enter highlight · n/N step · x SQL · v new · Esc drops",
-                theme.dim(),
-            ),
+            Span::styled(keys, theme.dim()),
         ])
     } else if state.area.is_some_and(|a| a.editing) {
+        let keys = if rect.width >= 90 {
+            " ←/→ extend in time (Shift more) · j/k across tracks · v or Enter ends · Esc drops"
+        } else {
+            " ←/→ time (Shift more) · j/k tracks · v/Enter ends · Esc drops"
+        };
         Line::from(vec![
             Span::styled(" area:", theme.key()),
+            Span::styled(keys, theme.dim()),
+        ])
+    } else if let Some(f) = state.filter.as_ref().filter(|_| rows == 0) {
+        Line::from(vec![
             Span::styled(
-                " ←/→ extend in time (Shift more) · j/k across tracks · v or Enter ends · Esc drops",
-                theme.dim(),
+                format!(
+                    " no track matches \"{}\" (name, process, thread, pid or tid)",
+                    f.text
+                ),
+                theme.warning(),
             ),
+            Span::styled(" · T edit · Esc clears the filter", theme.dim()),
         ])
     } else if let Some(f) = &state.filter {
         Line::from(vec![
@@ -1761,6 +1855,29 @@ fn draw_footer(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_label_keeps_its_pid() {
+        let t = truncate_label(
+            "▾ androidx.benchmark.integration.macrobenchmark.test 7527",
+            30,
+        );
+        assert_eq!(t.chars().count(), 30);
+        assert!(t.ends_with("… 7527"), "{t}");
+        let u = truncate_label(
+            "▾ androidx.benchmark.integration.macrobenchmark.target 7663",
+            30,
+        );
+        assert_ne!(t, u);
+        assert_eq!(
+            truncate_label("cpufreq cpu0 ≤1.8M", 30),
+            "cpufreq cpu0 ≤1.8M"
+        );
+        assert_eq!(
+            truncate_label("a very long counter name ≤1.8M", 10),
+            "a very lo…"
+        );
+    }
 
     #[test]
     fn nice_steps() {

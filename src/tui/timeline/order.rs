@@ -8,14 +8,18 @@
 //! it (`process.parent_upid`), Perfetto's rule. A machine without any parent information (a
 //! systrace has no process tree) falls back to names: a single-threaded process whose name
 //! is in brackets (`[ksoftirqd/0]`) or starts as the kernel's own threads do (`kworker/`,
-//! `ksoftirqd/`, `rcu_`, `migration/`, `irq/`, …), see [`KERNEL_PREFIXES`].
+//! `ksoftirqd/`, `rcu_`, `migration/`, `irq/`, drivers' `smem_`, `mdss_`, `wlan_logging`,
+//! …), see [`KERNEL_PREFIXES`]; a kernel-named thread without a process joins them too.
+//!
+//! A process's activity is its threads' CPU time (`sched`) plus the time of their top-level
+//! thread slices (finished ones: an unfinished slice has no duration yet); slice counts
+//! break ties.
 
 use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
 
 use rusqlite::Connection;
 
-use super::index::Lane;
 use super::load::{ProcessNode, TimelineData, Track, TrackData};
 use super::Group;
 
@@ -54,6 +58,32 @@ pub const KERNEL_PREFIXES: &[&str] = &[
     "scsi_eh_",
     "kverityd",
     "ext4-rsv-conver",
+    // Drivers' threads on Android devices (Qualcomm SoCs, display, Wi-Fi, GPU).
+    "smem_native_",
+    "dsps_smem_glink",
+    "glink_",
+    "qmi_",
+    "msm_",
+    "mdss_",
+    "sde_",
+    "kgsl",
+    "vsync_retire",
+    "wlan_logging",
+    "crtc_commit",
+    "crtc_event",
+    "card0-crtc",
+    "kdmflush",
+    "hwrng",
+    "spi",
+    "irq_",
+    "ipa_",
+    "dhd_",
+    "mali_",
+    "kbase_",
+    "ion_",
+    "lpass_",
+    "apr_driver",
+    "diag_",
 ];
 
 /// How the tree was arranged: where each machine's kernel threads start, and which groups
@@ -102,23 +132,13 @@ pub fn natural_key(s: &str) -> Vec<(String, u64)> {
     out
 }
 
-/// Top-level slice time and slice count of a track.
+/// Top-level slice time (unused: the database's durations are read instead) and slice
+/// count of a track.
 fn track_activity(t: &Track) -> (i64, u64) {
     match &t.data {
-        TrackData::Slices(lanes) => {
-            let count = lanes.iter().map(|l| l.len() as u64).sum();
-            let top = lanes.first().map_or(0, lane_time);
-            (top, count)
-        }
+        TrackData::Slices(lanes) => (0, lanes.iter().map(|l| l.len() as u64).sum()),
         _ => (0, 0),
     }
-}
-
-fn lane_time(l: &Lane) -> i64 {
-    l.ts.iter()
-        .zip(&l.end)
-        .map(|(s, e)| e.saturating_sub(*s).max(0))
-        .fold(0i64, i64::saturating_add)
 }
 
 fn class_of(t: &Track) -> u8 {
@@ -174,6 +194,25 @@ pub fn arrange(conn: &Connection, data: &mut TimelineData) -> rusqlite::Result<(
             cpu_time.insert(r.get(0)?, r.get::<_, Option<i64>>(1)?.unwrap_or(0));
         }
     }
+    // Each thread's top-level slice time (finished slices on its thread tracks).
+    let mut slice_time: HashMap<i64, i64> = HashMap::new();
+    {
+        let mut stmt = conn.prepare(
+            "SELECT t.utid, SUM(s.dur) FROM slice s JOIN __intrinsic_track t ON t.id = s.track_id
+             WHERE s.depth = 0 AND s.dur > 0 AND t.utid IS NOT NULL GROUP BY t.utid",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            slice_time.insert(r.get(0)?, r.get::<_, Option<i64>>(1)?.unwrap_or(0));
+        }
+    }
+    let thread_time = |utid: i64| -> i64 {
+        cpu_time
+            .get(&utid)
+            .copied()
+            .unwrap_or(0)
+            .saturating_add(slice_time.get(&utid).copied().unwrap_or(0))
+    };
     // Tracks of threads without a process hang off the machine: they go after its own.
     let mut thread_owned: HashSet<i64> = HashSet::new();
     {
@@ -213,23 +252,29 @@ pub fn arrange(conn: &Connection, data: &mut TimelineData) -> rusqlite::Result<(
             .iter()
             .any(|p| facts.get(&p.upid).is_some_and(|f| f.parent.is_some()));
         let activity = |p: &ProcessNode| -> (i64, u64) {
-            let mut dur = 0i64;
             let mut count = 0u64;
             for &t in p
                 .tracks
                 .iter()
                 .chain(p.threads.iter().flat_map(|th| &th.tracks))
             {
-                let (d, c) = track_activity(&tracks[t]);
-                dur = dur.saturating_add(d);
-                count += c;
+                count += track_activity(&tracks[t]).1;
             }
-            for th in &p.threads {
-                dur = dur.saturating_add(cpu_time.get(&th.utid).copied().unwrap_or(0));
-            }
+            let dur = p
+                .threads
+                .iter()
+                .map(|th| thread_time(th.utid))
+                .fold(0i64, i64::saturating_add);
             (dur, count)
         };
         let is_kernel = |p: &ProcessNode| -> bool {
+            // A thread without a process (see `super::load`): by its name.
+            if p.upid < 0 {
+                return p
+                    .threads
+                    .iter()
+                    .all(|th| threads.get(&th.utid).is_some_and(|(_, n)| kernel_name(n)));
+            }
             let Some(f) = facts.get(&p.upid) else {
                 return false;
             };
@@ -280,14 +325,17 @@ pub fn arrange(conn: &Connection, data: &mut TimelineData) -> rusqlite::Result<(
             let pid = facts.get(&p.upid).map_or(-1, |f| f.pid);
             p.threads.sort_by_cached_key(|th| {
                 let tid = threads.get(&th.utid).map_or(i64::MAX, |t| t.0);
-                let mut dur = cpu_time.get(&th.utid).copied().unwrap_or(0);
-                let mut count = 0;
-                for &t in &th.tracks {
-                    let (d, c) = track_activity(&tracks[t]);
-                    dur = dur.saturating_add(d);
-                    count += c;
-                }
-                (tid != pid, Reverse(dur), Reverse(count), tid)
+                let count: u64 = th
+                    .tracks
+                    .iter()
+                    .map(|&t| track_activity(&tracks[t]).1)
+                    .sum();
+                (
+                    tid != pid,
+                    Reverse(thread_time(th.utid)),
+                    Reverse(count),
+                    tid,
+                )
             });
         }
         type Keyed = (
