@@ -46,18 +46,18 @@ const FIRST_SEQUENCE_CLOCK: u32 = 64;
 struct Sequence {
     /// False until the sequence's incremental state is known to be intact.
     valid: bool,
-    names: HashMap<u64, StrId>,
-    categories: HashMap<u64, StrId>,
-    annotation_names: HashMap<u64, StrId>,
+    names: FxHashMap<u64, StrId>,
+    categories: FxHashMap<u64, StrId>,
+    annotation_names: FxHashMap<u64, StrId>,
     /// (file, function, line)
-    source_locations: HashMap<u64, (StrId, StrId, Option<u32>)>,
-    interned_strings: HashMap<u64, StrId>,
+    source_locations: FxHashMap<u64, (StrId, StrId, Option<u32>)>,
+    interned_strings: FxHashMap<u64, StrId>,
     clock_id: Option<u32>,
     default_track: Option<u64>,
     default_extra_counters: Vec<u64>,
     default_extra_double_counters: Vec<u64>,
     /// Running values of incremental counters, by track uuid.
-    counter_values: HashMap<u64, f64>,
+    counter_values: FxHashMap<u64, f64>,
     /// The thread this sequence writes for (ThreadDescriptor or a thread TrackDescriptor).
     thread: Option<ThreadRef>,
     /// Some packet of the sequence had `first_packet_on_sequence`.
@@ -69,20 +69,20 @@ struct Sequence {
     /// Base for `thread_time_delta_us` (µs).
     ref_thread_time_us: Option<i64>,
     /// Interned kernel symbols (`sched_blocked_reason.caller`).
-    kernel_symbols: HashMap<u64, StrId>,
+    kernel_symbols: FxHashMap<u64, StrId>,
     /// Interned log message bodies, histogram names, correlation ids and debug annotation
     /// proto type names.
-    log_bodies: HashMap<u64, StrId>,
-    histogram_names: HashMap<u64, StrId>,
-    correlation_ids: HashMap<u64, StrId>,
-    value_type_names: HashMap<u64, StrId>,
+    log_bodies: FxHashMap<u64, StrId>,
+    histogram_names: FxHashMap<u64, StrId>,
+    correlation_ids: FxHashMap<u64, StrId>,
+    value_type_names: FxHashMap<u64, StrId>,
     /// Interned unsymbolized locations (mapping iid, rel_pc), mappings' build id iids, and
     /// build ids, for Mojo method names.
-    unsymbolized: HashMap<u64, (u64, u64)>,
-    mappings: HashMap<u64, u64>,
-    build_ids: HashMap<u64, StrId>,
+    unsymbolized: FxHashMap<u64, (u64, u64)>,
+    mappings: FxHashMap<u64, u64>,
+    build_ids: FxHashMap<u64, StrId>,
     /// Interned GPU counter descriptors and their GPU (see `gpu.rs`).
-    gpu_counter_descriptors: HashMap<u64, (protos::GpuCounterDescriptor, i32)>,
+    gpu_counter_descriptors: FxHashMap<u64, (protos::GpuCounterDescriptor, i32)>,
 }
 
 /// A delta timestamp, resolved against its sequence's running time.
@@ -148,7 +148,11 @@ struct Parser<'a> {
     /// end event without a name still closes the slice its begin opened.
     async_names: HashMap<(MachineId, Option<ProcessRef>, u64), StrId>,
     /// Bytes and packets per payload field, and per TrackEvent (category, name).
-    content: HashMap<&'static str, (u64, u64)>,
+    content: FxHashMap<&'static str, (u64, u64)>,
+    /// The TrackEvent [`Parser::fast_track_event`] decodes into, between packets.
+    track_event_scratch: Option<Box<protos::TrackEvent>>,
+    /// Bytes and packets of the TrackEvents not counted by (category, name).
+    track_event_content: (u64, u64),
     event_content: FxHashMap<(StrId, StrId), (u64, u64)>,
     /// Size of the TrackEvent packet being parsed, until its category and name are known.
     pending_track_event: Option<u64>,
@@ -199,6 +203,89 @@ struct SequenceClock {
     unit_ns: i64,
     incremental: bool,
     last_ns: i64,
+}
+
+/// The TracePacket fields that place a packet on its machine, sequence and clock (see
+/// [`Parser::header`]), from a decoded packet or from [`fast_header`].
+#[derive(Default)]
+struct Header<'p> {
+    timestamp: Option<u64>,
+    timestamp_clock_id: Option<u32>,
+    trusted_seq: Option<u32>,
+    sequence_flags: Option<u32>,
+    previous_packet_dropped: Option<u32>,
+    incremental_state_cleared: bool,
+    first_packet_on_sequence: bool,
+    machine_id: Option<u32>,
+    defaults: Option<&'p protos::TracePacketDefaults>,
+    interned: Option<&'p protos::InternedData>,
+}
+
+impl<'p> Header<'p> {
+    fn of(pkt: &'p TracePacket) -> Header<'p> {
+        Header {
+            timestamp: pkt.timestamp,
+            timestamp_clock_id: pkt.timestamp_clock_id,
+            trusted_seq: pkt
+                .optional_trusted_packet_sequence_id
+                .map(|trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(s)| s),
+            sequence_flags: pkt.sequence_flags,
+            previous_packet_dropped: pkt.previous_packet_dropped,
+            incremental_state_cleared: pkt.incremental_state_cleared(),
+            first_packet_on_sequence: pkt.first_packet_on_sequence(),
+            machine_id: pkt.machine_id,
+            defaults: pkt.trace_packet_defaults.as_ref(),
+            interned: pkt.interned_data.as_ref(),
+        }
+    }
+}
+
+/// Where a packet is, once its header is read.
+struct Placed {
+    machine: MachineId,
+    seq_id: u32,
+    trusted_seq: Option<u32>,
+    ts: Option<i64>,
+    clock: ClockRef,
+}
+
+/// The header of a packet made of header scalars and one TrackEvent (field 11), and the
+/// TrackEvent's bytes; `None` for any other packet, or one the decoder might read otherwise
+/// (another field, a wire type it would refuse, a TrackEvent in two parts). Scalars read as
+/// the decoder reads them: the last occurrence wins, 32-bit fields keep the low bits.
+fn fast_header(mut bytes: &[u8]) -> Option<(Header<'static>, &[u8])> {
+    let mut h = Header::default();
+    let mut event = None;
+    while !bytes.is_empty() {
+        let tag = schema::varint(&mut bytes)?;
+        if tag & 7 == 2 {
+            // Only the TrackEvent, once.
+            if tag >> 3 != 11 || event.is_some() {
+                return None;
+            }
+            let len = usize::try_from(schema::varint(&mut bytes)?).ok()?;
+            event = Some(schema::take(&mut bytes, len)?);
+            continue;
+        }
+        if tag & 7 != 0 {
+            return None;
+        }
+        let v = schema::varint(&mut bytes)?;
+        match tag >> 3 {
+            8 => h.timestamp = Some(v),
+            58 => h.timestamp_clock_id = Some(v as u32),
+            10 => h.trusted_seq = Some(v as u32),
+            13 => h.sequence_flags = Some(v as u32),
+            42 => h.previous_packet_dropped = Some(v as u32),
+            41 => h.incremental_state_cleared = v != 0,
+            87 => h.first_packet_on_sequence = v != 0,
+            98 => h.machine_id = Some(v as u32),
+            // trusted_uid, trusted_pid: decoded, never read.
+            3 | 79 => {}
+            _ => return None,
+        }
+    }
+    Some((h, event?))
 }
 
 /// Reads a varint and its length in bytes; `None` if the buffer ends inside it.
@@ -310,7 +397,9 @@ pub fn parse_stream(
         ftrace_cpus_seen: std::collections::HashSet::new(),
         ftrace_ranges: Vec::new(),
         uuid_seen: false,
-        content: HashMap::new(),
+        content: FxHashMap::default(),
+        track_event_content: (0, 0),
+        track_event_scratch: None,
         event_content: FxHashMap::default(),
         pending_track_event: None,
         mm_owners: HashMap::new(),
@@ -613,6 +702,9 @@ impl Parser<'_> {
 
     fn packet_inner(&mut self, bytes: &[u8], offset: u64) {
         self.packet_at = (bytes.as_ptr() as usize, offset);
+        if self.fast_track_event(bytes) {
+            return;
+        }
         // Raw ftrace rows read the packet's own bytes, repaired or not: a skipped field
         // may be an event of a kind the schema does not know.
         let pkt = match TracePacket::decode(bytes) {
@@ -635,121 +727,15 @@ impl Parser<'_> {
             entry.0 += bytes.len() as u64;
             entry.1 += 1;
         }
-        let machine = match self.packet_machine(pkt.machine_id) {
-            Ok(m) => m,
-            Err(e) => {
-                self.fatal.get_or_insert(e);
-                return;
-            }
-        };
-        let trusted_seq = pkt
-            .optional_trusted_packet_sequence_id
-            .map(|trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(s)| s);
-        let seq_id = trusted_seq.unwrap_or(0);
-        let flags = pkt.sequence_flags.unwrap_or(0);
-        let dropped = pkt.previous_packet_dropped.unwrap_or(0);
-        let needs_state = flags & SEQ_NEEDS_INCREMENTAL_STATE != 0;
-        self.losses
-            .packet(machine, trusted_seq, dropped, needs_state);
-        if trusted_seq.is_none() {
-            // Sequence state without a sequence to keep it on, counted as the reference does.
-            let cleared =
-                pkt.incremental_state_cleared() || flags & SEQ_INCREMENTAL_STATE_CLEARED != 0;
-            let missing = [
-                (cleared, "incremental_state_cleared_missing_sequence_id"),
-                (
-                    !cleared && dropped != 0,
-                    "previous_packet_dropped_missing_sequence_id",
-                ),
-                (
-                    pkt.trace_packet_defaults.is_some(),
-                    "trace_packet_defaults_missing_sequence_id",
-                ),
-                (
-                    pkt.interned_data.is_some(),
-                    "interned_data_missing_sequence_id",
-                ),
-            ];
-            for (_, name) in missing.into_iter().filter(|m| m.0) {
-                self.stat(name, machine);
-            }
-        }
-        {
-            let seq = self.sequences.entry((machine, seq_id)).or_default();
-            if pkt.first_packet_on_sequence() {
-                seq.first_packet_seen = true;
-            }
-            if pkt.previous_packet_dropped.unwrap_or(0) != 0 && !pkt.first_packet_on_sequence() {
-                seq.valid = false;
-                seq.counter_values.clear();
-                seq.ref_ts_ns = None;
-                seq.ref_ts_broken = false;
-                seq.ref_thread_time_us = None;
-                self.sink.stat("sequence_packet_loss_flagged", machine, 1);
-            }
-        }
-        if pkt.incremental_state_cleared() || flags & SEQ_INCREMENTAL_STATE_CLEARED != 0 {
-            if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
-                seq.clear();
-            }
-            self.sink.touch();
-            self.profiling.clear_sequence(machine, seq_id);
-        }
-        if let Some(defaults) = &pkt.trace_packet_defaults {
-            self.sink.touch();
-            self.profiling.defaults(machine, seq_id, defaults);
-            if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
-                seq.clock_id = defaults.timestamp_clock_id;
-                if let Some(te) = &defaults.track_event_defaults {
-                    seq.default_track = te.track_uuid;
-                    seq.default_extra_counters = te.extra_counter_track_uuids.clone();
-                    seq.default_extra_double_counters = te.extra_double_counter_track_uuids.clone();
-                }
-            }
-        }
-        let valid = self
-            .sequences
-            .get(&(machine, seq_id))
-            .is_some_and(|s| s.valid);
-        if let Some(interned) = &pkt.interned_data {
-            if valid {
-                self.intern(machine, seq_id, interned);
-                self.sink.touch();
-                self.profiling.intern(self.sink, machine, seq_id, interned);
-                if !interned.unsymbolized_source_locations.is_empty() {
-                    let raw = typed_args::field_bytes(bytes, 12).unwrap_or(&[]);
-                    self.intern_mappings(machine, seq_id, raw);
-                }
-            } else {
-                self.stat("interned_data_skipped_incremental_state_invalid", machine);
-            }
-        }
-        if needs_state && !valid {
-            self.stat(
-                "packet_skipped_seq_needs_incremental_state_invalid",
-                machine,
-            );
-            self.losses.skipped(machine, seq_id);
+        let Some(Placed {
+            machine,
+            seq_id,
+            trusted_seq,
+            ts,
+            clock,
+        }) = self.header(&Header::of(&pkt), bytes)
+        else {
             return;
-        }
-        let seq_clock = self
-            .sequences
-            .get(&(machine, seq_id))
-            .and_then(|s| s.clock_id);
-        let clock_id = pkt
-            .timestamp_clock_id
-            .filter(|&c| c != 0)
-            .or(seq_clock)
-            .unwrap_or(clocks::PACKET_DEFAULT);
-        let ts = pkt
-            .timestamp
-            .map(|t| self.sequence_clock_ts(machine, seq_id, clock_id, t as i64));
-        // A packet without a timestamp (descriptors, process trees) describes the trace rather
-        // than a moment of it: it is kept at time 0 of trace time, never converted.
-        let clock = if ts.is_some() {
-            self.clock(machine, seq_id, clock_id)
-        } else {
-            self.clock(machine, 0, clocks::UNTIMED)
         };
         let Some(data) = pkt.data else {
             if let Some(kind) =
@@ -810,7 +796,7 @@ impl Parser<'_> {
             }
             trace_packet::Data::TrackEvent(ev) => {
                 let raw = typed_args::field_bytes(bytes, 11).unwrap_or(&[]);
-                self.track_event(machine, seq_id, ts, clock, ev, raw);
+                self.track_event(machine, seq_id, ts, clock, &ev, raw);
             }
             trace_packet::Data::TrackDescriptor(d) => {
                 self.track_descriptor(machine, seq_id, ts.unwrap_or(0), clock, d);
@@ -990,6 +976,164 @@ impl Parser<'_> {
         }
     }
 
+    /// A packet that is a TrackEvent and nothing else but header scalars — the bulk of a
+    /// TrackEvent trace — read without building a `TracePacket`: a field walker reads the
+    /// header ([`fast_header`]) and only the TrackEvent is decoded. Anything else (or
+    /// anything the walker is unsure of) returns false, untouched, for the full decoder.
+    fn fast_track_event(&mut self, bytes: &[u8]) -> bool {
+        let Some((header, raw)) = fast_header(bytes) else {
+            return false;
+        };
+        // One TrackEvent, cleared and refilled for each packet: no 700-byte message
+        // built and moved per event, and its strings' buffers are reused.
+        let mut ev = self.track_event_scratch.take().unwrap_or_default();
+        ev.clear();
+        if ev.merge(raw).is_err() {
+            self.track_event_scratch = Some(ev);
+            return false;
+        }
+        self.packets += 1;
+        self.flush_pending_track_event();
+        self.pending_track_event = Some(bytes.len() as u64);
+        let Some(at) = self.header(&header, bytes) else {
+            self.track_event_scratch = Some(ev);
+            return true;
+        };
+        // The reference drops TrackEvents it cannot give a sequence.
+        if at.trusted_seq.is_none() {
+            self.stat("track_event_missing_sequence_id", at.machine);
+            self.track_event_scratch = Some(ev);
+            return true;
+        }
+        self.track_event(at.machine, at.seq_id, at.ts, at.clock, &ev, raw);
+        self.track_event_scratch = Some(ev);
+        true
+    }
+
+    /// What every packet's header does to its sequence (machine, losses, incremental
+    /// state, defaults, interned data) and where its timestamp is; `None` when the packet
+    /// goes no further (a manifest rule broken, or its sequence's state lost).
+    fn header(&mut self, pkt: &Header, bytes: &[u8]) -> Option<Placed> {
+        let machine = match self.packet_machine(pkt.machine_id) {
+            Ok(m) => m,
+            Err(e) => {
+                self.fatal.get_or_insert(e);
+                return None;
+            }
+        };
+        let trusted_seq = pkt.trusted_seq;
+        let seq_id = trusted_seq.unwrap_or(0);
+        let flags = pkt.sequence_flags.unwrap_or(0);
+        let dropped = pkt.previous_packet_dropped.unwrap_or(0);
+        let needs_state = flags & SEQ_NEEDS_INCREMENTAL_STATE != 0;
+        self.losses
+            .packet(machine, trusted_seq, dropped, needs_state);
+        if trusted_seq.is_none() {
+            // Sequence state without a sequence to keep it on, counted as the reference does.
+            let cleared =
+                pkt.incremental_state_cleared || flags & SEQ_INCREMENTAL_STATE_CLEARED != 0;
+            let missing = [
+                (cleared, "incremental_state_cleared_missing_sequence_id"),
+                (
+                    !cleared && dropped != 0,
+                    "previous_packet_dropped_missing_sequence_id",
+                ),
+                (
+                    pkt.defaults.is_some(),
+                    "trace_packet_defaults_missing_sequence_id",
+                ),
+                (pkt.interned.is_some(), "interned_data_missing_sequence_id"),
+            ];
+            for (_, name) in missing.into_iter().filter(|m| m.0) {
+                self.stat(name, machine);
+            }
+        }
+        {
+            let seq = self.sequences.entry((machine, seq_id)).or_default();
+            if pkt.first_packet_on_sequence {
+                seq.first_packet_seen = true;
+            }
+            if pkt.previous_packet_dropped.unwrap_or(0) != 0 && !pkt.first_packet_on_sequence {
+                seq.valid = false;
+                seq.counter_values.clear();
+                seq.ref_ts_ns = None;
+                seq.ref_ts_broken = false;
+                seq.ref_thread_time_us = None;
+                self.sink.stat("sequence_packet_loss_flagged", machine, 1);
+            }
+        }
+        if pkt.incremental_state_cleared || flags & SEQ_INCREMENTAL_STATE_CLEARED != 0 {
+            if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
+                seq.clear();
+            }
+            self.sink.touch();
+            self.profiling.clear_sequence(machine, seq_id);
+        }
+        if let Some(defaults) = pkt.defaults {
+            self.sink.touch();
+            self.profiling.defaults(machine, seq_id, defaults);
+            if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
+                seq.clock_id = defaults.timestamp_clock_id;
+                if let Some(te) = &defaults.track_event_defaults {
+                    seq.default_track = te.track_uuid;
+                    seq.default_extra_counters = te.extra_counter_track_uuids.clone();
+                    seq.default_extra_double_counters = te.extra_double_counter_track_uuids.clone();
+                }
+            }
+        }
+        let valid = self
+            .sequences
+            .get(&(machine, seq_id))
+            .is_some_and(|s| s.valid);
+        if let Some(interned) = pkt.interned {
+            if valid {
+                self.intern(machine, seq_id, interned);
+                self.sink.touch();
+                self.profiling.intern(self.sink, machine, seq_id, interned);
+                if !interned.unsymbolized_source_locations.is_empty() {
+                    let raw = typed_args::field_bytes(bytes, 12).unwrap_or(&[]);
+                    self.intern_mappings(machine, seq_id, raw);
+                }
+            } else {
+                self.stat("interned_data_skipped_incremental_state_invalid", machine);
+            }
+        }
+        if needs_state && !valid {
+            self.stat(
+                "packet_skipped_seq_needs_incremental_state_invalid",
+                machine,
+            );
+            self.losses.skipped(machine, seq_id);
+            return None;
+        }
+        let seq_clock = self
+            .sequences
+            .get(&(machine, seq_id))
+            .and_then(|s| s.clock_id);
+        let clock_id = pkt
+            .timestamp_clock_id
+            .filter(|&c| c != 0)
+            .or(seq_clock)
+            .unwrap_or(clocks::PACKET_DEFAULT);
+        let ts = pkt
+            .timestamp
+            .map(|t| self.sequence_clock_ts(machine, seq_id, clock_id, t as i64));
+        // A packet without a timestamp (descriptors, process trees) describes the trace rather
+        // than a moment of it: it is kept at time 0 of trace time, never converted.
+        let clock = if ts.is_some() {
+            self.clock(machine, seq_id, clock_id)
+        } else {
+            self.clock(machine, 0, clocks::UNTIMED)
+        };
+        Some(Placed {
+            machine,
+            seq_id,
+            trusted_seq,
+            ts,
+            clock,
+        })
+    }
+
     /// A packet timestamp on a sequence-scoped clock, in ns: scaled by the clock's unit,
     /// and for an incremental clock added to the last value read on it (in file order, as
     /// Trace Processor's clock tracker reads them).
@@ -1146,6 +1290,11 @@ impl Parser<'_> {
         self.crop_ftrace();
         self.losses.finish(self.sink);
         let file = self.sink.current_file;
+        if self.track_event_content.1 > 0 {
+            let entry = self.content.entry("TracePacket.track_event").or_default();
+            entry.0 += self.track_event_content.0;
+            entry.1 += self.track_event_content.1;
+        }
         let mut paths: Vec<(&'static str, (u64, u64))> = self.content.drain().collect();
         paths.sort_unstable();
         for (path, (size, count)) in paths {
@@ -1192,9 +1341,8 @@ impl Parser<'_> {
     /// without them.
     fn flush_pending_track_event(&mut self) {
         if let Some(size) = self.pending_track_event.take() {
-            let entry = self.content.entry("TracePacket.track_event").or_default();
-            entry.0 += size;
-            entry.1 += 1;
+            self.track_event_content.0 += size;
+            self.track_event_content.1 += 1;
         }
     }
 }

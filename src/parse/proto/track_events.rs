@@ -160,7 +160,7 @@ impl Parser<'_> {
         seq_id: u32,
         packet_ts: Option<i64>,
         packet_clock: ClockRef,
-        ev: protos::TrackEvent,
+        ev: &protos::TrackEvent,
         raw: &[u8],
     ) {
         let key = (machine, seq_id);
@@ -331,7 +331,13 @@ impl Parser<'_> {
                         .chain(std::iter::repeat(None)),
                 ),
             );
-        let values: Vec<(f64, Option<u64>)> = values.map(|(v, u)| (v, u.copied())).collect();
+        // Most events have no extra values: nothing to collect.
+        let values: Vec<(f64, Option<u64>)> =
+            if ev.extra_counter_values.is_empty() && ev.extra_double_counter_values.is_empty() {
+                Vec::new()
+            } else {
+                values.map(|(v, u)| (v, u.copied())).collect()
+            };
         for (v, uuid) in values {
             let Some(u) = uuid else {
                 self.sink.stat("track_event_parser_errors", machine, 1);
@@ -446,7 +452,7 @@ impl Parser<'_> {
             thread: event_thread,
             legacy_source_id,
         };
-        let args = self.track_event_args(&ev, raw, cx);
+        let args = self.track_event_args(ev, raw, cx);
         let mut flow_ops: Vec<FlowOp> = Vec::new();
         for id in ev.flow_ids.iter().chain(&ev.flow_ids_old) {
             flow_ops.push(FlowOp::Id(*id));
@@ -513,7 +519,7 @@ impl Parser<'_> {
                 thread_dur: NO_TS,
             },
             _ => match ev.legacy_event.as_ref().and_then(|l| l.phase) {
-                Some(phase) => match self.legacy_phase(phase as u8, slice, &ev, seq_thread) {
+                Some(phase) => match self.legacy_phase(phase as u8, slice, ev, seq_thread) {
                     Some(d) => d,
                     None => return,
                 },
