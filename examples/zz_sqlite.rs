@@ -55,10 +55,15 @@ fn main() {
                 st.raw_execute().unwrap();
             }
         }
-        _ => {
+        m => {
             let rows = 32;
+            let verb = if m == "multi_fail" {
+                "INSERT OR FAIL"
+            } else {
+                "INSERT"
+            };
             let one = "(NULL,?,?,?,?,?,?,?,NULL,NULL,NULL)";
-            let sql = format!("INSERT INTO slice (id, ts, dur, track_id, category, name, depth, parent_id, arg_set_id, thread_ts, thread_dur) VALUES {}", vec![one; rows].join(","));
+            let sql = format!("{verb} INTO slice (id, ts, dur, track_id, category, name, depth, parent_id, arg_set_id, thread_ts, thread_dur) VALUES {}", vec![one; rows].join(","));
             let mut st = c.prepare(&sql).unwrap();
             let mut i = 0;
             while i < N {

@@ -125,8 +125,56 @@ pub(super) fn scan_number(b: &[u8], start: usize) -> NumScan {
     NumScan::Ok { end: i, float }
 }
 
+/// Exact powers of ten (every one up to 10^22 is a double).
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// The value of a valid JSON number without an exponent and with at most 15 significant
+/// digits, computed exactly: its digits make an integer `m` below 2^53 and it is `m / 10^k`
+/// with `k` at most 22, both exact doubles, so the one rounding (the division's) gives the
+/// nearest double, as parsing the text does. `None` for any other number.
+fn short_number(text: &[u8], float: bool) -> Option<JVal<'static>> {
+    let (negative, digits) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    let mut m: u64 = 0;
+    let mut significant = 0usize;
+    let mut fraction: Option<usize> = None;
+    for &c in digits {
+        match c {
+            b'0'..=b'9' => {
+                if m > 0 || c != b'0' {
+                    significant += 1;
+                }
+                m = m * 10 + u64::from(c - b'0');
+                if let Some(k) = fraction.as_mut() {
+                    *k += 1;
+                }
+                if significant > 15 {
+                    return None;
+                }
+            }
+            b'.' => fraction = Some(0),
+            _ => return None,
+        }
+    }
+    if !float {
+        let v = m as i64;
+        return Some(JVal::Int(if negative { -v } else { v }));
+    }
+    let k = fraction?;
+    let v = m as f64 / *POW10.get(k)?;
+    Some(JVal::Real(if negative { -v } else { v }))
+}
+
 /// Converts the text of a valid JSON number into a value.
 pub(super) fn number_value(text: &str, float: bool) -> JVal<'static> {
+    if let Some(v) = short_number(text.as_bytes(), float) {
+        return v;
+    }
     if !float {
         if let Ok(v) = text.parse::<i64>() {
             return JVal::Int(v);
@@ -221,9 +269,13 @@ impl<'a> Lexer<'a> {
             // A number running to the end of the buffer may go on in the next one.
             NumScan::Ok { end, .. } if end == self.b.len() && !self.complete => Err(JErr::Eof),
             NumScan::Ok { end, float } => {
-                // The scanned bytes are ASCII.
-                let text = std::str::from_utf8(&self.b[self.pos..end]).unwrap_or("0");
+                let bytes = &self.b[self.pos..end];
                 self.pos = end;
+                if let Some(v) = short_number(bytes, float) {
+                    return Ok(v);
+                }
+                // The scanned bytes are ASCII.
+                let text = std::str::from_utf8(bytes).unwrap_or("0");
                 Ok(number_value(text, float))
             }
             NumScan::Eof => Err(JErr::Eof),
@@ -250,22 +302,30 @@ impl<'a> Lexer<'a> {
     pub(super) fn string(&mut self) -> JResult<Cow<'a, str>> {
         self.pos += 1;
         let start = self.pos;
-        loop {
-            match self.b.get(self.pos) {
-                None => return Err(JErr::Eof),
-                Some(b'"') => {
-                    let raw = &self.b[start..self.pos];
-                    self.pos += 1;
-                    return std::str::from_utf8(raw).map(Cow::Borrowed).map_err(|_| {
-                        JErr::Syntax(format!(
-                            "invalid UTF-8 in a string at byte {}",
-                            self.base + start as u64
-                        ))
-                    });
+        // Up to the closing quote or the first escape.
+        let rest = &self.b[start..];
+        let run = rest
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\')
+            .unwrap_or(rest.len());
+        self.pos += run;
+        match rest.get(run) {
+            None => return Err(JErr::Eof),
+            Some(b'"') => {
+                let raw = &rest[..run];
+                self.pos += 1;
+                if raw.is_ascii() {
+                    // SAFETY: ASCII bytes are UTF-8.
+                    return Ok(Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(raw) }));
                 }
-                Some(b'\\') => break,
-                Some(_) => self.pos += 1,
+                return std::str::from_utf8(raw).map(Cow::Borrowed).map_err(|_| {
+                    JErr::Syntax(format!(
+                        "invalid UTF-8 in a string at byte {}",
+                        self.base + start as u64
+                    ))
+                });
             }
+            Some(_) => {}
         }
         // Slow path: the string has escapes.
         let mut buf: Vec<u8> = self.b[start..self.pos].to_vec();

@@ -293,26 +293,35 @@ impl<'a> RawEvent<'a> {
 #[derive(Clone, Debug)]
 enum Pending {
     Ready(EventData),
-    Async {
-        phase: u8,
-        /// `Some(pid)` for `id2.local` (process-scoped) cookies.
-        local_pid: Option<i64>,
-        /// The event's process, named in its track's args.
-        pid: i64,
-        cookie: u64,
-        /// The event's own name (NULL when absent), for naming the cookie's track.
-        raw_name: StrId,
-        slice: SliceEvent,
-    },
+    Async(Box<AsyncItem>),
+    /// Pushed into the sink already.
+    Taken,
 }
 
 #[derive(Clone, Debug)]
-struct Item {
+struct AsyncItem {
+    phase: u8,
+    /// `Some(pid)` for `id2.local` (process-scoped) cookies.
+    local_pid: Option<i64>,
+    /// The event's process, named in its track's args.
+    pid: i64,
+    cookie: u64,
+    /// The event's own name (NULL when absent), for naming the cookie's track.
+    raw_name: StrId,
+    slice: SliceEvent,
+}
+
+/// Where an event goes in the sort (§1.3): its time, then `E` before `X` (longest first)
+/// before the rest, then file order. The event itself waits in `Importer::pending[idx]`:
+/// the sort moves these 24 bytes, not the events.
+#[derive(Clone, Copy, Debug)]
+struct SortKey {
     ts: i64,
-    ph: u8,
-    /// `dur` of an `X` event (for the tie order).
+    /// `dur` of an `X` event, else 0.
     dur: i64,
-    data: Pending,
+    /// 0 for `E`, 1 for `X`, 2 for the rest.
+    class: u8,
+    idx: u32,
 }
 
 /// What to do after an event.
@@ -324,7 +333,8 @@ enum Next {
 
 struct Importer {
     machine: MachineId,
-    items: Vec<Item>,
+    keys: Vec<SortKey>,
+    pending: Vec<Pending>,
     has_x: bool,
     /// String pids/tids → opaque numbers.
     string_ids: HashMap<String, i64>,
@@ -341,7 +351,8 @@ impl Importer {
     fn new(sink: &mut Sink, machine: MachineId) -> Self {
         Self {
             machine,
-            items: Vec::new(),
+            keys: Vec::new(),
+            pending: Vec::new(),
             has_x: false,
             string_ids: HashMap::new(),
             args: ArgsBuilder::default(),
@@ -363,10 +374,10 @@ impl Importer {
         if ev.n_keys == 0 {
             return self.event(sink, ev);
         }
-        let items = self.items.len();
+        let items = self.pending.len();
         sink.begin_input();
         let next = self.event(sink, ev);
-        if self.items.len() > items {
+        if self.pending.len() > items {
             // Its events wait for the sort, in the importer.
             sink.touch();
         }
@@ -611,12 +622,22 @@ impl Importer {
     }
 
     fn push(&mut self, ts: i64, ph: u8, dur: i64, data: EventData) {
-        self.items.push(Item {
+        self.wait(ts, ph, dur, Pending::Ready(data));
+    }
+
+    fn wait(&mut self, ts: i64, ph: u8, dur: i64, data: Pending) {
+        let class = match ph {
+            b'E' => 0,
+            b'X' => 1,
+            _ => 2,
+        };
+        self.keys.push(SortKey {
             ts,
-            ph,
-            dur,
-            data: Pending::Ready(data),
+            dur: if ph == b'X' { dur } else { 0 },
+            class,
+            idx: self.pending.len() as u32,
         });
+        self.pending.push(data);
     }
 
     /// Tokenizes one event into items.
@@ -909,19 +930,15 @@ impl Importer {
             thread_ts: NO_TS,
             flows,
         };
-        self.items.push(Item {
-            ts,
-            ph,
-            dur: 0,
-            data: Pending::Async {
-                phase: ph,
-                local_pid: local.then_some(pid),
-                pid,
-                cookie,
-                raw_name,
-                slice,
-            },
-        });
+        let item = AsyncItem {
+            phase: ph,
+            local_pid: local.then_some(pid),
+            pid,
+            cookie,
+            raw_name,
+            slice,
+        };
+        self.wait(ts, ph, 0, Pending::Async(Box::new(item)));
     }
 
     /// `C`: one process counter per args key.
@@ -1091,35 +1108,30 @@ impl Importer {
 
     /// Sorts (§1.3), resolves async tracks, and pushes everything into the sink.
     fn finish(self, sink: &mut Sink) {
-        let mut items = self.items;
+        let mut keys = self.keys;
+        let mut pending = self.pending;
         if self.has_x {
             // Ties: E first, then X by descending dur, then the rest in file order.
-            items.sort_by_key(|it| {
-                let class = match it.ph {
-                    b'E' => 0u8,
-                    b'X' => 1,
-                    _ => 2,
-                };
-                let dur = if it.ph == b'X' { it.dur } else { 0 };
-                (it.ts, class, Reverse(dur))
-            });
+            keys.sort_unstable_by_key(|k| (k.ts, k.class, Reverse(k.dur), k.idx));
         } else {
-            items.sort_by_key(|it| it.ts);
+            keys.sort_unstable_by_key(|k| (k.ts, k.idx));
         }
         let machine = self.machine;
         let clock = sink.builtin_clock(machine, ir::clocks::TRACE_FILE);
         let mut first_names: HashMap<(Option<i64>, u64), StrId> = HashMap::new();
-        for item in items {
-            let data = match item.data {
+        for key in keys {
+            let data = match std::mem::replace(&mut pending[key.idx as usize], Pending::Taken) {
                 Pending::Ready(data) => data,
-                Pending::Async {
-                    phase,
-                    local_pid,
-                    pid,
-                    cookie,
-                    raw_name,
-                    mut slice,
-                } => {
+                Pending::Taken => continue,
+                Pending::Async(item) => {
+                    let AsyncItem {
+                        phase,
+                        local_pid,
+                        pid,
+                        cookie,
+                        raw_name,
+                        mut slice,
+                    } = *item;
                     let name = *first_names.entry((local_pid, cookie)).or_insert(raw_name);
                     let set = AsyncSet {
                         kind: if local_pid.is_some() {
@@ -1149,7 +1161,7 @@ impl Importer {
                     }
                 }
             };
-            sink.push(item.ts, clock, data);
+            sink.push(key.ts, clock, data);
         }
     }
 }
