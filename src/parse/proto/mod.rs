@@ -25,6 +25,7 @@ mod frame_timeline;
 mod ftrace;
 mod generic_kernel;
 mod gpu;
+mod packets;
 mod profiling;
 mod system;
 mod system_probes;
@@ -34,6 +35,7 @@ mod typed_args;
 
 pub use ftrace::decode_task_state;
 use ftrace::CompactCpu;
+use packets::{Header, Placed};
 
 const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
 const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
@@ -149,8 +151,6 @@ struct Parser<'a> {
     async_names: HashMap<(MachineId, Option<ProcessRef>, u64), StrId>,
     /// Bytes and packets per payload field, and per TrackEvent (category, name).
     content: FxHashMap<&'static str, (u64, u64)>,
-    /// The TrackEvent [`Parser::fast_track_event`] decodes into, between packets.
-    track_event_scratch: Option<Box<protos::TrackEvent>>,
     /// Bytes and packets of the TrackEvents not counted by (category, name).
     track_event_content: (u64, u64),
     event_content: FxHashMap<(StrId, StrId), (u64, u64)>,
@@ -205,172 +205,11 @@ struct SequenceClock {
     last_ns: i64,
 }
 
-/// The TracePacket fields that place a packet on its machine, sequence and clock (see
-/// [`Parser::header`]), from a decoded packet or from [`fast_header`].
-#[derive(Default)]
-struct Header<'p> {
-    timestamp: Option<u64>,
-    timestamp_clock_id: Option<u32>,
-    trusted_seq: Option<u32>,
-    sequence_flags: Option<u32>,
-    previous_packet_dropped: Option<u32>,
-    incremental_state_cleared: bool,
-    first_packet_on_sequence: bool,
-    machine_id: Option<u32>,
-    defaults: Option<&'p protos::TracePacketDefaults>,
-    interned: Option<&'p protos::InternedData>,
-}
-
-impl<'p> Header<'p> {
-    fn of(pkt: &'p TracePacket) -> Header<'p> {
-        Header {
-            timestamp: pkt.timestamp,
-            timestamp_clock_id: pkt.timestamp_clock_id,
-            trusted_seq: pkt
-                .optional_trusted_packet_sequence_id
-                .map(|trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(s)| s),
-            sequence_flags: pkt.sequence_flags,
-            previous_packet_dropped: pkt.previous_packet_dropped,
-            incremental_state_cleared: pkt.incremental_state_cleared(),
-            first_packet_on_sequence: pkt.first_packet_on_sequence(),
-            machine_id: pkt.machine_id,
-            defaults: pkt.trace_packet_defaults.as_ref(),
-            interned: pkt.interned_data.as_ref(),
-        }
-    }
-}
-
-/// Where a packet is, once its header is read.
-struct Placed {
-    machine: MachineId,
-    seq_id: u32,
-    trusted_seq: Option<u32>,
-    ts: Option<i64>,
-    clock: ClockRef,
-}
-
-/// The header of a packet made of header scalars and one TrackEvent (field 11), and the
-/// TrackEvent's bytes; `None` for any other packet, or one the decoder might read otherwise
-/// (another field, a wire type it would refuse, a TrackEvent in two parts). Scalars read as
-/// the decoder reads them: the last occurrence wins, 32-bit fields keep the low bits.
-fn fast_header(mut bytes: &[u8]) -> Option<(Header<'static>, &[u8])> {
-    let mut h = Header::default();
-    let mut event = None;
-    while !bytes.is_empty() {
-        let tag = schema::varint(&mut bytes)?;
-        if tag & 7 == 2 {
-            // Only the TrackEvent, once.
-            if tag >> 3 != 11 || event.is_some() {
-                return None;
-            }
-            let len = usize::try_from(schema::varint(&mut bytes)?).ok()?;
-            event = Some(schema::take(&mut bytes, len)?);
-            continue;
-        }
-        if tag & 7 != 0 {
-            return None;
-        }
-        let v = schema::varint(&mut bytes)?;
-        match tag >> 3 {
-            8 => h.timestamp = Some(v),
-            58 => h.timestamp_clock_id = Some(v as u32),
-            10 => h.trusted_seq = Some(v as u32),
-            13 => h.sequence_flags = Some(v as u32),
-            42 => h.previous_packet_dropped = Some(v as u32),
-            41 => h.incremental_state_cleared = v != 0,
-            87 => h.first_packet_on_sequence = v != 0,
-            98 => h.machine_id = Some(v as u32),
-            // trusted_uid, trusted_pid: decoded, never read.
-            3 | 79 => {}
-            _ => return None,
-        }
-    }
-    Some((h, event?))
-}
-
-/// Reads a varint and its length in bytes; `None` if the buffer ends inside it.
-fn read_varint(buf: &[u8]) -> Option<(u64, usize)> {
-    let mut rest = buf;
-    let value = schema::varint(&mut rest)?;
-    Some((value, buf.len() - rest.len()))
-}
-
 /// Imports a protobuf trace. A file cut off in the middle keeps every whole packet before
 /// the cut and counts the rest in `proto_truncated`.
 pub fn parse(bytes: &[u8], sink: &mut Sink, ctx: &FileContext) -> Result<(), ParseError> {
     let mut input = bytes;
     parse_stream(&mut input, bytes.len() as u64, sink, ctx, &mut |_, _| true)
-}
-
-/// Packets between two calls of the progress callback.
-const PACKETS_PER_TICK: u64 = 1 << 16;
-
-/// Bytes read from the input at a time.
-const CHUNK: usize = 4 << 20;
-
-/// The unread part of a streamed file: whole packets are parsed in place, a packet cut by
-/// the end of the buffer waits for the next read.
-struct Window<'r> {
-    input: &'r mut dyn Read,
-    buf: Vec<u8>,
-    /// Where the unparsed bytes start in `buf`.
-    at: usize,
-    /// The file offset of `buf[0]`.
-    base: u64,
-    eof: bool,
-    /// The file's first bytes, kept for the trace uuid's hash.
-    head: Vec<u8>,
-    /// Bytes to read next time.
-    chunk: usize,
-}
-
-impl Window<'_> {
-    /// Makes at least `n` unparsed bytes available, unless the input ends first.
-    fn want(&mut self, n: usize) -> Result<bool, ParseError> {
-        while self.buf.len() - self.at < n && !self.eof {
-            if self.at > 0 {
-                self.buf.drain(..self.at);
-                self.base += self.at as u64;
-                self.at = 0;
-            }
-            let start = self.buf.len();
-            // Grow by what is there, not by what a (maybe corrupt) length claims: a chunk
-            // (small at first, for small files), or doubling for a packet larger than one.
-            let room = self.chunk.max(start);
-            self.chunk = (self.chunk * 2).min(CHUNK);
-            self.buf.resize(start + room, 0);
-            let mut filled = start;
-            while filled < self.buf.len() {
-                match self.input.read(&mut self.buf[filled..]) {
-                    Ok(0) => {
-                        self.eof = true;
-                        break;
-                    }
-                    Ok(k) => filled += k,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => {
-                        return Err(ParseError::invalid(format!("cannot read the file: {e}")))
-                    }
-                }
-            }
-            self.buf.truncate(filled);
-            if self.head.len() < UUID_HASH_BYTES {
-                let take = (UUID_HASH_BYTES - self.head.len()).min(filled - start);
-                let new = &self.buf[start..start + take];
-                self.head.extend_from_slice(new);
-            }
-        }
-        Ok(self.buf.len() - self.at >= n)
-    }
-
-    fn unparsed(&self) -> &[u8] {
-        &self.buf[self.at..]
-    }
-
-    /// The file offset of the first unparsed byte.
-    fn pos(&self) -> u64 {
-        self.base + self.at as u64
-    }
 }
 
 /// Like [`parse`], reading `input` as a stream (`size_hint`: its length if known, to size
@@ -399,7 +238,6 @@ pub fn parse_stream(
         uuid_seen: false,
         content: FxHashMap::default(),
         track_event_content: (0, 0),
-        track_event_scratch: None,
         event_content: FxHashMap::default(),
         pending_track_event: None,
         mm_owners: HashMap::new(),
@@ -420,87 +258,7 @@ pub fn parse_stream(
     // doubling spike (old and new buffers alive at once) on large traces.
     let hint = usize::try_from(size_hint).unwrap_or(usize::MAX);
     p.sink.events.reserve(hint.min(1 << 34) / 16);
-    let mut w = Window {
-        input,
-        buf: Vec::new(),
-        at: 0,
-        base: 0,
-        eof: false,
-        head: Vec::new(),
-        chunk: 64 << 10,
-    };
-    // A field's header: a tag and a length, ten bytes each at most.
-    const HEADER: usize = 20;
-    loop {
-        w.want(HEADER)?;
-        if w.unparsed().is_empty() {
-            break;
-        }
-        let bytes = w.unparsed();
-        let Some((tag, n)) = read_varint(bytes) else {
-            p.truncated(w.pos())?;
-            break;
-        };
-        let field = tag >> 3;
-        let wire = tag & 7;
-        let (value_at, len) = match wire {
-            0 => match read_varint(&bytes[n..]) {
-                Some((_, k)) => (n, k),
-                None => {
-                    p.truncated(w.pos())?;
-                    break;
-                }
-            },
-            1 => (n, 8),
-            5 => (n, 4),
-            2 => match read_varint(&bytes[n..]) {
-                Some((len, k)) => match usize::try_from(len) {
-                    Ok(len) => (n + k, len),
-                    Err(_) => {
-                        p.truncated(w.pos())?;
-                        break;
-                    }
-                },
-                None => {
-                    p.truncated(w.pos())?;
-                    break;
-                }
-            },
-            _ => {
-                if p.packets == 0 {
-                    return Err(ParseError::invalid(format!(
-                        "not a Perfetto protobuf trace: invalid wire type {wire} at byte {}",
-                        w.pos()
-                    )));
-                }
-                p.sink.stat("proto_packet_decode_failure", ctx.machine, 1);
-                break;
-            }
-        };
-        let Some(end) = value_at.checked_add(len) else {
-            p.truncated(w.pos())?;
-            break;
-        };
-        if !w.want(end)? {
-            p.truncated(w.pos())?;
-            break;
-        }
-        if field == 1 && wire == 2 {
-            let offset = w.pos() + value_at as u64;
-            let packet = &w.unparsed()[value_at..end];
-            p.packet(packet, offset);
-            if let Some(e) = p.fatal.take() {
-                return Err(e);
-            }
-            if p.packets.is_multiple_of(PACKETS_PER_TICK)
-                && !tick(w.pos(), p.sink.event_count as usize)
-            {
-                return Err(ParseError::Cancelled);
-            }
-        }
-        w.at += end;
-    }
-    let head = std::mem::take(&mut w.head);
+    let head = p.read_packets(input, size_hint, tick)?;
     p.finish(&head);
     Ok(())
 }
@@ -692,17 +450,30 @@ impl Parser<'_> {
         }
     }
 
-    /// One TracePacket, found at byte `offset` of the file.
-    fn packet(&mut self, bytes: &[u8], offset: u64) {
+    /// One TracePacket, found at byte `offset` of the file; `decoded` when the fast path
+    /// read it already (see [`packets`]); `spare` holds TrackEvents to decode into.
+    fn packet(
+        &mut self,
+        bytes: &[u8],
+        offset: u64,
+        decoded: Option<packets::Decoded>,
+        spare: &mut Vec<Box<protos::TrackEvent>>,
+    ) {
         // Every packet is an input event (an ftrace bundle hands that on to its events).
         self.sink.begin_input();
-        self.packet_inner(bytes, offset);
+        self.packet_inner(bytes, offset, decoded, spare);
         self.sink.end_input();
     }
 
-    fn packet_inner(&mut self, bytes: &[u8], offset: u64) {
+    fn packet_inner(
+        &mut self,
+        bytes: &[u8],
+        offset: u64,
+        decoded: Option<packets::Decoded>,
+        spare: &mut Vec<Box<protos::TrackEvent>>,
+    ) {
         self.packet_at = (bytes.as_ptr() as usize, offset);
-        if self.fast_track_event(bytes) {
+        if self.fast_track_event(bytes, decoded, spare) {
             return;
         }
         // Raw ftrace rows read the packet's own bytes, repaired or not: a skipped field
@@ -974,40 +745,6 @@ impl Parser<'_> {
                 }
             }
         }
-    }
-
-    /// A packet that is a TrackEvent and nothing else but header scalars — the bulk of a
-    /// TrackEvent trace — read without building a `TracePacket`: a field walker reads the
-    /// header ([`fast_header`]) and only the TrackEvent is decoded. Anything else (or
-    /// anything the walker is unsure of) returns false, untouched, for the full decoder.
-    fn fast_track_event(&mut self, bytes: &[u8]) -> bool {
-        let Some((header, raw)) = fast_header(bytes) else {
-            return false;
-        };
-        // One TrackEvent, cleared and refilled for each packet: no 700-byte message
-        // built and moved per event, and its strings' buffers are reused.
-        let mut ev = self.track_event_scratch.take().unwrap_or_default();
-        ev.clear();
-        if ev.merge(raw).is_err() {
-            self.track_event_scratch = Some(ev);
-            return false;
-        }
-        self.packets += 1;
-        self.flush_pending_track_event();
-        self.pending_track_event = Some(bytes.len() as u64);
-        let Some(at) = self.header(&header, bytes) else {
-            self.track_event_scratch = Some(ev);
-            return true;
-        };
-        // The reference drops TrackEvents it cannot give a sequence.
-        if at.trusted_seq.is_none() {
-            self.stat("track_event_missing_sequence_id", at.machine);
-            self.track_event_scratch = Some(ev);
-            return true;
-        }
-        self.track_event(at.machine, at.seq_id, at.ts, at.clock, &ev, raw);
-        self.track_event_scratch = Some(ev);
-        true
     }
 
     /// What every packet's header does to its sequence (machine, losses, incremental
