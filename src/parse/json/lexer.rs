@@ -265,6 +265,9 @@ impl<'a> Lexer<'a> {
     }
 
     pub(super) fn number(&mut self) -> JResult<JVal<'a>> {
+        if let Some(v) = self.short_number() {
+            return Ok(v);
+        }
         match scan_number(self.b, self.pos) {
             // A number running to the end of the buffer may go on in the next one.
             NumScan::Ok { end, .. } if end == self.b.len() && !self.complete => Err(JErr::Eof),
@@ -281,6 +284,68 @@ impl<'a> Lexer<'a> {
             NumScan::Eof => Err(JErr::Eof),
             NumScan::Bad => Err(self.syntax("malformed number")),
         }
+    }
+
+    /// A number read and computed in one pass when it is a strict JSON number with at
+    /// most 15 significant digits, no exponent, and a known end (see [`short_number`] for
+    /// why the value is exact); `None` (nothing consumed) for any other, which
+    /// [`Lexer::number`] then reads the long way.
+    fn short_number(&mut self) -> Option<JVal<'a>> {
+        let b = self.b;
+        let mut i = self.pos;
+        let negative = b.get(i) == Some(&b'-');
+        if negative {
+            i += 1;
+        }
+        let first = i;
+        let mut m: u64 = 0;
+        let mut significant = 0u32;
+        let mut digits = |i: &mut usize, m: &mut u64| -> Option<usize> {
+            let start = *i;
+            while let Some(&c) = b.get(*i) {
+                if !c.is_ascii_digit() {
+                    break;
+                }
+                if *m > 0 || c != b'0' {
+                    significant += 1;
+                    if significant > 15 {
+                        return None;
+                    }
+                }
+                *m = *m * 10 + u64::from(c - b'0');
+                *i += 1;
+            }
+            Some(*i - start)
+        };
+        let int_digits = digits(&mut i, &mut m)?;
+        // No digits, or a leading zero before more digits: the long way says what is wrong.
+        if int_digits == 0 || (int_digits > 1 && b[first] == b'0') {
+            return None;
+        }
+        let mut fraction = None;
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            let k = digits(&mut i, &mut m)?;
+            if k == 0 {
+                return None;
+            }
+            fraction = Some(k);
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) || (i == b.len() && !self.complete) {
+            return None;
+        }
+        let v = match fraction {
+            None => {
+                let v = m as i64;
+                JVal::Int(if negative { -v } else { v })
+            }
+            Some(k) => {
+                let v = m as f64 / *POW10.get(k)?;
+                JVal::Real(if negative { -v } else { v })
+            }
+        };
+        self.pos = i;
+        Some(v)
     }
 
     pub(super) fn hex4(&mut self) -> JResult<u32> {
