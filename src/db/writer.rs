@@ -486,11 +486,23 @@ fn push_decimal(out: &mut String, mut v: u64, negative: bool) {
 /// map's behaviour (forgotten whole once [`DEDUP_LIMIT`] sets are remembered) held in a
 /// vector, since refs are dense: each slot is `generation << 48 | (id + 1)`, and a slot of
 /// an older generation is empty.
-#[derive(Default)]
 struct SetIds {
     slots: Vec<u64>,
     generation: u64,
     len: usize,
+    /// [`DEDUP_LIMIT`] (smaller in tests).
+    limit: usize,
+}
+
+impl Default for SetIds {
+    fn default() -> Self {
+        SetIds {
+            slots: Vec::new(),
+            generation: 0,
+            len: 0,
+            limit: DEDUP_LIMIT,
+        }
+    }
 }
 
 impl SetIds {
@@ -511,7 +523,7 @@ impl SetIds {
             return;
         }
         if self.get(args).is_none() {
-            if self.len >= DEDUP_LIMIT {
+            if self.len >= self.limit {
                 self.generation = (self.generation + 1) & 0xffff;
                 self.len = 0;
                 if self.generation == 0 {
@@ -578,6 +590,44 @@ mod tests {
             flat_key: key,
             key,
             value,
+        }
+    }
+
+    #[test]
+    fn decimals_are_written_as_fmt_writes_them() {
+        for v in [0i64, 7, -7, 10, 99, 100, 123_456, i64::MAX, i64::MIN, -1] {
+            let mut s = String::from("x");
+            push_decimal(&mut s, v.unsigned_abs(), v < 0);
+            assert_eq!(s, format!("x{v}"));
+        }
+        let mut s = String::new();
+        push_decimal(&mut s, u64::MAX, false);
+        assert_eq!(s, u64::MAX.to_string());
+    }
+
+    #[test]
+    fn set_ids_behave_as_a_map_forgotten_whole_at_its_bound() {
+        // The bounded map SetIds stands for, at a small bound.
+        let mut ids = SetIds {
+            limit: 5,
+            ..SetIds::default()
+        };
+        let mut map: std::collections::HashMap<ArgsRef, i64> = Default::default();
+        let mut state = 1u64;
+        for step in 0..2000 {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            let args = (state >> 33) as u32 % 12;
+            let want = map.get(&args).copied();
+            assert_eq!(ids.get(args), want, "step {step}");
+            if want.is_none() {
+                if map.len() >= 5 {
+                    map.clear();
+                }
+                map.insert(args, step);
+                ids.insert(args, step);
+            }
         }
     }
 

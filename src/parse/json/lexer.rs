@@ -574,3 +574,88 @@ impl<'a> Lexer<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The value the long way gives (scan, then the standard library's parsers).
+    fn long_way(text: &str) -> Option<JVal<'static>> {
+        match scan_number(text.as_bytes(), 0) {
+            NumScan::Ok { end, float } if end == text.len() => {
+                if !float {
+                    if let Ok(v) = text.parse::<i64>() {
+                        return Some(JVal::Int(v));
+                    }
+                    if let Ok(v) = text.parse::<u64>() {
+                        return Some(JVal::UInt(v));
+                    }
+                }
+                text.parse::<f64>().ok().map(JVal::Real)
+            }
+            _ => None,
+        }
+    }
+
+    fn same(a: &JVal, b: &JVal) -> bool {
+        match (a, b) {
+            (JVal::Real(x), JVal::Real(y)) => x.to_bits() == y.to_bits(),
+            _ => a == b,
+        }
+    }
+
+    #[test]
+    fn numbers_read_in_one_pass_equal_the_long_way() {
+        let texts = [
+            "0",
+            "-0",
+            "7",
+            "-12",
+            "123456789012345",
+            "1234567890123456",
+            "99999999999999999999",
+            "0.5",
+            "-0.0",
+            "12.125",
+            "1562.625",
+            "0.1",
+            "0.3",
+            "2.675",
+            "9007199254740993.0",
+            "0.000000000000000000001",
+            "0.0000000000000000000000001",
+            "1e3",
+            "1.5E-2",
+            "123456.789012345",
+            "3.14159265358979",
+        ];
+        for text in texts {
+            let mut lx = Lexer::new(text.as_bytes());
+            let got = lx.number().expect("a number");
+            let want = long_way(text).expect("valid");
+            assert!(same(&got, &want), "{text}: {got:?} != {want:?}");
+            assert_eq!(lx.pos, text.len(), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_number_at_the_end_of_a_partial_buffer_waits_for_more() {
+        for text in ["12", "-3.5", "0"] {
+            let mut lx = Lexer::new(text.as_bytes());
+            lx.complete = false;
+            assert_eq!(lx.number(), Err(JErr::Eof), "{text}");
+            assert_eq!(lx.pos, 0);
+        }
+        let mut lx = Lexer::new(b"12,");
+        lx.complete = false;
+        assert_eq!(lx.number(), Ok(JVal::Int(12)));
+    }
+
+    #[test]
+    fn bad_numbers_are_still_errors() {
+        for text in ["01", "-", "1.", "1.e5", "-a"] {
+            let mut lx = Lexer::new(text.as_bytes());
+            assert!(lx.number().is_err(), "{text}");
+        }
+    }
+}

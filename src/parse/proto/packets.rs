@@ -533,3 +533,139 @@ fn next_packet(w: &mut Window) -> Result<Result<Option<(usize, usize)>, Framed>,
         Ok(Ok(None))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Sink, HOST_MACHINE};
+    use crate::parse::FileContext;
+    use crate::protos::{track_event, TrackDescriptor, TrackEvent};
+
+    fn seq(p: &mut TracePacket) {
+        p.optional_trusted_packet_sequence_id =
+            Some(trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(7));
+    }
+
+    /// A trace of TrackEvent packets of every kind the fast path takes (and a few it
+    /// refuses); `extra` appends an unknown field to every TrackEvent packet, which sends
+    /// it to the full decoder.
+    fn trace(extra: bool) -> Vec<u8> {
+        let mut packets = Vec::new();
+        let mut d = TracePacket::default();
+        seq(&mut d);
+        d.data = Some(trace_packet::Data::TrackDescriptor(TrackDescriptor {
+            uuid: Some(5),
+            static_or_dynamic_name: Some(
+                crate::protos::track_descriptor::StaticOrDynamicName::Name("t".into()),
+            ),
+            ..Default::default()
+        }));
+        packets.push(d.encode_to_vec());
+        for i in 0..300u64 {
+            let mut p = TracePacket::default();
+            seq(&mut p);
+            p.timestamp = Some(1000 + i * 10);
+            if i % 7 == 3 {
+                p.machine_id = Some(0);
+            }
+            if i % 11 == 5 {
+                p.previous_packet_dropped = Some(1);
+            }
+            let ev = TrackEvent {
+                r#type: Some(if i % 2 == 0 {
+                    track_event::Type::SliceBegin
+                } else {
+                    track_event::Type::SliceEnd
+                } as i32),
+                track_uuid: Some(5),
+                name_field: Some(track_event::NameField::Name(format!("s{}", i % 5))),
+                categories: vec!["c".into()],
+                ..Default::default()
+            };
+            p.data = Some(trace_packet::Data::TrackEvent(ev));
+            let mut bytes = p.encode_to_vec();
+            if i % 13 == 0 {
+                // The timestamp again (the last one wins) and trusted_pid: still fast.
+                prost::encoding::uint64::encode(8, &(1000 + i * 10), &mut bytes);
+                prost::encoding::int32::encode(79, &42, &mut bytes);
+            }
+            if i == 100 {
+                // No sequence: counted and dropped either way.
+                p.optional_trusted_packet_sequence_id = None;
+                bytes = p.encode_to_vec();
+            }
+            if extra {
+                prost::encoding::uint64::encode(900, &1, &mut bytes);
+            }
+            packets.push(bytes);
+        }
+        let mut out = Vec::new();
+        for p in packets {
+            prost::encoding::bytes::encode(1, &p, &mut out);
+        }
+        out
+    }
+
+    fn import(bytes: &[u8], size_hint: u64) -> Sink {
+        let mut sink = Sink::new();
+        let ctx = FileContext::new(0, HOST_MACHINE);
+        let mut input = bytes;
+        super::super::parse_stream(&mut input, size_hint, &mut sink, &ctx, &mut |_, _| true)
+            .expect("parses");
+        sink
+    }
+
+    fn stats(sink: &Sink) -> Vec<(&'static str, i64)> {
+        let mut s: Vec<_> = sink.stats.iter().map(|(k, v)| (k.name, *v)).collect();
+        s.sort_unstable();
+        s
+    }
+
+    #[test]
+    fn the_fast_path_and_the_full_decoder_import_the_same() {
+        let fast = import(&trace(false), 0);
+        let full = import(&trace(true), 0);
+        assert!(fast.decoded().len() > 250);
+        let names = |s: &Sink| {
+            s.decoded()
+                .into_iter()
+                .map(|e| (e.ts, e.clock, e.data))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(&fast), names(&full));
+        assert_eq!(stats(&fast), stats(&full));
+        assert!(stats(&fast).contains(&("track_event_missing_sequence_id", 1)));
+    }
+
+    #[test]
+    fn the_decoding_thread_changes_nothing() {
+        let bytes = trace(false);
+        let inline = import(&bytes, 0);
+        let threaded = import(&bytes, THREADED_BYTES);
+        let events = |s: &Sink| {
+            s.decoded()
+                .into_iter()
+                .map(|e| (e.ts, e.ord, e.clock, e.data))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(events(&inline), events(&threaded));
+        assert_eq!(stats(&inline), stats(&threaded));
+        assert_eq!(inline.accounting, threaded.accounting);
+    }
+
+    #[test]
+    fn a_cut_after_whole_packets_keeps_them_and_counts_the_cut() {
+        let bytes = trace(false);
+        // The last packet (a slice end) pushes one event.
+        let whole = import(&bytes, 0).decoded().len();
+        let cut = &bytes[..bytes.len() - 3];
+        for hint in [0, THREADED_BYTES] {
+            let sink = import(cut, hint);
+            assert_eq!(sink.decoded().len(), whole - 1, "hint {hint}");
+            assert!(
+                stats(&sink).contains(&("proto_truncated", 1)),
+                "hint {hint}"
+            );
+        }
+    }
+}
