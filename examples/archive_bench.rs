@@ -3,7 +3,7 @@
 //! rendezvous), imported whole, against the same 4 files imported one by one. Prints both
 //! times, their ratio (the target is at most 0.7 on 2 cores), and the peak memory.
 //!
-//!     cargo run --release --example archive_bench -- [EVENTS_PER_FILE]
+//!     cargo run --release --example archive_bench -- [EVENTS_PER_FILE] [--keep DIR]
 //!
 //! Peak memory is the process's VmHWM (Linux): the archive is imported first, so the
 //! figure printed after it is the archive's.
@@ -34,12 +34,19 @@ fn manifest() -> String {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let per_file: u64 = std::env::args()
-        .nth(1)
+    let args: Vec<String> = std::env::args().collect();
+    let per_file: u64 = args
+        .get(1)
+        .filter(|a| !a.starts_with("--"))
         .map(|a| a.parse())
         .transpose()?
         .unwrap_or(1_250_000);
-    let dir = std::env::temp_dir();
+    let keep = args
+        .iter()
+        .position(|a| a == "--keep")
+        .and_then(|i| args.get(i + 1))
+        .map(std::path::PathBuf::from);
+    let dir = keep.clone().unwrap_or_else(std::env::temp_dir);
     let pid = std::process::id();
     let archive = dir.join(format!("sextant-archive-bench-{pid}.zip"));
     let db = dir.join(format!("sextant-archive-bench-{pid}.sqlite"));
@@ -101,8 +108,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         bytes as f64 / 1e6,
         bytes as f64 / 1e6 + 200.0
     );
-    for p in singles.iter().chain([&archive, &db]) {
-        let _ = std::fs::remove_file(p);
+    let _ = std::fs::remove_file(&db);
+    if keep.is_none() {
+        for p in singles.iter().chain([&archive]) {
+            let _ = std::fs::remove_file(p);
+        }
     }
     Ok(())
 }

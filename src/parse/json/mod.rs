@@ -31,6 +31,7 @@ const STRING_ID_BASE: i64 = 1 << 32;
 const NO_NAME: &str = "[No name]";
 
 mod convert;
+mod events;
 mod lexer;
 mod v8_profile;
 
@@ -51,6 +52,17 @@ pub fn parse_stream(
     sink: &mut Sink,
     ctx: &FileContext,
 ) -> Result<(), ParseError> {
+    parse_stream_lexing(input, sink, ctx, events::LEX_INLINE)
+}
+
+/// [`parse_stream`], the events of an array after the first `lex_inline` lexed on a second
+/// thread.
+fn parse_stream_lexing(
+    input: &mut dyn std::io::Read,
+    sink: &mut Sink,
+    ctx: &FileContext,
+    lex_inline: usize,
+) -> Result<(), ParseError> {
     let mut st = Stream::new(input);
     // A UTF-8 byte order mark is harmless; skip it.
     st.attempt(|lx| {
@@ -64,6 +76,7 @@ pub fn parse_stream(
     })?
     .map_err(syntax_error)?;
     let mut imp = Importer::new(sink, ctx.machine);
+    imp.lex_inline = lex_inline;
     match st.attempt(|lx| lx.next_byte())?.map_err(syntax_error)? {
         Some(b'{') => imp.read_top_object(&mut st, sink, ctx)?,
         Some(b'[') => {
@@ -241,35 +254,65 @@ struct RawEvent<'a> {
     args: Option<JVal<'a>>,
 }
 
+/// The field index of a key the importer reads (see [`RawEvent::slot`]).
+fn event_key(key: &str) -> Option<usize> {
+    Some(match key {
+        "ph" => 0,
+        "ts" => 1,
+        "dur" => 2,
+        "tts" => 3,
+        "tdur" => 4,
+        "pid" => 5,
+        "tid" => 6,
+        "name" => 7,
+        "cat" => 8,
+        "id" => 9,
+        "id2" => 10,
+        "bind_id" => 11,
+        "flow_in" => 12,
+        "flow_out" => 13,
+        "s" => 14,
+        "bp" => 15,
+        "args" => 16,
+        _ => return None,
+    })
+}
+
 impl<'a> RawEvent<'a> {
     fn read(lx: &mut Lexer<'a>) -> JResult<Self> {
         let mut ev = RawEvent::default();
         lx.object(|lx, key| {
             ev.n_keys += 1;
-            let slot = match &*key {
-                "ph" => &mut ev.ph,
-                "ts" => &mut ev.ts,
-                "dur" => &mut ev.dur,
-                "tts" => &mut ev.tts,
-                "tdur" => &mut ev.tdur,
-                "pid" => &mut ev.pid,
-                "tid" => &mut ev.tid,
-                "name" => &mut ev.name,
-                "cat" => &mut ev.cat,
-                "id" => &mut ev.id,
-                "id2" => &mut ev.id2,
-                "bind_id" => &mut ev.bind_id,
-                "flow_in" => &mut ev.flow_in,
-                "flow_out" => &mut ev.flow_out,
-                "s" => &mut ev.s,
-                "bp" => &mut ev.bp,
-                "args" => &mut ev.args,
-                _ => return lx.skip(2),
+            let Some(field) = event_key(&key) else {
+                return lx.skip(2);
             };
-            *slot = Some(lx.value(2)?);
+            *ev.slot(field) = Some(lx.value(2)?);
             Ok(())
         })?;
         Ok(ev)
+    }
+
+    /// The field of index `field` (see [`event_key`]).
+    fn slot(&mut self, field: usize) -> &mut Option<JVal<'a>> {
+        match field {
+            0 => &mut self.ph,
+            1 => &mut self.ts,
+            2 => &mut self.dur,
+            3 => &mut self.tts,
+            4 => &mut self.tdur,
+            5 => &mut self.pid,
+            6 => &mut self.tid,
+            7 => &mut self.name,
+            8 => &mut self.cat,
+            9 => &mut self.id,
+            10 => &mut self.id2,
+            11 => &mut self.bind_id,
+            12 => &mut self.flow_in,
+            13 => &mut self.flow_out,
+            14 => &mut self.s,
+            15 => &mut self.bp,
+            _ => &mut self.args,
+        }
     }
 
     fn str_field<'v>(v: &'v Option<JVal<'a>>) -> &'v str {
@@ -345,6 +388,8 @@ struct Importer {
     n_events: u64,
     /// V8 CPU profiles (`P` events).
     v8: v8_profile::V8Profiles,
+    /// Events of an array lexed on the import thread before the rest goes to a second.
+    lex_inline: usize,
 }
 
 impl Importer {
@@ -361,6 +406,7 @@ impl Importer {
             no_name: sink.intern(NO_NAME),
             n_events: 0,
             v8: v8_profile::V8Profiles::default(),
+            lex_inline: events::LEX_INLINE,
         }
     }
 
@@ -535,7 +581,15 @@ impl Importer {
             Ok(())
         })?
         .map_err(syntax_error)?;
+        let mut inline = 0;
         loop {
+            // A long array is lexed on a second thread from here on (see `events`).
+            if inline == self.lex_inline {
+                if let Some(done) = self.read_events_threaded(st, sink, in_object)? {
+                    return Ok(done);
+                }
+            }
+            inline += 1;
             let element = st.attempt(|lx| match lx.next_byte()? {
                 None => Ok(Element::End),
                 Some(b']') => {
