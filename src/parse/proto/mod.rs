@@ -457,7 +457,7 @@ impl Parser<'_> {
         bytes: &[u8],
         offset: u64,
         decoded: Option<packets::Decoded>,
-        spare: &mut Vec<Box<protos::TrackEvent>>,
+        spare: &mut packets::Spare,
     ) {
         // Every packet is an input event (an ftrace bundle hands that on to its events).
         self.sink.begin_input();
@@ -470,7 +470,7 @@ impl Parser<'_> {
         bytes: &[u8],
         offset: u64,
         decoded: Option<packets::Decoded>,
-        spare: &mut Vec<Box<protos::TrackEvent>>,
+        spare: &mut packets::Spare,
     ) {
         self.packet_at = (bytes.as_ptr() as usize, offset);
         if self.fast_track_event(bytes, decoded, spare) {

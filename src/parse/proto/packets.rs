@@ -122,6 +122,11 @@ fn fast_header(packet: &[u8]) -> Option<(Header<'static>, std::ops::Range<usize>
     Some((h, event?))
 }
 
+/// TrackEvents to decode into, recycled: boxed, so handing one over moves a pointer, not
+/// the 700-byte message.
+#[allow(clippy::vec_box)]
+pub(super) type Spare = Vec<Box<protos::TrackEvent>>;
+
 /// What the fast path made of a packet: its header, where its TrackEvent is, and the
 /// TrackEvent decoded.
 pub(super) struct Decoded {
@@ -159,7 +164,7 @@ struct Batch {
     packets: Vec<(usize, usize, u64)>,
     decoded: Vec<Option<Decoded>>,
     /// TrackEvents to decode into.
-    spare: Vec<Box<protos::TrackEvent>>,
+    spare: Spare,
 }
 
 impl Batch {
@@ -378,7 +383,7 @@ impl Parser<'_> {
         tick: &mut dyn FnMut(u64, usize) -> bool,
     ) -> Result<(), ParseError> {
         let mut batch = Batch::default();
-        let mut spare: Vec<Box<protos::TrackEvent>> = Vec::new();
+        let mut spare: Spare = Vec::new();
         let framed = loop {
             match next_packet(w)? {
                 Ok(Some((start, end))) => {
@@ -431,7 +436,7 @@ impl Parser<'_> {
     fn handle(
         &mut self,
         mut batch: Batch,
-        spare: &mut Vec<Box<protos::TrackEvent>>,
+        spare: &mut Spare,
         tick: &mut dyn FnMut(u64, usize) -> bool,
     ) -> Result<(), ParseError> {
         spare.append(&mut batch.spare);
@@ -457,7 +462,7 @@ impl Parser<'_> {
         &mut self,
         bytes: &[u8],
         decoded: Option<Decoded>,
-        spare: &mut Vec<Box<protos::TrackEvent>>,
+        spare: &mut Spare,
     ) -> bool {
         let d = match decoded {
             Some(d) => d,
