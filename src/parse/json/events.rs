@@ -217,7 +217,7 @@ fn lex(st: &mut Stream, batch: &Rc<RefCell<Batch>>) -> Result<Outcome, ParseErro
         match next {
             Ok(true) => {}
             Ok(false) => return Ok(Outcome::Close),
-            Err(JErr::Eof) => return Ok(Outcome::CutInEvent),
+            Err(JErr::Eof) => return Ok(Outcome::End),
             Err(JErr::Syntax(m)) => return Ok(Outcome::Syntax(m)),
         }
     }
