@@ -1559,7 +1559,7 @@ pub struct Sink {
     pub payloads: Vec<(ClockRef, EventData)>,
     payload_ids: FxHashMap<(ClockRef, EventData), u32>,
     pub snapshots: Vec<ClockSnapshot>,
-    pub descriptors: HashMap<(MachineId, u64), Descriptor>,
+    pub descriptors: FxHashMap<(MachineId, u64), Descriptor>,
     pub stats: HashMap<StatKey, i64>,
     /// Findings of the checks of each file's trace config (`__intrinsic_trace_diagnostics`).
     pub diagnostics: Vec<crate::stats::diagnostics::TraceDiagnostic>,

@@ -22,7 +22,7 @@
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
-use rusqlite::Connection;
+use rusqlite::{ffi, Connection};
 
 use super::DbError;
 
@@ -374,7 +374,7 @@ impl Table {
         let (name, columns, _) = self.shape();
         let one = format!("({})", vec!["?"; self.columns()].join(","));
         format!(
-            "INSERT INTO {name} ({columns}) VALUES {}",
+            "INSERT OR FAIL INTO {name} ({columns}) VALUES {}",
             vec![one.as_str(); rows].join(",")
         )
     }
@@ -455,32 +455,43 @@ impl Rows {
 
 /// The connection of the bulk load, with what the inserts know of each table.
 struct Destination {
+    /// The INSERT statements, by (table, rows per statement); declared before the
+    /// connection so they are finalized before it closes.
+    statements: Statements,
     conn: Connection,
     /// The largest id inserted per table since it was last cleared.
     last_ids: [Option<i64>; TABLES],
 }
 
 impl Destination {
+    fn new(conn: Connection) -> Destination {
+        Destination {
+            statements: Statements::default(),
+            conn,
+            last_ids: [None; TABLES],
+        }
+    }
+
     fn insert(&mut self, rows: &Rows) -> Result<(), DbError> {
         let table = rows.table;
         let rowid_first = table.shape().2;
         let last_id = &mut self.last_ids[table.index()];
         let mut chunks = rows.values.chunks_exact(rows.columns * ROWS_PER_STATEMENT);
         if chunks.len() > 0 {
-            let mut stmt = self.conn.prepare_cached(&table.sql(ROWS_PER_STATEMENT))?;
+            let stmt = self.statements.get(&self.conn, table, ROWS_PER_STATEMENT)?;
             let mut binder = Binder::new(rows, ROWS_PER_STATEMENT, rowid_first);
             for chunk in &mut chunks {
-                binder.bind(&mut stmt, chunk, last_id)?;
-                stmt.raw_execute()?;
+                binder.bind(stmt, chunk, last_id);
+                stmt.execute(&self.conn)?;
             }
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            let mut stmt = self.conn.prepare_cached(&table.sql(1))?;
+            let stmt = self.statements.get(&self.conn, table, 1)?;
             let mut binder = Binder::new(rows, 1, rowid_first);
             for row in rest.chunks_exact(rows.columns) {
-                binder.bind(&mut stmt, row, last_id)?;
-                stmt.raw_execute()?;
+                binder.bind(stmt, row, last_id);
+                stmt.execute(&self.conn)?;
             }
         }
         Ok(())
@@ -492,6 +503,140 @@ impl Destination {
         self.last_ids[table.index()] = None;
         Ok(())
     }
+
+    /// Hands back the connection, its statements finalized.
+    fn into_connection(self) -> Connection {
+        drop(self.statements);
+        self.conn
+    }
+}
+
+/// The writer's INSERT statements, prepared once each and used through SQLite's C API:
+/// binding a value is then a call with no conversion, and text is bound without a copy
+/// (SQLITE_STATIC: it stays in its batch until the statement has run). `INSERT OR FAIL`
+/// needs no statement journal (a failing row leaves the rows before it; the import fails
+/// either way), so pages are not copied into one as a multi-row INSERT dirties them.
+#[derive(Default)]
+struct Statements {
+    prepared: Vec<((Table, usize), RawStatement)>,
+}
+
+impl Statements {
+    fn get(
+        &mut self,
+        conn: &Connection,
+        table: Table,
+        rows: usize,
+    ) -> Result<&mut RawStatement, DbError> {
+        let i = match self.prepared.iter().position(|(k, _)| *k == (table, rows)) {
+            Some(i) => i,
+            None => {
+                let stmt = RawStatement::prepare(conn, &table.sql(rows))?;
+                self.prepared.push(((table, rows), stmt));
+                self.prepared.len() - 1
+            }
+        };
+        Ok(&mut self.prepared[i].1)
+    }
+}
+
+/// A prepared statement owned outright (finalized when dropped). Only the writer thread
+/// uses it, with the connection it was prepared on.
+struct RawStatement {
+    stmt: *mut ffi::sqlite3_stmt,
+}
+
+impl RawStatement {
+    fn prepare(conn: &Connection, sql: &str) -> Result<RawStatement, DbError> {
+        let mut stmt = std::ptr::null_mut();
+        let len = std::os::raw::c_int::try_from(sql.len()).map_err(|_| {
+            rusqlite::Error::SqliteFailure(ffi::Error::new(ffi::SQLITE_TOOBIG), None)
+        })?;
+        // SAFETY: the connection's handle is valid while `conn` is; `sql` outlives the
+        // call, which reads `len` bytes of it.
+        let rc = unsafe {
+            ffi::sqlite3_prepare_v2(
+                conn.handle(),
+                sql.as_ptr().cast(),
+                len,
+                &mut stmt,
+                std::ptr::null_mut(),
+            )
+        };
+        if rc != ffi::SQLITE_OK || stmt.is_null() {
+            return Err(failure(conn, rc).into());
+        }
+        Ok(RawStatement { stmt })
+    }
+
+    fn bind_null(&mut self, param: usize) {
+        // SAFETY: a valid statement; an out-of-range index is an error SQLite reports
+        // (never the case here: parameters are counted from the statement's own shape).
+        unsafe { ffi::sqlite3_bind_null(self.stmt, param as std::os::raw::c_int) };
+    }
+
+    fn bind_int(&mut self, param: usize, v: i64) {
+        // SAFETY: as in `bind_null`.
+        unsafe { ffi::sqlite3_bind_int64(self.stmt, param as std::os::raw::c_int, v) };
+    }
+
+    fn bind_real(&mut self, param: usize, v: f64) {
+        // SAFETY: as in `bind_null`.
+        unsafe { ffi::sqlite3_bind_double(self.stmt, param as std::os::raw::c_int, v) };
+    }
+
+    /// Binds `text` without copying it: it must stay where it is, unchanged, until the
+    /// statement has run with it (the caller's batch outlives every execution bound from
+    /// it, and every parameter is bound again before a statement runs for another batch).
+    fn bind_text(&mut self, param: usize, text: &str) {
+        let len = std::os::raw::c_int::try_from(text.len()).unwrap_or(0);
+        // SAFETY: a valid statement, and a pointer to `len` bytes of UTF-8 that stay valid
+        // while SQLite may read them (see above).
+        unsafe {
+            ffi::sqlite3_bind_text(
+                self.stmt,
+                param as std::os::raw::c_int,
+                text.as_ptr().cast(),
+                len,
+                ffi::SQLITE_STATIC(),
+            )
+        };
+    }
+
+    /// Runs the statement once (an INSERT: no rows come back) and resets it.
+    fn execute(&mut self, conn: &Connection) -> Result<(), DbError> {
+        // SAFETY: a valid statement of this connection, used by this thread only.
+        let rc = unsafe { ffi::sqlite3_step(self.stmt) };
+        // SAFETY: as above; resetting keeps the bindings.
+        unsafe { ffi::sqlite3_reset(self.stmt) };
+        if rc == ffi::SQLITE_DONE {
+            Ok(())
+        } else {
+            Err(failure(conn, rc).into())
+        }
+    }
+}
+
+impl Drop for RawStatement {
+    fn drop(&mut self) {
+        // SAFETY: the statement was prepared and is finalized once, here.
+        unsafe { ffi::sqlite3_finalize(self.stmt) };
+    }
+}
+
+// SAFETY: a statement moves with the writer thread's `Destination` (built on the import
+// thread, used only on the writer thread); SQLite connections here are in serialized
+// threading mode, and the statement is never used from two threads.
+unsafe impl Send for RawStatement {}
+
+/// The error SQLite reports for `code` on the connection.
+fn failure(conn: &Connection, code: std::os::raw::c_int) -> rusqlite::Error {
+    // SAFETY: a valid handle; the message is copied before anything else runs on it.
+    let message = unsafe {
+        let m = ffi::sqlite3_errmsg(conn.handle());
+        (!m.is_null()).then(|| std::ffi::CStr::from_ptr(m).to_string_lossy().into_owned())
+    };
+    rusqlite::Error::SqliteFailure(ffi::Error::new(code), message)
 }
 
 /// Binds rows of a batch to one statement. A binding outlives an execution, so a
@@ -508,7 +653,7 @@ impl<'r> Binder<'r> {
     fn new(rows: &'r Rows, rows_per_statement: usize, rowid_first: bool) -> Binder<'r> {
         Binder {
             rows,
-            // A statement fresh from the cache has nothing bound.
+            // Nothing this batch bound yet: every parameter is bound before the first run.
             bound: vec![None; rows.columns * rows_per_statement],
             rowid_first,
         }
@@ -526,15 +671,12 @@ impl<'r> Binder<'r> {
     }
 
     /// Binds one execution's rows; `last_id` is the table's largest id so far.
-    fn bind(
-        &mut self,
-        stmt: &mut rusqlite::Statement<'_>,
-        values: &[Value],
-        last_id: &mut Option<i64>,
-    ) -> rusqlite::Result<()> {
+    fn bind(&mut self, stmt: &mut RawStatement, values: &[Value], last_id: &mut Option<i64>) {
+        let columns = self.rows.columns;
+        let mut column = 0;
         for (i, &v) in values.iter().enumerate() {
             let mut v = v;
-            if self.rowid_first && i % self.rows.columns == 0 {
+            if self.rowid_first && column == 0 {
                 if let Value::Int(id) = v {
                     // NULL makes SQLite use the table's largest id + 1, this very id,
                     // without looking for its place (an empty table would start at 1: its
@@ -545,22 +687,25 @@ impl<'r> Binder<'r> {
                     *last_id = Some(last_id.map_or(id, |last| last.max(id)));
                 }
             }
+            column += 1;
+            if column == columns {
+                column = 0;
+            }
             if self.bound[i].is_some_and(|b| self.same(b, v)) {
                 continue;
             }
             let param = i + 1;
             match v {
-                Value::Null => stmt.raw_bind_parameter(param, rusqlite::types::Null)?,
-                Value::Int(v) => stmt.raw_bind_parameter(param, v)?,
-                Value::Real(v) => stmt.raw_bind_parameter(param, v)?,
+                Value::Null => stmt.bind_null(param),
+                Value::Int(v) => stmt.bind_int(param, v),
+                Value::Real(v) => stmt.bind_real(param, v),
                 Value::Text(start, end) => {
                     let s = self.rows.text.get(start as usize..end as usize);
-                    stmt.raw_bind_parameter(param, s.unwrap_or(""))?
+                    stmt.bind_text(param, s.unwrap_or(""));
                 }
             }
             self.bound[i] = Some(v);
         }
-        Ok(())
     }
 }
 
@@ -583,14 +728,9 @@ pub(super) struct Pipe {
 impl Pipe {
     /// Starts the writer thread on `conn`, inside a transaction already begun.
     pub(super) fn spawn(conn: Connection) -> Result<Pipe, DbError> {
-        // Two statements per streamed table, besides the few the small tables use.
-        conn.set_prepared_statement_cache_capacity(64);
         // A few batches in flight keep both threads busy without holding many rows.
         let (tx, rx) = mpsc::sync_channel(4);
-        let dest = Destination {
-            conn,
-            last_ids: [None; TABLES],
-        };
+        let dest = Destination::new(conn);
         let thread = std::thread::Builder::new()
             .name("db-writer".into())
             .spawn(move || run(dest, rx))
@@ -659,7 +799,7 @@ fn run(mut dest: Destination, rx: Receiver<Message>) -> Result<Connection, DbErr
             }
         }
     }
-    Ok(dest.conn)
+    Ok(dest.into_connection())
 }
 
 #[cfg(test)]

@@ -93,6 +93,7 @@ pub fn create(path: &Path, live: bool) -> Result<Connection, DbError> {
         conn.execute_batch("PRAGMA journal_mode = OFF;")?;
     }
     conn.execute_batch(schema::TABLES)?;
+    conn.execute_batch(schema::INDEXES)?;
     conn.execute_batch(profile::TABLES)?;
     conn.execute_batch(schema::VIEWS)?;
     conn.execute_batch(profile::VIEWS)?;
@@ -143,11 +144,10 @@ pub fn begin(
     TableWriter::new(conn, live, tick)
 }
 
-/// Commits the bulk load, then builds indexes and leaves the database in WAL mode with
-/// nothing in the WAL, whichever way it was written.
+/// Commits the bulk load, then builds the profile tables' indexes and leaves the database
+/// in WAL mode with nothing in the WAL, whichever way it was written.
 pub fn commit(conn: &Connection, live: bool) -> Result<(), DbError> {
     conn.execute_batch("COMMIT")?;
-    conn.execute_batch(schema::INDEXES)?;
     conn.execute_batch(profile::INDEXES)?;
     if live {
         conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")?;

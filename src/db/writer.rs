@@ -45,7 +45,8 @@ pub struct TableWriter<'t> {
     /// Arg sets written, by a 128-bit digest of their content (as Trace Processor's
     /// GlobalArgsTracker keys them by hash); bounded, see [`DEDUP_LIMIT`].
     sets_by_content: FxHashMap<u128, i64>,
-    sets_by_ref: FxHashMap<ArgsRef, i64>,
+    /// The id written for each parser arg set, by `ArgsRef` (see [`SetIds`]).
+    sets_by_ref: SetIds,
     /// The display value of the arg being written (one buffer, not one String per arg).
     display: String,
 }
@@ -105,7 +106,7 @@ impl<'t> TableWriter<'t> {
             tick,
             next_arg_row: 0,
             sets_by_content: FxHashMap::default(),
-            sets_by_ref: FxHashMap::default(),
+            sets_by_ref: SetIds::default(),
             display: String::new(),
         })
     }
@@ -202,15 +203,12 @@ impl<'t> TableWriter<'t> {
         if args == NO_ARGS {
             return Ok(None);
         }
-        if let Some(&id) = self.sets_by_ref.get(&args) {
+        if let Some(id) = self.sets_by_ref.get(args) {
             return Ok(Some(id));
         }
         let set = sink.args.get(args);
         let id = self.write_set(set, sink)?;
         if let Some(id) = id {
-            if self.sets_by_ref.len() >= DEDUP_LIMIT {
-                self.sets_by_ref.clear();
-            }
             self.sets_by_ref.insert(args, id);
         }
         Ok(id)
@@ -233,11 +231,11 @@ impl<'t> TableWriter<'t> {
             let (int, string, real, ty): (Option<i64>, Option<&str>, Option<f64>, &str) =
                 match a.value {
                     ArgValue::Int(v) => {
-                        let _ = write!(display, "{v}");
+                        push_decimal(&mut display, v.unsigned_abs(), v < 0);
                         (Some(v), None, None, "int")
                     }
                     ArgValue::Uint(v) => {
-                        let _ = write!(display, "{v}");
+                        push_decimal(&mut display, v, false);
                         (Some(v as i64), None, None, "uint")
                     }
                     // A NULL string (an absent proto string) stays NULL.
@@ -326,7 +324,9 @@ impl<'t> TableWriter<'t> {
             self.release_waiting(sink, offset + 1 - REORDER_WINDOW)?;
         }
         let offset = (id - self.next_slice) as usize;
-        if self.waiting.len() <= offset {
+        if self.waiting.len() == offset {
+            self.waiting.push_back(None);
+        } else if self.waiting.len() < offset {
             self.waiting.resize(offset + 1, None);
         }
         self.waiting[offset] = Some((*s, args));
@@ -468,6 +468,83 @@ impl<'t> TableWriter<'t> {
     }
 }
 
+/// `v` in decimal, as `{}` formats it (with a minus sign when `negative`).
+fn push_decimal(out: &mut String, mut v: u64, negative: bool) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    if negative {
+        out.push('-');
+    }
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+}
+
+/// The arg-set id written for each parser arg set, by `ArgsRef`: a map with the bounded
+/// map's behaviour (forgotten whole once [`DEDUP_LIMIT`] sets are remembered) held in a
+/// vector, since refs are dense: each slot is `generation << 48 | (id + 1)`, and a slot of
+/// an older generation is empty.
+struct SetIds {
+    slots: Vec<u64>,
+    generation: u64,
+    len: usize,
+    /// [`DEDUP_LIMIT`] (smaller in tests).
+    limit: usize,
+}
+
+impl Default for SetIds {
+    fn default() -> Self {
+        SetIds {
+            slots: Vec::new(),
+            generation: 0,
+            len: 0,
+            limit: DEDUP_LIMIT,
+        }
+    }
+}
+
+impl SetIds {
+    const ID_BITS: u32 = 48;
+
+    fn get(&self, args: ArgsRef) -> Option<i64> {
+        let slot = *self.slots.get(args as usize)?;
+        (slot != 0 && slot >> Self::ID_BITS == self.generation)
+            .then(|| (slot & ((1 << Self::ID_BITS) - 1)) as i64 - 1)
+    }
+
+    fn insert(&mut self, args: ArgsRef, id: i64) {
+        let Ok(value) = u64::try_from(id + 1) else {
+            return;
+        };
+        if value >> Self::ID_BITS != 0 {
+            // Past 2^48 args rows: not remembered (written again if met again).
+            return;
+        }
+        if self.get(args).is_none() {
+            if self.len >= self.limit {
+                self.generation = (self.generation + 1) & 0xffff;
+                self.len = 0;
+                if self.generation == 0 {
+                    // Generations wrapped: really empty it.
+                    self.slots.iter_mut().for_each(|s| *s = 0);
+                }
+            }
+            self.len += 1;
+        }
+        let i = args as usize;
+        if self.slots.len() <= i {
+            self.slots.resize(i + 1, 0);
+        }
+        self.slots[i] = self.generation << Self::ID_BITS | value;
+    }
+}
+
 /// The most arg sets remembered for deduplication: past it the memory starts again empty,
 /// so a trace whose every event has args of its own (a JSON trace with an id per event)
 /// costs a bounded map rather than one entry per event. Identical sets further apart than
@@ -518,6 +595,44 @@ mod tests {
             flat_key: key,
             key,
             value,
+        }
+    }
+
+    #[test]
+    fn decimals_are_written_as_fmt_writes_them() {
+        for v in [0i64, 7, -7, 10, 99, 100, 123_456, i64::MAX, i64::MIN, -1] {
+            let mut s = String::from("x");
+            push_decimal(&mut s, v.unsigned_abs(), v < 0);
+            assert_eq!(s, format!("x{v}"));
+        }
+        let mut s = String::new();
+        push_decimal(&mut s, u64::MAX, false);
+        assert_eq!(s, u64::MAX.to_string());
+    }
+
+    #[test]
+    fn set_ids_behave_as_a_map_forgotten_whole_at_its_bound() {
+        // The bounded map SetIds stands for, at a small bound.
+        let mut ids = SetIds {
+            limit: 5,
+            ..SetIds::default()
+        };
+        let mut map: std::collections::HashMap<ArgsRef, i64> = Default::default();
+        let mut state = 1u64;
+        for step in 0..2000 {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            let args = (state >> 33) as u32 % 12;
+            let want = map.get(&args).copied();
+            assert_eq!(ids.get(args), want, "step {step}");
+            if want.is_none() {
+                if map.len() >= 5 {
+                    map.clear();
+                }
+                map.insert(args, step);
+                ids.insert(args, step);
+            }
         }
     }
 

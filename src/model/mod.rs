@@ -59,7 +59,7 @@ pub struct Builder<'s> {
     /// Start of every slice, for orienting flows.
     slice_ts: Vec<i64>,
     pub tables: Tables,
-    machine_rows: HashMap<MachineId, u32>,
+    machine_rows: FxHashMap<MachineId, u32>,
     /// Live thread rows per (machine, tid), oldest first.
     threads_by_tid: FxHashMap<(MachineId, i64), Vec<u32>>,
     /// Live process per (machine, pid).
@@ -67,33 +67,33 @@ pub struct Builder<'s> {
     /// The slice the last Begin / End / complete event made or closed: (ts, id, track).
     last_slice: Option<(i64, u32, u32)>,
     /// Idle thread / process rows per machine row.
-    idle: HashMap<MachineId, (u32, u32)>,
+    idle: FxHashMap<MachineId, (u32, u32)>,
     /// Machines whose pid/tid 0 are the idle rows (proto and systrace sources).
     idle_mapped: std::collections::HashSet<MachineId>,
     /// Resolved track per interned key (None = not yet resolved).
     track_cache: Vec<Option<u32>>,
     thread_slice_track: FxHashMap<u32, u32>,
-    thread_overlap_tracks: HashMap<u32, Vec<u32>>,
+    thread_overlap_tracks: FxHashMap<u32, Vec<u32>>,
     stacks: Vec<Vec<StackEntry>>,
-    async_sets: HashMap<AsyncSet, AsyncSetState>,
+    async_sets: FxHashMap<AsyncSet, AsyncSetState>,
     next_track_group: u32,
-    descriptor_tracks: HashMap<(MachineId, u64), DescriptorTrack>,
+    descriptor_tracks: FxHashMap<(MachineId, u64), DescriptorTrack>,
     /// Merging descriptor tracks (see `descriptor.rs`).
     merged: descriptor::MergedTracks,
     flows: FlowState,
-    sched_pending: HashMap<(MachineId, u32), (u32, SchedRow)>,
+    sched_pending: FxHashMap<(MachineId, u32), (u32, SchedRow)>,
     /// Index into `tables.cpus` per machine's cpu.
-    cpus: HashMap<(MachineId, u32), usize>,
+    cpus: FxHashMap<(MachineId, u32), usize>,
     /// Process counter tracks made before their thread's process was known: (track, utid).
     unsettled_process_counters: Vec<(u32, u32)>,
     /// Process counter tracks by (upid, name, type).
-    process_counters: HashMap<(u32, StrId, &'static str), u32>,
+    process_counters: FxHashMap<(u32, StrId, &'static str), u32>,
     /// Thread counter tracks by (utid, name, type).
-    thread_counters: HashMap<(u32, StrId, &'static str), u32>,
+    thread_counters: FxHashMap<(u32, StrId, &'static str), u32>,
     /// Cpus numbered past their machine's range so far.
     odd_cpus: u32,
     /// The ucpu range of each machine other than the host (1, 2, ...).
-    cpu_ranges: HashMap<u32, u32>,
+    cpu_ranges: FxHashMap<u32, u32>,
     /// Legacy unnestable tracks (atrace `S`/`F`): (begin count, last begin ts), cumulative.
     unnestable: FxHashMap<u32, (i64, i64)>,
     /// The latest `state` row of each state track (index into `tables.states`).
@@ -147,27 +147,27 @@ impl<'s> Builder<'s> {
                 bounds: (i64::MAX, i64::MIN),
                 ..Tables::default()
             },
-            machine_rows: HashMap::new(),
+            machine_rows: FxHashMap::default(),
             threads_by_tid: FxHashMap::default(),
             process_by_pid: FxHashMap::default(),
-            idle: HashMap::new(),
+            idle: FxHashMap::default(),
             last_slice: None,
             idle_mapped: std::collections::HashSet::new(),
             track_cache,
             thread_slice_track: FxHashMap::default(),
-            thread_overlap_tracks: HashMap::new(),
+            thread_overlap_tracks: FxHashMap::default(),
             stacks: Vec::new(),
-            async_sets: HashMap::new(),
+            async_sets: FxHashMap::default(),
             next_track_group: 0,
-            descriptor_tracks: HashMap::new(),
+            descriptor_tracks: FxHashMap::default(),
             merged: descriptor::MergedTracks::default(),
             flows: FlowState::default(),
-            sched_pending: HashMap::new(),
-            cpus: HashMap::new(),
-            cpu_ranges: HashMap::new(),
+            sched_pending: FxHashMap::default(),
+            cpus: FxHashMap::default(),
+            cpu_ranges: FxHashMap::default(),
             odd_cpus: 0,
-            process_counters: HashMap::new(),
-            thread_counters: HashMap::new(),
+            process_counters: FxHashMap::default(),
+            thread_counters: FxHashMap::default(),
             unsettled_process_counters: Vec::new(),
             unnestable: FxHashMap::default(),
             open_states: FxHashMap::default(),

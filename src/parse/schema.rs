@@ -72,6 +72,13 @@ pub(crate) fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
 }
 
 pub(crate) fn varint(bytes: &mut &[u8]) -> Option<u64> {
+    // Most varints on the hot paths (tags, small ids and lengths) are one byte.
+    if let Some((&b, rest)) = bytes.split_first() {
+        if b < 0x80 {
+            *bytes = rest;
+            return Some(u64::from(b));
+        }
+    }
     let mut value = 0u64;
     for (i, &b) in bytes.iter().enumerate().take(10) {
         value |= u64::from(b & 0x7f) << (7 * i);

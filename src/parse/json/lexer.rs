@@ -125,8 +125,56 @@ pub(super) fn scan_number(b: &[u8], start: usize) -> NumScan {
     NumScan::Ok { end: i, float }
 }
 
+/// Exact powers of ten (every one up to 10^22 is a double).
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// The value of a valid JSON number without an exponent and with at most 15 significant
+/// digits, computed exactly: its digits make an integer `m` below 2^53 and it is `m / 10^k`
+/// with `k` at most 22, both exact doubles, so the one rounding (the division's) gives the
+/// nearest double, as parsing the text does. `None` for any other number.
+fn short_number(text: &[u8], float: bool) -> Option<JVal<'static>> {
+    let (negative, digits) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    let mut m: u64 = 0;
+    let mut significant = 0usize;
+    let mut fraction: Option<usize> = None;
+    for &c in digits {
+        match c {
+            b'0'..=b'9' => {
+                if m > 0 || c != b'0' {
+                    significant += 1;
+                }
+                m = m * 10 + u64::from(c - b'0');
+                if let Some(k) = fraction.as_mut() {
+                    *k += 1;
+                }
+                if significant > 15 {
+                    return None;
+                }
+            }
+            b'.' => fraction = Some(0),
+            _ => return None,
+        }
+    }
+    if !float {
+        let v = m as i64;
+        return Some(JVal::Int(if negative { -v } else { v }));
+    }
+    let k = fraction?;
+    let v = m as f64 / *POW10.get(k)?;
+    Some(JVal::Real(if negative { -v } else { v }))
+}
+
 /// Converts the text of a valid JSON number into a value.
 pub(super) fn number_value(text: &str, float: bool) -> JVal<'static> {
+    if let Some(v) = short_number(text.as_bytes(), float) {
+        return v;
+    }
     if !float {
         if let Ok(v) = text.parse::<i64>() {
             return JVal::Int(v);
@@ -217,18 +265,87 @@ impl<'a> Lexer<'a> {
     }
 
     pub(super) fn number(&mut self) -> JResult<JVal<'a>> {
+        if let Some(v) = self.short_number() {
+            return Ok(v);
+        }
         match scan_number(self.b, self.pos) {
             // A number running to the end of the buffer may go on in the next one.
             NumScan::Ok { end, .. } if end == self.b.len() && !self.complete => Err(JErr::Eof),
             NumScan::Ok { end, float } => {
-                // The scanned bytes are ASCII.
-                let text = std::str::from_utf8(&self.b[self.pos..end]).unwrap_or("0");
+                let bytes = &self.b[self.pos..end];
                 self.pos = end;
+                if let Some(v) = short_number(bytes, float) {
+                    return Ok(v);
+                }
+                // The scanned bytes are ASCII.
+                let text = std::str::from_utf8(bytes).unwrap_or("0");
                 Ok(number_value(text, float))
             }
             NumScan::Eof => Err(JErr::Eof),
             NumScan::Bad => Err(self.syntax("malformed number")),
         }
+    }
+
+    /// A number read and computed in one pass when it is a strict JSON number with at
+    /// most 15 significant digits, no exponent, and a known end (see [`short_number`] for
+    /// why the value is exact); `None` (nothing consumed) for any other, which
+    /// [`Lexer::number`] then reads the long way.
+    fn short_number(&mut self) -> Option<JVal<'a>> {
+        let b = self.b;
+        let mut i = self.pos;
+        let negative = b.get(i) == Some(&b'-');
+        if negative {
+            i += 1;
+        }
+        let first = i;
+        let mut m: u64 = 0;
+        let mut significant = 0u32;
+        let mut digits = |i: &mut usize, m: &mut u64| -> Option<usize> {
+            let start = *i;
+            while let Some(&c) = b.get(*i) {
+                if !c.is_ascii_digit() {
+                    break;
+                }
+                if *m > 0 || c != b'0' {
+                    significant += 1;
+                    if significant > 15 {
+                        return None;
+                    }
+                }
+                *m = *m * 10 + u64::from(c - b'0');
+                *i += 1;
+            }
+            Some(*i - start)
+        };
+        let int_digits = digits(&mut i, &mut m)?;
+        // No digits, or a leading zero before more digits: the long way says what is wrong.
+        if int_digits == 0 || (int_digits > 1 && b[first] == b'0') {
+            return None;
+        }
+        let mut fraction = None;
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            let k = digits(&mut i, &mut m)?;
+            if k == 0 {
+                return None;
+            }
+            fraction = Some(k);
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) || (i == b.len() && !self.complete) {
+            return None;
+        }
+        let v = match fraction {
+            None => {
+                let v = m as i64;
+                JVal::Int(if negative { -v } else { v })
+            }
+            Some(k) => {
+                let v = m as f64 / *POW10.get(k)?;
+                JVal::Real(if negative { -v } else { v })
+            }
+        };
+        self.pos = i;
+        Some(v)
     }
 
     pub(super) fn hex4(&mut self) -> JResult<u32> {
@@ -250,22 +367,30 @@ impl<'a> Lexer<'a> {
     pub(super) fn string(&mut self) -> JResult<Cow<'a, str>> {
         self.pos += 1;
         let start = self.pos;
-        loop {
-            match self.b.get(self.pos) {
-                None => return Err(JErr::Eof),
-                Some(b'"') => {
-                    let raw = &self.b[start..self.pos];
-                    self.pos += 1;
-                    return std::str::from_utf8(raw).map(Cow::Borrowed).map_err(|_| {
-                        JErr::Syntax(format!(
-                            "invalid UTF-8 in a string at byte {}",
-                            self.base + start as u64
-                        ))
-                    });
+        // Up to the closing quote or the first escape.
+        let rest = &self.b[start..];
+        let run = rest
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\')
+            .unwrap_or(rest.len());
+        self.pos += run;
+        match rest.get(run) {
+            None => return Err(JErr::Eof),
+            Some(b'"') => {
+                let raw = &rest[..run];
+                self.pos += 1;
+                if raw.is_ascii() {
+                    // SAFETY: ASCII bytes are UTF-8.
+                    return Ok(Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(raw) }));
                 }
-                Some(b'\\') => break,
-                Some(_) => self.pos += 1,
+                return std::str::from_utf8(raw).map(Cow::Borrowed).map_err(|_| {
+                    JErr::Syntax(format!(
+                        "invalid UTF-8 in a string at byte {}",
+                        self.base + start as u64
+                    ))
+                });
             }
+            Some(_) => {}
         }
         // Slow path: the string has escapes.
         let mut buf: Vec<u8> = self.b[start..self.pos].to_vec();
@@ -446,6 +571,91 @@ impl<'a> Lexer<'a> {
             Some(b'n') => self.literal(b"null", ()),
             Some(c) if c == b'-' || c.is_ascii_digit() => self.number().map(drop),
             Some(_) => Err(self.syntax("unexpected character")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The value the long way gives (scan, then the standard library's parsers).
+    fn long_way(text: &str) -> Option<JVal<'static>> {
+        match scan_number(text.as_bytes(), 0) {
+            NumScan::Ok { end, float } if end == text.len() => {
+                if !float {
+                    if let Ok(v) = text.parse::<i64>() {
+                        return Some(JVal::Int(v));
+                    }
+                    if let Ok(v) = text.parse::<u64>() {
+                        return Some(JVal::UInt(v));
+                    }
+                }
+                text.parse::<f64>().ok().map(JVal::Real)
+            }
+            _ => None,
+        }
+    }
+
+    fn same(a: &JVal, b: &JVal) -> bool {
+        match (a, b) {
+            (JVal::Real(x), JVal::Real(y)) => x.to_bits() == y.to_bits(),
+            _ => a == b,
+        }
+    }
+
+    #[test]
+    fn numbers_read_in_one_pass_equal_the_long_way() {
+        let texts = [
+            "0",
+            "-0",
+            "7",
+            "-12",
+            "123456789012345",
+            "1234567890123456",
+            "99999999999999999999",
+            "0.5",
+            "-0.0",
+            "12.125",
+            "1562.625",
+            "0.1",
+            "0.3",
+            "2.675",
+            "9007199254740993.0",
+            "0.000000000000000000001",
+            "0.0000000000000000000000001",
+            "1e3",
+            "1.5E-2",
+            "123456.789012345",
+            "3.14159265358979",
+        ];
+        for text in texts {
+            let mut lx = Lexer::new(text.as_bytes());
+            let got = lx.number().expect("a number");
+            let want = long_way(text).expect("valid");
+            assert!(same(&got, &want), "{text}: {got:?} != {want:?}");
+            assert_eq!(lx.pos, text.len(), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_number_at_the_end_of_a_partial_buffer_waits_for_more() {
+        for text in ["12", "-3.5", "0"] {
+            let mut lx = Lexer::new(text.as_bytes());
+            lx.complete = false;
+            assert_eq!(lx.number(), Err(JErr::Eof), "{text}");
+            assert_eq!(lx.pos, 0);
+        }
+        let mut lx = Lexer::new(b"12,");
+        lx.complete = false;
+        assert_eq!(lx.number(), Ok(JVal::Int(12)));
+    }
+
+    #[test]
+    fn bad_numbers_are_still_errors() {
+        for text in ["01", "-", "1.", "1.e5", "-a"] {
+            let mut lx = Lexer::new(text.as_bytes());
+            assert!(lx.number().is_err(), "{text}");
         }
     }
 }

@@ -31,6 +31,7 @@ const STRING_ID_BASE: i64 = 1 << 32;
 const NO_NAME: &str = "[No name]";
 
 mod convert;
+mod events;
 mod lexer;
 mod v8_profile;
 
@@ -51,6 +52,17 @@ pub fn parse_stream(
     sink: &mut Sink,
     ctx: &FileContext,
 ) -> Result<(), ParseError> {
+    parse_stream_lexing(input, sink, ctx, events::LEX_INLINE)
+}
+
+/// [`parse_stream`], the events of an array after the first `lex_inline` lexed on a second
+/// thread.
+fn parse_stream_lexing(
+    input: &mut dyn std::io::Read,
+    sink: &mut Sink,
+    ctx: &FileContext,
+    lex_inline: usize,
+) -> Result<(), ParseError> {
     let mut st = Stream::new(input);
     // A UTF-8 byte order mark is harmless; skip it.
     st.attempt(|lx| {
@@ -64,6 +76,7 @@ pub fn parse_stream(
     })?
     .map_err(syntax_error)?;
     let mut imp = Importer::new(sink, ctx.machine);
+    imp.lex_inline = lex_inline;
     match st.attempt(|lx| lx.next_byte())?.map_err(syntax_error)? {
         Some(b'{') => imp.read_top_object(&mut st, sink, ctx)?,
         Some(b'[') => {
@@ -241,35 +254,65 @@ struct RawEvent<'a> {
     args: Option<JVal<'a>>,
 }
 
+/// The field index of a key the importer reads (see [`RawEvent::slot`]).
+fn event_key(key: &str) -> Option<usize> {
+    Some(match key {
+        "ph" => 0,
+        "ts" => 1,
+        "dur" => 2,
+        "tts" => 3,
+        "tdur" => 4,
+        "pid" => 5,
+        "tid" => 6,
+        "name" => 7,
+        "cat" => 8,
+        "id" => 9,
+        "id2" => 10,
+        "bind_id" => 11,
+        "flow_in" => 12,
+        "flow_out" => 13,
+        "s" => 14,
+        "bp" => 15,
+        "args" => 16,
+        _ => return None,
+    })
+}
+
 impl<'a> RawEvent<'a> {
     fn read(lx: &mut Lexer<'a>) -> JResult<Self> {
         let mut ev = RawEvent::default();
         lx.object(|lx, key| {
             ev.n_keys += 1;
-            let slot = match &*key {
-                "ph" => &mut ev.ph,
-                "ts" => &mut ev.ts,
-                "dur" => &mut ev.dur,
-                "tts" => &mut ev.tts,
-                "tdur" => &mut ev.tdur,
-                "pid" => &mut ev.pid,
-                "tid" => &mut ev.tid,
-                "name" => &mut ev.name,
-                "cat" => &mut ev.cat,
-                "id" => &mut ev.id,
-                "id2" => &mut ev.id2,
-                "bind_id" => &mut ev.bind_id,
-                "flow_in" => &mut ev.flow_in,
-                "flow_out" => &mut ev.flow_out,
-                "s" => &mut ev.s,
-                "bp" => &mut ev.bp,
-                "args" => &mut ev.args,
-                _ => return lx.skip(2),
+            let Some(field) = event_key(&key) else {
+                return lx.skip(2);
             };
-            *slot = Some(lx.value(2)?);
+            *ev.slot(field) = Some(lx.value(2)?);
             Ok(())
         })?;
         Ok(ev)
+    }
+
+    /// The field of index `field` (see [`event_key`]).
+    fn slot(&mut self, field: usize) -> &mut Option<JVal<'a>> {
+        match field {
+            0 => &mut self.ph,
+            1 => &mut self.ts,
+            2 => &mut self.dur,
+            3 => &mut self.tts,
+            4 => &mut self.tdur,
+            5 => &mut self.pid,
+            6 => &mut self.tid,
+            7 => &mut self.name,
+            8 => &mut self.cat,
+            9 => &mut self.id,
+            10 => &mut self.id2,
+            11 => &mut self.bind_id,
+            12 => &mut self.flow_in,
+            13 => &mut self.flow_out,
+            14 => &mut self.s,
+            15 => &mut self.bp,
+            _ => &mut self.args,
+        }
     }
 
     fn str_field<'v>(v: &'v Option<JVal<'a>>) -> &'v str {
@@ -293,26 +336,35 @@ impl<'a> RawEvent<'a> {
 #[derive(Clone, Debug)]
 enum Pending {
     Ready(EventData),
-    Async {
-        phase: u8,
-        /// `Some(pid)` for `id2.local` (process-scoped) cookies.
-        local_pid: Option<i64>,
-        /// The event's process, named in its track's args.
-        pid: i64,
-        cookie: u64,
-        /// The event's own name (NULL when absent), for naming the cookie's track.
-        raw_name: StrId,
-        slice: SliceEvent,
-    },
+    Async(Box<AsyncItem>),
+    /// Pushed into the sink already.
+    Taken,
 }
 
 #[derive(Clone, Debug)]
-struct Item {
+struct AsyncItem {
+    phase: u8,
+    /// `Some(pid)` for `id2.local` (process-scoped) cookies.
+    local_pid: Option<i64>,
+    /// The event's process, named in its track's args.
+    pid: i64,
+    cookie: u64,
+    /// The event's own name (NULL when absent), for naming the cookie's track.
+    raw_name: StrId,
+    slice: SliceEvent,
+}
+
+/// Where an event goes in the sort (§1.3): its time, then `E` before `X` (longest first)
+/// before the rest, then file order. The event itself waits in `Importer::pending[idx]`:
+/// the sort moves these 24 bytes, not the events.
+#[derive(Clone, Copy, Debug)]
+struct SortKey {
     ts: i64,
-    ph: u8,
-    /// `dur` of an `X` event (for the tie order).
+    /// `dur` of an `X` event, else 0.
     dur: i64,
-    data: Pending,
+    /// 0 for `E`, 1 for `X`, 2 for the rest.
+    class: u8,
+    idx: u32,
 }
 
 /// What to do after an event.
@@ -324,7 +376,8 @@ enum Next {
 
 struct Importer {
     machine: MachineId,
-    items: Vec<Item>,
+    keys: Vec<SortKey>,
+    pending: Vec<Pending>,
     has_x: bool,
     /// String pids/tids → opaque numbers.
     string_ids: HashMap<String, i64>,
@@ -335,13 +388,16 @@ struct Importer {
     n_events: u64,
     /// V8 CPU profiles (`P` events).
     v8: v8_profile::V8Profiles,
+    /// Events of an array lexed on the import thread before the rest goes to a second.
+    lex_inline: usize,
 }
 
 impl Importer {
     fn new(sink: &mut Sink, machine: MachineId) -> Self {
         Self {
             machine,
-            items: Vec::new(),
+            keys: Vec::new(),
+            pending: Vec::new(),
             has_x: false,
             string_ids: HashMap::new(),
             args: ArgsBuilder::default(),
@@ -350,6 +406,7 @@ impl Importer {
             no_name: sink.intern(NO_NAME),
             n_events: 0,
             v8: v8_profile::V8Profiles::default(),
+            lex_inline: events::LEX_INLINE,
         }
     }
 
@@ -363,10 +420,10 @@ impl Importer {
         if ev.n_keys == 0 {
             return self.event(sink, ev);
         }
-        let items = self.items.len();
+        let items = self.pending.len();
         sink.begin_input();
         let next = self.event(sink, ev);
-        if self.items.len() > items {
+        if self.pending.len() > items {
             // Its events wait for the sort, in the importer.
             sink.touch();
         }
@@ -524,7 +581,15 @@ impl Importer {
             Ok(())
         })?
         .map_err(syntax_error)?;
+        let mut inline = 0;
         loop {
+            // A long array is lexed on a second thread from here on (see `events`).
+            if inline == self.lex_inline {
+                if let Some(done) = self.read_events_threaded(st, sink, in_object)? {
+                    return Ok(done);
+                }
+            }
+            inline += 1;
             let element = st.attempt(|lx| match lx.next_byte()? {
                 None => Ok(Element::End),
                 Some(b']') => {
@@ -611,12 +676,22 @@ impl Importer {
     }
 
     fn push(&mut self, ts: i64, ph: u8, dur: i64, data: EventData) {
-        self.items.push(Item {
+        self.wait(ts, ph, dur, Pending::Ready(data));
+    }
+
+    fn wait(&mut self, ts: i64, ph: u8, dur: i64, data: Pending) {
+        let class = match ph {
+            b'E' => 0,
+            b'X' => 1,
+            _ => 2,
+        };
+        self.keys.push(SortKey {
             ts,
-            ph,
-            dur,
-            data: Pending::Ready(data),
+            dur: if ph == b'X' { dur } else { 0 },
+            class,
+            idx: self.pending.len() as u32,
         });
+        self.pending.push(data);
     }
 
     /// Tokenizes one event into items.
@@ -909,19 +984,15 @@ impl Importer {
             thread_ts: NO_TS,
             flows,
         };
-        self.items.push(Item {
-            ts,
-            ph,
-            dur: 0,
-            data: Pending::Async {
-                phase: ph,
-                local_pid: local.then_some(pid),
-                pid,
-                cookie,
-                raw_name,
-                slice,
-            },
-        });
+        let item = AsyncItem {
+            phase: ph,
+            local_pid: local.then_some(pid),
+            pid,
+            cookie,
+            raw_name,
+            slice,
+        };
+        self.wait(ts, ph, 0, Pending::Async(Box::new(item)));
     }
 
     /// `C`: one process counter per args key.
@@ -1091,35 +1162,30 @@ impl Importer {
 
     /// Sorts (§1.3), resolves async tracks, and pushes everything into the sink.
     fn finish(self, sink: &mut Sink) {
-        let mut items = self.items;
+        let mut keys = self.keys;
+        let mut pending = self.pending;
         if self.has_x {
             // Ties: E first, then X by descending dur, then the rest in file order.
-            items.sort_by_key(|it| {
-                let class = match it.ph {
-                    b'E' => 0u8,
-                    b'X' => 1,
-                    _ => 2,
-                };
-                let dur = if it.ph == b'X' { it.dur } else { 0 };
-                (it.ts, class, Reverse(dur))
-            });
+            keys.sort_unstable_by_key(|k| (k.ts, k.class, Reverse(k.dur), k.idx));
         } else {
-            items.sort_by_key(|it| it.ts);
+            keys.sort_unstable_by_key(|k| (k.ts, k.idx));
         }
         let machine = self.machine;
         let clock = sink.builtin_clock(machine, ir::clocks::TRACE_FILE);
         let mut first_names: HashMap<(Option<i64>, u64), StrId> = HashMap::new();
-        for item in items {
-            let data = match item.data {
+        for key in keys {
+            let data = match std::mem::replace(&mut pending[key.idx as usize], Pending::Taken) {
                 Pending::Ready(data) => data,
-                Pending::Async {
-                    phase,
-                    local_pid,
-                    pid,
-                    cookie,
-                    raw_name,
-                    mut slice,
-                } => {
+                Pending::Taken => continue,
+                Pending::Async(item) => {
+                    let AsyncItem {
+                        phase,
+                        local_pid,
+                        pid,
+                        cookie,
+                        raw_name,
+                        mut slice,
+                    } = *item;
                     let name = *first_names.entry((local_pid, cookie)).or_insert(raw_name);
                     let set = AsyncSet {
                         kind: if local_pid.is_some() {
@@ -1149,7 +1215,7 @@ impl Importer {
                     }
                 }
             };
-            sink.push(item.ts, clock, data);
+            sink.push(key.ts, clock, data);
         }
     }
 }

@@ -904,3 +904,75 @@ fn blanks_between_events_are_never_held_in_memory() {
         st.buf.capacity()
     );
 }
+
+/// Everything an import leaves in the sink that the lexing thread could change.
+fn outcome(json: &[u8], lex_inline: usize, step: usize) -> String {
+    let mut sink = Sink::new();
+    let mut input = Trickle { bytes: json, step };
+    let r = parse_stream_lexing(&mut input, &mut sink, &ctx(), lex_inline);
+    let mut stats: Vec<_> = sink
+        .stats
+        .iter()
+        .map(|(k, v)| (k.name, k.idx, *v))
+        .collect();
+    stats.sort_unstable();
+    let events: Vec<_> = sink
+        .decoded()
+        .into_iter()
+        .map(|e| (e.ts, e.ord, e.data))
+        .collect();
+    format!(
+        "{r:?}\n{events:?}\n{stats:?}\n{:?}\n{:?}",
+        sink.metadata, sink.accounting
+    )
+}
+
+#[test]
+fn events_lexed_on_a_second_thread_import_as_on_one() {
+    let mut inputs: Vec<Vec<u8>> = Vec::new();
+    for name in [
+        "g_chrome.json",
+        "kineto_h100_trimmed.json",
+        "lighthouse_cpu_profile.json",
+    ] {
+        let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+        inputs.push(std::fs::read(&path).expect(&path));
+    }
+    let generated: String = (0..300)
+        .map(|i| {
+            format!(
+                r#"{{"name":"n{}","ph":"X","ts":{}.5,"dur":2,"pid":1,"tid":{},"args":{{"a":[1,{{"b":"\u00e9"}}],"s":"x\ny"}}}},"#,
+                i % 7,
+                i * 3,
+                i % 4
+            )
+        })
+        .collect();
+    let array = format!("[{generated}");
+    inputs.push(format!("{{\"traceEvents\":{array}{{}}],\"metadata\":{{\"k\":1}}}}").into_bytes());
+    inputs.push(format!("{array}{{}}]").into_bytes());
+    // Cut inside an event, between events, after a comma; a bare array without `]`.
+    let whole = format!("{{\"traceEvents\":{array}{{\"ph\":\"B\",\"ts\":1}}]}}");
+    for cut in [whole.len() - 3, whole.len() - 40, whole.len() / 2, 40] {
+        inputs.push(whole.as_bytes()[..cut].to_vec());
+    }
+    inputs.push(array.trim_end_matches(',').as_bytes().to_vec());
+    // A syntax error and a bad duration (reading stops) in the middle.
+    inputs.push(format!("{{\"traceEvents\":{array}{{\"ph\":\"X\",\"ts\":1,]}}").into_bytes());
+    inputs.push(
+        format!("{array}{{\"ph\":\"X\",\"ts\":1,\"dur\":\"x\"}},{generated}{{}}]").into_bytes(),
+    );
+    inputs.push(
+        format!("{{\"traceEvents\":{array}{{\"ph\":\"X\",\"ts\":1,\"dur\":\"x\"}}]}}").into_bytes(),
+    );
+    for (i, json) in inputs.iter().enumerate() {
+        let inline = outcome(json, usize::MAX, 1 << 20);
+        for (lex_inline, step) in [(0, 1 << 20), (1, 7), (5, 100_000), (17, 1)] {
+            assert_eq!(
+                outcome(json, lex_inline, step),
+                inline,
+                "input {i}, lexing thread after {lex_inline} events, {step}-byte reads"
+            );
+        }
+    }
+}

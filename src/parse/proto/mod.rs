@@ -28,6 +28,7 @@ mod gpu;
 mod gpu_events;
 mod heap_graph;
 mod heapprofd;
+mod packets;
 mod profiling;
 mod stack_sample;
 mod system;
@@ -38,6 +39,7 @@ mod typed_args;
 
 pub use ftrace::decode_task_state;
 use ftrace::CompactCpu;
+use packets::{Header, Placed};
 
 const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
 const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
@@ -50,18 +52,18 @@ const FIRST_SEQUENCE_CLOCK: u32 = 64;
 struct Sequence {
     /// False until the sequence's incremental state is known to be intact.
     valid: bool,
-    names: HashMap<u64, StrId>,
-    categories: HashMap<u64, StrId>,
-    annotation_names: HashMap<u64, StrId>,
+    names: FxHashMap<u64, StrId>,
+    categories: FxHashMap<u64, StrId>,
+    annotation_names: FxHashMap<u64, StrId>,
     /// (file, function, line)
-    source_locations: HashMap<u64, (StrId, StrId, Option<u32>)>,
-    interned_strings: HashMap<u64, StrId>,
+    source_locations: FxHashMap<u64, (StrId, StrId, Option<u32>)>,
+    interned_strings: FxHashMap<u64, StrId>,
     clock_id: Option<u32>,
     default_track: Option<u64>,
     default_extra_counters: Vec<u64>,
     default_extra_double_counters: Vec<u64>,
     /// Running values of incremental counters, by track uuid.
-    counter_values: HashMap<u64, f64>,
+    counter_values: FxHashMap<u64, f64>,
     /// The thread this sequence writes for (ThreadDescriptor or a thread TrackDescriptor).
     thread: Option<ThreadRef>,
     /// Some packet of the sequence had `first_packet_on_sequence`.
@@ -73,25 +75,25 @@ struct Sequence {
     /// Base for `thread_time_delta_us` (µs).
     ref_thread_time_us: Option<i64>,
     /// Interned kernel symbols (`sched_blocked_reason.caller`).
-    kernel_symbols: HashMap<u64, StrId>,
+    kernel_symbols: FxHashMap<u64, StrId>,
     /// Interned log message bodies, histogram names, correlation ids and debug annotation
     /// proto type names.
-    log_bodies: HashMap<u64, StrId>,
-    histogram_names: HashMap<u64, StrId>,
-    correlation_ids: HashMap<u64, StrId>,
-    value_type_names: HashMap<u64, StrId>,
+    log_bodies: FxHashMap<u64, StrId>,
+    histogram_names: FxHashMap<u64, StrId>,
+    correlation_ids: FxHashMap<u64, StrId>,
+    value_type_names: FxHashMap<u64, StrId>,
     /// Interned unsymbolized locations (mapping iid, rel_pc), mappings' build id iids, and
     /// build ids, for Mojo method names.
-    unsymbolized: HashMap<u64, (u64, u64)>,
-    mappings: HashMap<u64, u64>,
-    build_ids: HashMap<u64, StrId>,
+    unsymbolized: FxHashMap<u64, (u64, u64)>,
+    mappings: FxHashMap<u64, u64>,
+    build_ids: FxHashMap<u64, StrId>,
     /// Interned GPU counter descriptors and their GPU (see `gpu.rs`).
-    gpu_counter_descriptors: HashMap<u64, (protos::GpuCounterDescriptor, i32)>,
+    gpu_counter_descriptors: FxHashMap<u64, (protos::GpuCounterDescriptor, i32)>,
     /// Interned graphics contexts (their pid), render stage specifications (name,
     /// description, category) and compute kernels (name, demangled name, arch).
-    graphics_contexts: HashMap<u64, i32>,
-    gpu_specs: HashMap<u64, (StrId, StrId, i32)>,
-    gpu_kernels: HashMap<u64, [StrId; 3]>,
+    graphics_contexts: FxHashMap<u64, i32>,
+    gpu_specs: FxHashMap<u64, (StrId, StrId, i32)>,
+    gpu_kernels: FxHashMap<u64, [StrId; 3]>,
 }
 
 /// A delta timestamp, resolved against its sequence's running time.
@@ -157,7 +159,9 @@ struct Parser<'a> {
     /// end event without a name still closes the slice its begin opened.
     async_names: HashMap<(MachineId, Option<ProcessRef>, u64), StrId>,
     /// Bytes and packets per payload field, and per TrackEvent (category, name).
-    content: HashMap<&'static str, (u64, u64)>,
+    content: FxHashMap<&'static str, (u64, u64)>,
+    /// Bytes and packets of the TrackEvents not counted by (category, name).
+    track_event_content: (u64, u64),
     event_content: FxHashMap<(StrId, StrId), (u64, u64)>,
     /// Size of the TrackEvent packet being parsed, until its category and name are known.
     pending_track_event: Option<u64>,
@@ -212,13 +216,6 @@ struct SequenceClock {
     last_ns: i64,
 }
 
-/// Reads a varint and its length in bytes; `None` if the buffer ends inside it.
-fn read_varint(buf: &[u8]) -> Option<(u64, usize)> {
-    let mut rest = buf;
-    let value = schema::varint(&mut rest)?;
-    Some((value, buf.len() - rest.len()))
-}
-
 /// The environment variable that turns on Trace Processor's
 /// `--analyze-trace-proto-content`: each TrackEvent row of `__sextant_proto_content` then also
 /// gets an arg set with `event.category` and `event.name`, as the reference's content analyzer
@@ -236,77 +233,6 @@ pub fn analyze_proto_content() -> bool {
 pub fn parse(bytes: &[u8], sink: &mut Sink, ctx: &FileContext) -> Result<(), ParseError> {
     let mut input = bytes;
     parse_stream(&mut input, bytes.len() as u64, sink, ctx, &mut |_, _| true)
-}
-
-/// Packets between two calls of the progress callback.
-const PACKETS_PER_TICK: u64 = 1 << 16;
-
-/// Bytes read from the input at a time.
-const CHUNK: usize = 4 << 20;
-
-/// The unread part of a streamed file: whole packets are parsed in place, a packet cut by
-/// the end of the buffer waits for the next read.
-struct Window<'r> {
-    input: &'r mut dyn Read,
-    buf: Vec<u8>,
-    /// Where the unparsed bytes start in `buf`.
-    at: usize,
-    /// The file offset of `buf[0]`.
-    base: u64,
-    eof: bool,
-    /// The file's first bytes, kept for the trace uuid's hash.
-    head: Vec<u8>,
-    /// Bytes to read next time.
-    chunk: usize,
-}
-
-impl Window<'_> {
-    /// Makes at least `n` unparsed bytes available, unless the input ends first.
-    fn want(&mut self, n: usize) -> Result<bool, ParseError> {
-        while self.buf.len() - self.at < n && !self.eof {
-            if self.at > 0 {
-                self.buf.drain(..self.at);
-                self.base += self.at as u64;
-                self.at = 0;
-            }
-            let start = self.buf.len();
-            // Grow by what is there, not by what a (maybe corrupt) length claims: a chunk
-            // (small at first, for small files), or doubling for a packet larger than one.
-            let room = self.chunk.max(start);
-            self.chunk = (self.chunk * 2).min(CHUNK);
-            self.buf.resize(start + room, 0);
-            let mut filled = start;
-            while filled < self.buf.len() {
-                match self.input.read(&mut self.buf[filled..]) {
-                    Ok(0) => {
-                        self.eof = true;
-                        break;
-                    }
-                    Ok(k) => filled += k,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => {
-                        return Err(ParseError::invalid(format!("cannot read the file: {e}")))
-                    }
-                }
-            }
-            self.buf.truncate(filled);
-            if self.head.len() < UUID_HASH_BYTES {
-                let take = (UUID_HASH_BYTES - self.head.len()).min(filled - start);
-                let new = &self.buf[start..start + take];
-                self.head.extend_from_slice(new);
-            }
-        }
-        Ok(self.buf.len() - self.at >= n)
-    }
-
-    fn unparsed(&self) -> &[u8] {
-        &self.buf[self.at..]
-    }
-
-    /// The file offset of the first unparsed byte.
-    fn pos(&self) -> u64 {
-        self.base + self.at as u64
-    }
 }
 
 /// Like [`parse`], reading `input` as a stream (`size_hint`: its length if known, to size
@@ -333,7 +259,8 @@ pub fn parse_stream(
         ftrace_cpus_seen: std::collections::HashSet::new(),
         ftrace_ranges: Vec::new(),
         uuid_seen: false,
-        content: HashMap::new(),
+        content: FxHashMap::default(),
+        track_event_content: (0, 0),
         event_content: FxHashMap::default(),
         pending_track_event: None,
         chrome_metadata_packets: 0,
@@ -355,87 +282,7 @@ pub fn parse_stream(
     // doubling spike (old and new buffers alive at once) on large traces.
     let hint = usize::try_from(size_hint).unwrap_or(usize::MAX);
     p.sink.events.reserve(hint.min(1 << 34) / 16);
-    let mut w = Window {
-        input,
-        buf: Vec::new(),
-        at: 0,
-        base: 0,
-        eof: false,
-        head: Vec::new(),
-        chunk: 64 << 10,
-    };
-    // A field's header: a tag and a length, ten bytes each at most.
-    const HEADER: usize = 20;
-    loop {
-        w.want(HEADER)?;
-        if w.unparsed().is_empty() {
-            break;
-        }
-        let bytes = w.unparsed();
-        let Some((tag, n)) = read_varint(bytes) else {
-            p.truncated(w.pos())?;
-            break;
-        };
-        let field = tag >> 3;
-        let wire = tag & 7;
-        let (value_at, len) = match wire {
-            0 => match read_varint(&bytes[n..]) {
-                Some((_, k)) => (n, k),
-                None => {
-                    p.truncated(w.pos())?;
-                    break;
-                }
-            },
-            1 => (n, 8),
-            5 => (n, 4),
-            2 => match read_varint(&bytes[n..]) {
-                Some((len, k)) => match usize::try_from(len) {
-                    Ok(len) => (n + k, len),
-                    Err(_) => {
-                        p.truncated(w.pos())?;
-                        break;
-                    }
-                },
-                None => {
-                    p.truncated(w.pos())?;
-                    break;
-                }
-            },
-            _ => {
-                if p.packets == 0 {
-                    return Err(ParseError::invalid(format!(
-                        "not a Perfetto protobuf trace: invalid wire type {wire} at byte {}",
-                        w.pos()
-                    )));
-                }
-                p.sink.stat("proto_packet_decode_failure", ctx.machine, 1);
-                break;
-            }
-        };
-        let Some(end) = value_at.checked_add(len) else {
-            p.truncated(w.pos())?;
-            break;
-        };
-        if !w.want(end)? {
-            p.truncated(w.pos())?;
-            break;
-        }
-        if field == 1 && wire == 2 {
-            let offset = w.pos() + value_at as u64;
-            let packet = &w.unparsed()[value_at..end];
-            p.packet(packet, offset);
-            if let Some(e) = p.fatal.take() {
-                return Err(e);
-            }
-            if p.packets.is_multiple_of(PACKETS_PER_TICK)
-                && !tick(w.pos(), p.sink.event_count as usize)
-            {
-                return Err(ParseError::Cancelled);
-            }
-        }
-        w.at += end;
-    }
-    let head = std::mem::take(&mut w.head);
+    let head = p.read_packets(input, size_hint, tick)?;
     p.finish(&head);
     Ok(())
 }
@@ -659,16 +506,32 @@ impl Parser<'_> {
         }
     }
 
-    /// One TracePacket, found at byte `offset` of the file.
-    fn packet(&mut self, bytes: &[u8], offset: u64) {
+    /// One TracePacket, found at byte `offset` of the file; `decoded` when the fast path
+    /// read it already (see [`packets`]); `spare` holds TrackEvents to decode into.
+    fn packet(
+        &mut self,
+        bytes: &[u8],
+        offset: u64,
+        decoded: Option<packets::Decoded>,
+        spare: &mut packets::Spare,
+    ) {
         // Every packet is an input event (an ftrace bundle hands that on to its events).
         self.sink.begin_input();
-        self.packet_inner(bytes, offset);
+        self.packet_inner(bytes, offset, decoded, spare);
         self.sink.end_input();
     }
 
-    fn packet_inner(&mut self, bytes: &[u8], offset: u64) {
+    fn packet_inner(
+        &mut self,
+        bytes: &[u8],
+        offset: u64,
+        decoded: Option<packets::Decoded>,
+        spare: &mut packets::Spare,
+    ) {
         self.packet_at = (bytes.as_ptr() as usize, offset);
+        if self.fast_track_event(bytes, decoded, spare) {
+            return;
+        }
         // Raw ftrace rows read the packet's own bytes, repaired or not: a skipped field
         // may be an event of a kind the schema does not know.
         let pkt = match TracePacket::decode(bytes) {
@@ -691,130 +554,15 @@ impl Parser<'_> {
             entry.0 += bytes.len() as u64;
             entry.1 += 1;
         }
-        // A clock sync with another machine makes the file multi-machine, whatever ids
-        // its packets carry; a sync marker is no packet of the host's.
-        let remote_sync = matches!(pkt.data, Some(trace_packet::Data::RemoteClockSync(_)));
-        let marker = matches!(pkt.data, Some(trace_packet::Data::SynchronizationMarker(_)));
-        let machine = match self.packet_machine(pkt.machine_id, remote_sync, marker) {
-            Ok(m) => m,
-            Err(e) => {
-                self.fatal.get_or_insert(e);
-                return;
-            }
-        };
-        // Every machine a protobuf trace names has its pid/tid 0 as the idle rows.
-        if machine != self.ctx.machine {
-            self.sink.name_swapper(machine);
-        }
-        let trusted_seq = pkt
-            .optional_trusted_packet_sequence_id
-            .map(|trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(s)| s);
-        let seq_id = trusted_seq.unwrap_or(0);
-        let flags = pkt.sequence_flags.unwrap_or(0);
-        let dropped = pkt.previous_packet_dropped.unwrap_or(0);
-        let needs_state = flags & SEQ_NEEDS_INCREMENTAL_STATE != 0;
-        self.losses
-            .packet(machine, trusted_seq, dropped, needs_state);
-        if trusted_seq.is_none() {
-            // Sequence state without a sequence to keep it on, counted as the reference does.
-            let cleared =
-                pkt.incremental_state_cleared() || flags & SEQ_INCREMENTAL_STATE_CLEARED != 0;
-            let missing = [
-                (cleared, "incremental_state_cleared_missing_sequence_id"),
-                (
-                    !cleared && dropped != 0,
-                    "previous_packet_dropped_missing_sequence_id",
-                ),
-                (
-                    pkt.trace_packet_defaults.is_some(),
-                    "trace_packet_defaults_missing_sequence_id",
-                ),
-                (
-                    pkt.interned_data.is_some(),
-                    "interned_data_missing_sequence_id",
-                ),
-            ];
-            for (_, name) in missing.into_iter().filter(|m| m.0) {
-                self.stat(name, machine);
-            }
-        }
-        {
-            let seq = self.sequences.entry((machine, seq_id)).or_default();
-            if pkt.first_packet_on_sequence() {
-                seq.first_packet_seen = true;
-            }
-            if pkt.previous_packet_dropped.unwrap_or(0) != 0 && !pkt.first_packet_on_sequence() {
-                seq.valid = false;
-                seq.counter_values.clear();
-                seq.ref_ts_ns = None;
-                seq.ref_ts_broken = false;
-                seq.ref_thread_time_us = None;
-                self.sink.stat("sequence_packet_loss_flagged", machine, 1);
-            }
-        }
-        if pkt.incremental_state_cleared() || flags & SEQ_INCREMENTAL_STATE_CLEARED != 0 {
-            if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
-                seq.clear();
-            }
-            self.sink.touch();
-            self.profiling.clear_sequence(machine, seq_id);
-        }
-        if let Some(defaults) = &pkt.trace_packet_defaults {
-            self.sink.touch();
-            self.profiling.defaults(machine, seq_id, defaults);
-            if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
-                seq.clock_id = defaults.timestamp_clock_id;
-                if let Some(te) = &defaults.track_event_defaults {
-                    seq.default_track = te.track_uuid;
-                    seq.default_extra_counters = te.extra_counter_track_uuids.clone();
-                    seq.default_extra_double_counters = te.extra_double_counter_track_uuids.clone();
-                }
-            }
-        }
-        let valid = self
-            .sequences
-            .get(&(machine, seq_id))
-            .is_some_and(|s| s.valid);
-        if let Some(interned) = &pkt.interned_data {
-            if valid {
-                self.intern(machine, seq_id, interned);
-                self.sink.touch();
-                self.profiling.intern(self.sink, machine, seq_id, interned);
-                self.intern_gpu(machine, seq_id, interned);
-                if !interned.unsymbolized_source_locations.is_empty() {
-                    let raw = typed_args::field_bytes(bytes, 12).unwrap_or(&[]);
-                    self.intern_mappings(machine, seq_id, raw);
-                }
-            } else {
-                self.stat("interned_data_skipped_incremental_state_invalid", machine);
-            }
-        }
-        if needs_state && !valid {
-            self.stat(
-                "packet_skipped_seq_needs_incremental_state_invalid",
-                machine,
-            );
-            self.losses.skipped(machine, seq_id);
+        let Some(Placed {
+            machine,
+            seq_id,
+            trusted_seq,
+            ts,
+            clock,
+        }) = self.header(&Header::of(&pkt), bytes)
+        else {
             return;
-        }
-        let seq_clock = self
-            .sequences
-            .get(&(machine, seq_id))
-            .and_then(|s| s.clock_id);
-        let clock_id = pkt
-            .timestamp_clock_id
-            .filter(|&c| c != 0)
-            .or(seq_clock)
-            .unwrap_or(clocks::PACKET_DEFAULT);
-        let ts = pkt
-            .timestamp
-            .map(|t| self.sequence_clock_ts(machine, seq_id, clock_id, t as i64));
-        // A packet without a timestamp (descriptors, process trees) describes the trace rather
-        // than a moment of it: it is kept at time 0 of trace time, never converted.
-        let clock = if ts.is_some() {
-            self.clock(machine, seq_id, clock_id)
-        } else {
-            self.clock(machine, 0, clocks::UNTIMED)
         };
         let Some(data) = pkt.data else {
             if let Some(kind) =
@@ -876,7 +624,7 @@ impl Parser<'_> {
             }
             trace_packet::Data::TrackEvent(ev) => {
                 let raw = typed_args::field_bytes(bytes, 11).unwrap_or(&[]);
-                self.track_event(machine, seq_id, ts, clock, ev, raw);
+                self.track_event(machine, seq_id, ts, clock, &ev, raw);
             }
             trace_packet::Data::TrackDescriptor(d) => {
                 self.track_descriptor(machine, seq_id, ts.unwrap_or(0), clock, d);
@@ -1080,6 +828,137 @@ impl Parser<'_> {
         }
     }
 
+    /// What every packet's header does to its sequence (machine, losses, incremental
+    /// state, defaults, interned data) and where its timestamp is; `None` when the packet
+    /// goes no further (a manifest rule broken, or its sequence's state lost).
+    fn header(&mut self, pkt: &Header, bytes: &[u8]) -> Option<Placed> {
+        // A clock sync with another machine makes the file multi-machine, whatever ids
+        // its packets carry; a sync marker is no packet of the host's.
+        let machine = match self.packet_machine(pkt.machine_id, pkt.remote_sync, pkt.marker) {
+            Ok(m) => m,
+            Err(e) => {
+                self.fatal.get_or_insert(e);
+                return None;
+            }
+        };
+        // Every machine a protobuf trace names has its pid/tid 0 as the idle rows.
+        if machine != self.ctx.machine {
+            self.sink.name_swapper(machine);
+        }
+        let trusted_seq = pkt.trusted_seq;
+        let seq_id = trusted_seq.unwrap_or(0);
+        let flags = pkt.sequence_flags.unwrap_or(0);
+        let dropped = pkt.previous_packet_dropped.unwrap_or(0);
+        let needs_state = flags & SEQ_NEEDS_INCREMENTAL_STATE != 0;
+        self.losses
+            .packet(machine, trusted_seq, dropped, needs_state);
+        if trusted_seq.is_none() {
+            // Sequence state without a sequence to keep it on, counted as the reference does.
+            let cleared =
+                pkt.incremental_state_cleared || flags & SEQ_INCREMENTAL_STATE_CLEARED != 0;
+            let missing = [
+                (cleared, "incremental_state_cleared_missing_sequence_id"),
+                (
+                    !cleared && dropped != 0,
+                    "previous_packet_dropped_missing_sequence_id",
+                ),
+                (
+                    pkt.defaults.is_some(),
+                    "trace_packet_defaults_missing_sequence_id",
+                ),
+                (pkt.interned.is_some(), "interned_data_missing_sequence_id"),
+            ];
+            for (_, name) in missing.into_iter().filter(|m| m.0) {
+                self.stat(name, machine);
+            }
+        }
+        {
+            let seq = self.sequences.entry((machine, seq_id)).or_default();
+            if pkt.first_packet_on_sequence {
+                seq.first_packet_seen = true;
+            }
+            if pkt.previous_packet_dropped.unwrap_or(0) != 0 && !pkt.first_packet_on_sequence {
+                seq.valid = false;
+                seq.counter_values.clear();
+                seq.ref_ts_ns = None;
+                seq.ref_ts_broken = false;
+                seq.ref_thread_time_us = None;
+                self.sink.stat("sequence_packet_loss_flagged", machine, 1);
+            }
+        }
+        if pkt.incremental_state_cleared || flags & SEQ_INCREMENTAL_STATE_CLEARED != 0 {
+            if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
+                seq.clear();
+            }
+            self.sink.touch();
+            self.profiling.clear_sequence(machine, seq_id);
+        }
+        if let Some(defaults) = pkt.defaults {
+            self.sink.touch();
+            self.profiling.defaults(machine, seq_id, defaults);
+            if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
+                seq.clock_id = defaults.timestamp_clock_id;
+                if let Some(te) = &defaults.track_event_defaults {
+                    seq.default_track = te.track_uuid;
+                    seq.default_extra_counters = te.extra_counter_track_uuids.clone();
+                    seq.default_extra_double_counters = te.extra_double_counter_track_uuids.clone();
+                }
+            }
+        }
+        let valid = self
+            .sequences
+            .get(&(machine, seq_id))
+            .is_some_and(|s| s.valid);
+        if let Some(interned) = pkt.interned {
+            if valid {
+                self.intern(machine, seq_id, interned);
+                self.sink.touch();
+                self.profiling.intern(self.sink, machine, seq_id, interned);
+                self.intern_gpu(machine, seq_id, interned);
+                if !interned.unsymbolized_source_locations.is_empty() {
+                    let raw = typed_args::field_bytes(bytes, 12).unwrap_or(&[]);
+                    self.intern_mappings(machine, seq_id, raw);
+                }
+            } else {
+                self.stat("interned_data_skipped_incremental_state_invalid", machine);
+            }
+        }
+        if needs_state && !valid {
+            self.stat(
+                "packet_skipped_seq_needs_incremental_state_invalid",
+                machine,
+            );
+            self.losses.skipped(machine, seq_id);
+            return None;
+        }
+        let seq_clock = self
+            .sequences
+            .get(&(machine, seq_id))
+            .and_then(|s| s.clock_id);
+        let clock_id = pkt
+            .timestamp_clock_id
+            .filter(|&c| c != 0)
+            .or(seq_clock)
+            .unwrap_or(clocks::PACKET_DEFAULT);
+        let ts = pkt
+            .timestamp
+            .map(|t| self.sequence_clock_ts(machine, seq_id, clock_id, t as i64));
+        // A packet without a timestamp (descriptors, process trees) describes the trace rather
+        // than a moment of it: it is kept at time 0 of trace time, never converted.
+        let clock = if ts.is_some() {
+            self.clock(machine, seq_id, clock_id)
+        } else {
+            self.clock(machine, 0, clocks::UNTIMED)
+        };
+        Some(Placed {
+            machine,
+            seq_id,
+            trusted_seq,
+            ts,
+            clock,
+        })
+    }
+
     /// A packet timestamp on a sequence-scoped clock, in ns: scaled by the clock's unit,
     /// and for an incremental clock added to the last value read on it (in file order, as
     /// Trace Processor's clock tracker reads them).
@@ -1237,6 +1116,11 @@ impl Parser<'_> {
         self.crop_ftrace();
         self.losses.finish(self.sink);
         let file = self.sink.current_file;
+        if self.track_event_content.1 > 0 {
+            let entry = self.content.entry("TracePacket.track_event").or_default();
+            entry.0 += self.track_event_content.0;
+            entry.1 += self.track_event_content.1;
+        }
         let mut paths: Vec<(&'static str, (u64, u64))> = self.content.drain().collect();
         paths.sort_unstable();
         for (path, (size, count)) in paths {
@@ -1292,9 +1176,8 @@ impl Parser<'_> {
     /// without them.
     fn flush_pending_track_event(&mut self) {
         if let Some(size) = self.pending_track_event.take() {
-            let entry = self.content.entry("TracePacket.track_event").or_default();
-            entry.0 += size;
-            entry.1 += 1;
+            self.track_event_content.0 += size;
+            self.track_event_content.1 += 1;
         }
     }
 }

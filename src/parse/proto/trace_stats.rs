@@ -10,7 +10,7 @@
 //! The proto parser hands each packet's loss facts to [`LossTracker`]; the tracker hands
 //! stats to the sink (`set_stat` / `stat`) and diagnostics rows to `Sink::diagnostics`.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use crate::ir::{MachineId, MetaValue, Sink, StatKey};
 use crate::protos::{self, trace_config::buffer_config::FillPolicy, trace_stats};
@@ -59,7 +59,7 @@ struct MachineFacts {
 
 #[derive(Default)]
 pub struct LossTracker {
-    sequences: HashMap<(MachineId, u32), SequenceLoss>,
+    sequences: crate::ir::FxHashMap<(MachineId, u32), SequenceLoss>,
     machines: BTreeMap<MachineId, MachineFacts>,
     /// Sequences whose START FtraceStats setup errors were counted.
     setup_errors_counted: HashSet<(MachineId, u32)>,
@@ -70,8 +70,11 @@ impl LossTracker {
     /// the first packet seen of a sequence never counts (nothing came before it).
     pub fn packet(&mut self, machine: MachineId, seq_id: Option<u32>, dropped: u32, needs: bool) {
         let Some(seq_id) = seq_id else { return };
-        let first = !self.sequences.contains_key(&(machine, seq_id));
-        let seq = self.sequences.entry((machine, seq_id)).or_default();
+        let mut first = false;
+        let seq = self.sequences.entry((machine, seq_id)).or_insert_with(|| {
+            first = true;
+            SequenceLoss::default()
+        });
         if needs {
             seq.needs_state += 1;
         }

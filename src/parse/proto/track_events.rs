@@ -160,7 +160,7 @@ impl Parser<'_> {
         seq_id: u32,
         packet_ts: Option<i64>,
         packet_clock: ClockRef,
-        ev: protos::TrackEvent,
+        ev: &protos::TrackEvent,
         raw: &[u8],
     ) {
         let key = (machine, seq_id);
@@ -331,7 +331,13 @@ impl Parser<'_> {
                         .chain(std::iter::repeat(None)),
                 ),
             );
-        let values: Vec<(f64, Option<u64>)> = values.map(|(v, u)| (v, u.copied())).collect();
+        // Most events have no extra values: nothing to collect.
+        let values: Vec<(f64, Option<u64>)> =
+            if ev.extra_counter_values.is_empty() && ev.extra_double_counter_values.is_empty() {
+                Vec::new()
+            } else {
+                values.map(|(v, u)| (v, u.copied())).collect()
+            };
         // Every extra counter must be good, or the whole event is dropped (one stat).
         let problem = if (!ev.extra_counter_values.is_empty() && extra_int_uuids.is_empty())
             || (!ev.extra_double_counter_values.is_empty() && extra_double_uuids.is_empty())
@@ -479,7 +485,7 @@ impl Parser<'_> {
             thread: event_thread,
             legacy_source_id,
         };
-        let args = self.track_event_args(&ev, raw, cx);
+        let args = self.track_event_args(ev, raw, cx);
         let mut flow_ops: Vec<FlowOp> = Vec::new();
         for id in ev.flow_ids.iter().chain(&ev.flow_ids_old) {
             flow_ops.push(FlowOp::Id(*id));
@@ -551,7 +557,7 @@ impl Parser<'_> {
                 thread_dur: NO_TS,
             },
             _ => match ev.legacy_event.as_ref().and_then(|l| l.phase) {
-                Some(phase) => match self.legacy_phase(phase as u8, slice, &ev, seq_thread) {
+                Some(phase) => match self.legacy_phase(phase as u8, slice, ev, seq_thread) {
                     Some(d) => d,
                     None => return,
                 },

@@ -182,6 +182,8 @@ impl Parser<'_> {
         let mut histogram = None;
         let mut screenshot = None;
         let mut active = None;
+        // The same walk tells whether step 10 has anything to reflect.
+        let mut reflected = false;
         let mut fields = raw;
         while let Some((number, value)) = next_field(&mut fields) {
             match (number, value) {
@@ -190,6 +192,7 @@ impl Parser<'_> {
                 (49, Value::Len(b)) => active = Some(b),
                 _ => {}
             }
+            reflected |= REFLECTED_FIELDS.contains(&number) || EXTENSIONS.contains(&number);
         }
         if let Some(shot) = screenshot {
             self.screenshot_args(&mut args, shot);
@@ -223,7 +226,7 @@ impl Parser<'_> {
             args.add(key, key, ArgValue::Int(id));
         }
         // 10. Typed fields.
-        let translatable = self.reflect_track_event(&mut args, raw, cx);
+        let translatable = reflected && self.reflect_track_event(&mut args, raw, cx);
         // 11. Debug annotations.
         self.debug_annotations(&mut args, cx.machine, cx.seq_id, ev);
         let id = self.sink.args(&mut args);
