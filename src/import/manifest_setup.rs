@@ -71,7 +71,29 @@ impl ManifestSetup {
                 !path.is_empty() && f.name.as_deref() == Some(path) && !f.kind.is_container()
             })
         };
-        m.check_references_in(&member).map_err(fail)?;
+        // A member the manifest names is missing from an archive that is cut short: the cut
+        // is the error (the manifest is fine).
+        let explain = |error: ManifestError| {
+            let damage: Vec<&str> = files
+                .iter()
+                .flat_map(|f| f.problems.iter().map(|p| p.1.as_str()))
+                .collect();
+            match (&error, damage.is_empty()) {
+                (ManifestError::CouldNotResolveFile { file }, false) => {
+                    ImportError::Source(SourceError::Corrupt {
+                        name: names.first().cloned().unwrap_or_default(),
+                        problem: format!(
+                            "the archive is cut short ({}): {file}, which its manifest names, \
+                             is not in what is left, so the files cannot be placed as the \
+                             manifest says; the archive needs to be copied again whole",
+                            damage.join("; ")
+                        ),
+                    })
+                }
+                _ => fail(error),
+            }
+        };
+        m.check_references_in(&member).map_err(explain)?;
         // An override naming a member that is itself an archive or a manifest is refused
         // (even a second manifest: Trace Processor meets the override first).
         for entry in &m.files {
@@ -111,28 +133,7 @@ impl ManifestSetup {
                 .map(|i| i as u32)
         };
         let clocks =
-            resolve_clocks(&m, &file_index, &mut sink.machine_registry).map_err(|error| {
-                // A member the manifest names is missing from an archive that is cut short: the
-                // cut is the error (the manifest is fine).
-                let damage: Vec<&str> = files
-                    .iter()
-                    .flat_map(|f| f.problems.iter().map(|p| p.1.as_str()))
-                    .collect();
-                match (&error, damage.is_empty()) {
-                    (ManifestError::CouldNotResolveFile { file }, false) => {
-                        ImportError::Source(SourceError::Corrupt {
-                            name: names.first().cloned().unwrap_or_default(),
-                            problem: format!(
-                                "the archive is cut short ({}): {file}, which its manifest names, \
-                             is not in what is left, so the files cannot be placed as the \
-                             manifest says; the archive needs to be copied again whole",
-                                damage.join("; ")
-                            ),
-                        })
-                    }
-                    _ => fail(error),
-                }
-            })?;
+            resolve_clocks(&m, &file_index, &mut sink.machine_registry).map_err(explain)?;
         Ok(ManifestSetup {
             manifest: Some(m),
             clocks,

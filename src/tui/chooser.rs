@@ -205,7 +205,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &ChooserState, theme: &Theme) 
             // A database opened on its own lists what each clock would drop (recorded at
             // import) but has no events to re-place.
             None if !state.can_switch => Line::styled(
-                "  as recorded when it was imported: a database opened as it is cannot be re-placed; open the trace itself to switch",
+                "  as recorded at import: a database cannot be re-placed (open the trace to switch)",
                 theme.dim(),
             ),
             None => Line::styled("  ↑/↓ choose · Enter switches trace time", theme.dim()),
