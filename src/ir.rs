@@ -1160,6 +1160,12 @@ pub enum EventData {
     },
     /// Makes sure the thread (and its process) exist and are bound, with no name change.
     Thread(ThreadRef),
+    /// A `_trace_import_logs` row for a stat the parser has already counted: the args that
+    /// explain it, at the event's time (so it is placed on trace time like the event).
+    ImportLog {
+        name: &'static str,
+        args: ArgsRef,
+    },
     /// A TrackDescriptor uuid describes this thread: a different uuid describing the same
     /// tid later means the tid was reused (a new thread row).
     ClaimThread {

@@ -440,3 +440,39 @@ fn json_pid_and_tid_zero_are_ordinary_ids_not_the_idle_rows() {
     let idle = rows(&conn, "select name from thread where utid = 0");
     assert_eq!(idle, table(&[["NULL"]]));
 }
+
+/// Every event the JSON parser cannot use is counted in `json_parser_failure` and gets a
+/// `_trace_import_logs` row at its time naming the event and its phase, as the reference
+/// logs it.
+#[test]
+fn json_parser_failures_are_import_logs_naming_the_event() {
+    let (conn, _json, _db) = import_json(
+        r#"[{"ph":"X","name":"nodur","pid":1,"tid":2,"ts":10},
+            {"ph":"B","name":"ok","pid":1,"tid":2,"ts":20},
+            {"ph":"E","pid":1,"tid":2,"ts":30},
+            {"ph":"i","name":"noTid","pid":1,"ts":40},
+            {"ph":"C","name":"ctr","pid":1,"ts":50,"args":{"a":"1.5e"}},
+            {"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":""}}]"#,
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select l.ts, l.severity, l.trace_id, extract_arg(l.arg_set_id, 'event_name'),
+                    extract_arg(l.arg_set_id, 'event_phase')
+             from _trace_import_logs l where l.name = 'json_parser_failure' order by l.ts"
+        ),
+        table(&[
+            ["0", "error", "0", "thread_name", "M"],
+            ["10000", "error", "0", "nodur", "X"],
+            ["40000", "error", "0", "noTid", "i"],
+            ["50000", "error", "0", "ctr", "C"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select value from stats where name = 'json_parser_failure'"
+        ),
+        table(&[["4"]])
+    );
+}

@@ -354,6 +354,14 @@ impl<'s> Builder<'s> {
             EventData::Thread(t) => {
                 self.thread(t);
             }
+            EventData::ImportLog { name, args } => {
+                self.tables.import_logs.push(tables::ImportLogRow {
+                    ts,
+                    name,
+                    file: self.event_file,
+                    args,
+                });
+            }
             EventData::ClaimThread { thread, uuid } => self.claim_thread(thread, uuid),
             EventData::ProcessStrArg {
                 process,

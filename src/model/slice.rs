@@ -137,7 +137,7 @@ impl<'s> Builder<'s> {
         self.tables.import_logs.push(ImportLogRow {
             ts,
             name,
-            file: self.sink.current_file,
+            file: self.event_file,
             args,
         });
     }

@@ -414,6 +414,33 @@ impl Importer {
         sink.stat(name, self.machine, 1);
     }
 
+    /// An event the parser cannot use: counted in `json_parser_failure`, with a
+    /// `_trace_import_logs` row at the event's time naming it (`event_name`, `event_phase`),
+    /// as the reference logs it.
+    fn parser_failure(&mut self, sink: &mut Sink, ev: &RawEvent, ts: i64) {
+        self.stat(sink, "json_parser_failure");
+        let name = sink.intern(ev.name());
+        let phase = ev
+            .ph
+            .as_ref()
+            .and_then(JVal::as_str)
+            .and_then(|s| s.chars().next())
+            .map(String::from)
+            .unwrap_or_default();
+        let phase = sink.intern(&phase);
+        let set = [
+            sink.arg("event_name", ArgValue::Str(name)),
+            sink.arg("event_phase", ArgValue::Str(phase)),
+        ];
+        let args = sink.args.push(&set);
+        let data = EventData::ImportLog {
+            name: "json_parser_failure",
+            args,
+        };
+        // Sorted with the phases that have no tie rule.
+        self.push(ts, b'L', 0, data);
+    }
+
     /// Reads one event, accounted for as an input event (an empty `{}` is not one: the
     /// reference skips it without a word).
     fn account(&mut self, sink: &mut Sink, ev: RawEvent) -> Next {
@@ -825,7 +852,7 @@ impl Importer {
             b'X' => {
                 if dur == NO_TS {
                     self.push(ts, ph, 0, EventData::Thread(thread));
-                    self.stat(sink, "json_parser_failure");
+                    self.parser_failure(sink, &ev, ts);
                 } else {
                     let slice = SliceEvent {
                         track: sink.track(overlap_track()),
@@ -888,7 +915,7 @@ impl Importer {
                         };
                         self.push(ts, ph, 0, data);
                     }
-                    None => self.stat(sink, "json_parser_failure"),
+                    None => self.parser_failure(sink, &ev, ts),
                 }
             }
             b'b' | b'e' | b'n' => {
@@ -927,7 +954,7 @@ impl Importer {
             b'T' => {
                 if dur == NO_TS {
                     self.push(ts, ph, 0, EventData::Thread(thread));
-                    self.stat(sink, "json_parser_failure");
+                    self.parser_failure(sink, &ev, ts);
                 } else {
                     let data = thread_state(sink, &ev, thread, dur, raw_name);
                     self.push(ts, ph, 0, EventData::ThreadState(Box::new(data)));
@@ -965,7 +992,7 @@ impl Importer {
             },
         };
         let (Some(id), true) = (id, has_pid) else {
-            self.stat(sink, "json_parser_failure");
+            self.parser_failure(sink, ev, ts);
             return;
         };
         let mut cookie = fnv1a(0xcbf2_9ce4_8422_2325, ev.cat().as_bytes());
@@ -998,7 +1025,7 @@ impl Importer {
     /// `C`: one process counter per args key.
     fn counters(&mut self, sink: &mut Sink, ev: &RawEvent, ts: i64, process: ProcessRef) {
         let Some(JVal::Obj(entries)) = &ev.args else {
-            self.stat(sink, "json_parser_failure");
+            self.parser_failure(sink, ev, ts);
             return;
         };
         let mut prefix = String::from(ev.name());
@@ -1014,12 +1041,12 @@ impl Importer {
                 JVal::Str(s) => match counter_string_value(s) {
                     Some(f) => f,
                     None => {
-                        self.stat(sink, "json_parser_failure");
+                        self.parser_failure(sink, ev, ts);
                         continue;
                     }
                 },
                 _ => {
-                    self.stat(sink, "json_parser_failure");
+                    self.parser_failure(sink, ev, ts);
                     continue;
                 }
             };
@@ -1050,7 +1077,7 @@ impl Importer {
         process: ProcessRef,
     ) {
         let Some(args @ JVal::Obj(_)) = &ev.args else {
-            self.stat(sink, "json_parser_failure");
+            self.parser_failure(sink, ev, ts);
             return;
         };
         let data = match ev.name() {
@@ -1060,7 +1087,7 @@ impl Importer {
                     .and_then(JVal::as_str)
                     .filter(|s| !s.is_empty())
                 else {
-                    self.stat(sink, "json_parser_failure");
+                    self.parser_failure(sink, ev, ts);
                     return;
                 };
                 let name = sink.intern(name);
@@ -1087,7 +1114,7 @@ impl Importer {
                     Some(JVal::Int(i)) => *i,
                     Some(JVal::Real(f)) if f.is_finite() => f.trunc() as i64,
                     _ => {
-                        self.stat(sink, "json_parser_failure");
+                        self.parser_failure(sink, ev, ts);
                         return;
                     }
                 };

@@ -485,7 +485,15 @@ fn begin_end_complete_fields() {
             ..
         })
     ));
-    assert_eq!(evs.len(), 4);
+    // ... and its import log row.
+    assert!(matches!(
+        evs[4],
+        EventData::ImportLog {
+            name: "json_parser_failure",
+            ..
+        }
+    ));
+    assert_eq!(evs.len(), 5);
     assert_eq!(stat(&sink, "json_parser_failure"), 1);
 }
 
@@ -638,6 +646,7 @@ fn metadata_events() {
                 got.push(format!("TA {} {} {}", thread.tid, s(&sink, key), value))
             }
             EventData::Thread(_) => {}
+            EventData::ImportLog { name, .. } => got.push(format!("L {name}")),
             ref d => panic!("{d:?}"),
         }
     }
@@ -650,6 +659,7 @@ fn metadata_events() {
             "T 31 30 T",
             "PA 30 process_sort_index_hint -2",
             "TA 31 thread_sort_index_hint 5",
+            "L json_parser_failure",
         ]
     );
     assert_eq!(stat(&sink, "json_parser_failure"), 1);
