@@ -1567,6 +1567,9 @@ pub struct Sink {
     pub snapshots: Vec<ClockSnapshot>,
     pub descriptors: FxHashMap<(MachineId, u64), Descriptor>,
     pub stats: HashMap<StatKey, i64>,
+    /// `_trace_import_logs` rows of losses found while reading (no time: where in the file,
+    /// as the reference's tokenization logs); the model adds the ones it finds.
+    pub import_logs: Vec<crate::model::ImportLogRow>,
     /// Findings of the checks of each file's trace config (`__intrinsic_trace_diagnostics`).
     pub diagnostics: Vec<crate::stats::diagnostics::TraceDiagnostic>,
     /// (name, machine, file, value); a later value for the same key replaces the earlier.

@@ -476,3 +476,38 @@ fn json_parser_failures_are_import_logs_naming_the_event() {
         table(&[["4"]])
     );
 }
+
+/// A complete slice below an open one: the open ones are closed at its end only once time
+/// is *past* that end (Trace Processor's stack cleaning), so an End at exactly the complete
+/// slice's end still closes its own Begin, and only the later event counts a misplaced end.
+#[test]
+fn open_slices_over_a_complete_one_close_only_past_its_end() {
+    let (conn, _json, _db) = import_json(
+        r#"[{"ph":"X","name":"outer","pid":1,"tid":1,"ts":820,"dur":15},
+            {"ph":"B","name":"never ends","pid":1,"tid":1,"ts":826},
+            {"ph":"I","name":"at end","pid":1,"tid":1,"ts":835},
+            {"ph":"I","name":"past end","pid":1,"tid":1,"ts":837},
+            {"ph":"B","name":"over","pid":1,"tid":1,"ts":860},
+            {"ph":"X","name":"x","pid":1,"tid":1,"ts":860,"dur":10},
+            {"ph":"B","name":"under","pid":1,"tid":1,"ts":860},
+            {"ph":"E","name":"under","pid":1,"tid":1,"ts":870},
+            {"ph":"E","name":"over","pid":1,"tid":1,"ts":870}]"#,
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.name, s.dur, s.depth, p.name from slice s left join slice p on s.parent_id = p.id
+             order by s.ts, s.depth"
+        ),
+        table(&[
+            ["outer", "15000", "0", "NULL"],
+            ["never ends", "9000", "1", "outer"],
+            ["at end", "0", "2", "never ends"],
+            ["past end", "0", "0", "NULL"],
+            ["x", "10000", "0", "NULL"],
+            ["over", "10000", "1", "x"],
+            ["under", "10000", "2", "over"],
+        ])
+    );
+    assert_eq!(stat(&conn, "misplaced_end_event"), "1");
+}

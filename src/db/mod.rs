@@ -254,7 +254,8 @@ mod tests {
                         args: set(n + i),
                     });
                     tables.import_logs.push(ImportLogRow {
-                        ts: i as i64,
+                        ts: Some(i as i64),
+                        byte_offset: None,
                         name: "flow_no_enclosing_slice",
                         file: 0,
                         args: set(2 * n + i),

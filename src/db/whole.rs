@@ -424,14 +424,15 @@ impl TableWriter<'_> {
     }
 
     fn import_logs(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
-        for (id, log) in t.import_logs.iter().enumerate() {
+        let logs = t.import_logs.iter().chain(&sink.import_logs);
+        for (id, log) in logs.enumerate() {
             let args = self.arg_set(log.args, sink)?;
             let severity = stats::lookup(log.name).map_or("error", |d| d.severity.as_str());
             self.row(Table::ImportLog, |row| {
                 row.int(id as i64);
                 row.int(log.file);
-                row.int(log.ts);
-                row.opt_int(None::<i64>);
+                row.opt_int(log.ts);
+                row.opt_int(log.byte_offset);
                 row.text(Some(severity));
                 row.text(Some(log.name));
                 row.opt_int(args);

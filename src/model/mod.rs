@@ -356,7 +356,8 @@ impl<'s> Builder<'s> {
             }
             EventData::ImportLog { name, args } => {
                 self.tables.import_logs.push(tables::ImportLogRow {
-                    ts,
+                    ts: Some(ts),
+                    byte_offset: None,
                     name,
                     file: self.event_file,
                     args,

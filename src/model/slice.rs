@@ -90,11 +90,12 @@ impl<'s> Builder<'s> {
                 }
                 return;
             }
-            // The top is open: a completed slice below it that has ended means the open
-            // ones above it were never closed in time.
+            // The top is open: a completed slice below it that has ended (the new time is
+            // past its end, not at it) means the open ones above it were never closed in
+            // time.
             let below = stack
                 .iter()
-                .rposition(|e| e.end().is_some_and(|end| end <= ts && e.dur >= 0));
+                .rposition(|e| e.end().is_some_and(|end| end < ts && e.dur >= 0));
             let Some(i) = below else {
                 return;
             };
@@ -135,7 +136,8 @@ impl<'s> Builder<'s> {
             .collect();
         let args = self.sink.args.push(&set);
         self.tables.import_logs.push(ImportLogRow {
-            ts,
+            ts: Some(ts),
+            byte_offset: None,
             name,
             file: self.event_file,
             args,

@@ -325,7 +325,9 @@ pub struct ThreadStateRow {
 /// A `_trace_import_logs` row: a stat occurrence with the args that explain it.
 #[derive(Debug, Clone, Copy)]
 pub struct ImportLogRow {
-    pub ts: i64,
+    /// When (a parser's log); `None` for a log of the reading, which has `byte_offset`.
+    pub ts: Option<i64>,
+    pub byte_offset: Option<i64>,
     /// The stat's name (its severity comes from the stats table definition).
     pub name: &'static str,
     /// The trace file being imported (`trace_id`).

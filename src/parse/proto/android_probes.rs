@@ -354,7 +354,7 @@ impl Parser<'_> {
         }
         if rails.energy_data.is_empty() {
             if rails.rail_descriptor.is_empty() {
-                self.stat("power_rail_empty_packet", machine);
+                self.log("power_rail_empty_packet", machine, &[]);
             }
             return;
         }

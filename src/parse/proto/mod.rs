@@ -449,6 +449,22 @@ impl Parser<'_> {
         self.sink.stat(name, machine, 1);
     }
 
+    /// A stat that the reference also logs in `_trace_import_logs` while reading: a row at
+    /// the packet's place in the file with the args that explain it.
+    fn log(&mut self, name: &'static str, machine: MachineId, args: &[(&str, ArgValue)]) {
+        self.stat(name, machine);
+        let set: Vec<Arg> = args.iter().map(|(k, v)| self.sink.arg(k, *v)).collect();
+        let args = self.sink.args.push(&set);
+        let file = self.sink.current_file;
+        self.sink.import_logs.push(crate::model::ImportLogRow {
+            ts: None,
+            byte_offset: i64::try_from(self.packet_at.1).ok(),
+            name,
+            file,
+            args,
+        });
+    }
+
     /// The machine of a packet: the file's own for no id (or 0), else the embedded id,
     /// through the manifest's `machines` remap when there is one. A `remote_sync` packet
     /// (RemoteClockSync) is refused like an embedded id by a file the manifest gives one
@@ -869,7 +885,7 @@ impl Parser<'_> {
                 (pkt.interned.is_some(), "interned_data_missing_sequence_id"),
             ];
             for (_, name) in missing.into_iter().filter(|m| m.0) {
-                self.stat(name, machine);
+                self.log(name, machine, &[]);
             }
         }
         {
@@ -920,13 +936,18 @@ impl Parser<'_> {
                     self.intern_mappings(machine, seq_id, raw);
                 }
             } else {
-                self.stat("interned_data_skipped_incremental_state_invalid", machine);
+                self.log(
+                    "interned_data_skipped_incremental_state_invalid",
+                    machine,
+                    &[("packet_sequence_id", ArgValue::Uint(u64::from(seq_id)))],
+                );
             }
         }
         if needs_state && !valid {
-            self.stat(
+            self.log(
                 "packet_skipped_seq_needs_incremental_state_invalid",
                 machine,
+                &[("packet_sequence_id", ArgValue::Uint(u64::from(seq_id)))],
             );
             self.losses.skipped(machine, seq_id);
             return None;
