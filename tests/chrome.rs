@@ -511,3 +511,34 @@ fn open_slices_over_a_complete_one_close_only_past_its_end() {
     );
     assert_eq!(stat(&conn, "misplaced_end_event"), "1");
 }
+
+/// A JSON counter value names the thread that emitted it (row arg `utid`, an int); the
+/// thread's track dimensions are uints, so the two sets are not one shared set (the
+/// reference's args tables count them apart).
+#[test]
+fn json_counter_values_name_their_thread_apart_from_track_dimensions() {
+    let (conn, _json, _db) = import_json(
+        r#"[{"ph":"C","name":"ctr","pid":1,"tid":2,"ts":10,"args":{"v":1}},
+            {"ph":"X","name":"s","pid":1,"tid":2,"ts":10,"dur":5}]"#,
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select a.key, a.value_type, t.utid = a.int_value from counter c
+             join args a using (arg_set_id) join thread t on t.tid = 2"
+        ),
+        table(&[["utid", "int", "1"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.type, a.key, a.value_type from track t join args a
+             on a.arg_set_id = t.dimension_arg_set_id order by t.type"
+        ),
+        table(&[
+            ["json_counter", "upid", "uint"],
+            ["thread_execution", "utid", "uint"]
+        ])
+    );
+    assert_eq!(rows(&conn, "select count(*) from args"), table(&[["3"]]));
+}

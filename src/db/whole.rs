@@ -215,7 +215,7 @@ impl TableWriter<'_> {
             set.push(Arg {
                 flat_key: key,
                 key,
-                value: ArgValue::Int(i64::from(v)),
+                value: ArgValue::Uint(u64::from(v)),
             });
         }
         self.write_set(&set, sink)

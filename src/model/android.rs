@@ -205,13 +205,16 @@ impl Builder<'_> {
             ProbeScope::Cpu(cpu) => {
                 self.cpu(p.machine, cpu);
                 row.cpu = Some(cpu);
-                dims.push(self.sink.static_arg("cpu", ArgValue::Int(i64::from(cpu))));
+                dims.push(self.sink.static_arg("cpu", ArgValue::Uint(u64::from(cpu))));
             }
             ProbeScope::Process(process) => {
                 let upid = self.process(process);
                 row.machine = self.tables.processes[upid as usize].machine;
                 row.upid = Some(upid);
-                dims.push(self.sink.static_arg("upid", ArgValue::Int(i64::from(upid))));
+                dims.push(
+                    self.sink
+                        .static_arg("upid", ArgValue::Uint(u64::from(upid))),
+                );
             }
         }
         dims.extend_from_slice(self.sink.args.get(p.dims));

@@ -343,7 +343,8 @@ impl<'s> Builder<'s> {
             let key = key.strip_prefix("mem.").unwrap_or(key).to_string();
             let key = self.sink.intern(&key);
             let dims = [
-                self.sink.static_arg("upid", ArgValue::Int(i64::from(upid))),
+                self.sink
+                    .static_arg("upid", ArgValue::Uint(u64::from(upid))),
                 self.sink
                     .static_arg("process_memory_key", ArgValue::Str(key)),
             ];

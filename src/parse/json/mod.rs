@@ -924,7 +924,7 @@ impl Importer {
             }
             b'C' => {
                 self.push(ts, ph, 0, EventData::Thread(thread));
-                self.counters(sink, &ev, ts, process);
+                self.counters(sink, &ev, ts, thread, process);
             }
             b'M' => {
                 self.push(ts, ph, 0, EventData::Thread(thread));
@@ -1023,7 +1023,14 @@ impl Importer {
     }
 
     /// `C`: one process counter per args key.
-    fn counters(&mut self, sink: &mut Sink, ev: &RawEvent, ts: i64, process: ProcessRef) {
+    fn counters(
+        &mut self,
+        sink: &mut Sink,
+        ev: &RawEvent,
+        ts: i64,
+        thread: ThreadRef,
+        process: ProcessRef,
+    ) {
         let Some(JVal::Obj(entries)) = &ev.args else {
             self.parser_failure(sink, ev, ts);
             return;
@@ -1058,10 +1065,13 @@ impl Importer {
                 name,
                 kind: "json_counter",
             });
+            // Each value names the thread that emitted it (arg `utid`), as the reference's.
+            let emitter = sink.thread_refs.intern(thread);
+            let arg = sink.static_arg("utid", ArgValue::ThreadUtid(emitter));
             let data = EventData::Counter {
                 track,
                 value: Real(value),
-                args: NO_ARGS,
+                args: sink.args.push_shared(&[arg]),
             };
             self.push(ts, b'C', 0, data);
         }
