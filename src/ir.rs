@@ -1600,6 +1600,13 @@ pub struct Sink {
     pub heap_graph: crate::model::HeapGraphStore,
     /// What became of the events each parser read, by file (see [`Sink::begin_input`]).
     pub accounting: Vec<InputAccount>,
+    /// The events each input event left, as (first ord, end ord, file), in order: what the
+    /// sorter counts as one event (a packet, an ftrace event, a JSON event, a systrace line)
+    /// however many rows it makes, and what the placement drops as a whole.
+    pub input_spans: Vec<(u32, u32, u32)>,
+    /// Per file: input events the last placement dropped whole (no path to trace time, or
+    /// before its zero), moved from imported to dropped in `__sextant_file_events`.
+    pub placement_losses: Vec<u64>,
     /// Events pushed that count as events ([`EventData::counts_as_event`]): the one count
     /// of events the progress bar, the summary and the clock pane all show.
     pub event_count: u64,
@@ -1674,6 +1681,13 @@ impl Sink {
             || self.touches > mark.touches;
         let dropped = self.stat_increments > mark.stat_increments;
         let file = self.current_file as usize;
+        if self.events.len() > mark.events {
+            self.input_spans.push((
+                mark.events as u32,
+                self.events.len() as u32,
+                self.current_file,
+            ));
+        }
         if self.accounting.len() <= file {
             self.accounting.resize(file + 1, InputAccount::default());
         }

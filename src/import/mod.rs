@@ -539,6 +539,8 @@ impl Session {
         let converted = convert_events(sink, &placement, &protos, keep);
         let raw = converted.map(|events| std::mem::replace(&mut sink.events, events));
         let negative = sort_and_drop_negative(sink);
+        let losses = placement_losses(sink, &sink.events);
+        sink.placement_losses = losses;
         // The stat is global, as in Trace Processor; the placement rows say whose events
         // they were.
         for row in &mut facts.report.files {
@@ -776,6 +778,15 @@ fn sort_and_drop_negative(sink: &mut Sink) -> HashMap<(u32, MachineId), u64> {
     }
     let payloads = &sink.payloads;
     let kept = |e: &Event| payloads[e.payload as usize].1.keeps_negative_ts();
+    // Trace Processor's sorter counts each event pushed to it once: a packet, an ftrace
+    // event, a JSON event, however many rows it makes here (an ftrace event is its raw row
+    // and its typed event).
+    let mut ords: Vec<u32> = sink.events[..negative]
+        .iter()
+        .filter(|e| !kept(e))
+        .map(|e| e.ord)
+        .collect();
+    let inputs_dropped = count_inputs(&sink.input_spans, &mut ords);
     if sink.events[..negative].iter().any(kept) {
         let before = sink.events.len();
         let mut i = 0;
@@ -793,11 +804,57 @@ fn sort_and_drop_negative(sink: &mut Sink) -> HashMap<(u32, MachineId), u64> {
         sink.stat(
             "trace_sorter_negative_timestamp_dropped",
             NO_MACHINE,
-            negative as i64,
+            inputs_dropped as i64,
         );
         sink.current_file = prev;
     }
     lost
+}
+
+/// How many input events (see [`Sink::input_spans`]) the events with these ords came
+/// from; an event pushed outside any input counts as one of its own.
+fn count_inputs(spans: &[(u32, u32, u32)], ords: &mut [u32]) -> u64 {
+    ords.sort_unstable();
+    let mut count = 0;
+    let mut last_span = None;
+    for &ord in ords.iter() {
+        let i = spans.partition_point(|s| s.0 <= ord);
+        match i.checked_sub(1).filter(|&i| ord < spans[i].1) {
+            Some(span) if last_span == Some(span) => {}
+            Some(span) => {
+                last_span = Some(span);
+                count += 1;
+            }
+            None => count += 1,
+        }
+    }
+    count
+}
+
+/// Per file, the input events none of whose events survived the placement (`survivors`
+/// are the events left after clock conversion and the drop before zero).
+fn placement_losses(sink: &Sink, survivors: &[Event]) -> Vec<u64> {
+    let mut losses = vec![0u64; sink.accounting.len()];
+    if sink.input_spans.is_empty() {
+        return losses;
+    }
+    let end = sink.input_spans.last().map_or(0, |s| s.1) as usize;
+    let mut alive = vec![0u64; end.div_ceil(64)];
+    for e in survivors {
+        let o = e.ord as usize;
+        if o < end {
+            alive[o / 64] |= 1 << (o % 64);
+        }
+    }
+    for &(start, stop, file) in &sink.input_spans {
+        let any = (start..stop).any(|o| alive[o as usize / 64] & (1 << (o % 64)) != 0);
+        if !any {
+            if let Some(n) = losses.get_mut(file as usize) {
+                *n += 1;
+            }
+        }
+    }
+    losses
 }
 
 /// Events at the same time from different sorter queues (ftrace cpus) come out of Trace
