@@ -417,7 +417,8 @@ impl Session {
             0
         };
         let summary = ImportSummary {
-            files: files.len(),
+            // Trace files: not the archive holding them, nor its manifest.
+            files: formats.iter().filter(|f| f.is_some()).count(),
             bytes: files.first().map_or(0, |f| f.size),
             parse_secs: started.elapsed().as_secs_f64(),
             ..Default::default()
@@ -583,16 +584,9 @@ impl Session {
         self.summary.slices = tables.slice_count as usize;
         self.summary.counters = tables.counter_count as usize;
         self.summary.sched = tables.sched_count as usize;
-        self.summary.dropped_events = sink
-            .stats
-            .iter()
-            .filter(|(k, _)| {
-                k.name.starts_with("clock_sync_failure_")
-                    && k.name != "clock_sync_failure_undeferrable_packet_loss"
-                    || k.name == "trace_sorter_negative_timestamp_dropped"
-            })
-            .map(|(_, v)| *v as u64)
-            .sum();
+        // In the unit of `events`: what the placement rows say each file lost (the stats
+        // count the sorter's drops per input event, not per event).
+        self.summary.dropped_events = facts.report.files.iter().map(|f| f.dropped).sum();
         let conn = writer.finish(&tables, sink, &facts)?;
         // The manifest in effect, for `sextant manifest` on the database.
         if let Some(m) = &self.manifest {
