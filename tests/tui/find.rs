@@ -620,6 +620,23 @@ fn a_sampled_thread_gets_a_samples_row_and_areas_sum_its_samples() {
         .map(|t| t.aggregate)
         .collect();
     assert!(tabs.contains(&Aggregate::Samples), "{tabs:?}");
+    // The Samples tab, as the other tabs are snapshot in `an_area_shows_each_aggregate_tab…`.
+    for _ in 0..tabs.len() {
+        let on = h
+            .app
+            .timeline
+            .aggregates
+            .as_ref()
+            .and_then(|p| p.current())
+            .map(|t| t.aggregate);
+        if on == Some(Aggregate::Samples) {
+            break;
+        }
+        h.key(KeyCode::Char('>'));
+    }
+    let screen = h.screen();
+    assert!(screen.contains("self_samples"), "{screen}");
+    snap!("real_area_samples_160x48", screen);
     h.key(KeyCode::Esc);
     h.key(KeyCode::Esc);
     // The samples row: select its middle sample.
