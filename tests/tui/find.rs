@@ -415,6 +415,17 @@ fn a_query_result_becomes_a_pinned_track_and_steps_through_its_rows() {
         assert!(screen.contains("query rows pinned on top"), "{screen}");
         assert!(screen.contains("◆ utid"), "{screen}");
         snap!(format!("real_query_track_{w}x{hgt}"), screen);
+        // The same result again pins nothing more.
+        let pinned = h.app.timeline.debug_tracks.len();
+        h.key(KeyCode::Char('4'));
+        h.key(KeyCode::Esc);
+        h.key(KeyCode::Char('T'));
+        assert_eq!(h.app.timeline.debug_tracks.len(), pinned);
+        assert!(
+            h.screen().contains("this result is pinned on top already"),
+            "{}",
+            h.screen()
+        );
         // ] goes to the first row at or after the view's middle, and on.
         h.key(KeyCode::Char(']'));
         h.key(KeyCode::Char(']'));
