@@ -1767,10 +1767,9 @@ fn draw_details(frame: &mut Frame, rect: Rect, state: &TimelineState, theme: &Th
             lines
         }
     };
+    // Continuation lines (a long file path, many args) start under the text, not at 0.
     frame.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(Wrap { trim: false }),
+        super::wrap::paragraph(&lines, rect.width, 2).block(block),
         rect,
     );
 }
