@@ -1600,10 +1600,17 @@ pub struct Sink {
     pub heap_graph: crate::model::HeapGraphStore,
     /// What became of the events each parser read, by file (see [`Sink::begin_input`]).
     pub accounting: Vec<InputAccount>,
-    /// The events each input event left, as (first ord, end ord, file), in order: what the
-    /// sorter counts as one event (a packet, an ftrace event, a JSON event, a systrace line)
-    /// however many rows it makes, and what the placement drops as a whole.
-    pub input_spans: Vec<(u32, u32, u32)>,
+    /// Which events each input event left, one bit per event (by ord) in each: the first
+    /// event of an input, and an event that continues the input of the event before it.
+    /// An input is what Trace Processor's sorter counts as one event (a packet, an ftrace
+    /// event, a JSON event, a systrace line) however many rows it makes here, and what the
+    /// placement loses as a whole. Events pushed outside any input have neither bit.
+    pub input_first: Vec<u64>,
+    pub input_more: Vec<u64>,
+    /// (first ord, file): runs of the events' inputs by file.
+    pub input_files: Vec<(u32, u32)>,
+    /// Events pushed so far (the next event's ord).
+    pub pushed: u32,
     /// Per file: input events the last placement dropped whole (no path to trace time, or
     /// before its zero), moved from imported to dropped in `__sextant_file_events`.
     pub placement_losses: Vec<u64>,
@@ -1682,11 +1689,7 @@ impl Sink {
         let dropped = self.stat_increments > mark.stat_increments;
         let file = self.current_file as usize;
         if self.events.len() > mark.events {
-            self.input_spans.push((
-                mark.events as u32,
-                self.events.len() as u32,
-                self.current_file,
-            ));
+            self.note_input_events(mark.events, self.events.len());
         }
         if self.accounting.len() <= file {
             self.accounting.resize(file + 1, InputAccount::default());
@@ -1699,6 +1702,22 @@ impl Sink {
             account.dropped += 1;
         } else {
             account.unaccounted += 1;
+        }
+    }
+
+    /// Events `first..end` were pushed by one input event of the current file.
+    fn note_input_events(&mut self, first: usize, end: usize) {
+        let words = end.div_ceil(64);
+        if self.input_first.len() < words {
+            self.input_first.resize(words, 0);
+            self.input_more.resize(words, 0);
+        }
+        self.input_first[first / 64] |= 1 << (first % 64);
+        for o in first + 1..end {
+            self.input_more[o / 64] |= 1 << (o % 64);
+        }
+        if self.input_files.last().map(|r| r.1) != Some(self.current_file) {
+            self.input_files.push((first as u32, self.current_file));
         }
     }
 
@@ -1817,6 +1836,7 @@ impl Sink {
             self.event_count += 1;
         }
         let ord = self.events.len() as u32;
+        self.pushed = ord + 1;
         // Payloads without per-event data (args, flows, thread time, values) repeat a lot:
         // share them. Others are stored once each, without paying for a map entry.
         let shareable = match &data {

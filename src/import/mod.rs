@@ -780,7 +780,7 @@ fn sort_and_drop_negative(sink: &mut Sink) -> HashMap<(u32, MachineId), u64> {
         .filter(|e| !kept(e))
         .map(|e| e.ord)
         .collect();
-    let inputs_dropped = count_inputs(&sink.input_spans, &mut ords);
+    let inputs_dropped = count_inputs(sink, &mut ords);
     if sink.events[..negative].iter().any(kept) {
         let before = sink.events.len();
         let mut i = 0;
@@ -805,22 +805,25 @@ fn sort_and_drop_negative(sink: &mut Sink) -> HashMap<(u32, MachineId), u64> {
     lost
 }
 
-/// How many input events (see [`Sink::input_spans`]) the events with these ords came
+fn bit(bits: &[u64], o: u32) -> bool {
+    bits.get(o as usize / 64)
+        .is_some_and(|w| w >> (o % 64) & 1 == 1)
+}
+
+/// How many input events (see [`Sink::input_first`]) the events with these ords came
 /// from; an event pushed outside any input counts as one of its own.
-fn count_inputs(spans: &[(u32, u32, u32)], ords: &mut [u32]) -> u64 {
+fn count_inputs(sink: &Sink, ords: &mut [u32]) -> u64 {
     ords.sort_unstable();
     let mut count = 0;
-    let mut last_span = None;
-    for &ord in ords.iter() {
-        let i = spans.partition_point(|s| s.0 <= ord);
-        match i.checked_sub(1).filter(|&i| ord < spans[i].1) {
-            Some(span) if last_span == Some(span) => {}
-            Some(span) => {
-                last_span = Some(span);
-                count += 1;
-            }
-            None => count += 1,
+    let mut prev: Option<u32> = None;
+    for &o in ords.iter() {
+        // The same input as the event before iff every event after that one up to this
+        // one continues its input.
+        let same = prev.is_some_and(|p| (p + 1..=o).all(|x| bit(&sink.input_more, x)));
+        if !same {
+            count += 1;
         }
+        prev = Some(o);
     }
     count
 }
@@ -829,20 +832,32 @@ fn count_inputs(spans: &[(u32, u32, u32)], ords: &mut [u32]) -> u64 {
 /// are the events left after clock conversion and the drop before zero).
 fn placement_losses(sink: &Sink, survivors: &[Event]) -> Vec<u64> {
     let mut losses = vec![0u64; sink.accounting.len()];
-    if sink.input_spans.is_empty() {
+    let end = sink.pushed;
+    if sink.input_files.is_empty() || survivors.len() as u64 >= u64::from(end) {
         return losses;
     }
-    let end = sink.input_spans.last().map_or(0, |s| s.1) as usize;
-    let mut alive = vec![0u64; end.div_ceil(64)];
+    let mut alive = vec![0u64; (end as usize).div_ceil(64)];
     for e in survivors {
-        let o = e.ord as usize;
-        if o < end {
-            alive[o / 64] |= 1 << (o % 64);
+        if let Some(w) = alive.get_mut(e.ord as usize / 64) {
+            *w |= 1 << (e.ord % 64);
         }
     }
-    for &(start, stop, file) in &sink.input_spans {
-        let any = (start..stop).any(|o| alive[o as usize / 64] & (1 << (o % 64)) != 0);
+    let mut o = 0u32;
+    while o < end {
+        if !bit(&sink.input_first, o) {
+            o += 1;
+            continue;
+        }
+        let first = o;
+        let mut any = bit(&alive, o);
+        o += 1;
+        while o < end && bit(&sink.input_more, o) {
+            any |= bit(&alive, o);
+            o += 1;
+        }
         if !any {
+            let run = sink.input_files.partition_point(|r| r.0 <= first);
+            let file = run.checked_sub(1).map_or(0, |i| sink.input_files[i].1);
             if let Some(n) = losses.get_mut(file as usize) {
                 *n += 1;
             }
