@@ -1715,7 +1715,13 @@ fn draw_details(frame: &mut Frame, rect: Rect, state: &TimelineState, theme: &Th
                 ("machine", &d.machine),
             ] {
                 if let Some(v) = value {
-                    whom.push(Span::styled(format!(" {label} "), theme.dim()));
+                    // An unnamed machine is called "machine N" already.
+                    let label = if v.starts_with(&format!("{label} ")) {
+                        " ".to_string()
+                    } else {
+                        format!(" {label} ")
+                    };
+                    whom.push(Span::styled(label, theme.dim()));
                     whom.push(Span::raw(v.clone()));
                 }
             }
