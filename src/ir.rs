@@ -1609,6 +1609,20 @@ pub struct Sink {
     pub heap_graph: crate::model::HeapGraphStore,
     /// What became of the events each parser read, by file (see [`Sink::begin_input`]).
     pub accounting: Vec<InputAccount>,
+    /// Which events each input event left, one bit per event (by ord) in each: the first
+    /// event of an input, and an event that continues the input of the event before it.
+    /// An input is what Trace Processor's sorter counts as one event (a packet, an ftrace
+    /// event, a JSON event, a systrace line) however many rows it makes here, and what the
+    /// placement loses as a whole. Events pushed outside any input have neither bit.
+    pub input_first: Vec<u64>,
+    pub input_more: Vec<u64>,
+    /// (first ord, file): runs of the events' inputs by file.
+    pub input_files: Vec<(u32, u32)>,
+    /// Events pushed so far (the next event's ord).
+    pub pushed: u32,
+    /// Per file: input events the last placement dropped whole (no path to trace time, or
+    /// before its zero), moved from imported to dropped in `__sextant_file_events`.
+    pub placement_losses: Vec<u64>,
     /// Events pushed that count as events ([`EventData::counts_as_event`]): the one count
     /// of events the progress bar, the summary and the clock pane all show.
     pub event_count: u64,
@@ -1683,6 +1697,9 @@ impl Sink {
             || self.touches > mark.touches;
         let dropped = self.stat_increments > mark.stat_increments;
         let file = self.current_file as usize;
+        if self.events.len() > mark.events {
+            self.note_input_events(mark.events, self.events.len());
+        }
         if self.accounting.len() <= file {
             self.accounting.resize(file + 1, InputAccount::default());
         }
@@ -1694,6 +1711,22 @@ impl Sink {
             account.dropped += 1;
         } else {
             account.unaccounted += 1;
+        }
+    }
+
+    /// Events `first..end` were pushed by one input event of the current file.
+    fn note_input_events(&mut self, first: usize, end: usize) {
+        let words = end.div_ceil(64);
+        if self.input_first.len() < words {
+            self.input_first.resize(words, 0);
+            self.input_more.resize(words, 0);
+        }
+        self.input_first[first / 64] |= 1 << (first % 64);
+        for o in first + 1..end {
+            self.input_more[o / 64] |= 1 << (o % 64);
+        }
+        if self.input_files.last().map(|r| r.1) != Some(self.current_file) {
+            self.input_files.push((first as u32, self.current_file));
         }
     }
 
@@ -1812,6 +1845,7 @@ impl Sink {
             self.event_count += 1;
         }
         let ord = self.events.len() as u32;
+        self.pushed = ord + 1;
         // Payloads without per-event data (args, flows, thread time, values) repeat a lot:
         // share them. Others are stored once each, without paying for a map entry.
         let shareable = match &data {

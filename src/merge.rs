@@ -542,7 +542,13 @@ impl Preview {
             out.push("  nothing would be dropped".into());
         }
         for (name, value) in &self.drops {
-            out.push(format!("  stat {name} would be {value}"));
+            // The sorter counts what was pushed to it, not the rows above.
+            let unit = if name == "trace_sorter_negative_timestamp_dropped" {
+                " (one per packet, ftrace event or JSON event, however many rows it makes)"
+            } else {
+                ""
+            };
+            out.push(format!("  stat {name} would be {value}{unit}"));
         }
         for note in &self.notes {
             out.push(format!("  note: {note}"));

@@ -675,3 +675,54 @@ fn sextant_query_lists_the_trace_time_candidates() {
     assert!(count.parse::<i64>().expect("a count") >= 3, "{n}");
     assert_eq!(current, "1");
 }
+
+/// A file placed wholly before trace time's zero: the sorter stat counts each input event
+/// once (an ftrace event is one, though it makes a raw row and a typed event), and
+/// `__sextant_file_events` moves exactly those events from imported to dropped, so the two
+/// tables agree on what the file lost.
+#[test]
+fn events_dropped_before_zero_are_counted_once_each_and_charged_to_their_file() {
+    let dir = Dir::new("merge-negative");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let files = [data.join("d_clocks.pftrace"), data.join("c_sched.pftrace")];
+    let out = dir.join("early.zip");
+    let preview = merge(
+        &files,
+        &[
+            "--machine",
+            "c_sched.pftrace=box",
+            "--trace-time",
+            "BOOTTIME=d_clocks.pftrace",
+            "--sync",
+            "c_sched.pftrace:BOOTTIME=d_clocks.pftrace:BOOTTIME,-1000s",
+            "--allow-drops",
+        ],
+        &out,
+    );
+    // c_sched.pftrace alone: 21 ftrace events, each one input event.
+    let alone = data.join("c_sched.pftrace");
+    assert_eq!(value(&alone, "SELECT count(*) FROM ftrace_event"), "21");
+    let stat = value(
+        &out,
+        "SELECT value FROM stats WHERE name = 'trace_sorter_negative_timestamp_dropped'",
+    );
+    assert_eq!(stat, "21", "{preview}");
+    assert!(
+        preview.contains("stat trace_sorter_negative_timestamp_dropped would be 21 (one per"),
+        "{preview}"
+    );
+    let row = value(
+        &out,
+        "SELECT read || ',' || imported || ',' || dropped || ',' || unaccounted
+         FROM __sextant_file_events e JOIN __intrinsic_trace_file f ON f.id = e.file_id
+         WHERE f.name = 'c_sched.pftrace'",
+    );
+    assert_eq!(row, "22,1,21,0");
+    // The other file lost nothing.
+    let other = value(
+        &out,
+        "SELECT dropped FROM __sextant_file_events e JOIN __intrinsic_trace_file f
+         ON f.id = e.file_id WHERE f.name = 'd_clocks.pftrace'",
+    );
+    assert_eq!(other, "0");
+}

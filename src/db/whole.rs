@@ -472,11 +472,19 @@ impl TableWriter<'_> {
             if a.read == 0 {
                 continue;
             }
+            // Inputs the placement dropped whole were imported by the parser, then lost
+            // (counted in the clock and sorter stats).
+            let lost = sink
+                .placement_losses
+                .get(file)
+                .copied()
+                .unwrap_or(0)
+                .min(a.imported);
             self.row(Table::FileEvents, |row| {
                 row.int(file as i64);
                 row.int(a.read as i64);
-                row.int(a.imported as i64);
-                row.int(a.dropped as i64);
+                row.int((a.imported - lost) as i64);
+                row.int((a.dropped + lost) as i64);
                 row.int(a.unaccounted as i64);
             })?;
         }

@@ -417,7 +417,8 @@ impl Session {
             0
         };
         let summary = ImportSummary {
-            files: files.len(),
+            // Trace files: not the archive holding them, nor its manifest.
+            files: formats.iter().filter(|f| f.is_some()).count(),
             bytes: files.first().map_or(0, |f| f.size),
             parse_secs: started.elapsed().as_secs_f64(),
             ..Default::default()
@@ -539,6 +540,8 @@ impl Session {
         let converted = convert_events(sink, &placement, &protos, keep);
         let raw = converted.map(|events| std::mem::replace(&mut sink.events, events));
         let negative = sort_and_drop_negative(sink);
+        let losses = placement_losses(sink, &sink.events);
+        sink.placement_losses = losses;
         // The stat is global, as in Trace Processor; the placement rows say whose events
         // they were.
         for row in &mut facts.report.files {
@@ -581,16 +584,9 @@ impl Session {
         self.summary.slices = tables.slice_count as usize;
         self.summary.counters = tables.counter_count as usize;
         self.summary.sched = tables.sched_count as usize;
-        self.summary.dropped_events = sink
-            .stats
-            .iter()
-            .filter(|(k, _)| {
-                k.name.starts_with("clock_sync_failure_")
-                    && k.name != "clock_sync_failure_undeferrable_packet_loss"
-                    || k.name == "trace_sorter_negative_timestamp_dropped"
-            })
-            .map(|(_, v)| *v as u64)
-            .sum();
+        // In the unit of `events`: what the placement rows say each file lost (the stats
+        // count the sorter's drops per input event, not per event).
+        self.summary.dropped_events = facts.report.files.iter().map(|f| f.dropped).sum();
         let conn = writer.finish(&tables, sink, &facts)?;
         // The manifest in effect, for `sextant manifest` on the database.
         if let Some(m) = &self.manifest {
@@ -776,6 +772,15 @@ fn sort_and_drop_negative(sink: &mut Sink) -> HashMap<(u32, MachineId), u64> {
     }
     let payloads = &sink.payloads;
     let kept = |e: &Event| payloads[e.payload as usize].1.keeps_negative_ts();
+    // Trace Processor's sorter counts each event pushed to it once: a packet, an ftrace
+    // event, a JSON event, however many rows it makes here (an ftrace event is its raw row
+    // and its typed event).
+    let mut ords: Vec<u32> = sink.events[..negative]
+        .iter()
+        .filter(|e| !kept(e))
+        .map(|e| e.ord)
+        .collect();
+    let inputs_dropped = count_inputs(sink, &mut ords);
     if sink.events[..negative].iter().any(kept) {
         let before = sink.events.len();
         let mut i = 0;
@@ -793,11 +798,72 @@ fn sort_and_drop_negative(sink: &mut Sink) -> HashMap<(u32, MachineId), u64> {
         sink.stat(
             "trace_sorter_negative_timestamp_dropped",
             NO_MACHINE,
-            negative as i64,
+            inputs_dropped as i64,
         );
         sink.current_file = prev;
     }
     lost
+}
+
+fn bit(bits: &[u64], o: u32) -> bool {
+    bits.get(o as usize / 64)
+        .is_some_and(|w| w >> (o % 64) & 1 == 1)
+}
+
+/// How many input events (see [`Sink::input_first`]) the events with these ords came
+/// from; an event pushed outside any input counts as one of its own.
+fn count_inputs(sink: &Sink, ords: &mut [u32]) -> u64 {
+    ords.sort_unstable();
+    let mut count = 0;
+    let mut prev: Option<u32> = None;
+    for &o in ords.iter() {
+        // The same input as the event before iff every event after that one up to this
+        // one continues its input.
+        let same = prev.is_some_and(|p| (p + 1..=o).all(|x| bit(&sink.input_more, x)));
+        if !same {
+            count += 1;
+        }
+        prev = Some(o);
+    }
+    count
+}
+
+/// Per file, the input events none of whose events survived the placement (`survivors`
+/// are the events left after clock conversion and the drop before zero).
+fn placement_losses(sink: &Sink, survivors: &[Event]) -> Vec<u64> {
+    let mut losses = vec![0u64; sink.accounting.len()];
+    let end = sink.pushed;
+    if sink.input_files.is_empty() || survivors.len() as u64 >= u64::from(end) {
+        return losses;
+    }
+    let mut alive = vec![0u64; (end as usize).div_ceil(64)];
+    for e in survivors {
+        if let Some(w) = alive.get_mut(e.ord as usize / 64) {
+            *w |= 1 << (e.ord % 64);
+        }
+    }
+    let mut o = 0u32;
+    while o < end {
+        if !bit(&sink.input_first, o) {
+            o += 1;
+            continue;
+        }
+        let first = o;
+        let mut any = bit(&alive, o);
+        o += 1;
+        while o < end && bit(&sink.input_more, o) {
+            any |= bit(&alive, o);
+            o += 1;
+        }
+        if !any {
+            let run = sink.input_files.partition_point(|r| r.0 <= first);
+            let file = run.checked_sub(1).map_or(0, |i| sink.input_files[i].1);
+            if let Some(n) = losses.get_mut(file as usize) {
+                *n += 1;
+            }
+        }
+    }
+    losses
 }
 
 /// Events at the same time from different sorter queues (ftrace cpus) come out of Trace

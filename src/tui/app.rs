@@ -464,10 +464,10 @@ impl App {
         use super::timeline::details::Source;
         use super::timeline::DetailsView;
         if self.clocks.edit.database {
-            self.notice = Some(format!(
-                "M aligns two files of a merge: {}",
-                super::clock_editor::NEEDS_TRACES
-            ));
+            self.notice = Some(
+                "M re-places files, and a database has none: open the traces (or their archive)"
+                    .into(),
+            );
             return Vec::new();
         }
         let DetailsView::Ready(d) = &self.timeline.details else {

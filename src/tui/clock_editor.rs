@@ -565,8 +565,8 @@ impl EditState {
             (marked_file, marked_ts, file, ts)
         } else {
             return Err(format!(
-                "neither {file} nor {marked_file} can move: both are placed by their own clock \
-                 snapshots; give one of them a sync first (2, then e), then align"
+                "neither {file} nor {marked_file} can move (both placed by their own clocks); \
+                 sync one (2, e) first"
             ));
         };
         let delta = other_ts - ts;

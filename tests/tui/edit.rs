@@ -72,7 +72,10 @@ fn an_align_that_cannot_be_made_stays_on_the_timeline_and_says_why() {
     assert_eq!(h.app.pane, Pane::Timeline);
     let screen = h.screen();
     assert!(
-        screen.contains("cannot align: neither watch.pftrace nor phone.pftrace can move"),
+        screen.contains(
+            "cannot align: neither watch.pftrace nor phone.pftrace can move (both placed by \
+             their own clocks); sync one (2, e) first"
+        ),
         "{screen}"
     );
     // The next keys are the timeline's: `/` searches, nothing types into a form.
@@ -159,7 +162,9 @@ fn a_database_opened_alone_says_editing_needs_the_traces() {
     h.key(KeyCode::Char('M'));
     assert_eq!(h.app.pane, Pane::Timeline);
     assert!(
-        h.screen().contains("needs the original trace files"),
+        h.screen().contains(
+            "M re-places files, and a database has none: open the traces (or their archive)"
+        ),
         "{}",
         h.screen()
     );

@@ -415,6 +415,17 @@ fn a_query_result_becomes_a_pinned_track_and_steps_through_its_rows() {
         assert!(screen.contains("query rows pinned on top"), "{screen}");
         assert!(screen.contains("◆ utid"), "{screen}");
         snap!(format!("real_query_track_{w}x{hgt}"), screen);
+        // The same result again pins nothing more.
+        let pinned = h.app.timeline.debug_tracks.len();
+        h.key(KeyCode::Char('4'));
+        h.key(KeyCode::Esc);
+        h.key(KeyCode::Char('T'));
+        assert_eq!(h.app.timeline.debug_tracks.len(), pinned);
+        assert!(
+            h.screen().contains("this result is pinned on top already"),
+            "{}",
+            h.screen()
+        );
         // ] goes to the first row at or after the view's middle, and on.
         h.key(KeyCode::Char(']'));
         h.key(KeyCode::Char(']'));
@@ -620,6 +631,23 @@ fn a_sampled_thread_gets_a_samples_row_and_areas_sum_its_samples() {
         .map(|t| t.aggregate)
         .collect();
     assert!(tabs.contains(&Aggregate::Samples), "{tabs:?}");
+    // The Samples tab, as the other tabs are snapshot in `an_area_shows_each_aggregate_tab…`.
+    for _ in 0..tabs.len() {
+        let on = h
+            .app
+            .timeline
+            .aggregates
+            .as_ref()
+            .and_then(|p| p.current())
+            .map(|t| t.aggregate);
+        if on == Some(Aggregate::Samples) {
+            break;
+        }
+        h.key(KeyCode::Char('>'));
+    }
+    let screen = h.screen();
+    assert!(screen.contains("self_samples"), "{screen}");
+    snap!("real_area_samples_160x48", screen);
     h.key(KeyCode::Esc);
     h.key(KeyCode::Esc);
     // The samples row: select its middle sample.

@@ -403,11 +403,26 @@ impl TimelineState {
     }
 
     /// A query result's tracks, pinned at the top.
+    /// A result pinned already (`T` pressed twice) is not pinned again.
     pub fn add_debug_tracks(&mut self, tracks: Vec<debug::DebugTrack>) {
-        let n: usize = tracks.iter().map(|t| t.order.len()).sum();
-        self.debug_tracks.extend(tracks);
+        let before = tracks.len();
+        let tracks: Vec<_> = tracks
+            .into_iter()
+            .filter(|t| {
+                !self
+                    .debug_tracks
+                    .iter()
+                    .any(|d| d.label == t.label && d.order == t.order)
+            })
+            .collect();
         self.cursor = 0;
         self.scroll = 0;
+        if tracks.is_empty() && before > 0 {
+            self.message = Some("this result is pinned on top already".into());
+            return;
+        }
+        let n: usize = tracks.iter().map(|t| t.order.len()).sum();
+        self.debug_tracks.extend(tracks);
         self.message = Some(format!(
             "{n} query rows pinned on top · ] [ step through them · p removes the track"
         ));
@@ -1700,7 +1715,13 @@ fn draw_details(frame: &mut Frame, rect: Rect, state: &TimelineState, theme: &Th
                 ("machine", &d.machine),
             ] {
                 if let Some(v) = value {
-                    whom.push(Span::styled(format!(" {label} "), theme.dim()));
+                    // An unnamed machine is called "machine N" already.
+                    let label = if v.starts_with(&format!("{label} ")) {
+                        " ".to_string()
+                    } else {
+                        format!(" {label} ")
+                    };
+                    whom.push(Span::styled(label, theme.dim()));
                     whom.push(Span::raw(v.clone()));
                 }
             }
@@ -1752,10 +1773,9 @@ fn draw_details(frame: &mut Frame, rect: Rect, state: &TimelineState, theme: &Th
             lines
         }
     };
+    // Continuation lines (a long file path, many args) start under the text, not at 0.
     frame.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(Wrap { trim: false }),
+        super::wrap::paragraph(&lines, rect.width, 2).block(block),
         rect,
     );
 }
