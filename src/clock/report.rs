@@ -224,6 +224,15 @@ impl Report {
         per_clock: &[u64],
     ) -> Vec<CandidateRow> {
         let mut out = Vec::new();
+        // Each clock's earliest raw timestamp, whatever the placement: one pass for all
+        // the candidates (it was one pass per candidate).
+        let mut earliest = vec![i64::MAX; sink.clocks.len()];
+        for ev in &sink.events {
+            let c = sink.payloads[ev.payload as usize].0 as usize;
+            if let Some(e) = earliest.get_mut(c) {
+                *e = (*e).min(ev.ts);
+            }
+        }
         for (id, node) in self.nodes.iter().enumerate() {
             let c = node.clock;
             let eligible = (c.file == 0 && c.sequence == 0) || c.clock_id == clocks::TRACE_FILE;
@@ -247,7 +256,7 @@ impl Report {
                 node: id as u32,
                 label: node.label.clone(),
                 current: is_current,
-                dropped_events: dropped_under(p, sink, per_clock),
+                dropped_events: dropped_under(p, sink, per_clock, &earliest),
             });
         }
         out
@@ -279,7 +288,7 @@ impl Report {
 
 /// Events a placement drops: on clocks it cannot convert, or converted to before zero. Only
 /// clocks whose earliest event converts to before zero need a pass over the events.
-fn dropped_under(p: &Placement, sink: &Sink, per_clock: &[u64]) -> u64 {
+fn dropped_under(p: &Placement, sink: &Sink, per_clock: &[u64], earliest: &[i64]) -> u64 {
     let plans: Vec<Plan> = (0..sink.clocks.len())
         .map(|c| p.plan(*sink.clocks.get(c as u32)))
         .collect();
@@ -289,14 +298,9 @@ fn dropped_under(p: &Placement, sink: &Sink, per_clock: &[u64]) -> u64 {
         .filter(|(plan, _)| matches!(plan, Plan::Drop(_)))
         .map(|(_, n)| n)
         .sum();
-    let mut earliest = vec![i64::MAX; plans.len()];
-    for ev in &sink.events {
-        let c = sink.payloads[ev.payload as usize].0 as usize;
-        earliest[c] = earliest[c].min(ev.ts);
-    }
     let at_risk: Vec<bool> = plans
         .iter()
-        .zip(&earliest)
+        .zip(earliest)
         .map(|(plan, &first)| match plan {
             _ if first == i64::MAX => false,
             Plan::Identity => first < 0,

@@ -758,7 +758,10 @@ fn sort_and_drop_negative(sink: &mut Sink) -> HashMap<(u32, MachineId), u64> {
         .windows(2)
         .all(|w| (w[0].ts, w[0].ord) <= (w[1].ts, w[1].ord));
     if !sorted {
-        sink.events.sort_unstable_by_key(|e| (e.ts, e.ord));
+        // Keys are unique (`ord` is the push order), so a stable sort orders as an
+        // unstable one would; it merges the sorted runs of files (and of a file's
+        // sequences) instead of sorting them again.
+        sink.events.sort_by_key(|e| (e.ts, e.ord));
     }
     order_ties_by_queue(sink);
     let mut negative = sink.events.partition_point(|e| e.ts < 0);
