@@ -712,7 +712,7 @@ mod tests {
         let log = tables.import_logs[0];
         assert_eq!(
             (log.ts, log.name),
-            (150, "slice_spill_overlapping_complete_event")
+            (Some(150), "slice_spill_overlapping_complete_event")
         );
         let args = log_args(&sink, &log);
         assert!(args.contains(&("overlap_start".into(), ArgValue::Int(150))));
