@@ -81,6 +81,45 @@ fn state_events_land_in_the_state_table_on_their_scoped_tracks() {
     );
 }
 
+/// Descriptor tracks that are not merged by name are told apart by their `track_uuid`
+/// dimension, after their scope's (`upid` / `utid`), as the reference's blueprints make them.
+#[test]
+fn unmerged_descriptor_tracks_have_their_uuid_as_a_dimension() {
+    let (conn, _db) = import("track_event_state_state");
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.name, t.type, group_concat(a.key || '=' || a.value_type, ',')
+             from track t left join args a on a.arg_set_id = t.dimension_arg_set_id
+             group by t.id order by t.id"
+        ),
+        table(&[
+            [
+                "ProcState",
+                "process_track_event",
+                "upid=uint,track_uuid=uint"
+            ],
+            [
+                "ThreadState",
+                "thread_track_event",
+                "utid=uint,track_uuid=uint"
+            ],
+            ["GlobalState", "global_track_event", "track_uuid=uint"],
+            ["NULL", "process_track_event", "upid=uint,track_uuid=uint"],
+        ])
+    );
+    // Each track's uuid is its descriptor's (the source arg `trace_id`).
+    assert_eq!(
+        rows(
+            &conn,
+            "select count(*) from track t
+             where extract_arg(t.dimension_arg_set_id, 'track_uuid')
+                 = extract_arg(t.source_arg_set_id, 'trace_id')"
+        ),
+        table(&[["4"]])
+    );
+}
+
 #[test]
 fn a_state_lasts_until_the_next_state_on_its_track() {
     // Built in place: two states on one state track, the first ends when the second starts.

@@ -340,6 +340,7 @@ impl<'s> Builder<'s> {
                 Scope::Process(u) => row.upid = Some(u),
                 Scope::Global => {}
             }
+            self.uuid_dims(&mut row, d.uuid);
             row.source_args = self.descriptor_args(d);
             return self.new_track(row);
         }
@@ -350,6 +351,7 @@ impl<'s> Builder<'s> {
             }
             let mut row = TrackRow::new(d.name, "thread_track_event", mrow, TrackEventType::Slice);
             row.utid = Some(utid);
+            self.uuid_dims(&mut row, d.uuid);
             row.source_args = self.descriptor_args(d);
             return self.new_track(row);
         }
@@ -357,6 +359,7 @@ impl<'s> Builder<'s> {
             let upid = self.descriptor_process(machine, d.uuid, p);
             let mut row = TrackRow::new(d.name, "process_track_event", mrow, TrackEventType::Slice);
             row.upid = Some(upid);
+            self.uuid_dims(&mut row, d.uuid);
             row.source_args = self.descriptor_args(d);
             return self.new_track(row);
         }
@@ -377,11 +380,27 @@ impl<'s> Builder<'s> {
             Scope::Process(u) => row.upid = Some(u),
             Scope::Global => {}
         }
+        self.uuid_dims(&mut row, d.uuid);
         row.name_from_first_event = d.name == NULL_STR && !d.is_state;
         // Parent link, unless the parent is a thread/process root.
         row.parent_id = self.descriptor_parent_track(machine, d);
         row.source_args = self.descriptor_args(d);
         self.new_track(row)
+    }
+
+    /// The dimensions of a descriptor track that is not merged with others: its scope
+    /// (`utid` / `upid`, when it has one) and its `track_uuid`, so two tracks of one scope
+    /// never share a dimension set.
+    fn uuid_dims(&mut self, row: &mut TrackRow, uuid: u64) {
+        let mut dims = Vec::with_capacity(2);
+        if let Some(u) = row.utid {
+            dims.push(self.sink.static_arg("utid", ArgValue::Uint(u64::from(u))));
+        } else if let Some(u) = row.upid {
+            dims.push(self.sink.static_arg("upid", ArgValue::Uint(u64::from(u))));
+        }
+        dims.push(self.sink.static_arg("track_uuid", ArgValue::Uint(uuid)));
+        row.extra_dims = self.sink.args.push_shared(&dims);
+        row.own_dims = true;
     }
 
     /// Track args Trace Processor gives descriptor tracks.
