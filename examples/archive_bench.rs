@@ -15,6 +15,8 @@ use std::time::Instant;
 #[allow(dead_code)]
 mod bench_trace;
 
+#[path = "support/cli.rs"]
+mod cli;
 #[path = "support/peak.rs"]
 mod peak;
 
@@ -35,17 +37,8 @@ fn manifest() -> String {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let per_file: u64 = args
-        .get(1)
-        .filter(|a| !a.starts_with("--"))
-        .map(|a| a.parse())
-        .transpose()?
-        .unwrap_or(1_250_000);
-    let keep = args
-        .iter()
-        .position(|a| a == "--keep")
-        .and_then(|i| args.get(i + 1))
-        .map(std::path::PathBuf::from);
+    let per_file: u64 = cli::size_arg(&args, 1_250_000)?;
+    let keep = cli::keep_arg(&args);
     let dir = keep.clone().unwrap_or_else(std::env::temp_dir);
     let pid = std::process::id();
     let archive = dir.join(format!("sextant-archive-bench-{pid}.zip"));

@@ -13,6 +13,8 @@ mod bench_trace;
 
 use bench_trace::generate;
 
+#[path = "support/cli.rs"]
+mod cli;
 #[path = "support/peak.rs"]
 mod peak;
 
@@ -20,12 +22,7 @@ use peak::peak_rss_mb;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let events: u64 = args
-        .get(1)
-        .filter(|a| !a.starts_with("--"))
-        .map(|a| a.parse())
-        .transpose()?
-        .unwrap_or(5_000_000);
+    let events: u64 = cli::size_arg(&args, 5_000_000)?;
     let dir = std::env::temp_dir();
     let trace = dir.join(format!("sextant-bench-{}.pftrace", std::process::id()));
     let db = dir.join(format!("sextant-bench-{}.sqlite", std::process::id()));

@@ -53,6 +53,8 @@ fn generate(path: &Path, events: u64) -> std::io::Result<u64> {
     Ok(std::fs::metadata(path)?.len())
 }
 
+#[path = "support/cli.rs"]
+mod cli;
 #[path = "support/peak.rs"]
 mod peak;
 
@@ -60,17 +62,8 @@ use peak::peak_rss_mb;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let events: u64 = args
-        .get(1)
-        .filter(|a| !a.starts_with("--"))
-        .map(|a| a.parse())
-        .transpose()?
-        .unwrap_or(2_000_000);
-    let keep = args
-        .iter()
-        .position(|a| a == "--keep")
-        .and_then(|i| args.get(i + 1))
-        .map(std::path::PathBuf::from);
+    let events: u64 = cli::size_arg(&args, 2_000_000)?;
+    let keep = cli::keep_arg(&args);
     let dir = std::env::temp_dir();
     let trace = keep
         .clone()

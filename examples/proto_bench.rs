@@ -15,6 +15,8 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::time::Instant;
 
+#[path = "support/cli.rs"]
+mod cli;
 #[path = "support/peak.rs"]
 mod peak;
 
@@ -166,17 +168,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .into());
     }
-    let events: u64 = args
-        .get(1)
-        .filter(|a| !a.starts_with("--"))
-        .map(|a| a.parse())
-        .transpose()?
-        .unwrap_or(5_000_000);
-    let keep = args
-        .iter()
-        .position(|a| a == "--keep")
-        .and_then(|i| args.get(i + 1))
-        .map(std::path::PathBuf::from);
+    let events: u64 = cli::size_arg(&args, 5_000_000)?;
+    let keep = cli::keep_arg(&args);
     let dir = std::env::temp_dir();
     let pid = std::process::id();
     let trace = keep

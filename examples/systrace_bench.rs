@@ -13,6 +13,8 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::time::Instant;
 
+#[path = "support/cli.rs"]
+mod cli;
 #[path = "support/peak.rs"]
 mod peak;
 
@@ -224,17 +226,8 @@ fn systrace_html(target: usize) -> String {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let megabytes: f64 = args
-        .get(1)
-        .filter(|a| !a.starts_with("--"))
-        .map(|a| a.parse())
-        .transpose()?
-        .unwrap_or(28.0);
-    let keep = args
-        .iter()
-        .position(|a| a == "--keep")
-        .and_then(|i| args.get(i + 1))
-        .map(std::path::PathBuf::from);
+    let megabytes: f64 = cli::size_arg(&args, 28.0)?;
+    let keep = cli::keep_arg(&args);
     let dir = std::env::temp_dir();
     let pid = std::process::id();
     let archive = keep

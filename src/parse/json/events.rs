@@ -18,7 +18,7 @@ use std::rc::Rc;
 use std::sync::mpsc::{self, Receiver, SyncSender};
 
 use super::lexer::{JErr, JVal, Lexer};
-use super::{event_key, Importer, Next, RawEvent, Stream, CHUNK};
+use super::{array_separator, event_key, Importer, Next, RawEvent, Stream, CHUNK};
 use crate::ir::Sink;
 use crate::parse::ParseError;
 
@@ -199,21 +199,7 @@ fn lex(st: &mut Stream, batch: &Rc<RefCell<Batch>>) -> Result<Outcome, ParseErro
             Err(JErr::Eof) => return Ok(Outcome::CutInEvent),
             Err(JErr::Syntax(m)) => return Ok(Outcome::Syntax(m)),
         }
-        let next = st.attempt(|lx| match lx.next_byte()? {
-            Some(b',') => {
-                lx.pos += 1;
-                Ok(true)
-            }
-            Some(b']') => {
-                lx.pos += 1;
-                Ok(false)
-            }
-            None => Err(JErr::Eof),
-            Some(_) => Err(JErr::Syntax(format!(
-                "invalid JSON: expected ',' or ']' at byte {}",
-                lx.offset()
-            ))),
-        })?;
+        let next = st.attempt(array_separator)?;
         match next {
             Ok(true) => {}
             Ok(false) => return Ok(Outcome::Close),

@@ -145,6 +145,26 @@ struct Stream<'r> {
     chunk: usize,
 }
 
+/// After an element of the event array: `true` for a `,` (another element follows),
+/// `false` for the closing `]`.
+fn array_separator(lx: &mut Lexer<'_>) -> JResult<bool> {
+    match lx.next_byte()? {
+        Some(b',') => {
+            lx.pos += 1;
+            Ok(true)
+        }
+        Some(b']') => {
+            lx.pos += 1;
+            Ok(false)
+        }
+        None => Err(JErr::Eof),
+        Some(_) => Err(JErr::Syntax(format!(
+            "invalid JSON: expected ',' or ']' at byte {}",
+            lx.offset()
+        ))),
+    }
+}
+
 impl<'r> Stream<'r> {
     fn new(input: &'r mut dyn std::io::Read) -> Self {
         Stream {
@@ -657,21 +677,7 @@ impl Importer {
                 }
                 Err(JErr::Syntax(m)) => return Err(ParseError::Invalid(m)),
             }
-            let next = st.attempt(|lx| match lx.next_byte()? {
-                Some(b',') => {
-                    lx.pos += 1;
-                    Ok(true)
-                }
-                Some(b']') => {
-                    lx.pos += 1;
-                    Ok(false)
-                }
-                None => Err(JErr::Eof),
-                Some(_) => Err(JErr::Syntax(format!(
-                    "invalid JSON: expected ',' or ']' at byte {}",
-                    lx.offset()
-                ))),
-            })?;
+            let next = st.attempt(array_separator)?;
             match next {
                 Ok(true) => {}
                 Ok(false) => return Ok(true),
