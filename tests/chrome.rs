@@ -542,3 +542,33 @@ fn json_counter_values_name_their_thread_apart_from_track_dimensions() {
     );
     assert_eq!(rows(&conn, "select count(*) from args"), table(&[["3"]]));
 }
+
+/// A legacy async track's dimensions are `scope` (a null arg when the id has none) and
+/// `name`, then its slot index, as the reference's: a global and a process-local track alike.
+#[test]
+fn legacy_async_tracks_have_a_scope_dimension_even_when_null() {
+    let (conn, _json, _db) = import_json(
+        r#"[{"ph":"b","name":"g","cat":"c","id":"0x1","pid":1,"tid":1,"ts":1},
+            {"ph":"e","name":"g","cat":"c","id":"0x1","pid":1,"tid":1,"ts":2},
+            {"ph":"b","name":"l","cat":"c","id2":{"local":"0x2"},"pid":1,"tid":1,"ts":3},
+            {"ph":"e","name":"l","cat":"c","id2":{"local":"0x2"},"pid":1,"tid":1,"ts":4}]"#,
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.type, group_concat(a.key || '=' || a.display_value, ',')
+             from track t join args a on a.arg_set_id = t.dimension_arg_set_id
+             where t.type like 'legacy_async%' group by t.id order by t.id"
+        ),
+        table(&[
+            [
+                "legacy_async_global_slice",
+                "scope=[NULL],name=g,track_compressor_idx=0"
+            ],
+            [
+                "legacy_async_process_slice",
+                "scope=[NULL],name=l,upid=1,track_compressor_idx=0"
+            ],
+        ])
+    );
+}

@@ -255,18 +255,18 @@ impl<'s> Builder<'s> {
         }
     }
 
-    /// A legacy async track's dimensions (`scope` when it has one, `name`) and args.
+    /// A legacy async track's dimensions (`scope`, NULL when it has none, and `name`) and
+    /// args.
     pub(super) fn legacy_async_args(
         &mut self,
         row: &mut TrackRow,
         set: &AsyncSet,
         info: LegacyAsyncInfo,
     ) {
-        let mut dims = Vec::new();
-        if set.scope != NULL_STR {
-            dims.push(self.sink.arg("scope", ArgValue::Str(set.scope)));
-        }
-        dims.push(self.sink.arg("name", str_or_null(set.name)));
+        let dims = [
+            self.sink.arg("scope", str_or_null(set.scope)),
+            self.sink.arg("name", str_or_null(set.name)),
+        ];
         row.extra_dims = self.sink.args.push(&dims);
         let chrome = self.sink.intern("chrome");
         let mut source = vec![
