@@ -1,0 +1,728 @@
+//! The payloads of the event stream: what each parsed event says happened (slices, flows,
+//! scheduling, binder, kernel, DRM, profiles, …), before the clock places it and the model
+//! turns it into rows. Re-exported by [`crate::ir`].
+
+use super::*;
+/// One flow operation attached to a slice event.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FlowOp {
+    /// TrackEvent `flow_ids`: begin if not pending, else step.
+    Id(u64),
+    /// TrackEvent `terminating_flow_ids`: end if pending and forget.
+    Terminating(u64),
+    /// Flow v2 (`bind_id` + `flow_out`): begin.
+    V2Out(u64),
+    /// Flow v2 `flow_in`: end (id stays pending).
+    V2In(u64),
+    /// Flow v2 with both directions: step.
+    V2Step(u64),
+}
+
+/// Index of a run of flow ops in [`Sink::flow_ops`]; `0` is none.
+pub type FlowsRef = u32;
+pub const NO_FLOWS: FlowsRef = 0;
+
+/// Sentinel for "no thread timestamp".
+pub const NO_TS: i64 = i64::MIN;
+
+/// A slice-shaped event (begin, end, complete, instant).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SliceEvent {
+    pub track: TrackRef,
+    pub category: StrId,
+    pub name: StrId,
+    pub args: ArgsRef,
+    /// Thread timestamp (`thread_ts`), or [`NO_TS`].
+    pub thread_ts: i64,
+    pub flows: FlowsRef,
+}
+
+impl EventData {
+    /// Whether this record stands for an event of the trace in counts shown to the user
+    /// (events per clock, events dropped): a raw ftrace row shadows its event.
+    pub fn counts_as_event(&self) -> bool {
+        !matches!(
+            self,
+            EventData::FtraceRaw(_)
+                | EventData::Dropped
+                | EventData::SliceCallstack(_)
+                | EventData::Profile(ProfileSample::HeapDumpProcess { .. })
+        )
+    }
+
+    /// Whether the event keeps a time before trace time's zero: heapprofd dumps are
+    /// placed on MONOTONIC_COARSE after sorting, and Trace Processor keeps their rows.
+    pub fn keeps_negative_ts(&self) -> bool {
+        matches!(
+            self,
+            EventData::Profile(
+                ProfileSample::HeapAllocation { .. } | ProfileSample::HeapProfile { .. }
+            )
+        )
+    }
+}
+
+/// An ftrace event as Trace Processor's raw table keeps it: its name and fields (as args),
+/// and where it ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FtraceRaw {
+    pub machine: MachineId,
+    pub cpu: u32,
+    /// The thread it ran on (the event's `pid`).
+    pub tid: i64,
+    pub name: StrId,
+    pub args: ArgsRef,
+    pub common_flags: Option<u32>,
+}
+
+/// Legacy (JSON / atrace-style v1) flow event: `s`, `t`, `f`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FlowV1Event {
+    pub track: TrackRef,
+    pub id: u64,
+    pub category: StrId,
+    pub name: StrId,
+    pub phase: FlowV1Phase,
+    /// `f` with `bp:"e"`: bind to the enclosing slice rather than the next one.
+    pub bind_enclosing: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FlowV1Phase {
+    Start,
+    Step,
+    End,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SchedSwitch {
+    pub machine: MachineId,
+    pub cpu: u32,
+    pub prev_tid: i64,
+    pub prev_comm: StrId,
+    /// Already decoded end state (`R`, `S`, `D|K`, ...), or NULL when invalid.
+    pub prev_state: StrId,
+    pub next_tid: i64,
+    pub next_comm: StrId,
+    pub next_prio: i32,
+}
+
+/// What the trace says of one cpu (CpuInfo): the `cpu` row's columns and args, and its
+/// `cpu_available_frequencies`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CpuDescription {
+    pub machine: MachineId,
+    pub cpu: u32,
+    pub cluster_id: u32,
+    pub processor: StrId,
+    pub capacity: Option<u32>,
+    /// kHz.
+    pub frequencies: Vec<u32>,
+    pub args: ArgsRef,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SchedWaking {
+    pub machine: MachineId,
+    pub cpu: u32,
+    pub tid: i64,
+    pub comm: StrId,
+    /// The thread running when the waking was recorded, if known.
+    pub waker_tid: Option<i64>,
+    /// Whether the waking ran in interrupt context (from the event's common flags).
+    pub irq_context: Option<bool>,
+}
+
+/// Name priority when several sources name a thread (Trace Processor's order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NamePriority {
+    Other = 0,
+    Ftrace = 1,
+    ProcessTree = 2,
+    TrackEventThreadName = 3,
+    TrackDescriptor = 4,
+    Constant = 5,
+}
+
+/// Facts about a process (process_tree, descriptors, JSON `M`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ProcessInfo {
+    pub process: ProcessRef,
+    pub parent_pid: Option<i64>,
+    pub name: StrId,
+    pub cmdline: StrId,
+    pub uid: Option<i64>,
+    pub start_ts: Option<i64>,
+    /// Descriptor names (priority 2) lose to system names (priority 4).
+    pub from_system: bool,
+}
+
+/// A new thread (task_newtask).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ThreadStart {
+    pub thread: ThreadRef,
+    pub creator_tid: i64,
+    pub name: StrId,
+    /// Without CLONE_THREAD the thread starts a new process.
+    pub new_process: bool,
+}
+
+/// A thread state interval the trace states itself (JSON `T`), as a `thread_state` row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ThreadStateEvent {
+    pub thread: ThreadRef,
+    pub dur: i64,
+    pub state: StrId,
+    /// `args.io_wait`, when given.
+    pub io_wait: Option<bool>,
+    /// `args.blocked_function`, or NULL.
+    pub blocked_function: StrId,
+    /// A `Running` state with an integer `args.cpu` also makes a `sched` row on that cpu.
+    pub running_cpu: Option<u32>,
+}
+
+/// What a binder ftrace event says (the model's binder tracker turns it into slices and
+/// flows, see `model/binder.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinderOp {
+    /// `binder_transaction`: sent by the event's thread.
+    Transaction {
+        id: i64,
+        dest_node: i64,
+        dest_proc: i64,
+        dest_thread: i64,
+        reply: bool,
+        flags: u32,
+        /// The `code` arg, already spelled (`0x03 Java Layer Dependent`).
+        code: StrId,
+    },
+    /// `binder_transaction_received`: the event's thread took transaction `id`.
+    Received {
+        id: i64,
+    },
+    /// `binder_transaction_alloc_buf`.
+    AllocBuf {
+        data_size: u64,
+        offsets_size: u64,
+    },
+    /// `binder_command` (BC_*) / `binder_return` (BR_*).
+    Command(u32),
+    Return(u32),
+    /// `binder_lock` / `binder_locked` / `binder_unlock`.
+    Lock,
+    Locked,
+    Unlock,
+}
+
+/// A binder event on a thread (the ftrace event's pid).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BinderEvent {
+    pub machine: MachineId,
+    pub tid: i64,
+    pub op: BinderOp,
+}
+
+/// What the generic kernel packets (`generic_kernel_*`, kernels traced without ftrace)
+/// say; the model's generic kernel tracker turns them into sched, thread_state, thread and
+/// process rows (see `model/generic_kernel.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GenericKernelEvent {
+    /// A task changed state (`TaskStateEnum`: 1 created … 8 destroyed); `cpu` for running.
+    TaskState {
+        machine: MachineId,
+        cpu: Option<u32>,
+        tid: i64,
+        comm: StrId,
+        state: u8,
+        prio: i32,
+    },
+    /// A process of the process tree (no main thread is made for it).
+    Process {
+        machine: MachineId,
+        pid: i64,
+        ppid: i64,
+        cmdline: StrId,
+    },
+    /// A thread of the process tree.
+    Thread {
+        machine: MachineId,
+        tid: i64,
+        pid: i64,
+        comm: StrId,
+        is_main_thread: bool,
+        is_idle: bool,
+    },
+}
+
+/// What a DRM / dma-fence ftrace event says (see `model/drm.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrmOp {
+    /// `drm_vblank_event` (signal) / `drm_vblank_event_delivered`.
+    Vblank {
+        crtc: i64,
+        seq: u64,
+        delivered: bool,
+    },
+    /// `drm_sched_job`: a job queued on a ring.
+    SchedJob {
+        ring: StrId,
+        job: u64,
+    },
+    /// `drm_run_job`: a job handed to the hardware, done when `fence` signals.
+    RunJob {
+        ring: StrId,
+        job: u64,
+        fence: u64,
+    },
+    /// `drm_sched_process_job`: the job of `fence` is done.
+    ProcessJob {
+        fence: u64,
+    },
+    /// Kernel 6.17 scheduler events, jobs named by their fence (context, seqno).
+    JobQueue {
+        ring: StrId,
+        context: u64,
+        seqno: u64,
+    },
+    JobRun {
+        ring: StrId,
+        context: u64,
+        seqno: u64,
+    },
+    JobDone {
+        context: u64,
+        seqno: u64,
+    },
+    /// `dma_fence_init` / `_emit` / `_signaled` on a fence timeline.
+    FenceInit {
+        context: u64,
+        timeline: StrId,
+        seqno: u64,
+    },
+    FenceEmit {
+        context: u64,
+        timeline: StrId,
+        seqno: u64,
+    },
+    FenceSignaled {
+        context: u64,
+        timeline: StrId,
+        seqno: u64,
+    },
+    /// `dma_fence_wait_start` / `_end` on the waiting thread.
+    FenceWaitStart {
+        context: u64,
+        seqno: u64,
+    },
+    FenceWaitEnd,
+}
+
+/// A DRM event on a thread (the ftrace event's pid).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DrmEvent {
+    pub machine: MachineId,
+    pub tid: i64,
+    pub op: DrmOp,
+}
+
+/// An ftrace event whose rows depend on what came before it in time, so the model, which
+/// sees events in time order, decides what it makes (see `model/power.rs`,
+/// `model/memory.rs`, `model/gpu_kernel.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KernelOp {
+    /// `suspend_resume`: `name` is `<action>(<val>)`; `action` the bare action.
+    SuspendResume {
+        action: StrId,
+        name: StrId,
+        start: bool,
+    },
+    /// `wakeup_source_activate` / `_deactivate` of the named wakelock.
+    Wakelock { name: StrId, activate: bool },
+    /// `gpu_mem_total` from ftrace for a process (pid ≠ 0): dropped unless the pid is a
+    /// known thread.
+    GpuMemTotal { pid: i64, gpu: u32, size: u64 },
+    /// `rss_stat` / `rss_stat_throttled`: `tid` reported a memory counter (`name`) of the
+    /// memory map `mm_id`, its own when `curr`.
+    RssStat {
+        tid: i64,
+        name: StrId,
+        size: i64,
+        curr: Option<bool>,
+        mm_id: Option<i64>,
+    },
+    /// `kgsl_adreno_cmdbatch_queued`: the submitting thread of a command batch.
+    AdrenoQueued { ctx: u32, seqno: u32 },
+    /// `kgsl_adreno_cmdbatch_sync`: the GPU's tick counter at this time.
+    AdrenoSync { ticks: u64 },
+    /// `kgsl_adreno_cmdbatch_retired`: a batch ran on the GPU from `start` to `retire`
+    /// (GPU ticks).
+    AdrenoRetired {
+        ctx: u32,
+        seqno: u32,
+        prio: i64,
+        start: u64,
+        retire: u64,
+    },
+    /// A V4L2 buffer event: an instant on the thread (`slice`), queued (linked to its
+    /// dequeue by `key`) or dequeued.
+    V4l2Buffer {
+        slice: SliceEvent,
+        key: u64,
+        queue: Option<bool>,
+    },
+    /// A virtio-gpu command queued (`start`, without a fence) or answered: the queue's
+    /// latency counter (`track`) measures the answer.
+    VirtioGpuLatency {
+        track: TrackRef,
+        seqno: u32,
+        start: bool,
+    },
+}
+
+/// A [`KernelOp`] and where it ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KernelEvent {
+    pub machine: MachineId,
+    pub tid: i64,
+    pub op: KernelOp,
+}
+
+/// What pairs a kernel operation's start with its end: the event kind and two numbers
+/// (e.g. inode and offset, device and sector).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PairKey {
+    pub machine: MachineId,
+    pub kind: &'static str,
+    pub a: u64,
+    pub b: u64,
+}
+
+/// What happened, after tokenizing; raw timestamp in [`Event::ts`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum EventData {
+    Begin(SliceEvent),
+    /// A Begin on a legacy *unnestable* track (atrace `S`): while the track already has an
+    /// open slice it adds nothing; the slice an End then closes gets the args
+    /// `legacy_unnestable_begin_count` / `legacy_unnestable_last_begin_ts`. Decided by the
+    /// model after sorting, so markers that arrive out of order behave as in time order.
+    BeginUnnestable(SliceEvent),
+    End(SliceEvent),
+    /// A slice with a known duration; instants are `dur == 0`.
+    Complete {
+        slice: SliceEvent,
+        dur: i64,
+        thread_dur: i64,
+    },
+    Counter {
+        track: TrackRef,
+        value: Real,
+        args: ArgsRef,
+    },
+    /// A TYPE_STATE event: `value` holds on its track until the next state there.
+    State {
+        track: TrackRef,
+        category: StrId,
+        value: StrId,
+        args: ArgsRef,
+    },
+    FlowV1(FlowV1Event),
+    SchedSwitch(SchedSwitch),
+    /// A cpu's description from the trace (CpuInfo).
+    CpuInfo(Box<CpuDescription>),
+    /// `sys_enter` (a begin) or `sys_exit` (an end) on the thread's slice track. The model
+    /// names it: the number means a syscall of the machine's architecture, which SystemInfo
+    /// may give later in the file.
+    Syscall {
+        track: TrackRef,
+        machine: MachineId,
+        number: i64,
+        args: ArgsRef,
+        enter: bool,
+    },
+    /// An ftrace event's raw row (`ftrace_event`): every event has one.
+    FtraceRaw(FtraceRaw),
+    /// `sched_blocked_reason`: why the thread's current uninterruptible sleep began.
+    BlockedReason {
+        thread: ThreadRef,
+        io_wait: Option<bool>,
+        /// The kernel function it blocked in, when known.
+        function: StrId,
+    },
+    SchedWaking(SchedWaking),
+    ThreadName {
+        thread: ThreadRef,
+        name: StrId,
+        priority: NamePriority,
+    },
+    /// Makes sure the thread (and its process) exist and are bound, with no name change.
+    Thread(ThreadRef),
+    /// A `_trace_import_logs` row for a stat the parser has already counted: the args that
+    /// explain it, at the event's time (so it is placed on trace time like the event).
+    ImportLog {
+        name: &'static str,
+        args: ArgsRef,
+    },
+    /// A TrackDescriptor uuid describes this thread: a different uuid describing the same
+    /// tid later means the tid was reused (a new thread row).
+    ClaimThread {
+        thread: ThreadRef,
+        uuid: u64,
+    },
+    /// Likewise for a process.
+    ClaimProcess {
+        process: ProcessRef,
+        uuid: u64,
+    },
+    /// A string arg on a process (e.g. `chrome.host_app_package_name`).
+    ProcessStrArg {
+        process: ProcessRef,
+        key: StrId,
+        value: StrId,
+    },
+    Process(Box<ProcessInfo>),
+    ThreadStart(Box<ThreadStart>),
+    /// A thread ends (sched_process_free).
+    ThreadEnd {
+        machine: MachineId,
+        tid: i64,
+    },
+    /// Adds an int arg to a thread's or process's arg set (sort index hints).
+    ThreadArg {
+        thread: ThreadRef,
+        key: StrId,
+        value: i64,
+    },
+    ProcessArg {
+        process: ProcessRef,
+        key: StrId,
+        value: i64,
+    },
+    /// A `thread_state` row (and maybe a `sched` row) stated by the trace.
+    ThreadState(Box<ThreadStateEvent>),
+    /// An Android log line (`android_logs`); Chrome's TrackEvent log messages too.
+    AndroidLog(Box<LogLine>),
+    /// A systemd journal entry (`linux_systemd_journald_logs`).
+    Journald(Box<JournaldEntry>),
+    /// A file a process had open (process_stats `fds`): the `filedescriptor` table.
+    FileDescriptor(Box<(ProcessRef, i64, StrId)>),
+    /// A Chrome event kept raw (`chrome_raw`): legacy metadata, text, unknown phases.
+    ChromeRaw(Box<ChromeRaw>),
+    /// A process name at a given priority (Trace Processor's process name priorities:
+    /// 1 Chrome process label, 2 descriptor, 3 Chrome renderer label, 4 system).
+    ProcessName {
+        process: ProcessRef,
+        name: StrId,
+        priority: u8,
+    },
+    /// Args added to a process's arg set.
+    ProcessArgs {
+        process: ProcessRef,
+        args: ArgsRef,
+    },
+    /// A binder event (see `model/binder.rs`).
+    Binder(Box<BinderEvent>),
+    /// A generic kernel event (see `model/generic_kernel.rs`).
+    GenericKernel(Box<GenericKernelEvent>),
+    /// A DRM / dma-fence event (see `model/drm.rs`).
+    Drm(Box<DrmEvent>),
+    /// An ftrace event the model interprets in time order (see [`KernelOp`]).
+    Kernel(Box<KernelEvent>),
+    /// `task_rename`: the thread's new name (and its process's, for a main thread).
+    ThreadRename {
+        thread: ThreadRef,
+        name: StrId,
+    },
+    /// An event cropped after parsing (ftrace from before every cpu's data is complete):
+    /// nothing.
+    Dropped,
+    /// A counter that adds `delta` to its track's running total; the row's value is the
+    /// total divided by `divisor` (packets counted, bytes summed as KB).
+    CounterSum {
+        track: TrackRef,
+        delta: i64,
+        divisor: u32,
+        args: ArgsRef,
+    },
+    /// A kernel operation that begins here and ends at a [`EventData::PairEnd`] with the
+    /// same key, possibly on another thread: one slice on `slice.track` (see
+    /// `model/kernel.rs`).
+    PairBegin(Box<(PairKey, SliceEvent)>),
+    PairEnd(Box<(PairKey, ArgsRef)>),
+    /// A TCP socket changed state (`inet_sock_set_state`, see `model/kernel.rs`).
+    SockState {
+        machine: MachineId,
+        skaddr: u64,
+        /// The slice name (state and details).
+        name: StrId,
+        /// SYN_SENT / ESTABLISHED: a socket not seen before starts a stream.
+        opens: bool,
+    },
+    /// A FrameTimeline frame begins (SurfaceFlinger's `frame_timeline_event`).
+    FrameStart(Box<FrameStart>),
+    /// A FrameTimeline frame ends.
+    FrameEnd {
+        machine: MachineId,
+        cookie: i64,
+    },
+    /// A track that exists whether or not events land on it (a described GPU counter).
+    EnsureTrack(TrackRef),
+    /// A SurfaceFlinger buffer event (GraphicsFrameEvent).
+    BufferEvent(Box<BufferEvent>),
+    /// A profiler's sample (see `model::stack_profile`).
+    Profile(ProfileSample),
+    /// The callstack of the TrackEvent slice event pushed just before (same time).
+    SliceCallstack(Box<SliceCallstack>),
+}
+
+/// A TrackEvent's callstack: the callsite its slice began (or, for an end, ended) in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SliceCallstack {
+    pub callsite: u32,
+    pub end: bool,
+    pub weight: Option<Real>,
+}
+
+/// One `chrome_raw` row before its thread is resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ChromeRaw {
+    pub machine: MachineId,
+    /// The thread it came from; none: the machine's idle thread (utid 0 on the host).
+    pub thread: Option<ThreadRef>,
+    pub name: StrId,
+    pub args: ArgsRef,
+}
+
+/// What TranslationTable packets (and deobfuscation mappings) say: hashed names and the
+/// names they stand for, slice and process track names to replace.
+#[derive(Default)]
+pub struct Translations {
+    pub histogram: FxHashMap<u64, StrId>,
+    pub user_event: FxHashMap<u64, StrId>,
+    pub performance_mark_site: FxHashMap<u64, StrId>,
+    pub performance_mark: FxHashMap<u64, StrId>,
+    pub study: FxHashMap<u64, StrId>,
+    pub slice_name: FxHashMap<StrId, StrId>,
+    pub process_track_name: FxHashMap<StrId, StrId>,
+    /// Obfuscated Java class name → real one.
+    pub deobfuscated_classes: FxHashMap<StrId, StrId>,
+}
+
+impl Translations {
+    /// No table gives any arg a name (slice and track renames aside).
+    pub fn is_empty(&self) -> bool {
+        self.histogram.is_empty()
+            && self.user_event.is_empty()
+            && self.performance_mark_site.is_empty()
+            && self.performance_mark.is_empty()
+            && self.study.is_empty()
+            && self.deobfuscated_classes.is_empty()
+    }
+}
+
+/// A sample of a profiler; its callsite is already interned in [`Sink::stack_profile`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProfileSample {
+    /// `cpu_profile_stack_sample`: Chrome's sampler (StreamingProfilePacket) and V8 CPU
+    /// profiles in JSON.
+    Cpu {
+        thread: ThreadRef,
+        callsite: u32,
+        process_priority: i32,
+    },
+    /// `perf_sample`; `index` into `stack_profile.perf_samples`.
+    Perf {
+        thread: ThreadRef,
+        cpu: u32,
+        index: u32,
+    },
+    /// A generic stack sampler's sample (`stack_sample`); `index` into
+    /// `stack_profile.stack_samples`.
+    Stack { index: u32 },
+    /// `heap_profile_allocation`: what a heapprofd dump adds for one callsite.
+    HeapAllocation {
+        process: ProcessRef,
+        heap_name: StrId,
+        callsite: u32,
+        count: i64,
+        size: i64,
+    },
+    /// A heapprofd dump of this process was read (at its packet's time): its rows belong to
+    /// the process as it is now.
+    HeapDumpProcess { process: ProcessRef },
+    /// A Java heap dump (`sink.heap_graph.dumps[dump]`) is placed at this time.
+    HeapGraph { dump: u32 },
+    /// An OutOfMemoryError thread stack (`sink.heap_graph.oom_stacks[stack]`).
+    OomStack { stack: u32 },
+    /// `heap_profile`: the window a heapprofd dump covers (from the event's time).
+    HeapProfile {
+        process: ProcessRef,
+        heap_name: StrId,
+        dur: i64,
+        sampling_interval: i64,
+    },
+}
+
+/// One SurfaceFlinger buffer event: the model draws it on the buffer's track and opens or
+/// closes the APP / GPU / SF / Display phases of the frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BufferEvent {
+    pub machine: MachineId,
+    pub frame_number: u32,
+    /// BufferEventType (1 DEQUEUE, 2 QUEUE, 4 ACQUIRE_FENCE, 5 LATCH, 8 PRESENT_FENCE, …).
+    pub kind: i32,
+    pub layer: StrId,
+    pub duration_ns: i64,
+    pub buffer_id: u32,
+}
+
+/// A clock an event's raw timestamp was read on: a builtin or sequence-scoped clock of a
+/// machine, or a file's private timeline.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ClockDomain {
+    pub machine: MachineId,
+    /// Builtin clock id (1 REALTIME ... 6 BOOTTIME, 11 TRACE_FILE) or a custom id (≥ 64,
+    /// scoped by `sequence`).
+    pub clock_id: u32,
+    /// Sequence id for custom clocks; 0 for builtin clocks, or [`KEEP_RAW_ON_FAILURE`].
+    pub sequence: u32,
+    /// The trace file the clock was read in.
+    pub file: u32,
+}
+
+/// In a builtin clock's `sequence`: an event whose timestamp cannot be converted keeps its raw
+/// value instead of being dropped (TrackEvent µs timestamps on MONOTONIC, as Trace
+/// Processor treats Chrome's events).
+pub const KEEP_RAW_ON_FAILURE: u32 = u32::MAX;
+
+pub mod clocks {
+    /// A proto packet that names no clock: it is on the file's default clock (set by the
+    /// file's first ClockSnapshot), or taken as trace time when the file has none.
+    pub const PACKET_DEFAULT: u32 = 0;
+    /// A packet without a timestamp: placed at 0 on trace time, never converted.
+    pub const UNTIMED: u32 = u32::MAX - 1;
+    pub const REALTIME: u32 = 1;
+    pub const REALTIME_COARSE: u32 = 2;
+    pub const MONOTONIC: u32 = 3;
+    pub const MONOTONIC_COARSE: u32 = 4;
+    pub const MONOTONIC_RAW: u32 = 5;
+    pub const BOOTTIME: u32 = 6;
+    pub const TSC: u32 = 9;
+    pub const PERF: u32 = 10;
+    pub const TRACE_FILE: u32 = 11;
+
+    /// Trace Processor's display names for the builtin clocks.
+    pub fn name(id: u32) -> Option<&'static str> {
+        Some(match id {
+            REALTIME => "REALTIME",
+            REALTIME_COARSE => "REALTIME_COARSE",
+            MONOTONIC => "MONOTONIC",
+            MONOTONIC_COARSE => "MONOTONIC_COARSE",
+            MONOTONIC_RAW => "MONOTONIC_RAW",
+            BOOTTIME => "BOOTTIME",
+            TSC => "TSC",
+            PERF => "PERF",
+            TRACE_FILE => "TRACE_FILE",
+            _ => return None,
+        })
+    }
+}
