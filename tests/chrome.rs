@@ -572,3 +572,19 @@ fn legacy_async_tracks_have_a_scope_dimension_even_when_null() {
         ])
     );
 }
+
+#[test]
+fn processes_chrome_lists_without_describing_them_are_missing_until_described() {
+    // tools/gen_chrome_missing_processes.py: pids 10, 100, 1000 listed at 1 ns, pid 10
+    // again at 5 s; pid 10 described at each listing (once by a re-emitted descriptor),
+    // pid 100 only at 1 s, pid 1000 never.
+    let (conn, _db) = import("missing_processes");
+    assert_eq!(
+        rows(
+            &conn,
+            "select pid, reliable_from from experimental_missing_chrome_processes \
+             join process using(upid) order by upid"
+        ),
+        table(&[["100", "1000000000"], ["1000", "5000000000"]])
+    );
+}

@@ -83,6 +83,7 @@ pub(super) enum Table {
     // Chrome (`android_logs` is Android logcat's too).
     AndroidLog,
     ChromeRaw,
+    MissingChromeProcesses,
     // Android probes.
     Package,
     GpuCounterGroup,
@@ -95,7 +96,7 @@ pub(super) enum Table {
     FileDescriptor,
 }
 
-pub(super) const TABLES: usize = 29 + 21 + 2 + 2 + 6;
+pub(super) const TABLES: usize = 29 + 21 + 3 + 2 + 6;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -151,6 +152,7 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::TrackEventCallstacks,
     Table::AndroidLog,
     Table::ChromeRaw,
+    Table::MissingChromeProcesses,
     Table::Package,
     Table::GpuCounterGroup,
     Table::Gpu,
@@ -312,6 +314,11 @@ impl Table {
             Table::ChromeRaw => (
                 "__intrinsic_chrome_raw",
                 "id, ts, name, utid, arg_set_id",
+                true,
+            ),
+            Table::MissingChromeProcesses => (
+                "experimental_missing_chrome_processes",
+                "id, upid, reliable_from",
                 true,
             ),
             Table::FileEvents => (

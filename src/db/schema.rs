@@ -113,6 +113,8 @@ CREATE TABLE __intrinsic_journald_logs (
   id INTEGER PRIMARY KEY, ts INTEGER, utid INTEGER, pid INTEGER, tid INTEGER, uid INTEGER,
   gid INTEGER, prio INTEGER, tag TEXT, msg TEXT, comm TEXT, exe TEXT, systemd_unit TEXT,
   hostname TEXT, transport TEXT);
+CREATE TABLE experimental_missing_chrome_processes (
+  id INTEGER PRIMARY KEY, upid INTEGER, reliable_from INTEGER);
 CREATE TABLE __intrinsic_android_user_list (
   id INTEGER PRIMARY KEY, android_user_id INTEGER, type TEXT, machine_id INTEGER);
 CREATE TABLE android_game_intervention_list (

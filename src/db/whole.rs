@@ -330,6 +330,13 @@ impl TableWriter<'_> {
                 row.text(sink.strings.get(path));
             })?;
         }
+        for (id, &(upid, reliable_from)) in t.missing_chrome_processes.iter().enumerate() {
+            self.row(Table::MissingChromeProcesses, |row| {
+                row.int(id as i64);
+                row.int(i64::from(upid));
+                row.opt_int(reliable_from);
+            })?;
+        }
         for (id, (_, uid, ty)) in sink.android_users.iter().enumerate() {
             self.row(Table::AndroidUser, |row| {
                 row.int(id as i64);

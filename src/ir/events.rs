@@ -473,6 +473,14 @@ pub enum EventData {
         process: ProcessRef,
         uuid: u64,
     },
+    /// Chrome's bookkeeping of its live processes (Trace Processor's
+    /// ActiveChromeProcessesTracker): a pid listed in `chrome_active_processes`
+    /// (`descriptor` false) or a process descriptor emitted for it (true), at the packet's
+    /// time; see `experimental_missing_chrome_processes`.
+    ChromeProcessSeen {
+        process: ProcessRef,
+        descriptor: bool,
+    },
     /// A string arg on a process (e.g. `chrome.host_app_package_name`).
     ProcessStrArg {
         process: ProcessRef,

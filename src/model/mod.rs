@@ -133,6 +133,8 @@ pub struct Builder<'s> {
     power: power::PowerState,
     /// Adreno, V4L2 and virtio-gpu state (see `gpu_kernel.rs`).
     gpu_kernel: gpu_kernel::GpuKernelState,
+    /// Chrome's live-process listings and process descriptors (see `chrome.rs`).
+    chrome_processes: chrome::ActiveChromeProcesses,
 }
 
 impl<'s> Builder<'s> {
@@ -190,6 +192,7 @@ impl<'s> Builder<'s> {
             memory: memory::MemoryState::default(),
             power: power::PowerState::default(),
             gpu_kernel: gpu_kernel::GpuKernelState::default(),
+            chrome_processes: chrome::ActiveChromeProcesses::default(),
         }
     }
 
@@ -370,6 +373,10 @@ impl<'s> Builder<'s> {
                 value,
             } => self.process_arg(process, key, ArgValue::Str(value)),
             EventData::ClaimProcess { process, uuid } => self.claim_process(process, uuid),
+            EventData::ChromeProcessSeen {
+                process,
+                descriptor,
+            } => self.chrome_process_seen(ts, process, descriptor),
             EventData::Process(ref info) => self.process_info(info),
             EventData::ThreadStart(ref t) => {
                 self.thread_start(ts, t.thread, t.creator_tid, t.name, t.new_process)
@@ -494,6 +501,7 @@ impl<'s> Builder<'s> {
 
     /// Finishes the import: hands over what is still open and returns the small tables.
     pub fn finish(mut self) -> Tables {
+        self.tables.missing_chrome_processes = self.chrome_processes.with_data_loss();
         self.described_tracks();
         // A TranslationTable's process_track_name rules rename process-scoped tracks.
         if !self.sink.translations.process_track_name.is_empty() {

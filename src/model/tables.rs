@@ -84,6 +84,8 @@ pub struct Tables {
     pub android_logs: Vec<AndroidLogRow>,
     /// `chrome_raw` rows, in sorted order.
     pub chrome_raw: Vec<ChromeRawRow>,
+    /// `experimental_missing_chrome_processes` rows: (upid, reliable_from), by upid.
+    pub missing_chrome_processes: Vec<(u32, Option<i64>)>,
     /// `__intrinsic_track_event_callstacks` rows.
     pub track_event_callstacks: Vec<CallstackRow>,
     /// `gpu_counter_group` rows: (group id, name, description, track id).

@@ -663,6 +663,7 @@ impl Parser<'_> {
                 let process = info.process;
                 self.sink
                     .push(ts.unwrap_or(0), clock, EventData::Process(Box::new(info)));
+                self.process_described(ts.unwrap_or(0), clock, process);
                 self.chrome_process_facts(ts.unwrap_or(0), clock, process, &pd, None);
             }
             trace_packet::Data::ClockSnapshot(cs) => self.clock_snapshot(machine, seq_id, &cs),

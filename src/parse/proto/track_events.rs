@@ -34,6 +34,18 @@ impl Parser<'_> {
         }
     }
 
+    /// A process descriptor was emitted (for `experimental_missing_chrome_processes`).
+    pub(super) fn process_described(&mut self, ts: i64, clock: ClockRef, process: ProcessRef) {
+        self.sink.push(
+            ts,
+            clock,
+            EventData::ChromeProcessSeen {
+                process,
+                descriptor: true,
+            },
+        );
+    }
+
     pub(super) fn track_descriptor(
         &mut self,
         machine: MachineId,
@@ -73,6 +85,14 @@ impl Parser<'_> {
             if name != NULL_STR && (merge_none || existing.name == NULL_STR) {
                 existing.name = name;
             }
+            // Every emission of a process descriptor counts, repeated ones too.
+            if let Some(pd) = &d.process {
+                let process = ProcessRef {
+                    machine,
+                    pid: i64::from(pd.pid.unwrap_or(0)),
+                };
+                self.process_described(ts, clock, process);
+            }
             return;
         }
         let mut desc = Descriptor {
@@ -108,6 +128,7 @@ impl Parser<'_> {
                 .push(ts, clock, EventData::ClaimProcess { process, uuid });
             self.sink
                 .push(ts, clock, EventData::Process(Box::new(info)));
+            self.process_described(ts, clock, process);
             self.chrome_process_facts(ts, clock, process, pd, d.chrome_process.as_ref());
             if let (Some(rank), true) = (d.sibling_order_rank, self.sink.explicit_process_ordering)
             {

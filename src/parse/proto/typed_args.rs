@@ -388,6 +388,8 @@ impl Parser<'_> {
         }
     }
 
+    /// A pid Chrome lists as live: its process (and main thread), and the listing for
+    /// `experimental_missing_chrome_processes`.
     fn touch_process(&mut self, cx: EventContext, pid: i64) {
         let thread = ThreadRef {
             machine: cx.machine,
@@ -395,6 +397,18 @@ impl Parser<'_> {
             pid: Some(pid),
         };
         self.sink.push(cx.ts, cx.clock, EventData::Thread(thread));
+        let process = ProcessRef {
+            machine: cx.machine,
+            pid,
+        };
+        self.sink.push(
+            cx.ts,
+            cx.clock,
+            EventData::ChromeProcessSeen {
+                process,
+                descriptor: false,
+            },
+        );
     }
 
     /// §4: the allowlisted fields and the extensions of a TrackEvent, in wire order.
