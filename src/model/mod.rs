@@ -303,6 +303,7 @@ impl<'s> Builder<'s> {
                 enter,
             } => self.syscall(ts, track, machine, number, args, enter),
             EventData::FtraceRaw(raw) => self.ftrace_raw(ts, &raw),
+            EventData::CompactSwitchRaw(raw) => self.compact_switch_raw(ts, &raw),
             EventData::FlowV1(f) => self.flow_v1(&f),
             EventData::SchedSwitch(s) => {
                 self.note_ts(ts);
