@@ -199,6 +199,7 @@ impl<'s> Builder<'s> {
             EventData::Begin(mut s) => {
                 s.args = self.resolve_thread_args(s.args);
                 let track = self.slice_track(s.track, ts, AsyncPhase::Begin, s.name);
+                s.args = self.resolve_passthrough(s.args, track);
                 self.note_ts(ts);
                 self.last_slice = self.begin(track, ts, &s).map(|id| (ts, id, track));
             }
@@ -210,6 +211,7 @@ impl<'s> Builder<'s> {
             EventData::End(mut s) => {
                 s.args = self.resolve_thread_args(s.args);
                 let track = self.slice_track(s.track, ts, AsyncPhase::End, s.name);
+                s.args = self.resolve_passthrough(s.args, track);
                 self.note_ts(ts);
                 self.last_slice = self.end(track, ts, &s).map(|id| (ts, id, track));
             }
@@ -240,6 +242,7 @@ impl<'s> Builder<'s> {
                     ),
                     _ => self.resolve_track(slice.track),
                 };
+                slice.args = self.resolve_passthrough(slice.args, track);
                 self.note_ts(ts);
                 self.note_ts(ts.saturating_add(dur.max(0)));
                 self.last_slice = self
