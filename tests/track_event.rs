@@ -509,7 +509,7 @@ fn redescriptions_overrides_and_passthrough_utids_as_trace_processor_reads_them(
     // (302, described on sequence 2). Then: a slice on the thread, instants on 300, 301
     // and 302; legacy `M` events on track 0 with only a tid override (`thread_name`
     // Helper for tid 12, `num_cpus` for tid 0); at 6000 uuid 101 described again, now
-    // with thread_name `Main`.
+    // with thread_name `Main`; at 7000 a counter value on `Queue` (uuid 400, under 100).
     let (conn, _db) = import("redescribed_overrides_passthrough");
     // Every descriptor packet names its thread (the later copy's name applies); a tid
     // override alone names that tid in the sequence's process; an override to tid 0 is
@@ -542,6 +542,19 @@ fn redescriptions_overrides_and_passthrough_utids_as_trace_processor_reads_them(
             ["on_global", "2"],
             ["on_own_process", "2"],
             ["on_other_process", "NULL"],
+        ])
+    );
+    // A TYPE_COUNTER event's row carries the event's args (at 7000 on counter `Queue`
+    // under process 10: its annotation and the sequence's thread).
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.ts, a.key, a.display_value from counter c join args a using (arg_set_id)
+             order by a.id"
+        ),
+        table(&[
+            ["7000", "debug.note", "x"],
+            ["7000", "legacy_event.passthrough_utid", "2"],
         ])
     );
 }

@@ -260,6 +260,7 @@ impl<'s> Builder<'s> {
                 }
                 let gpu = self.is_gpu_counter(track);
                 let track = self.resolve_track(track);
+                let args = self.resolve_passthrough(args, track);
                 if gpu {
                     self.note_ts(ts);
                     self.gpu_counter(ts, track, value.0, args);

@@ -452,7 +452,24 @@ impl Parser<'_> {
                     .stat("track_event_counter_invalid_track_uuid", machine, 1);
                 return;
             }
-            self.counter(machine, seq_id, ts, clock, uuid, value.0, value.1);
+            // The counter row carries the event's args (its annotations, and the
+            // sequence's thread as `legacy_event.passthrough_utid`).
+            let thread = self
+                .sink
+                .descriptors
+                .get(&(machine, uuid))
+                .and_then(|d| d.thread);
+            let cx = typed_args::EventContext {
+                machine,
+                seq_id,
+                ts,
+                clock,
+                thread,
+                legacy_source_id: None,
+                passthrough: seq_pid_tid,
+            };
+            let args = self.track_event_args(ev, raw, cx);
+            self.counter_with_args(machine, seq_id, (ts, clock), uuid, value.0, args);
             return;
         }
 
@@ -986,6 +1003,19 @@ impl Parser<'_> {
         raw: f64,
         _integer: bool,
     ) -> Option<f64> {
+        self.counter_with_args(machine, seq_id, (ts, clock), uuid, raw, NO_ARGS)
+    }
+
+    /// A counter value on a described counter track, with the row's args.
+    fn counter_with_args(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        (ts, clock): (i64, ClockRef),
+        uuid: u64,
+        raw: f64,
+        args: ArgsRef,
+    ) -> Option<f64> {
         let Some(desc) = self.sink.descriptors.get(&(machine, uuid)) else {
             self.sink.stat("track_event_parser_errors", machine, 1);
             return None;
@@ -1016,7 +1046,7 @@ impl Parser<'_> {
             EventData::Counter {
                 track,
                 value: Real(value),
-                args: NO_ARGS,
+                args,
             },
         );
         Some(value)
