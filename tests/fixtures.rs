@@ -932,13 +932,15 @@ fn h_systrace() {
 fn compact_sched_gets_raw_rows_like_full_events() {
     let (c, _db) = import("c2_compact_sched.pftrace");
     // One raw row per switch that made a sched row (the cpu's first only primes it), and
-    // one per waking, on the thread that was running.
+    // one per waking, on the thread that was running. A compact switch has no prev comm:
+    // the row names the task switched out as the thread table does (the idle thread is
+    // `swapper`), as Trace Processor does.
     assert_eq!(
         rows(&c, "select to_ftrace(id) from ftrace_event order by id"),
         table(&[
             ["      GameThread-101   (-----) [000] .... 1.010000: sched_switch: prev_comm=GameThread prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120"],
             ["          <idle>-0     (-----) [000] .... 1.020000: sched_waking: comm=AudioThread pid=102 prio=120 target_cpu=000"],
-            ["          <idle>-0     (-----) [000] .... 1.025000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=AudioThread next_pid=102 next_prio=120"],
+            ["          <idle>-0     (-----) [000] .... 1.025000: sched_switch: prev_comm=swapper prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=AudioThread next_pid=102 next_prio=120"],
             ["     AudioThread-102   (-----) [000] .... 1.030000: sched_switch: prev_comm=AudioThread prev_pid=102 prev_prio=120 prev_state=D ==> next_comm=swapper/0 next_pid=0 next_prio=120"],
         ])
     );

@@ -536,3 +536,47 @@ fn scheduler_raw_rows_carry_every_field_and_symbolized_callers() {
         table(&[["7"]])
     );
 }
+
+#[test]
+fn compact_sched_wakings_take_the_task_running_then_and_switches_name_prev_from_the_thread() {
+    // cpu 0, one bundle: compact switches at 1.000001 (primes: 101 `Game` runs), 2 (→ idle),
+    // 3 (→ 101 `Game`), 4 (→ idle); 101 renames itself `Renamed` at 1.0000012 (a full
+    // event); wakings at 0.9999995 (before any switch on the cpu) and 1.0000015 (while 101
+    // runs). As Trace Processor parses them in time order: the early waking is skipped
+    // (no row, its wakee not created), the other's waker is 101, not the task the bundle's
+    // last switch put on; a compact switch's prev_comm is the task's name in the thread
+    // table (the rename, `swapper` for the idle task), and a compact waking renames nobody.
+    let (conn, _db) = import("compact_sched_waker.pftrace");
+    assert_eq!(
+        rows(&conn, "select to_ftrace(id) from ftrace_event order by id"),
+        table(&[
+            ["            Game-101   (-----) [000] .... 1.000001: task_rename: pid=101 oldcomm=Game newcomm=Renamed"],
+            ["            Game-101   (-----) [000] .... 1.000001: sched_waking: comm=Waker pid=103 prio=120 target_cpu=000"],
+            ["            Game-101   (-----) [000] .... 1.000002: sched_switch: prev_comm=Renamed prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120"],
+            ["          <idle>-0     (-----) [000] .... 1.000003: sched_switch: prev_comm=swapper prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=Game next_pid=101 next_prio=120"],
+            ["            Game-101   (-----) [000] .... 1.000004: sched_switch: prev_comm=Game prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, t.tid, s.state, w.tid from thread_state s join thread t using (utid)
+             left join thread w on w.utid = s.waker_utid where t.tid = 103"
+        ),
+        table(&[["1000001500", "103", "R", "101"]])
+    );
+    assert_eq!(
+        rows(&conn, "select tid, name from thread order by utid"),
+        table(&[["0", "swapper"], ["101", "Game"], ["103", "NULL"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, value from stats where name like 'compact_sched_%_skipped' order by 1"
+        ),
+        table(&[
+            ["compact_sched_switch_skipped", "1"],
+            ["compact_sched_waking_skipped", "1"]
+        ])
+    );
+}

@@ -501,3 +501,60 @@ fn legacy_phases_flows_and_marks_on_a_thread_descriptor_sequence() {
     let raw = rows(&conn, "select name from chrome_raw");
     assert_eq!(raw, table(&[["track_event.legacy_event"]]));
 }
+
+#[test]
+fn redescriptions_overrides_and_passthrough_utids_as_trace_processor_reads_them() {
+    // Sequence 1 describes process 10 `Browser` (uuid 100), its thread 11 (uuid 101, no
+    // name), a global track (300) and process tracks under 10 (301) and under process 20
+    // (302, described on sequence 2). Then: a slice on the thread, instants on 300, 301
+    // and 302; legacy `M` events on track 0 with only a tid override (`thread_name`
+    // Helper for tid 12, `num_cpus` for tid 0); at 6000 uuid 101 described again, now
+    // with thread_name `Main`; at 7000 a counter value on `Queue` (uuid 400, under 100).
+    let (conn, _db) = import("redescribed_overrides_passthrough");
+    // Every descriptor packet names its thread (the later copy's name applies); a tid
+    // override alone names that tid in the sequence's process; an override to tid 0 is
+    // an error (no thread 0 in process 10, the event dropped).
+    assert_eq!(
+        rows(&conn, "select tid, upid, name from thread order by utid"),
+        table(&[
+            ["0", "0", "swapper"],
+            ["10", "1", "NULL"],
+            ["11", "1", "Main"],
+            ["20", "2", "NULL"],
+            ["12", "1", "Helper"],
+        ])
+    );
+    assert_eq!(stat(&conn, "track_event_parser_errors"), "1");
+    assert_eq!(
+        rows(&conn, "select count(*) from chrome_raw"),
+        table(&[["0"]])
+    );
+    // The sequence's thread (utid 2) is named on slices of a global track and of its own
+    // process's tracks, not on its own track nor another process's.
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.name, extract_arg(s.arg_set_id, 'legacy_event.passthrough_utid')
+             from slice s order by s.ts"
+        ),
+        table(&[
+            ["on_thread", "NULL"],
+            ["on_global", "2"],
+            ["on_own_process", "2"],
+            ["on_other_process", "NULL"],
+        ])
+    );
+    // A TYPE_COUNTER event's row carries the event's args (at 7000 on counter `Queue`
+    // under process 10: its annotation and the sequence's thread).
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.ts, a.key, a.display_value from counter c join args a using (arg_set_id)
+             order by a.id"
+        ),
+        table(&[
+            ["7000", "debug.note", "x"],
+            ["7000", "legacy_event.passthrough_utid", "2"],
+        ])
+    );
+}

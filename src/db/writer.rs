@@ -218,6 +218,15 @@ impl<'t> TableWriter<'t> {
         if set.is_empty() {
             return Ok(None);
         }
+        if has_duplicate_keys(set) {
+            let set = collapse_duplicate_keys(set);
+            return self.write_unique_set(&set, sink);
+        }
+        self.write_unique_set(set, sink)
+    }
+
+    /// Writes a set whose keys are all different (see [`collapse_duplicate_keys`]).
+    fn write_unique_set(&mut self, set: &[Arg], sink: &Sink) -> Result<Option<i64>, DbError> {
         let key = digest(set);
         let set_id = self.next_arg_row;
         if let Some(id) = self.sets_by_content.get_or_insert(key, set_id, DEDUP_LIMIT) {
@@ -268,7 +277,9 @@ impl<'t> TableWriter<'t> {
                         (None, None, None, "null")
                     }
                     // Resolved by the model; an unresolved one has no utid to show.
-                    ArgValue::ThreadUtid(_) | ArgValue::ProcessUpid(_) => {
+                    ArgValue::ThreadUtid(_)
+                    | ArgValue::ProcessUpid(_)
+                    | ArgValue::PassthroughUtid(_) => {
                         display.push_str("[NULL]");
                         (None, None, None, "int")
                     }
@@ -678,6 +689,34 @@ impl DigestIds {
     }
 }
 
+/// Whether two args of the set have the same key.
+fn has_duplicate_keys(set: &[Arg]) -> bool {
+    if set.len() <= 32 {
+        return (1..set.len()).any(|i| set[..i].iter().any(|a| a.key == set[i].key));
+    }
+    let mut seen = std::collections::HashSet::with_capacity(set.len());
+    !set.iter().all(|a| seen.insert(a.key))
+}
+
+/// One arg per key, as Trace Processor's GlobalArgsTracker stores a set: a later arg with
+/// a key already in the set replaces the earlier one's value (its place stays the first's).
+/// So an arg added twice (a process described twice, a sort index hint from two sources)
+/// is one row.
+fn collapse_duplicate_keys(set: &[Arg]) -> Vec<Arg> {
+    let mut out: Vec<Arg> = Vec::with_capacity(set.len());
+    let mut at = std::collections::HashMap::with_capacity(set.len());
+    for a in set {
+        match at.get(&a.key) {
+            Some(&i) => out[i] = *a,
+            None => {
+                at.insert(a.key, out.len());
+                out.push(*a);
+            }
+        }
+    }
+    out
+}
+
 /// The most arg sets remembered for deduplication: past it the memory starts again empty,
 /// so a trace whose every event has args of its own (a JSON trace with an id per event)
 /// costs a bounded map rather than one entry per event. Identical sets further apart than
@@ -709,6 +748,7 @@ fn digest(set: &[Arg]) -> u128 {
             ArgValue::Null => (7, 0),
             ArgValue::ThreadUtid(v) => (8, u64::from(v)),
             ArgValue::ProcessUpid(v) => (9, u64::from(v)),
+            ArgValue::PassthroughUtid(v) => (10, u64::from(v)),
         };
         for w in [u64::from(a.flat_key), u64::from(a.key), tag, bits] {
             sip.write_u64(w);
@@ -729,6 +769,34 @@ mod tests {
             key,
             value,
         }
+    }
+
+    #[test]
+    fn a_key_twice_in_a_set_is_one_arg_with_the_later_value_in_the_first_place() {
+        let (a, b, c) = (1, 2, 3);
+        let set = [
+            arg(a, ArgValue::Int(1)),
+            arg(b, ArgValue::Int(2)),
+            arg(a, ArgValue::Int(3)),
+            arg(c, ArgValue::Int(4)),
+        ];
+        assert!(has_duplicate_keys(&set));
+        assert_eq!(
+            collapse_duplicate_keys(&set),
+            vec![
+                arg(a, ArgValue::Int(3)),
+                arg(b, ArgValue::Int(2)),
+                arg(c, ArgValue::Int(4))
+            ]
+        );
+        assert!(!has_duplicate_keys(&set[1..]));
+        // Past the quadratic check's size too.
+        let long: Vec<Arg> = (0..40).map(|k| arg(k, ArgValue::Int(0))).collect();
+        assert!(!has_duplicate_keys(&long));
+        let mut twice = long.clone();
+        twice.push(arg(7, ArgValue::Int(1)));
+        assert!(has_duplicate_keys(&twice));
+        assert_eq!(collapse_duplicate_keys(&twice).len(), 40);
     }
 
     #[test]

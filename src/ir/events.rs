@@ -44,6 +44,7 @@ impl EventData {
         !matches!(
             self,
             EventData::FtraceRaw(_)
+                | EventData::CompactSwitchRaw(_)
                 | EventData::Dropped
                 | EventData::SliceCallstack(_)
                 | EventData::Profile(ProfileSample::HeapDumpProcess { .. })
@@ -104,6 +105,23 @@ pub struct SchedSwitch {
     pub prev_state: StrId,
     pub next_tid: i64,
     pub next_comm: StrId,
+    pub next_prio: i32,
+}
+
+/// A compact `sched_switch`'s raw `ftrace_event` row. The compact encoding carries no
+/// comm for the task switched out, so its `prev_comm` arg is the name that task has in the
+/// thread table when the switch is parsed (in timestamp order), as Trace Processor looks
+/// it up afresh (a task_rename while the task ran, a process_tree name, `swapper` for the
+/// idle task all show there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CompactSwitchRaw {
+    pub machine: MachineId,
+    pub cpu: u32,
+    pub prev_pid: i64,
+    pub prev_state: i64,
+    pub next_pid: i64,
+    pub next_comm: StrId,
+    pub prev_prio: i32,
     pub next_prio: i32,
 }
 
@@ -441,6 +459,8 @@ pub enum EventData {
     },
     /// An ftrace event's raw row (`ftrace_event`): every event has one.
     FtraceRaw(FtraceRaw),
+    /// A compact `sched_switch`'s raw row, whose `prev_comm` the model fills in.
+    CompactSwitchRaw(CompactSwitchRaw),
     /// `sched_blocked_reason`: why the thread's current uninterruptible sleep began.
     BlockedReason {
         thread: ThreadRef,

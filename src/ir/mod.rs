@@ -138,6 +138,11 @@ pub enum ArgValue {
     ThreadUtid(u32),
     /// The upid of an interned [`ProcessRef`] (see [`Sink::process_refs`]), likewise.
     ProcessUpid(u32),
+    /// `legacy_event.passthrough_utid`: the sequence's thread (an interned [`ThreadRef`])
+    /// of a TrackEvent on a described track. As in Trace Processor, the model keeps it (as
+    /// the thread's utid) only on a global track or one of the thread's own process, and
+    /// drops it on a thread's track, once it knows where the event landed.
+    PassthroughUtid(u32),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -213,6 +218,7 @@ impl ArgArena {
                 ArgValue::Null => (7, 0),
                 ArgValue::ThreadUtid(u) => (8, u64::from(u)),
                 ArgValue::ProcessUpid(u) => (9, u64::from(u)),
+                ArgValue::PassthroughUtid(u) => (10, u64::from(u)),
             };
             (a.flat_key, a.key, value).hash(&mut hasher);
         }

@@ -202,6 +202,7 @@ impl<'s> Builder<'s> {
             EventData::Begin(mut s) => {
                 s.args = self.resolve_thread_args(s.args);
                 let track = self.slice_track(s.track, ts, AsyncPhase::Begin, s.name);
+                s.args = self.resolve_passthrough(s.args, track);
                 self.note_ts(ts);
                 self.last_slice = self.begin(track, ts, &s).map(|id| (ts, id, track));
             }
@@ -213,6 +214,7 @@ impl<'s> Builder<'s> {
             EventData::End(mut s) => {
                 s.args = self.resolve_thread_args(s.args);
                 let track = self.slice_track(s.track, ts, AsyncPhase::End, s.name);
+                s.args = self.resolve_passthrough(s.args, track);
                 self.note_ts(ts);
                 self.last_slice = self.end(track, ts, &s).map(|id| (ts, id, track));
             }
@@ -243,6 +245,7 @@ impl<'s> Builder<'s> {
                     ),
                     _ => self.resolve_track(slice.track),
                 };
+                slice.args = self.resolve_passthrough(slice.args, track);
                 self.note_ts(ts);
                 self.note_ts(ts.saturating_add(dur.max(0)));
                 self.last_slice = self
@@ -260,6 +263,7 @@ impl<'s> Builder<'s> {
                 }
                 let gpu = self.is_gpu_counter(track);
                 let track = self.resolve_track(track);
+                let args = self.resolve_passthrough(args, track);
                 if gpu {
                     self.note_ts(ts);
                     self.gpu_counter(ts, track, value.0, args);
@@ -306,6 +310,7 @@ impl<'s> Builder<'s> {
                 enter,
             } => self.syscall(ts, track, machine, number, args, enter),
             EventData::FtraceRaw(raw) => self.ftrace_raw(ts, &raw),
+            EventData::CompactSwitchRaw(raw) => self.compact_switch_raw(ts, &raw),
             EventData::FlowV1(f) => self.flow_v1(&f),
             EventData::SchedSwitch(s) => {
                 self.note_ts(ts);

@@ -431,6 +431,44 @@ impl<'s> Builder<'s> {
         self.sink.args.push(&resolved)
     }
 
+    /// Settles [`ArgValue::PassthroughUtid`] args once the event's track is known: the
+    /// thread's utid on a global track or a track of the thread's own process; dropped on
+    /// a thread's track or another process's (Trace Processor's rule).
+    pub(super) fn resolve_passthrough(&mut self, args: ArgsRef, track: u32) -> ArgsRef {
+        if args == NO_ARGS
+            || !self
+                .sink
+                .args
+                .get(args)
+                .iter()
+                .any(|a| matches!(a.value, ArgValue::PassthroughUtid(_)))
+        {
+            return args;
+        }
+        let (track_utid, track_upid) = self
+            .tables
+            .tracks
+            .get(track as usize)
+            .map_or((None, None), |t| (t.utid, t.upid));
+        let mut resolved: Vec<Arg> = Vec::with_capacity(self.sink.args.get(args).len());
+        for i in 0..self.sink.args.get(args).len() {
+            let mut a = self.sink.args.get(args)[i];
+            if let ArgValue::PassthroughUtid(r) = a.value {
+                if track_utid.is_some() {
+                    continue;
+                }
+                let t = *self.sink.thread_refs.get(r);
+                let utid = self.thread(t);
+                if track_upid.is_some() && self.tables.threads[utid as usize].upid != track_upid {
+                    continue;
+                }
+                a.value = ArgValue::Int(i64::from(utid));
+            }
+            resolved.push(a);
+        }
+        self.sink.args.push(&resolved)
+    }
+
     pub(super) fn process_arg(&mut self, process: ProcessRef, key: StrId, value: ArgValue) {
         let upid = self.process(process);
         self.tables.processes[upid as usize]

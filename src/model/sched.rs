@@ -69,6 +69,39 @@ impl<'s> Builder<'s> {
         self.out.ftrace_event(id, &row, self.sink);
     }
 
+    /// A compact `sched_switch`'s raw row. Its `prev_comm` is the switched-out task's name
+    /// in the thread table now (the encoding has none), as Trace Processor looks it up.
+    pub(super) fn compact_switch_raw(&mut self, ts: i64, s: &CompactSwitchRaw) {
+        let prev = self.thread(ThreadRef {
+            machine: s.machine,
+            tid: s.prev_pid,
+            pid: None,
+        });
+        let prev_comm = self.tables.threads[prev as usize].name;
+        let args = [
+            self.sink.static_arg("prev_comm", ArgValue::Str(prev_comm)),
+            self.sink.static_arg("prev_pid", ArgValue::Int(s.prev_pid)),
+            self.sink
+                .static_arg("prev_prio", ArgValue::Int(i64::from(s.prev_prio))),
+            self.sink
+                .static_arg("prev_state", ArgValue::Int(s.prev_state)),
+            self.sink
+                .static_arg("next_comm", ArgValue::Str(s.next_comm)),
+            self.sink.static_arg("next_pid", ArgValue::Int(s.next_pid)),
+            self.sink
+                .static_arg("next_prio", ArgValue::Int(i64::from(s.next_prio))),
+        ];
+        let raw = FtraceRaw {
+            machine: s.machine,
+            cpu: s.cpu,
+            tid: s.prev_pid,
+            name: self.sink.intern_static("sched_switch"),
+            args: self.sink.args.push_shared(&args),
+            common_flags: None,
+        };
+        self.ftrace_raw(ts, &raw);
+    }
+
     /// A syscall's begin or end, named for the machine's architecture.
     pub(super) fn syscall(
         &mut self,

@@ -104,7 +104,9 @@ fn dims_hash(dims: &[(&'static str, ArgValue)]) -> u64 {
             ArgValue::Real(r) => r.to_bits().hash(&mut h),
             ArgValue::Bool(b) => b.hash(&mut h),
             ArgValue::Null => 0u8.hash(&mut h),
-            ArgValue::ThreadUtid(u) | ArgValue::ProcessUpid(u) => u.hash(&mut h),
+            ArgValue::ThreadUtid(u) | ArgValue::ProcessUpid(u) | ArgValue::PassthroughUtid(u) => {
+                u.hash(&mut h)
+            }
         }
     }
     h.finish()

@@ -54,7 +54,6 @@ pub(super) struct FtraceOrigin {
 #[derive(Clone, Copy)]
 pub(super) struct CompactCpu {
     next_pid: i64,
-    next_comm: StrId,
     next_prio: i32,
 }
 
@@ -378,7 +377,10 @@ impl Parser<'_> {
                 let (clock, data) = self.sink.payload(&ev);
                 if matches!(
                     data,
-                    EventData::FtraceRaw(_) | EventData::Thread(_) | EventData::Dropped
+                    EventData::FtraceRaw(_)
+                        | EventData::CompactSwitchRaw(_)
+                        | EventData::Thread(_)
+                        | EventData::Dropped
                 ) {
                     continue;
                 }
@@ -642,6 +644,10 @@ impl Parser<'_> {
             self.sink.inputs_dropped(entries as u64);
             return;
         }
+        // Who runs on the cpu from each switch on (in the bundle's order, which is the
+        // cpu's time order), so each waking can be given the task running at its time.
+        let before = self.compact.get(&(machine, cpu)).map(|s| s.next_pid);
+        let mut running: Vec<(i64, i64)> = Vec::with_capacity(n);
         let mut ts = 0i64;
         for i in 0..n {
             self.sink.next_input();
@@ -651,50 +657,63 @@ impl Parser<'_> {
                 .get(c.switch_next_comm_index[i] as usize)
                 .copied()
                 .unwrap_or(NULL_STR);
-            let prev = self.compact.insert(
-                (machine, cpu),
-                CompactCpu {
-                    next_pid,
-                    next_comm,
-                    next_prio: c.switch_next_prio[i],
-                },
-            );
-            let Some(prev) = prev else {
-                // The first switch of a cpu only tells who runs next.
-                self.sink.stat("compact_sched_switch_skipped", machine, 1);
-                continue;
-            };
             if drop_before.is_some_and(|start| ts < start) {
                 self.sink
                     .stat("ftrace_packet_before_tracing_start", machine, 1);
                 continue;
             }
+            let prev = self.compact.insert(
+                (machine, cpu),
+                CompactCpu {
+                    next_pid,
+                    next_prio: c.switch_next_prio[i],
+                },
+            );
+            running.push((ts, next_pid));
+            let Some(prev) = prev else {
+                // The first switch of a cpu only tells who runs next (and names it).
+                self.sink.stat("compact_sched_switch_skipped", machine, 1);
+                let thread = ThreadRef {
+                    machine,
+                    tid: next_pid,
+                    pid: None,
+                };
+                let data = EventData::ThreadName {
+                    thread,
+                    name: next_comm,
+                    priority: NamePriority::Ftrace,
+                };
+                self.sink.push(ts, clock, data);
+                continue;
+            };
             let version = ftrace_events::kernel_version(self.sink, machine);
             let prev_state = match decode_task_state_for(c.switch_prev_state[i], version) {
                 Some(st) => self.sink.intern(&st),
                 None => NULL_STR,
             };
+            // No prev comm in the compact encoding: the task switched out is not renamed.
             let data = EventData::SchedSwitch(SchedSwitch {
                 machine,
                 cpu,
                 prev_tid: prev.next_pid,
-                prev_comm: prev.next_comm,
+                prev_comm: NULL_STR,
                 prev_state,
                 next_tid: next_pid,
                 next_comm,
                 next_prio: c.switch_next_prio[i],
             });
             self.sink.push(ts, clock, data);
-            let raw = RawSwitch {
-                prev_comm: prev.next_comm,
+            let raw = CompactSwitchRaw {
+                machine,
+                cpu,
                 prev_pid: prev.next_pid,
-                prev_prio: prev.next_prio,
                 prev_state: c.switch_prev_state[i],
-                next_comm,
                 next_pid,
+                next_comm,
+                prev_prio: prev.next_prio,
                 next_prio: c.switch_next_prio[i],
             };
-            self.raw_sched_switch(machine, cpu, (ts, clock), raw, None);
+            self.sink.push(ts, clock, EventData::CompactSwitchRaw(raw));
         }
         self.sink.end_input();
         let n = c.waking_timestamp.len();
@@ -719,17 +738,22 @@ impl Parser<'_> {
                     .stat("ftrace_packet_before_tracing_start", machine, 1);
                 continue;
             }
-            let waker = self.compact.get(&(machine, cpu)).map(|s| s.next_pid);
+            // The waker is the task running at the waking's time: the last switch at or
+            // before it (a switch at the same time comes first, as it was read first).
+            let at = running.partition_point(|&(t, _)| t <= ts);
+            let waker = at.checked_sub(1).map(|j| running[j].1).or(before);
             let irq_context = c.waking_common_flags.get(i).map(|f| f & IRQ_FLAGS != 0);
             if waker.is_none() {
+                // Before any switch on the cpu: nobody is known to run there.
                 self.sink.stat("compact_sched_waking_skipped", machine, 1);
                 continue;
             }
+            // A compact waking does not rename the wakee (its comm is only a raw arg).
             let data = EventData::SchedWaking(SchedWaking {
                 machine,
                 cpu,
                 tid: i64::from(tid),
-                comm,
+                comm: NULL_STR,
                 waker_tid: waker,
                 irq_context,
             });
@@ -797,6 +821,14 @@ impl Parser<'_> {
             next_prio: raw.next_prio,
         });
         self.sink.push(ts, clock, data);
+        // Compact switches that follow on this cpu continue from this one.
+        self.compact.insert(
+            (machine, cpu),
+            CompactCpu {
+                next_pid: raw.next_pid,
+                next_prio: raw.next_prio,
+            },
+        );
         self.raw_sched_switch(machine, cpu, (ts, clock), raw, origin.common_flags);
     }
 

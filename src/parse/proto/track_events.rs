@@ -85,14 +85,16 @@ impl Parser<'_> {
             if name != NULL_STR && (merge_none || existing.name == NULL_STR) {
                 existing.name = name;
             }
+            let (thread, process) = (existing.thread, existing.process);
             // Every emission of a process descriptor counts, repeated ones too.
             if let Some(pd) = &d.process {
-                let process = ProcessRef {
+                let described = ProcessRef {
                     machine,
                     pid: i64::from(pd.pid.unwrap_or(0)),
                 };
-                self.process_described(ts, clock, process);
+                self.process_described(ts, clock, described);
             }
+            self.redescribe(machine, (ts, clock), &d, thread, process);
             return;
         }
         let mut desc = Descriptor {
@@ -173,6 +175,34 @@ impl Parser<'_> {
             });
         }
         self.sink.descriptors.insert((machine, uuid), desc);
+    }
+
+    /// A descriptor for a uuid already described: Trace Processor parses every descriptor
+    /// packet (in timestamp order), so what it says of its thread or process (names, the
+    /// Chrome labels and args) applies again, e.g. a thread name that only a later copy
+    /// carries. One that describes another thread or process than the first is a
+    /// conflicting reservation and says nothing.
+    fn redescribe(
+        &mut self,
+        machine: MachineId,
+        (ts, clock): (i64, ClockRef),
+        d: &protos::TrackDescriptor,
+        thread: Option<ThreadRef>,
+        process: Option<ProcessRef>,
+    ) {
+        if let (Some(td), Some(thread)) = (&d.thread, thread) {
+            let chrome = d.chrome_thread.as_ref();
+            if self.chrome_thread(machine, td, chrome) == thread {
+                self.chrome_thread_names(ts, clock, thread, td, chrome, NULL_STR);
+            }
+        } else if let (Some(pd), Some(process), None) = (&d.process, process, &d.thread) {
+            let info = self.process_descriptor(machine, pd);
+            if info.process == process {
+                self.sink
+                    .push(ts, clock, EventData::Process(Box::new(info)));
+                self.chrome_process_facts(ts, clock, process, pd, d.chrome_process.as_ref());
+            }
+        }
     }
 
     pub(super) fn track_event(
@@ -303,21 +333,39 @@ impl Parser<'_> {
             return;
         };
         let uuid = ev.track_uuid.or(seq.default_track).unwrap_or(0);
+        let seq_pid_tid = seq.thread.filter(|t| t.pid.is_some());
         // uuid 0 means the sequence's thread unless the event names track 0 explicitly and
         // has a type; legacy pid/tid overrides force a thread.
-        let overrides = ev
-            .legacy_event
-            .as_ref()
-            .and_then(|l| Some((l.pid_override?, l.tid_override?)));
+        // Alone, an override acts only where the event falls back to the sequence's
+        // thread (track uuid 0), as in Trace Processor: a pid override means that
+        // process's thread -1, a tid override that thread in the sequence's process.
+        let overrides =
+            ev.legacy_event
+                .as_ref()
+                .and_then(|l| match (l.pid_override, l.tid_override) {
+                    (Some(pid), Some(tid)) => Some((i64::from(pid), i64::from(tid))),
+                    (Some(pid), None) if uuid == 0 => Some((i64::from(pid), -1)),
+                    (None, Some(tid)) if uuid == 0 => seq
+                        .thread
+                        .and_then(|t| t.pid)
+                        .map(|pid| (pid, i64::from(tid))),
+                    _ => None,
+                });
         let seq_thread = match overrides {
             Some((pid, tid)) => Some(ThreadRef {
                 machine,
-                tid: i64::from(tid),
-                pid: Some(i64::from(pid)),
+                tid,
+                pid: Some(pid),
             }),
             None if ev.track_uuid.is_none() || ev.r#type.is_none() => seq.thread,
             None => None,
         };
+        // Falling back to a thread whose tid or pid is 0 (e.g. Chrome's `num_cpus` metadata
+        // with tid override 0) is an error in Trace Processor: the event is dropped.
+        if uuid == 0 && seq_thread.is_some_and(|t| t.tid == 0 || t.pid == Some(0)) {
+            self.sink.stat("track_event_parser_errors", machine, 1);
+            return;
+        }
         let ev_type = ev.r#type.unwrap_or(0);
 
         // Extra counter values share the event's timestamp.
@@ -425,7 +473,24 @@ impl Parser<'_> {
                     .stat("track_event_counter_invalid_track_uuid", machine, 1);
                 return;
             }
-            self.counter(machine, seq_id, ts, clock, uuid, value.0, value.1);
+            // The counter row carries the event's args (its annotations, and the
+            // sequence's thread as `legacy_event.passthrough_utid`).
+            let thread = self
+                .sink
+                .descriptors
+                .get(&(machine, uuid))
+                .and_then(|d| d.thread);
+            let cx = typed_args::EventContext {
+                machine,
+                seq_id,
+                ts,
+                clock,
+                thread,
+                legacy_source_id: None,
+                passthrough: seq_pid_tid,
+            };
+            let args = self.track_event_args(ev, raw, cx);
+            self.counter_with_args(machine, seq_id, (ts, clock), uuid, value.0, args);
             return;
         }
 
@@ -498,6 +563,23 @@ impl Parser<'_> {
                 .get(&(machine, uuid))
                 .and_then(|d| d.thread)
         });
+        // A slice of a pid/tid sequence on a described track names the sequence's thread
+        // (`legacy_event.passthrough_utid`; the model keeps it where the track is not that
+        // thread's own).
+        let slice_phase = match ev.r#type {
+            Some(t) => [
+                track_event::Type::SliceBegin as i32,
+                track_event::Type::SliceEnd as i32,
+                track_event::Type::Instant as i32,
+            ]
+            .contains(&t),
+            None => ev
+                .legacy_event
+                .as_ref()
+                .and_then(|l| l.phase)
+                .is_some_and(|p| matches!(p as u8, b'B' | b'E' | b'X' | b'i' | b'I' | b'R')),
+        };
+        let passthrough = seq_pid_tid.filter(|_| uuid != 0 && overrides.is_none() && slice_phase);
         let cx = typed_args::EventContext {
             machine,
             seq_id,
@@ -505,6 +587,7 @@ impl Parser<'_> {
             clock,
             thread: event_thread,
             legacy_source_id,
+            passthrough,
         };
         let args = self.track_event_args(ev, raw, cx);
         let mut flow_ops: Vec<FlowOp> = Vec::new();
@@ -941,6 +1024,19 @@ impl Parser<'_> {
         raw: f64,
         _integer: bool,
     ) -> Option<f64> {
+        self.counter_with_args(machine, seq_id, (ts, clock), uuid, raw, NO_ARGS)
+    }
+
+    /// A counter value on a described counter track, with the row's args.
+    fn counter_with_args(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        (ts, clock): (i64, ClockRef),
+        uuid: u64,
+        raw: f64,
+        args: ArgsRef,
+    ) -> Option<f64> {
         let Some(desc) = self.sink.descriptors.get(&(machine, uuid)) else {
             self.sink.stat("track_event_parser_errors", machine, 1);
             return None;
@@ -971,7 +1067,7 @@ impl Parser<'_> {
             EventData::Counter {
                 track,
                 value: Real(value),
-                args: NO_ARGS,
+                args,
             },
         );
         Some(value)

@@ -32,6 +32,9 @@ pub(super) struct EventContext {
     pub thread: Option<ThreadRef>,
     /// A legacy async event's id (`legacy_trace_source_id`).
     pub legacy_source_id: Option<i64>,
+    /// The sequence's thread, for `legacy_event.passthrough_utid` (a slice of a pid/tid
+    /// sequence on a described track).
+    pub passthrough: Option<ThreadRef>,
 }
 
 /// `\` → `/` in a source file name, as Trace Processor normalizes them.
@@ -229,6 +232,12 @@ impl Parser<'_> {
         let translatable = reflected && self.reflect_track_event(&mut args, raw, cx);
         // 11. Debug annotations.
         self.debug_annotations(&mut args, cx.machine, cx.seq_id, ev);
+        // 12. The sequence's thread (kept by the model where the track is not its own).
+        if let Some(t) = cx.passthrough {
+            let key = self.sink.intern_static("legacy_event.passthrough_utid");
+            let thread = self.sink.thread_refs.intern(t);
+            args.add(key, key, ArgValue::PassthroughUtid(thread));
+        }
         let id = self.sink.args(&mut args);
         self.args = args;
         if translatable && id != NO_ARGS {
@@ -488,6 +497,7 @@ impl Parser<'_> {
             clock: 0,
             thread: None,
             legacy_source_id: None,
+            passthrough: None,
         };
         let mut r = Reflector {
             parser: self,
