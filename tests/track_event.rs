@@ -501,3 +501,24 @@ fn legacy_phases_flows_and_marks_on_a_thread_descriptor_sequence() {
     let raw = rows(&conn, "select name from chrome_raw");
     assert_eq!(raw, table(&[["track_event.legacy_event"]]));
 }
+
+#[test]
+fn slices_get_the_thread_instruction_count_and_its_delta_to_the_end() {
+    // tools/gen_track_event_audit.py; behaviour-parsers §3.2 (deltas from the
+    // ThreadDescriptor's reference count) and §3.4 (count at begin/instant, delta at end).
+    let (conn, _db) = import("thread_instruction_counts");
+    let got = rows(
+        &conn,
+        "select name, dur, thread_instruction_count, thread_instruction_delta
+         from slice order by ts",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["a", "200", "105", "15"],
+            ["i", "0", "110", "NULL"],
+            ["abs", "100", "20", "5"],
+            ["none", "0", "NULL", "NULL"],
+        ])
+    );
+}

@@ -66,6 +66,11 @@ pub struct Builder<'s> {
     process_by_pid: FxHashMap<(MachineId, i64), u32>,
     /// The slice the last Begin / End / complete event made or closed: (ts, id, track).
     last_slice: Option<(i64, u32, u32)>,
+    /// Thread instruction counts waiting for the next slice event on their track
+    /// ([`EventData::SliceInstructions`]), and the one of the slice event being applied
+    /// (`NO_TS` for none).
+    pending_ic: FxHashMap<TrackRef, i64>,
+    slice_ic: i64,
     /// Idle thread / process rows per machine row.
     idle: FxHashMap<MachineId, (u32, u32)>,
     /// Machines whose pid/tid 0 are the idle rows (proto and systrace sources).
@@ -152,6 +157,8 @@ impl<'s> Builder<'s> {
             process_by_pid: FxHashMap::default(),
             idle: FxHashMap::default(),
             last_slice: None,
+            pending_ic: FxHashMap::default(),
+            slice_ic: NO_TS,
             idle_mapped: std::collections::HashSet::new(),
             track_cache,
             thread_slice_track: FxHashMap::default(),
@@ -195,6 +202,14 @@ impl<'s> Builder<'s> {
 
     /// Applies one event (already in trace time, in sorted order).
     pub fn apply(&mut self, ts: i64, data: &EventData) {
+        if !self.pending_ic.is_empty() || self.slice_ic != NO_TS {
+            self.slice_ic = match *data {
+                EventData::Begin(s) | EventData::End(s) | EventData::Complete { slice: s, .. } => {
+                    self.pending_ic.remove(&s.track).unwrap_or(NO_TS)
+                }
+                _ => NO_TS,
+            };
+        }
         match *data {
             EventData::Begin(mut s) => {
                 s.args = self.resolve_thread_args(s.args);
@@ -247,6 +262,9 @@ impl<'s> Builder<'s> {
                     .map(|id| (ts, id, track));
             }
             EventData::SliceCallstack(ref cs) => self.slice_callstack(ts, cs),
+            EventData::SliceInstructions { track, count } => {
+                self.pending_ic.insert(track, count);
+            }
             EventData::Counter { track, value, args } => {
                 let mut args = self.resolve_thread_args(args);
                 // A process counter reported by a thread names the thread (arg `utid`).

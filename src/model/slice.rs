@@ -192,6 +192,8 @@ impl<'s> Builder<'s> {
                 args: ev.args,
                 thread_ts: ev.thread_ts,
                 thread_dur,
+                thread_ic: self.slice_ic,
+                thread_ic_delta: NO_TS,
                 file: self.event_file,
             },
         );
@@ -259,6 +261,9 @@ impl<'s> Builder<'s> {
         row.dur = dur;
         if ev.thread_ts != NO_TS && row.thread_ts != NO_TS {
             row.thread_dur = ev.thread_ts - row.thread_ts;
+        }
+        if self.slice_ic != NO_TS && row.thread_ic != NO_TS {
+            row.thread_ic_delta = self.slice_ic - row.thread_ic;
         }
         let begin_args = row.args;
         // End args merge into the slice's (same key: End wins); a legacy unnestable track

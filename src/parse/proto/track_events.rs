@@ -411,7 +411,14 @@ impl Parser<'_> {
         // Thread time and instruction counts on the event also feed per-thread counters.
         let instructions = match ev.thread_instruction_count {
             Some(track_event::ThreadInstructionCount::ThreadInstructionCountAbsolute(v)) => Some(v),
-            _ => None,
+            Some(track_event::ThreadInstructionCount::ThreadInstructionCountDelta(d)) => {
+                self.sequences.get_mut(&key).and_then(|seq| {
+                    let v = seq.ref_thread_ic?.saturating_add(d);
+                    seq.ref_thread_ic = Some(v);
+                    Some(v)
+                })
+            }
+            None => None,
         };
         let from_fields = ev.thread_time.is_some() || instructions.is_some();
         let instructions = instructions.or(extra_instructions);
@@ -568,10 +575,18 @@ impl Parser<'_> {
             },
         };
         let is_end = matches!(data, EventData::End(_));
-        let is_slice = matches!(
-            data,
-            EventData::Begin(_) | EventData::End(_) | EventData::Complete { .. }
-        );
+        let slice_track = match &data {
+            EventData::Begin(s) | EventData::End(s) | EventData::Complete { slice: s, .. } => {
+                Some(s.track)
+            }
+            _ => None,
+        };
+        let is_slice = slice_track.is_some();
+        // The thread instruction count goes to the slice the event begins or closes.
+        if let (Some(count), Some(track)) = (instructions, slice_track) {
+            self.sink
+                .push(ts, clock, EventData::SliceInstructions { track, count });
+        }
         self.sink.push(ts, clock, data);
         // The event's callstack goes to its slice (`__intrinsic_track_event_callstacks`).
         if let (true, Some(field)) = (is_slice, &ev.callstack_field) {
