@@ -522,3 +522,72 @@ fn slices_get_the_thread_instruction_count_and_its_delta_to_the_end() {
         ])
     );
 }
+
+#[test]
+fn siblings_with_one_merge_key_share_tracks_whatever_their_names() {
+    // tools/gen_track_event_audit.py; behaviour-parsers §3.3: same-named (or same
+    // sibling_merge_key) siblings share a track unless their slices overlap.
+    let (conn, _db) = import("sibling_merge_key");
+    let got = rows(
+        &conn,
+        "select s.name, t.name, extract_arg(t.dimension_arg_set_id, 'track_compressor_idx')
+         from slice s join track t on t.id = s.track_id order by s.ts",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["a", "same", "0"],
+            ["b", "same", "1"],
+            ["f", "k1", "0"],
+            ["g", "k1", "0"],
+            ["h", "k1", "0"],
+            ["i", "k1", "1"],
+        ])
+    );
+    let tracks = rows(
+        &conn,
+        "select count(*) from track where type = 'process_merged_track_event'",
+    );
+    assert_eq!(tracks, table(&[["4"]]));
+}
+
+#[test]
+fn legacy_global_and_process_instants_name_their_thread() {
+    // tools/gen_track_event_audit.py; behaviour-parsers §3.4: events of a pid/tid sequence
+    // on global/process tracks get legacy_event.passthrough_utid (after the annotations).
+    let (conn, _db) = import("legacy_instant_scopes");
+    let got = rows(
+        &conn,
+        "select s.name, t.type,
+           (select group_concat(key || '=' || display_value, ' ') from args a
+            where a.arg_set_id = s.arg_set_id)
+         from slice s join track t on t.id = s.track_id order by s.ts",
+    );
+    let utid = rows(&conn, "select utid from thread where tid = 6")[0][0].clone();
+    let pass = format!("debug.a=1 legacy_event.passthrough_utid={utid}");
+    assert_eq!(
+        got,
+        vec![
+            vec![
+                "thread".to_string(),
+                "thread_execution".into(),
+                "debug.a=1".into()
+            ],
+            vec![
+                "global".to_string(),
+                "legacy_chrome_global_instants".into(),
+                pass.clone()
+            ],
+            vec![
+                "process".to_string(),
+                "chrome_process_instant".into(),
+                pass.clone()
+            ],
+            vec![
+                "mark".to_string(),
+                "chrome_process_instant".into(),
+                format!("{pass} legacy_event.phase=R")
+            ],
+        ]
+    );
+}

@@ -4,6 +4,10 @@ tests/data/track_event/:
 - thread_instruction_counts.pftrace: begin / instant / end events with
   thread_instruction_count_delta (from the ThreadDescriptor's reference count) and _absolute,
   for slice.thread_instruction_count / thread_instruction_delta (§3.2, §3.4).
+- sibling_merge_key.pftrace: process-child descriptors merged by sibling_merge_key whatever
+  their names, next to same-named siblings that overlap (§3.3).
+- legacy_instant_scopes.pftrace: legacy i / I / R events with thread, global and process
+  scope on a ThreadDescriptor sequence (§3.4: legacy_event.passthrough_utid off the thread).
 
 usage: python3 tools/gen_track_event_audit.py  (needs `pip install perfetto`)"""
 import os
@@ -55,4 +59,71 @@ def thread_instruction_counts():
     save(t, 'thread_instruction_counts.pftrace')
 
 
+def sibling_merge_key():
+    t = pb.Trace()
+
+    def td(uuid, ts=100, **kw):
+        d = pkt(t, ts, 1).track_descriptor
+        d.uuid = uuid
+        for k, v in kw.items():
+            if k == 'pid':
+                d.process.pid = v
+            else:
+                setattr(d, k, v)
+
+    td(10, pid=5)
+    t.packet[0].incremental_state_cleared = True
+    td(20, parent_uuid=10, name='same')
+    td(21, parent_uuid=10, name='same')
+    by_key = TD.SIBLING_MERGE_BEHAVIOR_BY_SIBLING_MERGE_KEY
+    td(23, parent_uuid=10, name='k1', sibling_merge_behavior=by_key, sibling_merge_key='K')
+    td(24, parent_uuid=10, name='k2', sibling_merge_behavior=by_key, sibling_merge_key='K')
+    td(25, parent_uuid=10, name='k3', sibling_merge_behavior=by_key, sibling_merge_key='K')
+
+    def ev(ts, uuid, typ, name=None):
+        e = pkt(t, ts, 1).track_event
+        e.type = typ
+        e.track_uuid = uuid
+        if name:
+            e.name = name
+
+    ev(1000, 20, TE.TYPE_SLICE_BEGIN, 'a')
+    ev(1100, 21, TE.TYPE_SLICE_BEGIN, 'b')
+    ev(1200, 20, TE.TYPE_SLICE_END)
+    ev(1300, 21, TE.TYPE_SLICE_END)
+    ev(1700, 23, TE.TYPE_INSTANT, 'f')
+    ev(1800, 24, TE.TYPE_INSTANT, 'g')
+    ev(1900, 24, TE.TYPE_SLICE_BEGIN, 'h')
+    ev(2000, 25, TE.TYPE_INSTANT, 'i')
+    ev(2100, 24, TE.TYPE_SLICE_END)
+    save(t, 'sibling_merge_key.pftrace')
+
+
+def legacy_instant_scopes():
+    t = pb.Trace()
+    p = pkt(t, 50, 1)
+    p.incremental_state_cleared = True
+    p.thread_descriptor.pid = 5
+    p.thread_descriptor.tid = 6
+
+    def ev(ts, ph, name, scope=None):
+        e = pkt(t, ts, 1).track_event
+        e.name = name
+        e.categories.append('cat')
+        e.legacy_event.phase = ord(ph)
+        if scope is not None:
+            e.legacy_event.instant_event_scope = scope
+        e.debug_annotations.add(name='a', int_value=1)
+
+    S = TE.LegacyEvent
+    ev(1000, 'i', 'thread', S.SCOPE_THREAD)
+    ev(1100, 'I', 'global', S.SCOPE_GLOBAL)
+    ev(1200, 'i', 'process', S.SCOPE_PROCESS)
+    ev(1300, 'R', 'mark', S.SCOPE_PROCESS)
+    save(t, 'legacy_instant_scopes.pftrace')
+
+
+TD = pb.TrackDescriptor
 thread_instruction_counts()
+sibling_merge_key()
+legacy_instant_scopes()

@@ -650,6 +650,7 @@ impl Parser<'_> {
             }
             b'M' => self.legacy_metadata(slice, ev, seq_thread),
             b'i' | b'I' | b'R' => {
+                let mut off_thread = None;
                 if let (Some(scope), Some(t)) = (legacy.instant_event_scope, seq_thread) {
                     match scope {
                         1 => {
@@ -657,7 +658,8 @@ impl Parser<'_> {
                                 machine: t.machine,
                                 kind: "legacy_chrome_global_instants",
                                 name: NULL_STR,
-                            })
+                            });
+                            off_thread = Some(t);
                         }
                         2 => {
                             if let Some(pid) = t.pid {
@@ -668,11 +670,24 @@ impl Parser<'_> {
                                     },
                                     kind: "chrome_process_instant",
                                     name: NULL_STR,
-                                })
+                                });
+                                off_thread = Some(t);
                             }
                         }
                         _ => {}
                     }
+                }
+                // A global or process instant names the thread it came from.
+                if let Some(t) = off_thread {
+                    let mut args: Vec<Arg> = self.sink.args.get(slice.args).to_vec();
+                    let key = self.sink.intern("legacy_event.passthrough_utid");
+                    let thread = self.sink.thread_refs.intern(t);
+                    args.push(Arg {
+                        flat_key: key,
+                        key,
+                        value: ArgValue::ThreadUtid(thread),
+                    });
+                    slice.args = self.sink.args.push(&args);
                 }
                 // A mark (`R`) says it was one.
                 if phase == b'R' {
