@@ -572,3 +572,30 @@ fn legacy_async_tracks_have_a_scope_dimension_even_when_null() {
         ])
     );
 }
+
+#[test]
+fn slices_nested_512_deep_or_more_are_dropped_and_logged() {
+    // behaviour-parsers §0.1: depth >= 512 is dropped with slice_max_depth_exceeded
+    // (args parent_slice_name, current_slice_name).
+    let events: Vec<String> = (0..515)
+        .map(|i| format!(r#"{{"ph":"B","pid":1,"tid":1,"ts":{i},"name":"s{i}"}}"#))
+        .collect();
+    let (conn, _db, _trace) = import_json(&format!("[{}]", events.join(",")));
+    assert_eq!(
+        rows(&conn, "select count(*), max(depth) from slice"),
+        table(&[["512", "511"]])
+    );
+    assert_eq!(stat(&conn, "slice_max_depth_exceeded"), "3");
+    let first = rows(
+        &conn,
+        "select a.key, a.display_value from _trace_import_logs l join args a using (arg_set_id)
+         where l.name = 'slice_max_depth_exceeded' and l.ts = 512000 order by a.id",
+    );
+    assert_eq!(
+        first,
+        table(&[
+            ["parent_slice_name", "s511"],
+            ["current_slice_name", "s512"]
+        ])
+    );
+}
