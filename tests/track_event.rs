@@ -591,3 +591,22 @@ fn legacy_global_and_process_instants_name_their_thread() {
         ]
     );
 }
+
+#[test]
+fn a_conflicting_re_description_is_ignored_and_counted() {
+    // tools/gen_track_event_audit.py; behaviour-parsers §3.3: describing a uuid again with
+    // another parent / pid / tid / kind is ignored (track_descriptor_conflicting_reservation);
+    // an identical re-description is not a conflict.
+    let (conn, _db) = import("conflicting_reservation");
+    let got = rows(
+        &conn,
+        "select s.name, t.name, th.tid from slice s join track t on t.id = s.track_id
+         left join thread_track tt on tt.id = t.id left join thread th using (utid)
+         order by s.ts",
+    );
+    assert_eq!(
+        got,
+        table(&[["on_thread", "NULL", "6"], ["on_child", "first", "NULL"]])
+    );
+    assert_eq!(stat(&conn, "track_descriptor_conflicting_reservation"), "2");
+}

@@ -8,6 +8,8 @@ tests/data/track_event/:
   their names, next to same-named siblings that overlap (§3.3).
 - legacy_instant_scopes.pftrace: legacy i / I / R events with thread, global and process
   scope on a ThreadDescriptor sequence (§3.4: legacy_event.passthrough_utid off the thread).
+- conflicting_reservation.pftrace: uuids described again with another tid / parent (ignored,
+  track_descriptor_conflicting_reservation) or identically with a new name (§3.3).
 
 usage: python3 tools/gen_track_event_audit.py  (needs `pip install perfetto`)"""
 import os
@@ -123,7 +125,35 @@ def legacy_instant_scopes():
     save(t, 'legacy_instant_scopes.pftrace')
 
 
+def conflicting_reservation():
+    t = pb.Trace()
+    p = pkt(t, 100, 1)
+    p.incremental_state_cleared = True
+    d = p.track_descriptor
+    d.uuid = 10
+    d.process.pid = 5
+    for uuid, tid, parent, name in [(11, 6, None, None), (12, None, 10, 'first'),
+                                    (11, 7, None, None), (12, None, None, 'other_parent'),
+                                    (11, 6, None, None)]:
+        d = pkt(t, 100, 1).track_descriptor
+        d.uuid = uuid
+        if tid is not None:
+            d.thread.pid = 5
+            d.thread.tid = tid
+        if parent is not None:
+            d.parent_uuid = parent
+        if name is not None:
+            d.name = name
+    for ts, uuid, name in [(1000, 11, 'on_thread'), (1100, 12, 'on_child')]:
+        e = pkt(t, ts, 1).track_event
+        e.type = TE.TYPE_INSTANT
+        e.track_uuid = uuid
+        e.name = name
+    save(t, 'conflicting_reservation.pftrace')
+
+
 TD = pb.TrackDescriptor
 thread_instruction_counts()
 sibling_merge_key()
 legacy_instant_scopes()
+conflicting_reservation()

@@ -66,6 +66,31 @@ impl Parser<'_> {
                 seq.thread = Some(thread);
             }
         }
+        // A re-description must be of the same track: same parent, thread or process ids and
+        // kind; else it is ignored and counted.
+        let ids = match (&d.thread, &d.process) {
+            (Some(td), _) => {
+                let t = self.chrome_thread(machine, td, d.chrome_thread.as_ref());
+                (1, t.pid, Some(t.tid))
+            }
+            (None, Some(pd)) => (2, Some(i64::from(pd.pid.unwrap_or(0))), None),
+            (None, None) => (0, None, None),
+        };
+        if let Some(existing) = self.sink.descriptors.get(&(machine, uuid)) {
+            let existing_ids = match (existing.thread, existing.process) {
+                (Some(t), _) => (1, t.pid, Some(t.tid)),
+                (None, Some(p)) => (2, Some(p.pid), None),
+                (None, None) => (0, None, None),
+            };
+            if existing.parent_uuid.unwrap_or(0) != d.parent_uuid.unwrap_or(0)
+                || existing_ids != ids
+                || existing.counter.is_some() != d.counter.is_some()
+            {
+                self.sink
+                    .stat("track_descriptor_conflicting_reservation", machine, 1);
+                return;
+            }
+        }
         if let Some(existing) = self.sink.descriptors.get_mut(&(machine, uuid)) {
             // A re-description renames only tracks that do not merge by name (the latest
             // name wins); merged tracks keep their first non-NULL name.
