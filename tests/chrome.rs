@@ -599,3 +599,31 @@ fn slices_nested_512_deep_or_more_are_dropped_and_logged() {
         ])
     );
 }
+
+#[test]
+fn json_counter_tracks_are_made_when_the_trace_ends() {
+    // behaviour-parsers §1.5: `C` tracks are made at the end of the trace, after the tracks
+    // of every other event; the values keep their time order.
+    let (conn, _db, _trace) = import_json(
+        r#"[{"ph":"C","pid":1,"tid":2,"ts":1,"name":"ctr","args":{"a":1}},
+            {"ph":"X","pid":1,"tid":2,"ts":2,"dur":1,"name":"x"},
+            {"ph":"b","pid":1,"tid":2,"ts":3,"name":"as","id":1},
+            {"ph":"C","pid":3,"tid":3,"ts":4,"name":"ctr2","args":{"a":2}}]"#,
+    );
+    assert_eq!(
+        rows(&conn, "select id, name, type from track order by id"),
+        table(&[
+            ["0", "NULL", "thread_execution"],
+            ["1", "as", "legacy_async_global_slice"],
+            ["2", "ctr a", "json_counter"],
+            ["3", "ctr2 a", "json_counter"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select id, ts, track_id, value from counter order by id"
+        ),
+        table(&[["0", "1000", "2", "1"], ["1", "4000", "3", "2"]])
+    );
+}

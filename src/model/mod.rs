@@ -71,6 +71,9 @@ pub struct Builder<'s> {
     /// (`NO_TS` for none).
     pending_ic: FxHashMap<TrackRef, i64>,
     slice_ic: i64,
+    /// JSON counter values (row id, ts, track key, value, args): their tracks are made when
+    /// the trace ends, after every other track, as the reference makes them.
+    deferred_counters: Vec<(u32, i64, TrackRef, f64, ArgsRef)>,
     /// Idle thread / process rows per machine row.
     idle: FxHashMap<MachineId, (u32, u32)>,
     /// Machines whose pid/tid 0 are the idle rows (proto and systrace sources).
@@ -159,6 +162,7 @@ impl<'s> Builder<'s> {
             last_slice: None,
             pending_ic: FxHashMap::default(),
             slice_ic: NO_TS,
+            deferred_counters: Vec::new(),
             idle_mapped: std::collections::HashSet::new(),
             track_cache,
             thread_slice_track: FxHashMap::default(),
@@ -272,6 +276,17 @@ impl<'s> Builder<'s> {
                 {
                     let utid = self.thread(thread);
                     args = self.with_utid_arg(args, utid);
+                }
+                if let TrackKey::ProcessCounter {
+                    kind: "json_counter",
+                    ..
+                } = *self.sink.tracks.get(track)
+                {
+                    self.note_ts(ts);
+                    let id = self.tables.counter_count;
+                    self.tables.counter_count += 1;
+                    self.deferred_counters.push((id, ts, track, value.0, args));
+                    return;
                 }
                 let gpu = self.is_gpu_counter(track);
                 let track = self.resolve_track(track);
@@ -513,6 +528,16 @@ impl<'s> Builder<'s> {
     /// Finishes the import: hands over what is still open and returns the small tables.
     pub fn finish(mut self) -> Tables {
         self.described_tracks();
+        for (id, ts, key, value, args) in std::mem::take(&mut self.deferred_counters) {
+            let track = self.resolve_track(key);
+            let row = CounterRow {
+                ts,
+                track,
+                value,
+                args,
+            };
+            self.out.counter(id, &row, self.sink);
+        }
         // A TranslationTable's process_track_name rules rename process-scoped tracks.
         if !self.sink.translations.process_track_name.is_empty() {
             for row in &mut self.tables.tracks {
