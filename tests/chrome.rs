@@ -574,6 +574,61 @@ fn legacy_async_tracks_have_a_scope_dimension_even_when_null() {
 }
 
 #[test]
+fn slices_nested_512_deep_or_more_are_dropped_and_logged() {
+    // behaviour-parsers §0.1: depth >= 512 is dropped with slice_max_depth_exceeded
+    // (args parent_slice_name, current_slice_name).
+    let events: Vec<String> = (0..515)
+        .map(|i| format!(r#"{{"ph":"B","pid":1,"tid":1,"ts":{i},"name":"s{i}"}}"#))
+        .collect();
+    let (conn, _db, _trace) = import_json(&format!("[{}]", events.join(",")));
+    assert_eq!(
+        rows(&conn, "select count(*), max(depth) from slice"),
+        table(&[["512", "511"]])
+    );
+    assert_eq!(stat(&conn, "slice_max_depth_exceeded"), "3");
+    let first = rows(
+        &conn,
+        "select a.key, a.display_value from _trace_import_logs l join args a using (arg_set_id)
+         where l.name = 'slice_max_depth_exceeded' and l.ts = 512000 order by a.id",
+    );
+    assert_eq!(
+        first,
+        table(&[
+            ["parent_slice_name", "s511"],
+            ["current_slice_name", "s512"]
+        ])
+    );
+}
+
+#[test]
+fn json_counter_tracks_are_made_when_the_trace_ends() {
+    // behaviour-parsers §1.5: `C` tracks are made at the end of the trace, after the tracks
+    // of every other event; the values keep their time order.
+    let (conn, _db, _trace) = import_json(
+        r#"[{"ph":"C","pid":1,"tid":2,"ts":1,"name":"ctr","args":{"a":1}},
+            {"ph":"X","pid":1,"tid":2,"ts":2,"dur":1,"name":"x"},
+            {"ph":"b","pid":1,"tid":2,"ts":3,"name":"as","id":1},
+            {"ph":"C","pid":3,"tid":3,"ts":4,"name":"ctr2","args":{"a":2}}]"#,
+    );
+    assert_eq!(
+        rows(&conn, "select id, name, type from track order by id"),
+        table(&[
+            ["0", "NULL", "thread_execution"],
+            ["1", "as", "legacy_async_global_slice"],
+            ["2", "ctr a", "json_counter"],
+            ["3", "ctr2 a", "json_counter"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select id, ts, track_id, value from counter order by id"
+        ),
+        table(&[["0", "1000", "2", "1"], ["1", "4000", "3", "2"]])
+    );
+}
+
+#[test]
 fn processes_chrome_lists_without_describing_them_are_missing_until_described() {
     // tools/gen_chrome_missing_processes.py: pids 10, 100, 1000 listed at 1 ns, pid 10
     // again at 5 s; pid 10 described at each listing (once by a re-emitted descriptor),

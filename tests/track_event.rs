@@ -503,6 +503,115 @@ fn legacy_phases_flows_and_marks_on_a_thread_descriptor_sequence() {
 }
 
 #[test]
+fn slices_get_the_thread_instruction_count_and_its_delta_to_the_end() {
+    // tools/gen_track_event_audit.py; behaviour-parsers §3.2 (deltas from the
+    // ThreadDescriptor's reference count) and §3.4 (count at begin/instant, delta at end).
+    let (conn, _db) = import("thread_instruction_counts");
+    let got = rows(
+        &conn,
+        "select name, dur, thread_instruction_count, thread_instruction_delta
+         from slice order by ts",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["a", "200", "105", "15"],
+            ["i", "0", "110", "NULL"],
+            ["abs", "100", "20", "5"],
+            ["none", "0", "NULL", "NULL"],
+        ])
+    );
+}
+
+#[test]
+fn siblings_with_one_merge_key_share_tracks_whatever_their_names() {
+    // tools/gen_track_event_audit.py; behaviour-parsers §3.3: same-named (or same
+    // sibling_merge_key) siblings share a track unless their slices overlap.
+    let (conn, _db) = import("sibling_merge_key");
+    let got = rows(
+        &conn,
+        "select s.name, t.name, extract_arg(t.dimension_arg_set_id, 'track_compressor_idx')
+         from slice s join track t on t.id = s.track_id order by s.ts",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["a", "same", "0"],
+            ["b", "same", "1"],
+            ["f", "k1", "0"],
+            ["g", "k1", "0"],
+            ["h", "k1", "0"],
+            ["i", "k1", "1"],
+        ])
+    );
+    let tracks = rows(
+        &conn,
+        "select count(*) from track where type = 'process_merged_track_event'",
+    );
+    assert_eq!(tracks, table(&[["4"]]));
+}
+
+#[test]
+fn legacy_global_and_process_instants_name_their_thread() {
+    // tools/gen_track_event_audit.py; behaviour-parsers §3.4: events of a pid/tid sequence
+    // on global/process tracks get legacy_event.passthrough_utid (after the annotations).
+    let (conn, _db) = import("legacy_instant_scopes");
+    let got = rows(
+        &conn,
+        "select s.name, t.type,
+           (select group_concat(key || '=' || display_value, ' ') from args a
+            where a.arg_set_id = s.arg_set_id)
+         from slice s join track t on t.id = s.track_id order by s.ts",
+    );
+    let utid = rows(&conn, "select utid from thread where tid = 6")[0][0].clone();
+    let pass = format!("debug.a=1 legacy_event.passthrough_utid={utid}");
+    assert_eq!(
+        got,
+        vec![
+            vec![
+                "thread".to_string(),
+                "thread_execution".into(),
+                "debug.a=1".into()
+            ],
+            vec![
+                "global".to_string(),
+                "legacy_chrome_global_instants".into(),
+                pass.clone()
+            ],
+            vec![
+                "process".to_string(),
+                "chrome_process_instant".into(),
+                pass.clone()
+            ],
+            vec![
+                "mark".to_string(),
+                "chrome_process_instant".into(),
+                format!("{pass} legacy_event.phase=R")
+            ],
+        ]
+    );
+}
+
+#[test]
+fn a_conflicting_re_description_is_ignored_and_counted() {
+    // tools/gen_track_event_audit.py; behaviour-parsers §3.3: describing a uuid again with
+    // another parent / pid / tid / kind is ignored (track_descriptor_conflicting_reservation);
+    // an identical re-description is not a conflict.
+    let (conn, _db) = import("conflicting_reservation");
+    let got = rows(
+        &conn,
+        "select s.name, t.name, th.tid from slice s join track t on t.id = s.track_id
+         left join thread_track tt on tt.id = t.id left join thread th using (utid)
+         order by s.ts",
+    );
+    assert_eq!(
+        got,
+        table(&[["on_thread", "NULL", "6"], ["on_child", "first", "NULL"]])
+    );
+    assert_eq!(stat(&conn, "track_descriptor_conflicting_reservation"), "2");
+}
+
+#[test]
 fn redescriptions_overrides_and_passthrough_utids_as_trace_processor_reads_them() {
     // Sequence 1 describes process 10 `Browser` (uuid 100), its thread 11 (uuid 101, no
     // name), a global track (300) and process tracks under 10 (301) and under process 20

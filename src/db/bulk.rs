@@ -180,7 +180,7 @@ impl Table {
             Table::Slice => (
                 "slice",
                 "id, ts, dur, track_id, category, name, depth, parent_id, arg_set_id, \
-                 thread_ts, thread_dur",
+                 thread_ts, thread_dur, thread_instruction_count, thread_instruction_delta",
                 true,
             ),
             Table::Counter => ("counter", "id, ts, track_id, value, arg_set_id", true),

@@ -365,6 +365,8 @@ mod tests {
                 },
                 thread_ts: NO_TS,
                 thread_dur: NO_TS,
+                thread_ic: NO_TS,
+                thread_ic_delta: NO_TS,
                 file: NO_FILE,
             };
             writer.slice(id, &row, &sink);

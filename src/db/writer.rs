@@ -383,6 +383,8 @@ impl<'t> TableWriter<'t> {
             row.opt_int(args);
             row.opt_int((s.thread_ts != NO_TS).then_some(s.thread_ts));
             row.opt_int((s.thread_dur != NO_TS).then_some(s.thread_dur));
+            row.opt_int((s.thread_ic != NO_TS).then_some(s.thread_ic));
+            row.opt_int((s.thread_ic_delta != NO_TS).then_some(s.thread_ic_delta));
         })
     }
 

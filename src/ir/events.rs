@@ -47,6 +47,7 @@ impl EventData {
                 | EventData::CompactSwitchRaw(_)
                 | EventData::Dropped
                 | EventData::SliceCallstack(_)
+                | EventData::SliceInstructions { .. }
                 | EventData::Profile(ProfileSample::HeapDumpProcess { .. })
         )
     }
@@ -600,6 +601,13 @@ pub enum EventData {
     Profile(ProfileSample),
     /// The callstack of the TrackEvent slice event pushed just before (same time).
     SliceCallstack(Box<SliceCallstack>),
+    /// The thread instruction count of the TrackEvent slice event pushed just after it on
+    /// the same track: a begin or instant records it (`thread_instruction_count`), an end
+    /// gives the slice it closes `thread_instruction_delta`.
+    SliceInstructions {
+        track: TrackRef,
+        count: i64,
+    },
 }
 
 /// A TrackEvent's callstack: the callsite its slice began (or, for an end, ended) in.

@@ -50,14 +50,15 @@ struct MergedSet {
     scope: ScopeKey,
     parent_uuid: u64,
     key: MergeKey,
-    /// The name of the set's tracks.
-    name: StrId,
 }
 
 #[derive(Default)]
 pub(super) struct MergedTracks {
     sets: HashMap<MergedSet, AsyncSetState>,
     by_uuid: FxHashMap<(MachineId, u64), MergedSet>,
+    /// The name of each set's tracks: the first non-NULL name of a uuid joining it (by
+    /// name, that is the name; by `sibling_merge_key`, differently named siblings share).
+    names: HashMap<MergedSet, StrId>,
 }
 
 impl<'s> Builder<'s> {
@@ -167,9 +168,12 @@ impl<'s> Builder<'s> {
             scope,
             parent_uuid: desc.as_ref().and_then(|d| d.parent_uuid).unwrap_or(0),
             key,
-            name,
         };
         self.merged.by_uuid.insert((machine, uuid), set);
+        let set_name = self.merged.names.entry(set).or_insert(name);
+        if *set_name == NULL_STR {
+            *set_name = name;
+        }
         set
     }
 
@@ -232,7 +236,8 @@ impl<'s> Builder<'s> {
             ScopeKey::Process(_) => "process_merged_track_event",
             ScopeKey::Global => "global_merged_track_event",
         };
-        let mut row = TrackRow::new(set.name, kind, mrow, TrackEventType::Slice);
+        let name = self.merged.names.get(set).copied().unwrap_or(NULL_STR);
+        let mut row = TrackRow::new(name, kind, mrow, TrackEventType::Slice);
         match set.scope {
             ScopeKey::Thread(u) => row.utid = Some(u),
             ScopeKey::Process(u) => row.upid = Some(u),

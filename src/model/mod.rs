@@ -66,6 +66,14 @@ pub struct Builder<'s> {
     process_by_pid: FxHashMap<(MachineId, i64), u32>,
     /// The slice the last Begin / End / complete event made or closed: (ts, id, track).
     last_slice: Option<(i64, u32, u32)>,
+    /// Thread instruction counts waiting for the next slice event on their track
+    /// ([`EventData::SliceInstructions`]), and the one of the slice event being applied
+    /// (`NO_TS` for none).
+    pending_ic: FxHashMap<TrackRef, i64>,
+    slice_ic: i64,
+    /// JSON counter values (row id, ts, track key, value, args): their tracks are made when
+    /// the trace ends, after every other track, as the reference makes them.
+    deferred_counters: Vec<(u32, i64, TrackRef, f64, ArgsRef)>,
     /// Idle thread / process rows per machine row.
     idle: FxHashMap<MachineId, (u32, u32)>,
     /// Machines whose pid/tid 0 are the idle rows (proto and systrace sources).
@@ -154,6 +162,9 @@ impl<'s> Builder<'s> {
             process_by_pid: FxHashMap::default(),
             idle: FxHashMap::default(),
             last_slice: None,
+            pending_ic: FxHashMap::default(),
+            slice_ic: NO_TS,
+            deferred_counters: Vec::new(),
             idle_mapped: std::collections::HashSet::new(),
             track_cache,
             thread_slice_track: FxHashMap::default(),
@@ -198,6 +209,14 @@ impl<'s> Builder<'s> {
 
     /// Applies one event (already in trace time, in sorted order).
     pub fn apply(&mut self, ts: i64, data: &EventData) {
+        if !self.pending_ic.is_empty() || self.slice_ic != NO_TS {
+            self.slice_ic = match *data {
+                EventData::Begin(s) | EventData::End(s) | EventData::Complete { slice: s, .. } => {
+                    self.pending_ic.remove(&s.track).unwrap_or(NO_TS)
+                }
+                _ => NO_TS,
+            };
+        }
         match *data {
             EventData::Begin(mut s) => {
                 s.args = self.resolve_thread_args(s.args);
@@ -253,6 +272,9 @@ impl<'s> Builder<'s> {
                     .map(|id| (ts, id, track));
             }
             EventData::SliceCallstack(ref cs) => self.slice_callstack(ts, cs),
+            EventData::SliceInstructions { track, count } => {
+                self.pending_ic.insert(track, count);
+            }
             EventData::Counter { track, value, args } => {
                 let mut args = self.resolve_thread_args(args);
                 // A process counter reported by a thread names the thread (arg `utid`).
@@ -260,6 +282,17 @@ impl<'s> Builder<'s> {
                 {
                     let utid = self.thread(thread);
                     args = self.with_utid_arg(args, utid);
+                }
+                if let TrackKey::ProcessCounter {
+                    kind: "json_counter",
+                    ..
+                } = *self.sink.tracks.get(track)
+                {
+                    self.note_ts(ts);
+                    let id = self.tables.counter_count;
+                    self.tables.counter_count += 1;
+                    self.deferred_counters.push((id, ts, track, value.0, args));
+                    return;
                 }
                 let gpu = self.is_gpu_counter(track);
                 let track = self.resolve_track(track);
@@ -508,6 +541,16 @@ impl<'s> Builder<'s> {
     pub fn finish(mut self) -> Tables {
         self.tables.missing_chrome_processes = self.chrome_processes.with_data_loss();
         self.described_tracks();
+        for (id, ts, key, value, args) in std::mem::take(&mut self.deferred_counters) {
+            let track = self.resolve_track(key);
+            let row = CounterRow {
+                ts,
+                track,
+                value,
+                args,
+            };
+            self.out.counter(id, &row, self.sink);
+        }
         // A TranslationTable's process_track_name rules rename process-scoped tracks.
         if !self.sink.translations.process_track_name.is_empty() {
             for row in &mut self.tables.tracks {

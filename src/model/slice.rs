@@ -4,6 +4,10 @@
 
 use super::*;
 
+/// Slices at this depth or deeper are dropped (`slice_max_depth_exceeded`), as the
+/// reference's slice tracker does.
+const MAX_SLICE_DEPTH: usize = 512;
+
 #[derive(Clone, Copy)]
 pub(super) struct StackEntry {
     pub(super) slice: u32,
@@ -159,6 +163,26 @@ impl<'s> Builder<'s> {
             .or_insert(0) += 1;
     }
 
+    /// A slice would sit at depth `MAX_SLICE_DEPTH` or deeper: it is dropped, logged with
+    /// the names of its would-be parent and itself (behaviour-parsers §0.1).
+    fn too_deep(&mut self, track: u32, ts: i64, ev: &SliceEvent) -> bool {
+        let stack = &self.stacks[track as usize];
+        if stack.len() < MAX_SLICE_DEPTH {
+            return false;
+        }
+        let parent = stack
+            .last()
+            .and_then(|e| self.live_slices.get(&e.slice))
+            .map_or(NULL_STR, |r| r.name);
+        let machine = self.tables.tracks[track as usize].machine;
+        let args = vec![
+            ("parent_slice_name", str_or_null(parent)),
+            ("current_slice_name", str_or_null(ev.name)),
+        ];
+        self.log("slice_max_depth_exceeded", machine, ts, args);
+        true
+    }
+
     pub(super) fn push_slice(
         &mut self,
         track: u32,
@@ -192,6 +216,8 @@ impl<'s> Builder<'s> {
                 args: ev.args,
                 thread_ts: ev.thread_ts,
                 thread_dur,
+                thread_ic: self.slice_ic,
+                thread_ic_delta: NO_TS,
                 file: self.event_file,
             },
         );
@@ -210,6 +236,9 @@ impl<'s> Builder<'s> {
             return None;
         }
         self.clean_stack(track, ts, -1);
+        if self.too_deep(track, ts, ev) {
+            return None;
+        }
         let id = self.push_slice(track, ts, -1, ev, NO_TS);
         self.apply_flows(ev.flows, track, id);
         Some(id)
@@ -259,6 +288,9 @@ impl<'s> Builder<'s> {
         row.dur = dur;
         if ev.thread_ts != NO_TS && row.thread_ts != NO_TS {
             row.thread_dur = ev.thread_ts - row.thread_ts;
+        }
+        if self.slice_ic != NO_TS && row.thread_ic != NO_TS {
+            row.thread_ic_delta = self.slice_ic - row.thread_ic;
         }
         let begin_args = row.args;
         // End args merge into the slice's (same key: End wins); a legacy unnestable track
@@ -351,6 +383,9 @@ impl<'s> Builder<'s> {
         } else {
             track
         };
+        if self.too_deep(track, ts, ev) {
+            return None;
+        }
         let id = self.push_slice(track, ts, dur, ev, thread_dur);
         self.apply_flows(ev.flows, track, id);
         Some(id)

@@ -263,6 +263,10 @@ pub struct SliceRow {
     /// `NO_TS` when unknown.
     pub thread_ts: i64,
     pub thread_dur: i64,
+    /// `thread_instruction_count` at the begin and `thread_instruction_delta` to the end
+    /// (TrackEvent), `NO_TS` when unknown.
+    pub thread_ic: i64,
+    pub thread_ic_delta: i64,
     /// The trace file whose event began the slice (`NO_FILE` when none did).
     pub file: u32,
 }

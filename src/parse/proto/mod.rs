@@ -74,6 +74,8 @@ struct Sequence {
     ref_ts_broken: bool,
     /// Base for `thread_time_delta_us` (µs).
     ref_thread_time_us: Option<i64>,
+    /// Base for `thread_instruction_count_delta`.
+    ref_thread_ic: Option<i64>,
     /// Interned kernel symbols (`sched_blocked_reason.caller`).
     kernel_symbols: FxHashMap<u64, StrId>,
     /// Interned log message bodies, histogram names, correlation ids and debug annotation
@@ -653,6 +655,7 @@ impl Parser<'_> {
                     seq.ref_ts_broken = matches!(reference, Some(None));
                     seq.ref_ts_ns = reference.flatten();
                     seq.ref_thread_time_us = t.reference_thread_time_us;
+                    seq.ref_thread_ic = t.reference_thread_instruction_count;
                 }
                 self.sink
                     .push(ts.unwrap_or(0), clock, EventData::Thread(thread));
@@ -900,6 +903,7 @@ impl Parser<'_> {
                 seq.ref_ts_ns = None;
                 seq.ref_ts_broken = false;
                 seq.ref_thread_time_us = None;
+                seq.ref_thread_ic = None;
                 self.sink.stat("sequence_packet_loss_flagged", machine, 1);
             }
         }

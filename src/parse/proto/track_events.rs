@@ -78,6 +78,31 @@ impl Parser<'_> {
                 seq.thread = Some(thread);
             }
         }
+        // A re-description must be of the same track: same parent, thread or process ids and
+        // kind; else it is ignored and counted.
+        let ids = match (&d.thread, &d.process) {
+            (Some(td), _) => {
+                let t = self.chrome_thread(machine, td, d.chrome_thread.as_ref());
+                (1, t.pid, Some(t.tid))
+            }
+            (None, Some(pd)) => (2, Some(i64::from(pd.pid.unwrap_or(0))), None),
+            (None, None) => (0, None, None),
+        };
+        if let Some(existing) = self.sink.descriptors.get(&(machine, uuid)) {
+            let existing_ids = match (existing.thread, existing.process) {
+                (Some(t), _) => (1, t.pid, Some(t.tid)),
+                (None, Some(p)) => (2, Some(p.pid), None),
+                (None, None) => (0, None, None),
+            };
+            if existing.parent_uuid.unwrap_or(0) != d.parent_uuid.unwrap_or(0)
+                || existing_ids != ids
+                || existing.counter.is_some() != d.counter.is_some()
+            {
+                self.sink
+                    .stat("track_descriptor_conflicting_reservation", machine, 1);
+                return;
+            }
+        }
         if let Some(existing) = self.sink.descriptors.get_mut(&(machine, uuid)) {
             // A re-description renames only tracks that do not merge by name (the latest
             // name wins); merged tracks keep their first non-NULL name.
@@ -497,7 +522,14 @@ impl Parser<'_> {
         // Thread time and instruction counts on the event also feed per-thread counters.
         let instructions = match ev.thread_instruction_count {
             Some(track_event::ThreadInstructionCount::ThreadInstructionCountAbsolute(v)) => Some(v),
-            _ => None,
+            Some(track_event::ThreadInstructionCount::ThreadInstructionCountDelta(d)) => {
+                self.sequences.get_mut(&key).and_then(|seq| {
+                    let v = seq.ref_thread_ic?.saturating_add(d);
+                    seq.ref_thread_ic = Some(v);
+                    Some(v)
+                })
+            }
+            None => None,
         };
         let from_fields = ev.thread_time.is_some() || instructions.is_some();
         let instructions = instructions.or(extra_instructions);
@@ -672,10 +704,18 @@ impl Parser<'_> {
             },
         };
         let is_end = matches!(data, EventData::End(_));
-        let is_slice = matches!(
-            data,
-            EventData::Begin(_) | EventData::End(_) | EventData::Complete { .. }
-        );
+        let slice_track = match &data {
+            EventData::Begin(s) | EventData::End(s) | EventData::Complete { slice: s, .. } => {
+                Some(s.track)
+            }
+            _ => None,
+        };
+        let is_slice = slice_track.is_some();
+        // The thread instruction count goes to the slice the event begins or closes.
+        if let (Some(count), Some(track)) = (instructions, slice_track) {
+            self.sink
+                .push(ts, clock, EventData::SliceInstructions { track, count });
+        }
         self.sink.push(ts, clock, data);
         // The event's callstack goes to its slice (`__intrinsic_track_event_callstacks`).
         if let (true, Some(field)) = (is_slice, &ev.callstack_field) {
@@ -739,6 +779,7 @@ impl Parser<'_> {
             }
             b'M' => self.legacy_metadata(slice, ev, seq_thread),
             b'i' | b'I' | b'R' => {
+                let mut off_thread = None;
                 if let (Some(scope), Some(t)) = (legacy.instant_event_scope, seq_thread) {
                     match scope {
                         1 => {
@@ -746,7 +787,8 @@ impl Parser<'_> {
                                 machine: t.machine,
                                 kind: "legacy_chrome_global_instants",
                                 name: NULL_STR,
-                            })
+                            });
+                            off_thread = Some(t);
                         }
                         2 => {
                             if let Some(pid) = t.pid {
@@ -757,11 +799,24 @@ impl Parser<'_> {
                                     },
                                     kind: "chrome_process_instant",
                                     name: NULL_STR,
-                                })
+                                });
+                                off_thread = Some(t);
                             }
                         }
                         _ => {}
                     }
+                }
+                // A global or process instant names the thread it came from.
+                if let Some(t) = off_thread {
+                    let mut args: Vec<Arg> = self.sink.args.get(slice.args).to_vec();
+                    let key = self.sink.intern("legacy_event.passthrough_utid");
+                    let thread = self.sink.thread_refs.intern(t);
+                    args.push(Arg {
+                        flat_key: key,
+                        key,
+                        value: ArgValue::ThreadUtid(thread),
+                    });
+                    slice.args = self.sink.args.push(&args);
                 }
                 // A mark (`R`) says it was one.
                 if phase == b'R' {
