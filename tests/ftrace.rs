@@ -435,6 +435,28 @@ fn memory_counters_of_threads_bound_late_share_their_processs_one_track_made_at_
 }
 
 #[test]
+fn a_compact_waking_does_not_name_the_wakee_but_a_compact_switch_does() {
+    // Compact switches to 50 `alpha` and 51 `beta`; a compact waking of 52 with comm
+    // `alpha` (kept in its raw row only).
+    let (conn, _db) = import("compact_waking_keeps_names.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select tid, name from thread where tid > 0 order by tid"
+        ),
+        table(&[["50", "alpha"], ["51", "beta"], ["52", "NULL"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select display_value from ftrace_event join args using (arg_set_id)
+             where ftrace_event.name = 'sched_waking' and key = 'comm'"
+        ),
+        table(&[["alpha"]])
+    );
+}
+
+#[test]
 fn cpu_numbers_past_any_range_still_get_rows_of_their_own() {
     let (conn, _db) = import("huge_cpu_numbers.systrace");
     assert_eq!(

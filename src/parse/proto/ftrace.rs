@@ -725,11 +725,14 @@ impl Parser<'_> {
                 self.sink.stat("compact_sched_waking_skipped", machine, 1);
                 continue;
             }
+            // Unlike a full sched_waking, the compact one never renames the wakee
+            // (Trace Processor's PushSchedWakingCompact only looks the thread up); its
+            // comm is kept in the raw row.
             let data = EventData::SchedWaking(SchedWaking {
                 machine,
                 cpu,
                 tid: i64::from(tid),
-                comm,
+                comm: NULL_STR,
                 waker_tid: waker,
                 irq_context,
             });
