@@ -651,3 +651,38 @@ fn gpu_compute_vulkan_log_info_and_contexts() {
         ])
     );
 }
+
+#[test]
+fn a_log_line_without_tid_is_the_idle_threads_and_a_missing_layer_is_a_null_string() {
+    // Logcat lines of pid 80 with tid 0 and tid 81; expected surface frames of pid 1000
+    // without and with a layer name.
+    let (conn, _db) = import("idle_log_and_unnamed_layer.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select l.msg, l.utid, t.tid, p.pid from android_logs l
+             join thread t using (utid) left join process p using (upid) order by l.ts"
+        ),
+        table(&[
+            ["kernel line", "0", "0", "0"],
+            ["app line", "2", "81", "80"]
+        ])
+    );
+    // pid 80 and its main thread exist only through the second line.
+    assert_eq!(
+        rows(
+            &conn,
+            "select count(*) from thread where tid = 80 and upid is not null"
+        ),
+        table(&[["1"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.name, a.value_type, a.string_value, a.display_value
+             from expected_frame_timeline_slice s join args a using (arg_set_id)
+             where a.key = 'Layer name' order by s.name"
+        ),
+        table(&[["5", "string", "NULL", "NULL"], ["7", "string", "L", "L"]])
+    );
+}

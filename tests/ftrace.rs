@@ -402,6 +402,61 @@ fn a_memory_counter_before_the_process_list_goes_to_the_threads_process() {
 }
 
 #[test]
+fn memory_counters_of_threads_bound_late_share_their_processs_one_track_made_at_the_end() {
+    // process_stats gives pid 95 a `mem.rss.file` track at 100; rss_stat from tids 96 and
+    // 97 (not yet in a process) at 200/210; atrace binds both to pid 95 at 220/230; tid 98
+    // is never bound; a cpufreq counter at 240.
+    let (conn, _db) = import("rss_thread_bound_late.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.ts, c.track_id, t.name, t.type, p.pid from counter c
+             join process_counter_track t on t.id = c.track_id join process p using (upid)
+             order by c.id"
+        ),
+        table(&[
+            ["100", "0", "mem.rss.file", "process_memory", "95"],
+            ["200", "0", "mem.rss.file", "process_memory", "95"],
+            ["210", "0", "mem.rss.file", "process_memory", "95"],
+        ])
+    );
+    // The unbound thread's counter: a per-thread fallback track, made when the import
+    // ended (after the cpufreq track made during it), and the row keeps its place.
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.id, t.type, th.tid,
+                    t.id > (select id from cpu_counter_track where name = 'cpufreq')
+             from counter c join thread_counter_track t on t.id = c.track_id
+             join thread th using (utid)"
+        ),
+        table(&[["3", "process_memory_thread_fallback", "98", "1"]])
+    );
+}
+
+#[test]
+fn a_compact_waking_does_not_name_the_wakee_but_a_compact_switch_does() {
+    // Compact switches to 50 `alpha` and 51 `beta`; a compact waking of 52 with comm
+    // `alpha` (kept in its raw row only).
+    let (conn, _db) = import("compact_waking_keeps_names.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select tid, name from thread where tid > 0 order by tid"
+        ),
+        table(&[["50", "alpha"], ["51", "beta"], ["52", "NULL"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select display_value from ftrace_event join args using (arg_set_id)
+             where ftrace_event.name = 'sched_waking' and key = 'comm'"
+        ),
+        table(&[["alpha"]])
+    );
+}
+
+#[test]
 fn cpu_numbers_past_any_range_still_get_rows_of_their_own() {
     let (conn, _db) = import("huge_cpu_numbers.systrace");
     assert_eq!(

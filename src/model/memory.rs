@@ -1,6 +1,7 @@
 //! The memory tracker: `rss_stat` counters attributed to the thread that owns the memory
-//! map (Trace Processor's RssStatTracker), and per-process GPU memory from ftrace (only
-//! for pids that are known threads). Hands on counter rows.
+//! map (Trace Processor's RssStatTracker), process counters reported by a thread (kept
+//! until the import ends, when the thread's process is known), and per-process GPU memory
+//! from ftrace (only for pids that are known threads). Hands on counter rows.
 
 use super::*;
 
@@ -8,6 +9,21 @@ use super::*;
 pub(super) struct MemoryState {
     /// The thread that last reported each memory map as its own.
     mm_owners: FxHashMap<(MachineId, i64), u32>,
+    /// Process counters reported by a thread, in arrival order: their rows keep the id
+    /// they were given then, their track is chosen when the import ends.
+    for_thread: Vec<ThreadProcessCounter>,
+}
+
+/// A process counter a thread reported (`rss_stat`, `oom_score_adj_update`, ...), waiting
+/// for the end of the import to know the thread's process.
+struct ThreadProcessCounter {
+    id: u32,
+    ts: i64,
+    utid: u32,
+    name: StrId,
+    kind: &'static str,
+    value: f64,
+    args: ArgsRef,
 }
 
 impl Builder<'_> {
@@ -22,7 +38,12 @@ impl Builder<'_> {
         self.sink.args.push(&set)
     }
 
-    /// A counter of the thread's process, or of the thread while its process is unknown.
+    /// A counter of the thread's process. As in Trace Processor (EventTracker's
+    /// PushProcessCounterForThread), the row is numbered now (with arg `utid`) and its
+    /// track chosen when the import ends: the process track (type, name, upid) shared with
+    /// every other source of that counter if the thread is in a process by then, else a
+    /// per-thread `*_thread_fallback` track. So a thread bound late (process_tree, atrace)
+    /// still lands on its process's one track, and those tracks come after the others.
     pub(super) fn process_counter_for_thread(
         &mut self,
         ts: i64,
@@ -31,20 +52,49 @@ impl Builder<'_> {
         kind: &'static str,
         value: f64,
     ) {
-        let track = match self.tables.threads[utid as usize].upid {
-            Some(upid) => self.process_counter_track(upid, name, kind),
-            None => self.thread_counter_track(utid, name, kind, true),
-        };
+        self.process_counter_for_thread_with_args(ts, utid, name, kind, value, NO_ARGS);
+    }
+
+    pub(super) fn process_counter_for_thread_with_args(
+        &mut self,
+        ts: i64,
+        utid: u32,
+        name: StrId,
+        kind: &'static str,
+        value: f64,
+        args: ArgsRef,
+    ) {
         self.note_ts(ts);
-        let args = self.with_utid_arg(NO_ARGS, utid);
-        let row = CounterRow {
+        let args = self.with_utid_arg(args, utid);
+        let id = self.tables.counter_count;
+        self.tables.counter_count += 1;
+        self.memory.for_thread.push(ThreadProcessCounter {
+            id,
             ts,
-            track,
+            utid,
+            name,
+            kind,
             value,
             args,
-        };
-        self.out.counter(self.tables.counter_count, &row, self.sink);
-        self.tables.counter_count += 1;
+        });
+    }
+
+    /// End of import: each process counter reported by a thread goes to its track (see
+    /// [`Self::process_counter_for_thread`]), tracks made in the order of the rows.
+    pub(super) fn settle_process_counters_for_threads(&mut self) {
+        for c in std::mem::take(&mut self.memory.for_thread) {
+            let track = match self.tables.threads[c.utid as usize].upid {
+                Some(upid) => self.process_counter_track(upid, c.name, c.kind),
+                None => self.thread_counter_track(c.utid, c.name, thread_fallback_kind(c.kind)),
+            };
+            let row = CounterRow {
+                ts: c.ts,
+                track,
+                value: c.value,
+                args: c.args,
+            };
+            self.out.counter(c.id, &row, self.sink);
+        }
     }
 
     /// `rss_stat`: with a memory map and `curr`, the event names the map's owner — itself
@@ -134,5 +184,16 @@ impl Builder<'_> {
         };
         self.out.counter(self.tables.counter_count, &row, self.sink);
         self.tables.counter_count += 1;
+    }
+}
+
+/// The track type of a process counter left on its thread (its process never known).
+fn thread_fallback_kind(kind: &'static str) -> &'static str {
+    match kind {
+        "process_memory" => "process_memory_thread_fallback",
+        "oom_score_adj" => "oom_score_adj_thread_fallback",
+        "mm_event" => "mm_event_thread_fallback",
+        "android_dmabuf_rss" => "android_dmabuf_rss_thread_fallback",
+        other => other,
     }
 }

@@ -92,8 +92,6 @@ pub struct Builder<'s> {
     sched_pending: FxHashMap<(MachineId, u32), (u32, SchedRow)>,
     /// Index into `tables.cpus` per machine's cpu.
     cpus: FxHashMap<(MachineId, u32), usize>,
-    /// Process counter tracks made before their thread's process was known: (track, utid).
-    unsettled_process_counters: Vec<(u32, u32)>,
     /// Process counter tracks by (upid, name, type).
     process_counters: FxHashMap<(u32, StrId, &'static str), u32>,
     /// Thread counter tracks by (utid, name, type).
@@ -181,7 +179,6 @@ impl<'s> Builder<'s> {
             odd_cpus: 0,
             process_counters: FxHashMap::default(),
             thread_counters: FxHashMap::default(),
-            unsettled_process_counters: Vec::new(),
             unnestable: FxHashMap::default(),
             open_states: FxHashMap::default(),
             open_thread_states: FxHashMap::default(),
@@ -276,12 +273,14 @@ impl<'s> Builder<'s> {
                 self.pending_ic.insert(track, count);
             }
             EventData::Counter { track, value, args } => {
-                let mut args = self.resolve_thread_args(args);
-                // A process counter reported by a thread names the thread (arg `utid`).
-                if let TrackKey::ThreadProcessCounter { thread, .. } = *self.sink.tracks.get(track)
+                let args = self.resolve_thread_args(args);
+                // A process counter reported by a thread: its track is chosen at the end.
+                if let TrackKey::ThreadProcessCounter { thread, name, kind } =
+                    *self.sink.tracks.get(track)
                 {
                     let utid = self.thread(thread);
-                    args = self.with_utid_arg(args, utid);
+                    self.process_counter_for_thread_with_args(ts, utid, name, kind, value.0, args);
+                    return;
                 }
                 if let TrackKey::ProcessCounter {
                     kind: "json_counter",
@@ -540,6 +539,7 @@ impl<'s> Builder<'s> {
     /// Finishes the import: hands over what is still open and returns the small tables.
     pub fn finish(mut self) -> Tables {
         self.tables.missing_chrome_processes = self.chrome_processes.with_data_loss();
+        self.settle_process_counters_for_threads();
         self.described_tracks();
         for (id, ts, key, value, args) in std::mem::take(&mut self.deferred_counters) {
             let track = self.resolve_track(key);
@@ -618,29 +618,7 @@ impl<'s> Builder<'s> {
                 .gpu_counter_groups
                 .push((group, name, description, track));
         }
-        for (track, utid) in std::mem::take(&mut self.unsettled_process_counters) {
-            let row = &mut self.tables.tracks[track as usize];
-            match self.tables.threads[utid as usize].upid {
-                Some(upid) => {
-                    row.upid = Some(upid);
-                    row.utid = None;
-                }
-                // Still not in a process: Trace Processor's per-thread fallback type.
-                None => row.kind = thread_fallback_kind(row.kind),
-            }
-        }
         self.tables
-    }
-}
-
-/// The track type of a process counter left on its thread (its process never known).
-fn thread_fallback_kind(kind: &'static str) -> &'static str {
-    match kind {
-        "process_memory" => "process_memory_thread_fallback",
-        "oom_score_adj" => "oom_score_adj_thread_fallback",
-        "mm_event" => "mm_event_thread_fallback",
-        "android_dmabuf_rss" => "android_dmabuf_rss_thread_fallback",
-        other => other,
     }
 }
 

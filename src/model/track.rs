@@ -153,20 +153,18 @@ impl<'s> Builder<'s> {
                 (self.process_counter_track(upid, name, kind), true)
             }
             // Not cached: the same tid names a new thread after it ends or its process is
-            // replaced, and each thread (and process) has its own counter tracks.
+            // replaced. (Counters on these keys never get here: their track is chosen when
+            // the import ends, see `memory.rs`.)
             TrackKey::ThreadProcessCounter { thread, name, kind } => {
                 let utid = self.thread(thread);
                 match self.tables.threads[utid as usize].upid {
                     Some(upid) => (self.process_counter_track(upid, name, kind), false),
-                    // The thread's process is not known yet (ftrace often starts before the
-                    // process list): a thread counter for now, moved to the process the
-                    // thread turns out to belong to when the import ends.
-                    None => (self.thread_counter_track(utid, name, kind, true), false),
+                    None => (self.thread_counter_track(utid, name, kind), false),
                 }
             }
             TrackKey::ThreadCounter { thread, name, kind } => {
                 let utid = self.thread(thread);
-                (self.thread_counter_track(utid, name, kind, false), false)
+                (self.thread_counter_track(utid, name, kind), false)
             }
             TrackKey::CpuCounter {
                 machine,
@@ -293,14 +291,12 @@ impl<'s> Builder<'s> {
         self.sink.args.push(&[source])
     }
 
-    /// One counter track per thread, name and type. `for_process`: a process counter whose
-    /// thread's process is not known yet (settled when the import ends).
+    /// One counter track per thread, name and type.
     pub(super) fn thread_counter_track(
         &mut self,
         utid: u32,
         name: StrId,
         kind: &'static str,
-        for_process: bool,
     ) -> u32 {
         if let Some(&t) = self.thread_counters.get(&(utid, name, kind)) {
             return t;
@@ -310,9 +306,6 @@ impl<'s> Builder<'s> {
             utid: Some(utid),
             ..TrackRow::new(name, kind, machine, TrackEventType::Counter)
         });
-        if for_process {
-            self.unsettled_process_counters.push((t, utid));
-        }
         self.thread_counters.insert((utid, name, kind), t);
         t
     }

@@ -232,12 +232,12 @@ impl Parser<'_> {
                 0 => 4,
                 p => i64::from(p),
             };
+            // A line without a tid is the idle thread's (Trace Processor: `tid ?
+            // UpdateThread(tid, pid) : 0`): no process is made for its pid.
+            let tid = i64::from(ev.tid.unwrap_or(0));
+            let pid = (tid != 0).then(|| i64::from(ev.pid.unwrap_or(0)));
             let line = LogLine {
-                thread: ThreadRef {
-                    machine,
-                    tid: i64::from(ev.tid.unwrap_or(0)),
-                    pid: Some(i64::from(ev.pid.unwrap_or(0))),
-                },
+                thread: ThreadRef { machine, tid, pid },
                 prio,
                 tag: ev.tag.as_deref().map_or(NULL_STR, |t| self.sink.intern(t)),
                 msg,

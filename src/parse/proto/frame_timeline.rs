@@ -251,8 +251,10 @@ impl Parser<'_> {
         self.sink.static_arg(key, v)
     }
 
+    /// `Layer name`: a string arg, its value NULL when the event has none (not an arg of
+    /// type `null`).
     fn layer_arg(&mut self, layer: Option<&str>) -> Arg {
-        let v = layer.map_or(ArgValue::Null, |l| ArgValue::Str(self.sink.intern(l)));
+        let v = ArgValue::Str(layer.map_or(NULL_STR, |l| self.sink.intern(l)));
         self.sink.static_arg("Layer name", v)
     }
 

@@ -748,7 +748,9 @@ impl Parser<'_> {
                 self.sink.stat("compact_sched_waking_skipped", machine, 1);
                 continue;
             }
-            // A compact waking does not rename the wakee (its comm is only a raw arg).
+            // Unlike a full sched_waking, the compact one never renames the wakee
+            // (Trace Processor's PushSchedWakingCompact only looks the thread up); its
+            // comm is kept in the raw row.
             let data = EventData::SchedWaking(SchedWaking {
                 machine,
                 cpu,
