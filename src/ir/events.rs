@@ -45,6 +45,7 @@ impl EventData {
             self,
             EventData::FtraceRaw(_)
                 | EventData::CompactSwitchRaw(_)
+                | EventData::ChromeProcessSeen { .. }
                 | EventData::Dropped
                 | EventData::SliceCallstack(_)
                 | EventData::SliceInstructions { .. }
