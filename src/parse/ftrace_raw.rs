@@ -152,7 +152,8 @@ fn arg_value(
 }
 
 /// A `generic` event (one the tracing service had no schema for): its own name, and its
-/// fields as named values.
+/// fields as named values. As Trace Processor reads a field: its int value if set, else its
+/// uint value (stored as an int), else its string.
 fn generic_event(sink: &mut Sink, mut payload: &[u8], args: &mut Vec<Arg>) -> StrId {
     let mut name = String::new();
     while let Some((number, value)) = next_field(&mut payload) {
@@ -160,22 +161,24 @@ fn generic_event(sink: &mut Sink, mut payload: &[u8], args: &mut Vec<Arg>) -> St
             (1, Value::Len(b)) => name = String::from_utf8_lossy(b).into_owned(),
             (2, Value::Len(mut field)) => {
                 let mut key = String::new();
-                let mut arg = None;
+                let (mut int, mut uint, mut string) = (None, None, None);
                 while let Some((number, value)) = next_field(&mut field) {
-                    arg = match (number, value) {
-                        (1, Value::Len(b)) => {
-                            key = String::from_utf8_lossy(b).into_owned();
-                            continue;
-                        }
-                        (3, Value::Len(b)) => {
-                            Some(ArgValue::Str(sink.intern(&String::from_utf8_lossy(b))))
-                        }
-                        (4, Value::Varint(v)) => Some(ArgValue::Int(v as i64)),
-                        (5, Value::Varint(v)) => Some(ArgValue::Uint(v)),
-                        _ => arg,
-                    };
+                    match (number, value) {
+                        (1, Value::Len(b)) => key = String::from_utf8_lossy(b).into_owned(),
+                        (3, Value::Len(b)) => string = Some(b),
+                        (4, Value::Varint(v)) => int = Some(v as i64),
+                        (5, Value::Varint(v)) => uint = Some(v as i64),
+                        _ => {}
+                    }
                 }
-                if let Some(value) = arg {
+                let value = match (int.or(uint), string) {
+                    (Some(v), _) => Some(ArgValue::Int(v)),
+                    (None, Some(b)) => {
+                        Some(ArgValue::Str(sink.intern(&String::from_utf8_lossy(b))))
+                    }
+                    (None, None) => None,
+                };
+                if let Some(value) = value {
                     args.push(sink.arg(&key, value));
                 }
             }
@@ -251,6 +254,32 @@ mod tests {
         let (name, args) = read(&mut sink, GENERIC, &payload);
         assert_eq!(name.as_deref(), Some("myev"));
         assert_eq!(args, vec![("cnt".to_string(), ArgValue::Int(-3))]);
+    }
+
+    #[test]
+    fn generic_uint_fields_are_ints_and_an_int_wins_over_a_string() {
+        let mut sink = Sink::new();
+        // Field `u`: uint 7. Field `both`: string "s" then int 2.
+        let mut u = vec![0x0a, 1, b'u'];
+        varint(5 << 3, &mut u);
+        varint(7, &mut u);
+        let mut both = vec![0x0a, 4, b'b', b'o', b't', b'h', 0x1a, 1, b's'];
+        varint(4 << 3, &mut both);
+        varint(2, &mut both);
+        let mut payload = vec![0x0a, 1, b'g'];
+        for f in [&u, &both] {
+            payload.push(0x12);
+            payload.push(f.len() as u8);
+            payload.extend_from_slice(f);
+        }
+        let (_, args) = read(&mut sink, GENERIC, &payload);
+        assert_eq!(
+            args,
+            vec![
+                ("u".to_string(), ArgValue::Int(7)),
+                ("both".to_string(), ArgValue::Int(2))
+            ]
+        );
     }
 
     #[test]
