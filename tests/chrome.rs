@@ -574,6 +574,30 @@ fn legacy_async_tracks_have_a_scope_dimension_even_when_null() {
 }
 
 #[test]
+fn json_counters_name_their_thread_and_share_one_process_track_made_at_the_end() {
+    // A counter from tid 2 before any slice, then a slice and the same counter from tid 3.
+    let (conn, _db, _t) = import_json(
+        r#"[{"ph":"C","pid":1,"tid":2,"ts":1,"name":"ctr","args":{"a":1}},
+            {"ph":"X","pid":1,"tid":3,"ts":2,"dur":5,"name":"s"},
+            {"ph":"C","pid":1,"tid":3,"ts":3,"name":"ctr","args":{"a":2}}]"#,
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.ts, c.track_id, t.name, t.type, th.tid from counter c
+             join process_counter_track t on t.id = c.track_id
+             join args a on a.arg_set_id = c.arg_set_id and a.key = 'utid'
+             join thread th on th.utid = a.int_value order by c.id"
+        ),
+        // The slice's thread track (made during the import) is track 0.
+        table(&[
+            ["1000", "1", "ctr a", "json_counter", "2"],
+            ["3000", "1", "ctr a", "json_counter", "3"],
+        ])
+    );
+}
+
+#[test]
 fn slices_nested_512_deep_or_more_are_dropped_and_logged() {
     // behaviour-parsers §0.1: depth >= 512 is dropped with slice_max_depth_exceeded
     // (args parent_slice_name, current_slice_name).

@@ -71,9 +71,6 @@ pub struct Builder<'s> {
     /// (`NO_TS` for none).
     pending_ic: FxHashMap<TrackRef, i64>,
     slice_ic: i64,
-    /// JSON counter values (row id, ts, track key, value, args): their tracks are made when
-    /// the trace ends, after every other track, as the reference makes them.
-    deferred_counters: Vec<(u32, i64, TrackRef, f64, ArgsRef)>,
     /// Idle thread / process rows per machine row.
     idle: FxHashMap<MachineId, (u32, u32)>,
     /// Machines whose pid/tid 0 are the idle rows (proto and systrace sources).
@@ -162,7 +159,6 @@ impl<'s> Builder<'s> {
             last_slice: None,
             pending_ic: FxHashMap::default(),
             slice_ic: NO_TS,
-            deferred_counters: Vec::new(),
             idle_mapped: std::collections::HashSet::new(),
             track_cache,
             thread_slice_track: FxHashMap::default(),
@@ -280,17 +276,6 @@ impl<'s> Builder<'s> {
                 {
                     let utid = self.thread(thread);
                     self.process_counter_for_thread_with_args(ts, utid, name, kind, value.0, args);
-                    return;
-                }
-                if let TrackKey::ProcessCounter {
-                    kind: "json_counter",
-                    ..
-                } = *self.sink.tracks.get(track)
-                {
-                    self.note_ts(ts);
-                    let id = self.tables.counter_count;
-                    self.tables.counter_count += 1;
-                    self.deferred_counters.push((id, ts, track, value.0, args));
                     return;
                 }
                 let gpu = self.is_gpu_counter(track);
@@ -541,16 +526,6 @@ impl<'s> Builder<'s> {
         self.tables.missing_chrome_processes = self.chrome_processes.with_data_loss();
         self.settle_process_counters_for_threads();
         self.described_tracks();
-        for (id, ts, key, value, args) in std::mem::take(&mut self.deferred_counters) {
-            let track = self.resolve_track(key);
-            let row = CounterRow {
-                ts,
-                track,
-                value,
-                args,
-            };
-            self.out.counter(id, &row, self.sink);
-        }
         // A TranslationTable's process_track_name rules rename process-scoped tracks.
         if !self.sink.translations.process_track_name.is_empty() {
             for row in &mut self.tables.tracks {

@@ -930,7 +930,7 @@ impl Importer {
             }
             b'C' => {
                 self.push(ts, ph, 0, EventData::Thread(thread));
-                self.counters(sink, &ev, ts, thread, process);
+                self.counters(sink, &ev, ts, thread);
             }
             b'M' => {
                 self.push(ts, ph, 0, EventData::Thread(thread));
@@ -1028,15 +1028,8 @@ impl Importer {
         self.wait(ts, ph, 0, Pending::Async(Box::new(item)));
     }
 
-    /// `C`: one process counter per args key.
-    fn counters(
-        &mut self,
-        sink: &mut Sink,
-        ev: &RawEvent,
-        ts: i64,
-        thread: ThreadRef,
-        process: ProcessRef,
-    ) {
+    /// `C`: one counter of the thread's process per args key.
+    fn counters(&mut self, sink: &mut Sink, ev: &RawEvent, ts: i64, thread: ThreadRef) {
         let Some(JVal::Obj(entries)) = &ev.args else {
             self.parser_failure(sink, ev, ts);
             return;
@@ -1066,18 +1059,18 @@ impl Importer {
             track_name.clear();
             let _ = write!(track_name, "{prefix} {key}");
             let name = sink.intern(&track_name);
-            let track = sink.track(TrackKey::ProcessCounter {
-                process,
+            // A process counter pushed for the emitting thread (Trace Processor's
+            // PushProcessCounterForThread): the row names the thread (arg `utid`) and its
+            // track, the process's, is made when the import ends.
+            let track = sink.track(TrackKey::ThreadProcessCounter {
+                thread,
                 name,
                 kind: "json_counter",
             });
-            // Each value names the thread that emitted it (arg `utid`), as the reference's.
-            let emitter = sink.thread_refs.intern(thread);
-            let arg = sink.static_arg("utid", ArgValue::ThreadUtid(emitter));
             let data = EventData::Counter {
                 track,
                 value: Real(value),
-                args: sink.args.push_shared(&[arg]),
+                args: NO_ARGS,
             };
             self.push(ts, b'C', 0, data);
         }

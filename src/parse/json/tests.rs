@@ -368,13 +368,9 @@ fn counters() {
         .iter()
         .filter_map(|e| match e.data {
             EventData::Counter { track, value, .. } => match sink.tracks.get(track) {
-                TrackKey::ProcessCounter {
-                    process,
-                    name,
-                    kind,
-                } => {
+                TrackKey::ThreadProcessCounter { thread, name, kind } => {
                     assert_eq!(*kind, "json_counter");
-                    Some((e.ts, process.pid, s(&sink, *name), value.0))
+                    Some((e.ts, thread.pid.unwrap_or(-1), s(&sink, *name), value.0))
                 }
                 k => panic!("{k:?}"),
             },
