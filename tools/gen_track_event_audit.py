@@ -8,6 +8,9 @@ tests/data/track_event/:
   their names, next to same-named siblings that overlap (§3.3).
 - legacy_instant_scopes.pftrace: legacy i / I / R events with thread, global and process
   scope on a ThreadDescriptor sequence (§3.4: legacy_event.passthrough_utid off the thread).
+- thread_times_by_scope.pftrace: begin / instant / end with thread time and instruction
+  count on a thread root, a process root and children of each (§3.4: only thread-scoped
+  slices get them; an instant's thread_dur and delta are 0).
 - conflicting_reservation.pftrace: uuids described again with another tid / parent (ignored,
   track_descriptor_conflicting_reservation) or identically with a new name (§3.3).
 
@@ -152,8 +155,38 @@ def conflicting_reservation():
     save(t, 'conflicting_reservation.pftrace')
 
 
+def thread_times_by_scope():
+    t = pb.Trace()
+    p = pkt(t, 50, 1)
+    p.incremental_state_cleared = True
+    p.track_descriptor.uuid = 10
+    p.track_descriptor.thread.pid = 5
+    p.track_descriptor.thread.tid = 6
+    d = pkt(t, 51, 1).track_descriptor
+    d.uuid = 11
+    d.process.pid = 5
+    for uuid, parent, name in [(12, 10, 'tchild'), (13, 11, 'pchild')]:
+        d = pkt(t, 52, 1).track_descriptor
+        d.uuid = uuid
+        d.parent_uuid = parent
+        d.name = name
+    for i, uuid in enumerate([10, 11, 12, 13]):
+        for dt, typ, name, tt, ic in [(0, TE.TYPE_SLICE_BEGIN, 'b%d' % uuid, 10, 100),
+                                      (100, TE.TYPE_INSTANT, 'i%d' % uuid, 11, 200),
+                                      (200, TE.TYPE_SLICE_END, None, 15, 300)]:
+            e = pkt(t, 1000 * (i + 1) + dt, 1).track_event
+            e.type = typ
+            e.track_uuid = uuid
+            if name:
+                e.name = name
+            e.thread_time_absolute_us = tt + 10 * i
+            e.thread_instruction_count_absolute = ic + i
+    save(t, 'thread_times_by_scope.pftrace')
+
+
 TD = pb.TrackDescriptor
 thread_instruction_counts()
 sibling_merge_key()
 legacy_instant_scopes()
 conflicting_reservation()
+thread_times_by_scope()
