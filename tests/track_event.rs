@@ -659,3 +659,23 @@ fn only_thread_scoped_slices_get_thread_times_and_instants_get_zero_durations() 
         ])
     );
 }
+
+#[test]
+fn args_whose_iids_were_never_interned_are_skipped_and_counted_twice() {
+    // tools/gen_track_event_audit.py; behaviour-parsers §3.1: a missing iid counts
+    // interned_data_tokenizer_errors, and a skipped annotation / source location arg also
+    // track_event_parser_errors.
+    let (conn, _db) = import("missing_arg_iids");
+    let got = rows(
+        &conn,
+        "select key, display_value from args
+         where arg_set_id = (select arg_set_id from slice where name = 'e')",
+    );
+    // The raw source_location_iid is a reflected field (behaviour-chrome-typed-args §4.1).
+    assert_eq!(
+        got,
+        table(&[["source_location_iid", "7"], ["debug.known", "2"]])
+    );
+    assert_eq!(stat(&conn, "interned_data_tokenizer_errors"), "3");
+    assert_eq!(stat(&conn, "track_event_parser_errors"), "3");
+}

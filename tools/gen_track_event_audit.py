@@ -11,6 +11,9 @@ tests/data/track_event/:
 - thread_times_by_scope.pftrace: begin / instant / end with thread time and instruction
   count on a thread root, a process root and children of each (§3.4: only thread-scoped
   slices get them; an instant's thread_dur and delta are 0).
+- missing_arg_iids.pftrace: an event whose annotation name, source location and posted_from
+  iids were never interned (§3.1: each arg skipped, counted in interned_data_tokenizer_errors
+  and track_event_parser_errors).
 - conflicting_reservation.pftrace: uuids described again with another tid / parent (ignored,
   track_descriptor_conflicting_reservation) or identically with a new name (§3.3).
 
@@ -184,9 +187,27 @@ def thread_times_by_scope():
     save(t, 'thread_times_by_scope.pftrace')
 
 
+def missing_arg_iids():
+    t = pb.Trace()
+    p = pkt(t, 50, 1)
+    p.incremental_state_cleared = True
+    p.thread_descriptor.pid = 5
+    p.thread_descriptor.tid = 6
+    p.interned_data.debug_annotation_names.add(iid=1, name='known')
+    e = pkt(t, 1000, 1).track_event
+    e.type = TE.TYPE_INSTANT
+    e.name = 'e'
+    e.source_location_iid = 7
+    e.task_execution.posted_from_iid = 4
+    e.debug_annotations.add(name_iid=9, int_value=1)
+    e.debug_annotations.add(name_iid=1, int_value=2)
+    save(t, 'missing_arg_iids.pftrace')
+
+
 TD = pb.TrackDescriptor
 thread_instruction_counts()
 sibling_merge_key()
 legacy_instant_scopes()
 conflicting_reservation()
 thread_times_by_scope()
+missing_arg_iids()
