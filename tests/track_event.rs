@@ -593,7 +593,7 @@ fn legacy_global_and_process_instants_name_their_thread() {
 }
 
 #[test]
-fn a_conflicting_re_description_is_ignored_and_counted() {
+fn a_conflicting_re_description_is_ignored_and_a_missing_parent_counted() {
     // tools/gen_track_event_audit.py; behaviour-parsers §3.3: describing a uuid again with
     // another parent / pid / tid / kind is ignored (track_descriptor_conflicting_reservation);
     // an identical re-description is not a conflict.
@@ -606,9 +606,16 @@ fn a_conflicting_re_description_is_ignored_and_counted() {
     );
     assert_eq!(
         got,
-        table(&[["on_thread", "NULL", "6"], ["on_child", "first", "NULL"]])
+        table(&[
+            ["on_thread", "NULL", "6"],
+            ["on_child", "first", "NULL"],
+            ["on_orphan", "orphan", "NULL"],
+            ["on_orphan_again", "orphan", "NULL"],
+        ])
     );
     assert_eq!(stat(&conn, "track_descriptor_conflicting_reservation"), "2");
+    // A parent never described: the track is a root, counted once.
+    assert_eq!(stat(&conn, "track_hierarchy_missing_uuid"), "1");
 }
 
 #[test]

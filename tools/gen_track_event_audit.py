@@ -15,7 +15,8 @@ tests/data/track_event/:
   iids were never interned (§3.1: each arg skipped, counted in interned_data_tokenizer_errors
   and track_event_parser_errors).
 - conflicting_reservation.pftrace: uuids described again with another tid / parent (ignored,
-  track_descriptor_conflicting_reservation) or identically with a new name (§3.3).
+  track_descriptor_conflicting_reservation) or identically with a new name, and a track whose
+  parent was never described (a root, track_hierarchy_missing_uuid once) (§3.3).
 
 usage: python3 tools/gen_track_event_audit.py  (needs `pip install perfetto`)"""
 import os
@@ -150,7 +151,12 @@ def conflicting_reservation():
             d.parent_uuid = parent
         if name is not None:
             d.name = name
-    for ts, uuid, name in [(1000, 11, 'on_thread'), (1100, 12, 'on_child')]:
+    d = pkt(t, 100, 1).track_descriptor
+    d.uuid = 14
+    d.parent_uuid = 99
+    d.name = 'orphan'
+    for ts, uuid, name in [(1000, 11, 'on_thread'), (1100, 12, 'on_child'),
+                           (1200, 14, 'on_orphan'), (1300, 14, 'on_orphan_again')]:
         e = pkt(t, ts, 1).track_event
         e.type = TE.TYPE_INSTANT
         e.track_uuid = uuid
