@@ -516,7 +516,7 @@ fn slices_get_the_thread_instruction_count_and_its_delta_to_the_end() {
         got,
         table(&[
             ["a", "200", "105", "15"],
-            ["i", "0", "110", "NULL"],
+            ["i", "0", "110", "0"],
             ["abs", "100", "20", "5"],
             ["none", "0", "NULL", "NULL"],
         ])
@@ -593,7 +593,7 @@ fn legacy_global_and_process_instants_name_their_thread() {
 }
 
 #[test]
-fn a_conflicting_re_description_is_ignored_and_counted() {
+fn a_conflicting_re_description_is_ignored_and_a_missing_parent_counted() {
     // tools/gen_track_event_audit.py; behaviour-parsers §3.3: describing a uuid again with
     // another parent / pid / tid / kind is ignored (track_descriptor_conflicting_reservation);
     // an identical re-description is not a conflict.
@@ -606,9 +606,85 @@ fn a_conflicting_re_description_is_ignored_and_counted() {
     );
     assert_eq!(
         got,
-        table(&[["on_thread", "NULL", "6"], ["on_child", "first", "NULL"]])
+        table(&[
+            ["on_thread", "NULL", "6"],
+            ["on_child", "first", "NULL"],
+            ["on_orphan", "orphan", "NULL"],
+            ["on_orphan_again", "orphan", "NULL"],
+        ])
     );
     assert_eq!(stat(&conn, "track_descriptor_conflicting_reservation"), "2");
+    // A parent never described: the track is a root, counted once.
+    assert_eq!(stat(&conn, "track_hierarchy_missing_uuid"), "1");
+}
+
+#[test]
+fn only_thread_scoped_slices_get_thread_times_and_instants_get_zero_durations() {
+    // tools/gen_track_event_audit.py; behaviour-parsers §3.4: the reference imports events
+    // on thread-scoped tracks as thread phases (B/E/i: thread_ts and instruction count at the
+    // begin, thread_dur and delta at the end, 0 for an instant) and the others as async
+    // phases, whose slices carry none of them.
+    let (conn, _db) = import("thread_times_by_scope");
+    let got = rows(
+        &conn,
+        "select s.name, s.thread_ts, s.thread_dur, s.thread_instruction_count,
+           s.thread_instruction_delta, t.type
+         from slice s join track t on t.id = s.track_id order by s.ts",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["b10", "10000", "5000", "100", "200", "thread_execution"],
+            ["i10", "11000", "0", "200", "0", "thread_execution"],
+            ["b11", "NULL", "NULL", "NULL", "NULL", "process_track_event"],
+            ["i11", "NULL", "NULL", "NULL", "NULL", "process_track_event"],
+            [
+                "b12",
+                "30000",
+                "5000",
+                "102",
+                "200",
+                "thread_merged_track_event"
+            ],
+            ["i12", "31000", "0", "202", "0", "thread_merged_track_event"],
+            [
+                "b13",
+                "NULL",
+                "NULL",
+                "NULL",
+                "NULL",
+                "process_merged_track_event"
+            ],
+            [
+                "i13",
+                "NULL",
+                "NULL",
+                "NULL",
+                "NULL",
+                "process_merged_track_event"
+            ],
+        ])
+    );
+}
+
+#[test]
+fn args_whose_iids_were_never_interned_are_skipped_and_counted_twice() {
+    // tools/gen_track_event_audit.py; behaviour-parsers §3.1: a missing iid counts
+    // interned_data_tokenizer_errors, and a skipped annotation / source location arg also
+    // track_event_parser_errors.
+    let (conn, _db) = import("missing_arg_iids");
+    let got = rows(
+        &conn,
+        "select key, display_value from args
+         where arg_set_id = (select arg_set_id from slice where name = 'e')",
+    );
+    // The raw source_location_iid is a reflected field (behaviour-chrome-typed-args §4.1).
+    assert_eq!(
+        got,
+        table(&[["source_location_iid", "7"], ["debug.known", "2"]])
+    );
+    assert_eq!(stat(&conn, "interned_data_tokenizer_errors"), "3");
+    assert_eq!(stat(&conn, "track_event_parser_errors"), "3");
 }
 
 #[test]

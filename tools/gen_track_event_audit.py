@@ -8,8 +8,15 @@ tests/data/track_event/:
   their names, next to same-named siblings that overlap (§3.3).
 - legacy_instant_scopes.pftrace: legacy i / I / R events with thread, global and process
   scope on a ThreadDescriptor sequence (§3.4: legacy_event.passthrough_utid off the thread).
+- thread_times_by_scope.pftrace: begin / instant / end with thread time and instruction
+  count on a thread root, a process root and children of each (§3.4: only thread-scoped
+  slices get them; an instant's thread_dur and delta are 0).
+- missing_arg_iids.pftrace: an event whose annotation name, source location and posted_from
+  iids were never interned (§3.1: each arg skipped, counted in interned_data_tokenizer_errors
+  and track_event_parser_errors).
 - conflicting_reservation.pftrace: uuids described again with another tid / parent (ignored,
-  track_descriptor_conflicting_reservation) or identically with a new name (§3.3).
+  track_descriptor_conflicting_reservation) or identically with a new name, and a track whose
+  parent was never described (a root, track_hierarchy_missing_uuid once) (§3.3).
 
 usage: python3 tools/gen_track_event_audit.py  (needs `pip install perfetto`)"""
 import os
@@ -144,7 +151,12 @@ def conflicting_reservation():
             d.parent_uuid = parent
         if name is not None:
             d.name = name
-    for ts, uuid, name in [(1000, 11, 'on_thread'), (1100, 12, 'on_child')]:
+    d = pkt(t, 100, 1).track_descriptor
+    d.uuid = 14
+    d.parent_uuid = 99
+    d.name = 'orphan'
+    for ts, uuid, name in [(1000, 11, 'on_thread'), (1100, 12, 'on_child'),
+                           (1200, 14, 'on_orphan'), (1300, 14, 'on_orphan_again')]:
         e = pkt(t, ts, 1).track_event
         e.type = TE.TYPE_INSTANT
         e.track_uuid = uuid
@@ -152,8 +164,56 @@ def conflicting_reservation():
     save(t, 'conflicting_reservation.pftrace')
 
 
+def thread_times_by_scope():
+    t = pb.Trace()
+    p = pkt(t, 50, 1)
+    p.incremental_state_cleared = True
+    p.track_descriptor.uuid = 10
+    p.track_descriptor.thread.pid = 5
+    p.track_descriptor.thread.tid = 6
+    d = pkt(t, 51, 1).track_descriptor
+    d.uuid = 11
+    d.process.pid = 5
+    for uuid, parent, name in [(12, 10, 'tchild'), (13, 11, 'pchild')]:
+        d = pkt(t, 52, 1).track_descriptor
+        d.uuid = uuid
+        d.parent_uuid = parent
+        d.name = name
+    for i, uuid in enumerate([10, 11, 12, 13]):
+        for dt, typ, name, tt, ic in [(0, TE.TYPE_SLICE_BEGIN, 'b%d' % uuid, 10, 100),
+                                      (100, TE.TYPE_INSTANT, 'i%d' % uuid, 11, 200),
+                                      (200, TE.TYPE_SLICE_END, None, 15, 300)]:
+            e = pkt(t, 1000 * (i + 1) + dt, 1).track_event
+            e.type = typ
+            e.track_uuid = uuid
+            if name:
+                e.name = name
+            e.thread_time_absolute_us = tt + 10 * i
+            e.thread_instruction_count_absolute = ic + i
+    save(t, 'thread_times_by_scope.pftrace')
+
+
+def missing_arg_iids():
+    t = pb.Trace()
+    p = pkt(t, 50, 1)
+    p.incremental_state_cleared = True
+    p.thread_descriptor.pid = 5
+    p.thread_descriptor.tid = 6
+    p.interned_data.debug_annotation_names.add(iid=1, name='known')
+    e = pkt(t, 1000, 1).track_event
+    e.type = TE.TYPE_INSTANT
+    e.name = 'e'
+    e.source_location_iid = 7
+    e.task_execution.posted_from_iid = 4
+    e.debug_annotations.add(name_iid=9, int_value=1)
+    e.debug_annotations.add(name_iid=1, int_value=2)
+    save(t, 'missing_arg_iids.pftrace')
+
+
 TD = pb.TrackDescriptor
 thread_instruction_counts()
 sibling_merge_key()
 legacy_instant_scopes()
 conflicting_reservation()
+thread_times_by_scope()
+missing_arg_iids()

@@ -603,11 +603,13 @@ pub enum EventData {
     /// The callstack of the TrackEvent slice event pushed just before (same time).
     SliceCallstack(Box<SliceCallstack>),
     /// The thread instruction count of the TrackEvent slice event pushed just after it on
-    /// the same track: a begin or instant records it (`thread_instruction_count`), an end
-    /// gives the slice it closes `thread_instruction_delta`.
+    /// the same track: a begin or complete slice records it (`thread_instruction_count`,
+    /// and for a complete slice `delta` as `thread_instruction_delta`; `NO_TS` otherwise),
+    /// an end gives the slice it closes `thread_instruction_delta`.
     SliceInstructions {
         track: TrackRef,
         count: i64,
+        delta: i64,
     },
 }
 

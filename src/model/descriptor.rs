@@ -59,6 +59,8 @@ pub(super) struct MergedTracks {
     /// The name of each set's tracks: the first non-NULL name of a uuid joining it (by
     /// name, that is the name; by `sibling_merge_key`, differently named siblings share).
     names: HashMap<MergedSet, StrId>,
+    /// Uuids whose parent uuid was never described (counted once each).
+    missing_parents: std::collections::HashSet<(MachineId, u64)>,
 }
 
 impl<'s> Builder<'s> {
@@ -286,6 +288,7 @@ impl<'s> Builder<'s> {
     /// Nearest thread or process ancestor of a descriptor (not itself).
     pub(super) fn descriptor_scope(&mut self, machine: MachineId, d: &Descriptor) -> Scope {
         let mut parent = d.parent_uuid;
+        let mut child = d.uuid;
         let mut hops = 0;
         while let Some(p) = parent {
             hops += 1;
@@ -293,8 +296,14 @@ impl<'s> Builder<'s> {
                 break;
             }
             let Some(pd) = self.sink.descriptors.get(&(machine, p)).cloned() else {
+                // A parent never described: the track is a root (track_hierarchy_missing_uuid).
+                if p != 0 && self.merged.missing_parents.insert((machine, child)) {
+                    let mrow = self.machine_row(machine);
+                    self.stat("track_hierarchy_missing_uuid", mrow);
+                }
                 break;
             };
+            child = p;
             if let Some(t) = pd.thread {
                 return Scope::Thread(self.descriptor_thread(machine, p, t));
             }

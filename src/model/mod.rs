@@ -69,8 +69,8 @@ pub struct Builder<'s> {
     /// Thread instruction counts waiting for the next slice event on their track
     /// ([`EventData::SliceInstructions`]), and the one of the slice event being applied
     /// (`NO_TS` for none).
-    pending_ic: FxHashMap<TrackRef, i64>,
-    slice_ic: i64,
+    pending_ic: FxHashMap<TrackRef, (i64, i64)>,
+    slice_ic: (i64, i64),
     /// Idle thread / process rows per machine row.
     idle: FxHashMap<MachineId, (u32, u32)>,
     /// Machines whose pid/tid 0 are the idle rows (proto and systrace sources).
@@ -158,7 +158,7 @@ impl<'s> Builder<'s> {
             idle: FxHashMap::default(),
             last_slice: None,
             pending_ic: FxHashMap::default(),
-            slice_ic: NO_TS,
+            slice_ic: (NO_TS, NO_TS),
             idle_mapped: std::collections::HashSet::new(),
             track_cache,
             thread_slice_track: FxHashMap::default(),
@@ -202,12 +202,12 @@ impl<'s> Builder<'s> {
 
     /// Applies one event (already in trace time, in sorted order).
     pub fn apply(&mut self, ts: i64, data: &EventData) {
-        if !self.pending_ic.is_empty() || self.slice_ic != NO_TS {
+        if !self.pending_ic.is_empty() || self.slice_ic.0 != NO_TS {
             self.slice_ic = match *data {
                 EventData::Begin(s) | EventData::End(s) | EventData::Complete { slice: s, .. } => {
-                    self.pending_ic.remove(&s.track).unwrap_or(NO_TS)
+                    self.pending_ic.remove(&s.track).unwrap_or((NO_TS, NO_TS))
                 }
-                _ => NO_TS,
+                _ => (NO_TS, NO_TS),
             };
         }
         match *data {
@@ -265,8 +265,12 @@ impl<'s> Builder<'s> {
                     .map(|id| (ts, id, track));
             }
             EventData::SliceCallstack(ref cs) => self.slice_callstack(ts, cs),
-            EventData::SliceInstructions { track, count } => {
-                self.pending_ic.insert(track, count);
+            EventData::SliceInstructions {
+                track,
+                count,
+                delta,
+            } => {
+                self.pending_ic.insert(track, (count, delta));
             }
             EventData::Counter { track, value, args } => {
                 let args = self.resolve_thread_args(args);

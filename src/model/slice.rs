@@ -216,8 +216,9 @@ impl<'s> Builder<'s> {
                 args: ev.args,
                 thread_ts: ev.thread_ts,
                 thread_dur,
-                thread_ic: self.slice_ic,
-                thread_ic_delta: NO_TS,
+                thread_ic: self.slice_ic.0,
+                // A begin's delta comes with its end; a complete slice has its own.
+                thread_ic_delta: if dur < 0 { NO_TS } else { self.slice_ic.1 },
                 file: self.event_file,
             },
         );
@@ -289,8 +290,8 @@ impl<'s> Builder<'s> {
         if ev.thread_ts != NO_TS && row.thread_ts != NO_TS {
             row.thread_dur = ev.thread_ts - row.thread_ts;
         }
-        if self.slice_ic != NO_TS && row.thread_ic != NO_TS {
-            row.thread_ic_delta = self.slice_ic - row.thread_ic;
+        if self.slice_ic.0 != NO_TS && row.thread_ic != NO_TS {
+            row.thread_ic_delta = self.slice_ic.0 - row.thread_ic;
         }
         let begin_args = row.args;
         // End args merge into the slice's (same key: End wins); a legacy unnestable track

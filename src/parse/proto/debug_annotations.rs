@@ -23,6 +23,13 @@ impl Parser<'_> {
                 None => None,
             };
             let Some(name) = name else {
+                // An interned name missing from the sequence is also a lookup failure.
+                if matches!(
+                    ann.name_field,
+                    Some(debug_annotation::NameField::NameIid(_))
+                ) {
+                    self.sink.stat("interned_data_tokenizer_errors", machine, 1);
+                }
                 self.sink.stat("track_event_parser_errors", machine, 1);
                 continue;
             };

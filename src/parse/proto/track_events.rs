@@ -704,6 +704,7 @@ impl Parser<'_> {
             },
         };
         let is_end = matches!(data, EventData::End(_));
+        let mut data = data;
         let slice_track = match &data {
             EventData::Begin(s) | EventData::End(s) | EventData::Complete { slice: s, .. } => {
                 Some(s.track)
@@ -711,10 +712,44 @@ impl Parser<'_> {
             _ => None,
         };
         let is_slice = slice_track.is_some();
+        // Thread times and instruction counts belong to slices on thread-scoped tracks (the
+        // reference's thread phases B/E/i/X); an instant's thread_dur and delta are 0, a
+        // legacy X's are its own. Elsewhere (async phases) the slice has none.
+        let thread_scoped = slice_track.is_some_and(|t| self.thread_scoped(machine, t));
+        let mut instructions = instructions;
+        let mut delta = NO_TS;
+        match &mut data {
+            EventData::Begin(s) | EventData::End(s) if !thread_scoped => s.thread_ts = NO_TS,
+            EventData::Complete {
+                slice, thread_dur, ..
+            } => {
+                if !thread_scoped {
+                    slice.thread_ts = NO_TS;
+                    *thread_dur = NO_TS;
+                } else {
+                    let legacy = ev.legacy_event.as_ref();
+                    if slice.thread_ts != NO_TS && *thread_dur == NO_TS {
+                        *thread_dur = 0;
+                    }
+                    delta = legacy.and_then(|l| l.thread_instruction_delta).unwrap_or(0);
+                }
+            }
+            _ => {}
+        }
+        if !thread_scoped {
+            instructions = None;
+        }
         // The thread instruction count goes to the slice the event begins or closes.
         if let (Some(count), Some(track)) = (instructions, slice_track) {
-            self.sink
-                .push(ts, clock, EventData::SliceInstructions { track, count });
+            self.sink.push(
+                ts,
+                clock,
+                EventData::SliceInstructions {
+                    track,
+                    count,
+                    delta,
+                },
+            );
         }
         self.sink.push(ts, clock, data);
         // The event's callstack goes to its slice (`__intrinsic_track_event_callstacks`).
@@ -734,6 +769,34 @@ impl Parser<'_> {
                     .push(ts, clock, EventData::SliceCallstack(Box::new(cs)));
             }
         }
+    }
+
+    /// Whether a slice track is thread-scoped: the sequence's thread, or a descriptor that
+    /// is a thread or has a thread ancestor.
+    fn thread_scoped(&self, machine: MachineId, track: TrackRef) -> bool {
+        let TrackKey::Descriptor {
+            uuid, seq_thread, ..
+        } = *self.sink.tracks.get(track)
+        else {
+            return false;
+        };
+        if seq_thread.is_some() {
+            return true;
+        }
+        let mut next = Some(uuid);
+        for _ in 0..64 {
+            let Some(d) = next.and_then(|u| self.sink.descriptors.get(&(machine, u))) else {
+                return false;
+            };
+            if d.thread.is_some() {
+                return true;
+            }
+            if d.process.is_some() {
+                return false;
+            }
+            next = d.parent_uuid;
+        }
+        false
     }
 
     /// Legacy (JSON-style) phases carried in `TrackEvent.legacy_event`.

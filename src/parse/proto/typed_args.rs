@@ -163,7 +163,10 @@ impl Parser<'_> {
         {
             match self.source_location(machine, cx.seq_id, iid) {
                 Some(loc) => self.location_args(&mut args, "source", loc),
-                None => self.sink.stat("track_event_parser_errors", machine, 1),
+                None => {
+                    self.sink.stat("interned_data_tokenizer_errors", machine, 1);
+                    self.sink.stat("track_event_parser_errors", machine, 1);
+                }
             }
         }
         // 2. Where the task being run was posted from.
@@ -174,7 +177,12 @@ impl Parser<'_> {
                 .filter(|_| iid != 0)
             {
                 Some(loc) => self.location_args(&mut args, "task.posted_from", loc),
-                None => self.sink.stat("track_event_parser_errors", machine, 1),
+                None => {
+                    if iid != 0 {
+                        self.sink.stat("interned_data_tokenizer_errors", machine, 1);
+                    }
+                    self.sink.stat("track_event_parser_errors", machine, 1);
+                }
             }
         }
         // 3. A log message (and its android_logs row).
