@@ -1109,6 +1109,24 @@ impl Sink {
     }
 
     /// [`Sink::arg`] for a key that lives for the whole program.
+    /// A `sched_switch`'s seven raw-row args, in the proto's order: (comm, pid, prio, state)
+    /// of the task switched out, (comm, pid, prio) of the one switched in.
+    pub fn sched_switch_args(
+        &mut self,
+        (prev_comm, prev_pid, prev_prio, prev_state): (StrId, i64, i32, i64),
+        (next_comm, next_pid, next_prio): (StrId, i64, i32),
+    ) -> [Arg; 7] {
+        [
+            self.static_arg("prev_comm", ArgValue::Str(prev_comm)),
+            self.static_arg("prev_pid", ArgValue::Int(prev_pid)),
+            self.static_arg("prev_prio", ArgValue::Int(i64::from(prev_prio))),
+            self.static_arg("prev_state", ArgValue::Int(prev_state)),
+            self.static_arg("next_comm", ArgValue::Str(next_comm)),
+            self.static_arg("next_pid", ArgValue::Int(next_pid)),
+            self.static_arg("next_prio", ArgValue::Int(i64::from(next_prio))),
+        ]
+    }
+
     pub fn static_arg(&mut self, key: &'static str, value: ArgValue) -> Arg {
         let key = self.intern_static(key);
         Arg {

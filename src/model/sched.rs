@@ -78,19 +78,10 @@ impl<'s> Builder<'s> {
             pid: None,
         });
         let prev_comm = self.tables.threads[prev as usize].name;
-        let args = [
-            self.sink.static_arg("prev_comm", ArgValue::Str(prev_comm)),
-            self.sink.static_arg("prev_pid", ArgValue::Int(s.prev_pid)),
-            self.sink
-                .static_arg("prev_prio", ArgValue::Int(i64::from(s.prev_prio))),
-            self.sink
-                .static_arg("prev_state", ArgValue::Int(s.prev_state)),
-            self.sink
-                .static_arg("next_comm", ArgValue::Str(s.next_comm)),
-            self.sink.static_arg("next_pid", ArgValue::Int(s.next_pid)),
-            self.sink
-                .static_arg("next_prio", ArgValue::Int(i64::from(s.next_prio))),
-        ];
+        let args = self.sink.sched_switch_args(
+            (prev_comm, s.prev_pid, s.prev_prio, s.prev_state),
+            (s.next_comm, s.next_pid, s.next_prio),
+        );
         let raw = FtraceRaw {
             machine: s.machine,
             cpu: s.cpu,

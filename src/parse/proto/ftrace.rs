@@ -844,20 +844,10 @@ impl Parser<'_> {
         s: RawSwitch,
         common_flags: Option<u32>,
     ) {
-        let args = [
-            self.sink
-                .static_arg("prev_comm", ArgValue::Str(s.prev_comm)),
-            self.sink.static_arg("prev_pid", ArgValue::Int(s.prev_pid)),
-            self.sink
-                .static_arg("prev_prio", ArgValue::Int(i64::from(s.prev_prio))),
-            self.sink
-                .static_arg("prev_state", ArgValue::Int(s.prev_state)),
-            self.sink
-                .static_arg("next_comm", ArgValue::Str(s.next_comm)),
-            self.sink.static_arg("next_pid", ArgValue::Int(s.next_pid)),
-            self.sink
-                .static_arg("next_prio", ArgValue::Int(i64::from(s.next_prio))),
-        ];
+        let args = self.sink.sched_switch_args(
+            (s.prev_comm, s.prev_pid, s.prev_prio, s.prev_state),
+            (s.next_comm, s.next_pid, s.next_prio),
+        );
         let raw = FtraceRaw {
             machine,
             cpu,

@@ -34,6 +34,16 @@ impl Parser<'_> {
         }
     }
 
+    /// `legacy_event.passthrough_utid`: the thread a legacy event came from, on a slice of
+    /// a track that is not that thread's.
+    fn passthrough_utid_arg(&mut self, t: ThreadRef) -> Arg {
+        let thread = self.sink.thread_refs.intern(t);
+        self.sink.static_arg(
+            "legacy_event.passthrough_utid",
+            ArgValue::ThreadUtid(thread),
+        )
+    }
+
     /// A process descriptor was emitted (for `experimental_missing_chrome_processes`).
     pub(super) fn process_described(&mut self, ts: i64, clock: ClockRef, process: ProcessRef) {
         self.sink.push(
@@ -881,13 +891,7 @@ impl Parser<'_> {
                 // A global or process instant names the thread it came from.
                 if let Some(t) = off_thread {
                     let mut args: Vec<Arg> = self.sink.args.get(slice.args).to_vec();
-                    let key = self.sink.intern("legacy_event.passthrough_utid");
-                    let thread = self.sink.thread_refs.intern(t);
-                    args.push(Arg {
-                        flat_key: key,
-                        key,
-                        value: ArgValue::ThreadUtid(thread),
-                    });
+                    args.push(self.passthrough_utid_arg(t));
                     slice.args = self.sink.args.push(&args);
                 }
                 // A mark (`R`) says it was one.
@@ -1112,13 +1116,7 @@ impl Parser<'_> {
         // The event's args (its source id among them), then its thread and phase.
         let mut args: Vec<Arg> = self.sink.args.get(slice.args).to_vec();
         if let Some(t) = seq_thread {
-            let key = self.sink.intern("legacy_event.passthrough_utid");
-            let thread = self.sink.thread_refs.intern(t);
-            args.push(Arg {
-                flat_key: key,
-                key,
-                value: ArgValue::ThreadUtid(thread),
-            });
+            args.push(self.passthrough_utid_arg(t));
         }
         if matches!(phase, b'S' | b'T' | b'p') {
             let key = self.sink.intern("legacy_event.phase");
