@@ -982,3 +982,39 @@ fn events_lexed_on_a_second_thread_import_as_on_one() {
         }
     }
 }
+
+#[test]
+fn a_file_of_many_chunks_lexed_on_a_second_thread_imports_as_on_one() {
+    // More than three chunks: the lexer hands each chunk's buffer back and the import thread
+    // reads the next ones into them, with batches reused the same way.
+    let mut json = String::from("{\"traceEvents\":[");
+    let mut i = 0u64;
+    while json.len() < 3 * CHUNK + CHUNK / 2 {
+        json.push_str(&format!(
+            r#"{{"name":"n{}","ph":"X","ts":{}.25,"dur":3,"pid":1,"tid":{},"args":{{"i":{i}}}}},"#,
+            i % 11,
+            i * 5,
+            i % 13
+        ));
+        i += 1;
+    }
+    json.push_str("{}]}");
+    let whole = outcome(json.as_bytes(), usize::MAX, 1 << 20);
+    let mut sink = Sink::new();
+    let mut input = Trickle {
+        bytes: json.as_bytes(),
+        step: 1 << 20,
+    };
+    parse_stream_lexing(&mut input, &mut sink, &ctx(), 0).expect("parses");
+    assert_eq!(slices(&sink).len() as u64, i, "every event of every chunk");
+    for (lex_inline, step) in [(0, 1 << 20), (3, 65_536)] {
+        assert_eq!(
+            outcome(json.as_bytes(), lex_inline, step),
+            whole,
+            "lexing thread after {lex_inline} events, {step}-byte reads"
+        );
+    }
+    // Cut inside the last chunk: what was read stays.
+    let cut = &json.as_bytes()[..json.len() - 100];
+    assert_eq!(outcome(cut, 0, 1 << 20), outcome(cut, usize::MAX, 1 << 20));
+}
