@@ -175,6 +175,52 @@ fn mojo_methods_are_named_from_module_symbols() {
     );
 }
 
+/// behaviour-chrome-typed-args §4.2/§5: a Mojo method's interned location names the
+/// `stack_profile_mapping` row of its mapping (made like a profile's), and without symbols the
+/// two keys move to the end of the set; a location whose mapping was never interned (or an
+/// unknown iid) leaves the raw `mojo_interface_method_iid`.
+#[test]
+fn mojo_locations_name_stack_profile_mappings_or_stay_raw() {
+    let (conn, _db) = import("mojo_unsymbolized");
+    let got = rows(
+        &conn,
+        "select s.name, a.key, a.display_value from slice s join args a using (arg_set_id)
+         order by s.ts, a.id",
+    );
+    let mapping = rows(
+        &conn,
+        "select id from stack_profile_mapping where name = '/lib.so'",
+    );
+    assert_eq!(mapping, vec![vec!["1".to_string()]]);
+    assert_eq!(
+        got,
+        table(&[
+            ["mojo_nosym", "chrome_mojo_event_info.ipc_hash", "5"],
+            ["mojo_nosym", "debug.x", "1"],
+            [
+                "mojo_nosym",
+                "chrome_mojo_event_info.mojo_interface_method.native_symbol.mapping_id",
+                "1"
+            ],
+            [
+                "mojo_nosym",
+                "chrome_mojo_event_info.mojo_interface_method.native_symbol.rel_pc",
+                "123"
+            ],
+            [
+                "mojo_unknown_mapping",
+                "chrome_mojo_event_info.mojo_interface_method_iid",
+                "2"
+            ],
+            [
+                "mojo_unknown_iid",
+                "chrome_mojo_event_info.mojo_interface_method_iid",
+                "42"
+            ],
+        ])
+    );
+}
+
 #[test]
 fn translation_tables_rename_process_tracks() {
     let (conn, _db) = import("process_track_name");
