@@ -318,6 +318,7 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::ChromeBenchmarkMetadata(_)) => "TracePacket.chrome_benchmark_metadata",
         Some(D::ExtensionDescriptor(_)) => "TracePacket.extension_descriptor",
         Some(D::TranslationTable(_)) => "TracePacket.translation_table",
+        Some(D::UiState(_)) => "TracePacket.ui_state",
         Some(D::ChromeTrigger(_)) => "TracePacket.chrome_trigger",
         Some(D::ProfilePacket(_)) => "TracePacket.profile_packet",
         Some(D::PerfSample(_)) => "TracePacket.perf_sample",
@@ -766,7 +767,22 @@ impl Parser<'_> {
                     let s = uuid_string(msb as u64, lsb as u64);
                     self.sink.metadata("trace_uuid", machine, MetaValue::Str(s));
                 }
+                // statsd_metadata (7).triggering_subscription_id (4).
+                if let Some(id) =
+                    typed_args::field_bytes(&bytes, 7).and_then(|m| typed_args::field_varint(m, 4))
+                {
+                    self.sink.metadata(
+                        "statsd_triggering_subscription_id",
+                        machine,
+                        MetaValue::Int(id as i64),
+                    );
+                }
                 self.losses.trace_config(self.sink, machine, config);
+            }
+            trace_packet::Data::UiState(bytes) => {
+                let text = chrome::base64(&bytes);
+                self.sink
+                    .metadata("ui_state", machine, MetaValue::Str(text));
             }
             trace_packet::Data::ChromeMetadata(meta) => self.chrome_metadata(machine, &meta),
             trace_packet::Data::ExtensionDescriptor(d) => self.extension_descriptor(machine, &d),

@@ -58,6 +58,17 @@ pub(super) fn field_bytes(mut msg: &[u8], field: u32) -> Option<&[u8]> {
     None
 }
 
+/// The last varint occurrence of `field` in a message.
+pub(super) fn field_varint(mut msg: &[u8], field: u32) -> Option<u64> {
+    let mut found = None;
+    while let Some((number, value)) = next_field(&mut msg) {
+        if let (true, Value::Varint(v)) = (number == field, value) {
+            found = Some(v);
+        }
+    }
+    found
+}
+
 /// Keys being built while walking a message: the full key (with `[i]`) and the flat key.
 struct Keys {
     key: String,
