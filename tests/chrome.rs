@@ -61,6 +61,83 @@ fn hashed_names_are_translated_at_the_end_of_the_file() {
     );
 }
 
+/// behaviour-chrome-typed-args §4.1–§4.3: every ChromeTrackEvent extension is preloaded (no
+/// extension_descriptor in the trace): enums by name, the extension `chrome_latency_info`
+/// (1068) under the core field's prefix, and a memory-pressure notification's creation
+/// location expanded (normalized file, line as int) unless its iid does not resolve.
+#[test]
+fn chrome_track_event_extensions_are_known_without_a_descriptor() {
+    let (conn, _db) = import("chrome_extensions");
+    let got = rows(
+        &conn,
+        "select s.name, a.key, a.value_type, a.display_value
+         from slice s join args a using (arg_set_id) order by s.ts, a.id",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            [
+                "pool",
+                "thread_pool_task.task_priority",
+                "string",
+                "PRIORITY_USER_BLOCKING"
+            ],
+            [
+                "pool",
+                "thread_pool_task.execution_mode",
+                "string",
+                "EXECUTION_MODE_SEQUENCED"
+            ],
+            ["pool", "thread_pool_task.sequence_token", "int", "-3"],
+            [
+                "task",
+                "current_task.event_offset_from_task_start_time_us",
+                "uint",
+                "7"
+            ],
+            ["task", "current_task.task_start_time_us", "uint", "9"],
+            ["latency2", "chrome_latency_info.trace_id", "int", "42"],
+            [
+                "pressure",
+                "chrome_memory_pressure_notification.level",
+                "string",
+                "MEMORY_PRESSURE_LEVEL_MODERATE"
+            ],
+            [
+                "pressure",
+                "chrome_memory_pressure_notification.file_name",
+                "string",
+                "base/mem.cc"
+            ],
+            [
+                "pressure",
+                "chrome_memory_pressure_notification.function_name",
+                "string",
+                "Listen"
+            ],
+            [
+                "pressure",
+                "chrome_memory_pressure_notification.line_number",
+                "int",
+                "12"
+            ],
+            [
+                "pressure_unknown",
+                "chrome_memory_pressure_notification.level",
+                "string",
+                "MEMORY_PRESSURE_LEVEL_CRITICAL"
+            ],
+            [
+                "pressure_unknown",
+                "chrome_memory_pressure_notification.creation_location_iid",
+                "uint",
+                "99"
+            ],
+        ])
+    );
+    assert_eq!(stat(&conn, "unknown_extension_fields"), "1");
+}
+
 #[test]
 fn a_preloaded_chrome_extension_is_reflected_and_translated() {
     let (conn, _db) = import("chrome_performance_mark");
@@ -170,6 +247,52 @@ fn mojo_methods_are_named_from_module_symbols() {
                 "slice4",
                 "chrome_mojo_event_info.mojo_interface_tag",
                 "Func"
+            ],
+        ])
+    );
+}
+
+/// behaviour-chrome-typed-args §4.2/§5: a Mojo method's interned location names the
+/// `stack_profile_mapping` row of its mapping (made like a profile's), and without symbols the
+/// two keys move to the end of the set; a location whose mapping was never interned (or an
+/// unknown iid) leaves the raw `mojo_interface_method_iid`.
+#[test]
+fn mojo_locations_name_stack_profile_mappings_or_stay_raw() {
+    let (conn, _db) = import("mojo_unsymbolized");
+    let got = rows(
+        &conn,
+        "select s.name, a.key, a.display_value from slice s join args a using (arg_set_id)
+         order by s.ts, a.id",
+    );
+    let mapping = rows(
+        &conn,
+        "select id from stack_profile_mapping where name = '/lib.so'",
+    );
+    assert_eq!(mapping, vec![vec!["1".to_string()]]);
+    assert_eq!(
+        got,
+        table(&[
+            ["mojo_nosym", "chrome_mojo_event_info.ipc_hash", "5"],
+            ["mojo_nosym", "debug.x", "1"],
+            [
+                "mojo_nosym",
+                "chrome_mojo_event_info.mojo_interface_method.native_symbol.mapping_id",
+                "1"
+            ],
+            [
+                "mojo_nosym",
+                "chrome_mojo_event_info.mojo_interface_method.native_symbol.rel_pc",
+                "123"
+            ],
+            [
+                "mojo_unknown_mapping",
+                "chrome_mojo_event_info.mojo_interface_method_iid",
+                "2"
+            ],
+            [
+                "mojo_unknown_iid",
+                "chrome_mojo_event_info.mojo_interface_method_iid",
+                "42"
             ],
         ])
     );

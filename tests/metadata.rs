@@ -85,6 +85,29 @@ fn the_config_uuid_and_the_build_fingerprint() {
     );
 }
 
+/// behaviour-chrome-typed-args §8: the config's statsd triggering subscription and the UI's
+/// saved state (base64 of the packet) are metadata; a TraceUuid packet beats the config's uuid.
+#[test]
+fn statsd_subscription_and_ui_state_are_metadata() {
+    let (conn, _db) = import("config_statsd_ui_state.pftrace");
+    let got = rows(
+        &conn,
+        "select name, coalesce(int_value, str_value) from metadata
+         where name not in ('trace_size_bytes', 'trace_type', 'trace_time_clock_id',
+                            'trace_config_pbtxt')
+         order by name",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["statsd_triggering_subscription_id", "7"],
+            ["trace_uuid", "00000000-0000-0003-0000-000000000004"],
+            ["ui_state", "CAU="],
+            ["unique_session_name", "sess"],
+        ])
+    );
+}
+
 #[test]
 fn service_events_and_trace_attributes_are_metadata() {
     use prost::Message;

@@ -347,10 +347,14 @@ impl Parser<'_> {
 
     /// Module symbols by (build id, address), for Mojo method names.
     pub(super) fn chrome_module_symbols(&mut self, m: &protos::ModuleSymbols) {
-        let Some(build_id) = m.build_id.as_deref() else {
-            return;
+        // Keyed as the mappings' rows are: hex build id, or the path without one.
+        let build_id = match m.build_id.as_deref().filter(|b| !b.is_empty()) {
+            Some(b) => self.sink.intern(&profiling::build_id_hex(b.as_bytes())),
+            None => match m.path.as_deref() {
+                Some(p) => self.sink.intern(p),
+                None => return,
+            },
         };
-        let build_id = self.sink.intern(build_id);
         for a in &m.address_symbols {
             let Some(function) = a.lines.last().and_then(|l| l.function_name.as_deref()) else {
                 continue;

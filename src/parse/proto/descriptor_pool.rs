@@ -1,6 +1,7 @@
 //! The descriptor pool (Trace Processor's `DescriptorPool`): messages and enums by full
-//! name, built from FileDescriptorSets — the one Sextant embeds (TrackEvent and the Chrome
-//! messages it carries, `protos/reflected/`, compiled by build.rs) and those a trace brings in
+//! name, built from FileDescriptorSets — the one Sextant embeds (TrackEvent, the Chrome
+//! messages it carries and Chrome's ChromeTrackEvent extensions, `protos/reflected/`,
+//! compiled by build.rs) and those a trace brings in
 //! `extension_descriptor` packets. Hands on field descriptions to the reflection in
 //! [`super::typed_args`].
 

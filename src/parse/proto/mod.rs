@@ -84,11 +84,9 @@ struct Sequence {
     histogram_names: FxHashMap<u64, StrId>,
     correlation_ids: FxHashMap<u64, StrId>,
     value_type_names: FxHashMap<u64, StrId>,
-    /// Interned unsymbolized locations (mapping iid, rel_pc), mappings' build id iids, and
-    /// build ids, for Mojo method names.
+    /// Interned unsymbolized locations (mapping iid, rel_pc), for Mojo method names (the
+    /// mappings are the profiles' interned ones).
     unsymbolized: FxHashMap<u64, (u64, u64)>,
-    mappings: FxHashMap<u64, u64>,
-    build_ids: FxHashMap<u64, StrId>,
     /// Interned GPU counter descriptors and their GPU (see `gpu.rs`).
     gpu_counter_descriptors: FxHashMap<u64, (protos::GpuCounterDescriptor, i32)>,
     /// Interned graphics contexts (their pid), render stage specifications (name,
@@ -194,11 +192,9 @@ struct Parser<'a> {
     pool: Option<descriptor_pool::Pool>,
     /// Slice arg sets with hashed names, translated at the end of the file.
     translatable: Vec<ArgsRef>,
-    /// Native symbols by (build id, address), from ModuleSymbols packets.
+    /// Native symbols by (hex build id, or path without one; address), from ModuleSymbols
+    /// packets, for Mojo method names.
     module_symbols: FxHashMap<(StrId, u64), StrId>,
-    /// The build id of each native mapping the Mojo args name (`native_symbol.mapping_id`
-    /// is an index here).
-    mojo_mappings: Vec<StrId>,
     /// Interned callstacks and profilers' per-sequence state (see [`profiling`]).
     profiling: profiling::ProfilingState,
     /// Java heap dumps being read (see [`heap_graph`]).
@@ -274,7 +270,6 @@ pub fn parse_stream(
         pool: None,
         translatable: Vec::new(),
         module_symbols: FxHashMap::default(),
-        mojo_mappings: Vec::new(),
         profiling: profiling::ProfilingState::default(),
         heap_graphs: heap_graph::HeapGraphState::default(),
         probes: android_probes::ProbeState::default(),
@@ -323,6 +318,7 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::ChromeBenchmarkMetadata(_)) => "TracePacket.chrome_benchmark_metadata",
         Some(D::ExtensionDescriptor(_)) => "TracePacket.extension_descriptor",
         Some(D::TranslationTable(_)) => "TracePacket.translation_table",
+        Some(D::UiState(_)) => "TracePacket.ui_state",
         Some(D::ChromeTrigger(_)) => "TracePacket.chrome_trigger",
         Some(D::ProfilePacket(_)) => "TracePacket.profile_packet",
         Some(D::PerfSample(_)) => "TracePacket.perf_sample",
@@ -578,7 +574,7 @@ impl Parser<'_> {
             trusted_seq,
             ts,
             clock,
-        }) = self.header(&Header::of(&pkt), bytes)
+        }) = self.header(&Header::of(&pkt))
         else {
             return;
         };
@@ -771,7 +767,22 @@ impl Parser<'_> {
                     let s = uuid_string(msb as u64, lsb as u64);
                     self.sink.metadata("trace_uuid", machine, MetaValue::Str(s));
                 }
+                // statsd_metadata (7).triggering_subscription_id (4).
+                if let Some(id) =
+                    typed_args::field_bytes(&bytes, 7).and_then(|m| typed_args::field_varint(m, 4))
+                {
+                    self.sink.metadata(
+                        "statsd_triggering_subscription_id",
+                        machine,
+                        MetaValue::Int(id as i64),
+                    );
+                }
                 self.losses.trace_config(self.sink, machine, config);
+            }
+            trace_packet::Data::UiState(bytes) => {
+                let text = chrome::base64(&bytes);
+                self.sink
+                    .metadata("ui_state", machine, MetaValue::Str(text));
             }
             trace_packet::Data::ChromeMetadata(meta) => self.chrome_metadata(machine, &meta),
             trace_packet::Data::ExtensionDescriptor(d) => self.extension_descriptor(machine, &d),
@@ -851,7 +862,7 @@ impl Parser<'_> {
     /// What every packet's header does to its sequence (machine, losses, incremental
     /// state, defaults, interned data) and where its timestamp is; `None` when the packet
     /// goes no further (a manifest rule broken, or its sequence's state lost).
-    fn header(&mut self, pkt: &Header, bytes: &[u8]) -> Option<Placed> {
+    fn header(&mut self, pkt: &Header) -> Option<Placed> {
         // A clock sync with another machine makes the file multi-machine, whatever ids
         // its packets carry; a sync marker is no packet of the host's.
         let machine = match self.packet_machine(pkt.machine_id, pkt.remote_sync, pkt.marker) {
@@ -936,10 +947,6 @@ impl Parser<'_> {
                 self.sink.touch();
                 self.profiling.intern(self.sink, machine, seq_id, interned);
                 self.intern_gpu(machine, seq_id, interned);
-                if !interned.unsymbolized_source_locations.is_empty() {
-                    let raw = typed_args::field_bytes(bytes, 12).unwrap_or(&[]);
-                    self.intern_mappings(machine, seq_id, raw);
-                }
             } else {
                 self.log(
                     "interned_data_skipped_incremental_state_invalid",
@@ -1074,11 +1081,6 @@ impl Parser<'_> {
             let loc = (u.mapping_id.unwrap_or(0), u.rel_pc.unwrap_or(0));
             unsymbolized.push((u.iid.unwrap_or(0), loc));
         }
-        let mut build_ids = Vec::new();
-        for b in &d.build_ids {
-            let text = b.str.as_deref().map(String::from_utf8_lossy);
-            build_ids.push((b.iid.unwrap_or(0), self.sink.intern_opt(text.as_deref())));
-        }
         let mut strs = Vec::new();
         for s in &d.debug_annotation_string_values {
             let text = s.str.as_deref().map(String::from_utf8_lossy);
@@ -1119,9 +1121,6 @@ impl Parser<'_> {
         }
         for (iid, v) in unsymbolized {
             seq.unsymbolized.entry(iid).or_insert(v);
-        }
-        for (iid, v) in build_ids {
-            seq.build_ids.entry(iid).or_insert(v);
         }
         for g in &d.gpu_counter_descriptors {
             if let Some(desc) = &g.counter_descriptor {

@@ -484,7 +484,7 @@ impl Parser<'_> {
         self.packets += 1;
         self.flush_pending_track_event();
         self.pending_track_event = Some(bytes.len() as u64);
-        if let Some(at) = self.header(&d.header, bytes) {
+        if let Some(at) = self.header(&d.header) {
             if at.trusted_seq.is_none() {
                 // The reference drops TrackEvents it cannot give a sequence.
                 self.stat("track_event_missing_sequence_id", at.machine);

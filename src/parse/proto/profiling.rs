@@ -133,6 +133,21 @@ impl ProfilingState {
     }
 }
 
+impl ProfilingState {
+    /// The `stack_profile_mapping` row of a sequence's interned mapping (made if new), as
+    /// other interned data (Mojo method locations) names it; None if it is not interned.
+    pub(super) fn mapping_row(
+        &mut self,
+        sink: &mut Sink,
+        machine: MachineId,
+        seq_id: u32,
+        iid: u64,
+    ) -> Option<u32> {
+        let seq = self.sequences.get_mut(&(machine, seq_id))?;
+        Lookup { seq, heap: false }.mapping(sink, iid)
+    }
+}
+
 /// Trace Processor's name of a perf counter.
 fn counter_name(counter: i32) -> &'static str {
     match counter {

@@ -58,6 +58,17 @@ pub(super) fn field_bytes(mut msg: &[u8], field: u32) -> Option<&[u8]> {
     None
 }
 
+/// The last varint occurrence of `field` in a message.
+pub(super) fn field_varint(mut msg: &[u8], field: u32) -> Option<u64> {
+    let mut found = None;
+    while let Some((number, value)) = next_field(&mut msg) {
+        if let (true, Value::Varint(v)) = (number == field, value) {
+            found = Some(v);
+        }
+    }
+    found
+}
+
 /// Keys being built while walking a message: the full key (with `[i]`) and the flat key.
 struct Keys {
     key: String,
@@ -102,49 +113,16 @@ impl Parser<'_> {
         }
     }
 
-    /// Interned native mappings (InternedData field 19, read raw): their build id iids.
-    pub(super) fn intern_mappings(&mut self, machine: MachineId, seq_id: u32, mut raw: &[u8]) {
-        let mut found = Vec::new();
-        while let Some((number, value)) = next_field(&mut raw) {
-            let (19, Value::Len(mut m)) = (number, value) else {
-                continue;
-            };
-            let (mut iid, mut build_id) = (0, 0);
-            while let Some((n, v)) = next_field(&mut m) {
-                match (n, v) {
-                    (1, Value::Varint(x)) => iid = x,
-                    (2, Value::Varint(x)) => build_id = x,
-                    _ => {}
-                }
-            }
-            found.push((iid, build_id));
-        }
-        if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
-            for (iid, build_id) in found {
-                seq.mappings.entry(iid).or_insert(build_id);
-            }
-        }
-    }
-
-    /// The native location of an interned unsymbolized location: (mapping index in
-    /// `mojo_mappings`, rel_pc).
+    /// The native location of an interned unsymbolized location: its mapping's
+    /// `stack_profile_mapping` id (the row made as profiles make theirs) and rel_pc; None
+    /// when the location or its mapping was not interned.
     fn native_location(&mut self, machine: MachineId, seq_id: u32, iid: u64) -> Option<(u64, u64)> {
         let seq = self.sequences.get(&(machine, seq_id))?;
         let &(mapping, rel_pc) = seq.unsymbolized.get(&iid)?;
-        let build_id = seq
-            .mappings
-            .get(&mapping)
-            .and_then(|b| seq.build_ids.get(b))
-            .copied()
-            .unwrap_or(NULL_STR);
-        let index = match self.mojo_mappings.iter().position(|&b| b == build_id) {
-            Some(i) => i,
-            None => {
-                self.mojo_mappings.push(build_id);
-                self.mojo_mappings.len() - 1
-            }
-        };
-        Some((index as u64, rel_pc))
+        let row = self
+            .profiling
+            .mapping_row(self.sink, machine, seq_id, mapping)?;
+        Some((u64::from(row), rel_pc))
     }
 
     /// Every arg of a TrackEvent, in Trace Processor's order; `raw` is the event's bytes.
@@ -571,9 +549,15 @@ impl Parser<'_> {
                 changed = true;
                 let symbol = match (m.value, p.value) {
                     (ArgValue::Uint(m), ArgValue::Uint(p)) => self
-                        .mojo_mappings
+                        .sink
+                        .stack_profile
+                        .mappings
                         .get(m as usize)
-                        .and_then(|b| self.module_symbols.get(&(*b, p)))
+                        .and_then(|row| {
+                            self.module_symbols
+                                .get(&(row.build_id, p))
+                                .or_else(|| self.module_symbols.get(&(row.name, p)))
+                        })
                         .and_then(|&s| self.sink.strings.get(s))
                         .map(str::to_string),
                     _ => None,
