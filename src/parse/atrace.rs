@@ -250,10 +250,13 @@ fn parse_point(s: &str) -> Parsed<'_> {
             let Some((track, tail)) = rest.and_then(split_first) else {
                 return Parsed::Failure;
             };
-            // `H|tgid|track|cookie` or `H|tgid|track|name|cookie`.
-            let cookie_str = match split_last(tail) {
-                Some((_name, c)) => c,
-                None => tail,
+            // `H|tgid|track|cookie` or `H|tgid|track|name|cookie`: the cookie is the last
+            // non-empty of fields 4 and 5 (anything after them is ignored).
+            let mut fields = tail.split('|');
+            let field4 = fields.next().unwrap_or("");
+            let cookie_str = match fields.next() {
+                Some(field5) if !field5.is_empty() => field5,
+                _ => field4,
             };
             let Some(cookie) = parse_i64(cookie_str) else {
                 return Parsed::Failure;
@@ -685,6 +688,15 @@ mod tests {
                 cookie: 9
             })
         );
+        // The cookie is the last non-empty of fields 4 and 5.
+        for end in ["H|5|trk|9|", "H|5|trk|ev|9|", "H|5|trk||9", "H|5|trk|ev|9|x"] {
+            let want = TrackEnd {
+                tgid: 5,
+                track: "trk",
+                cookie: 9,
+            };
+            assert_eq!(m(end), Some(want), "{end}");
+        }
         assert_eq!(m("B|x|a"), None);
         assert_eq!(m("Bogus"), None);
         assert_eq!(m(""), None);
