@@ -675,7 +675,10 @@ fn wakings_of_threads_not_blocked_are_spurious_and_task_states_keep_three_charac
         table(&[["0"]])
     );
     assert_eq!(
-        rows(&conn, "select end_state from sched where utid = (select utid from thread where tid = 200)"),
+        rows(
+            &conn,
+            "select end_state from sched where utid = (select utid from thread where tid = 200)"
+        ),
         table(&[["T|t"]])
     );
 }

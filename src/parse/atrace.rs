@@ -606,13 +606,7 @@ mod tests {
         );
         assert_eq!(m("S|5|a|b|42"), None);
         assert_eq!(m("S|5||42"), None);
-        assert_eq!(
-            m("I|5|a|b"),
-            Some(Instant {
-                tgid: 5,
-                name: "a"
-            })
-        );
+        assert_eq!(m("I|5|a|b"), Some(Instant { tgid: 5, name: "a" }));
         assert_eq!(
             m("N|5|trk|a|b"),
             Some(TrackInstant {
@@ -696,7 +690,12 @@ mod tests {
             })
         );
         // The cookie is the last non-empty of fields 4 and 5.
-        for end in ["H|5|trk|9|", "H|5|trk|ev|9|", "H|5|trk||9", "H|5|trk|ev|9|x"] {
+        for end in [
+            "H|5|trk|9|",
+            "H|5|trk|ev|9|",
+            "H|5|trk||9",
+            "H|5|trk|ev|9|x",
+        ] {
             let want = TrackEnd {
                 tgid: 5,
                 track: "trk",
