@@ -635,3 +635,50 @@ fn compact_sched_wakings_take_the_task_running_then_and_switches_name_prev_from_
         ])
     );
 }
+
+#[test]
+fn wakings_of_threads_not_blocked_are_spurious_and_task_states_keep_three_characters() {
+    let (conn, _db) = import("wakings_and_states.systrace");
+    // A waking of a runnable (100 at 1.00015) or running (200) thread leaves the rows alone
+    // and is filed in `spurious_sched_wakeup`, naming the wakee's row then.
+    assert_eq!(
+        rows(
+            &conn,
+            "select w.ts, t.tid, s.state, s.ts, k.tid, w.irq_context
+             from spurious_sched_wakeup w join thread t using (utid)
+             join thread_state s on s.id = w.thread_state_id
+             join thread k on k.utid = w.waker_utid order by w.id"
+        ),
+        table(&[
+            ["1000150000", "100", "R", "1000100000", "200", "NULL"],
+            ["1000159999", "200", "Running", "1000000000", "200", "NULL"],
+        ])
+    );
+    // A blocked reason whose iowait is not an integer does nothing (not even make its
+    // thread); a state of more than three characters is cut, as the reference's is.
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, t.tid, s.state, s.io_wait, s.blocked_function
+             from thread_state s join thread t using (utid) order by s.id"
+        ),
+        table(&[
+            ["1000000000", "100", "D", "1", "first_fn+0x10/0x20"],
+            ["1000000000", "200", "Running", "NULL", "NULL"],
+            ["1000100000", "100", "R", "NULL", "NULL"],
+            ["1000200000", "200", "T|t", "NULL", "NULL"],
+            ["1000200000", "100", "Running", "NULL", "NULL"],
+        ])
+    );
+    assert_eq!(
+        rows(&conn, "select count(*) from thread where tid = 300"),
+        table(&[["0"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select end_state from sched where utid = (select utid from thread where tid = 200)"
+        ),
+        table(&[["T|t"]])
+    );
+}

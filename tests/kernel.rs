@@ -765,6 +765,29 @@ fn atrace_markers_lmk_device_state_and_track_slices() {
     );
 }
 
+/// Atrace tracks are keyed by (process, name) — the track name for `N`/`G`/`H` — then the
+/// compressor slot, in that order (behaviour-parsers §2.4).
+#[test]
+fn atrace_tracks_have_the_process_then_the_name_as_dimensions() {
+    let (conn, _db) = import("atrace_markers.systrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.name, group_concat(a.key || '=' || a.display_value, ',')
+             from track t join args a on a.arg_set_id = t.dimension_arg_set_id
+             where t.type in ('atrace_counter', 'atrace_async_slice',
+                              'atrace_async_slice_for_track')
+             group by t.id order by t.id"
+        ),
+        table(&[
+            ["kill_one_process", "upid=1,name=kill_one_process"],
+            ["mytrack", "upid=1,name=mytrack,track_compressor_idx=0"],
+            ["mytrack2", "upid=1,name=mytrack2,track_compressor_idx=0"],
+            ["async", "upid=1,name=async,track_compressor_idx=0"],
+        ])
+    );
+}
+
 /// process_tree and process_stats (reference/behaviour-process-tracking.md §6).
 #[test]
 fn process_tree_and_process_stats_rules() {

@@ -94,9 +94,10 @@ pub(super) enum Table {
     AndroidUser,
     GameIntervention,
     FileDescriptor,
+    SpuriousSchedWakeup,
 }
 
-pub(super) const TABLES: usize = 29 + 21 + 3 + 2 + 6;
+pub(super) const TABLES: usize = 29 + 21 + 3 + 2 + 7;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -161,6 +162,7 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::AndroidUser,
     Table::GameIntervention,
     Table::FileDescriptor,
+    Table::SpuriousSchedWakeup,
 ];
 
 impl Table {
@@ -369,6 +371,11 @@ impl Table {
                 true,
             ),
             Table::FileDescriptor => ("filedescriptor", "id, ufd, fd, ts, upid, path", true),
+            Table::SpuriousSchedWakeup => (
+                "__intrinsic_spurious_sched_wakeup",
+                "id, ts, thread_state_id, irq_context, utid, waker_utid",
+                true,
+            ),
             profile => super::profile::shape(profile).unwrap_or(("", "", false)),
         }
     }

@@ -126,6 +126,10 @@ CREATE TABLE android_game_intervention_list (
   battery_mode_use_angle INTEGER, battery_mode_fps REAL);
 CREATE TABLE filedescriptor (
   id INTEGER PRIMARY KEY, ufd INTEGER, fd INTEGER, ts INTEGER, upid INTEGER, path TEXT);
+CREATE TABLE __intrinsic_spurious_sched_wakeup (
+  id INTEGER PRIMARY KEY, ts INTEGER, thread_state_id INTEGER, irq_context INTEGER,
+  utid INTEGER, waker_utid INTEGER);
+CREATE VIEW spurious_sched_wakeup AS SELECT * FROM __intrinsic_spurious_sched_wakeup;
 CREATE TABLE _trace_import_logs (
   id INTEGER PRIMARY KEY, trace_id INTEGER, ts INTEGER, byte_offset INTEGER, severity TEXT,
   name TEXT, arg_set_id INTEGER);

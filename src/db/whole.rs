@@ -330,6 +330,16 @@ impl TableWriter<'_> {
                 row.text(sink.strings.get(path));
             })?;
         }
+        for (id, w) in t.spurious_wakeups.iter().enumerate() {
+            self.row(Table::SpuriousSchedWakeup, |row| {
+                row.int(id as i64);
+                row.int(w.ts);
+                row.int(w.thread_state_id);
+                row.opt_int(w.irq_context);
+                row.int(w.utid);
+                row.opt_int(w.waker_utid);
+            })?;
+        }
         for (id, &(upid, reliable_from)) in t.missing_chrome_processes.iter().enumerate() {
             self.row(Table::MissingChromeProcesses, |row| {
                 row.int(id as i64);

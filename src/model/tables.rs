@@ -97,6 +97,8 @@ pub struct Tables {
     pub user_machines: Vec<u32>,
     /// `filedescriptor` rows: (ts, upid, fd, path).
     pub fds: Vec<(i64, u32, i64, StrId)>,
+    /// `spurious_sched_wakeup` rows (wakings of threads already runnable or running).
+    pub spurious_wakeups: Vec<SpuriousWakeupRow>,
     /// Systemd journal entries, in sorted order, with their thread.
     pub journald: Vec<(i64, Option<u32>, crate::ir::JournaldEntry)>,
     /// (min, max) timestamp seen; (i64::MAX, i64::MIN) when nothing was.
@@ -113,6 +115,17 @@ impl Tables {
             bounds => bounds,
         }
     }
+}
+
+/// A waking of a thread that was not blocked: Trace Processor's `spurious_sched_wakeup`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpuriousWakeupRow {
+    pub ts: i64,
+    /// The wakee's `thread_state` row at the time (its runnable or running one).
+    pub thread_state_id: u32,
+    pub irq_context: Option<bool>,
+    pub utid: u32,
+    pub waker_utid: Option<u32>,
 }
 
 #[derive(Debug)]

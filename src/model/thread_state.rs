@@ -4,7 +4,7 @@
 //! switched-in one `Running` on the cpu); a waking turns a blocked thread runnable and
 //! records who woke it; a new task starts runnable, woken by its creator.
 
-use super::tables::ThreadStateRow;
+use super::tables::{SpuriousWakeupRow, ThreadStateRow};
 use super::Builder;
 use crate::ir::{StrId, NULL_STR};
 
@@ -56,7 +56,8 @@ impl Builder<'_> {
     }
 
     /// A `sched_waking` of `wakee` by `waker`. Waking a thread that is already runnable or
-    /// running changes nothing (Trace Processor files it as a spurious wakeup).
+    /// running leaves its rows alone and is filed as a spurious wakeup, as Trace Processor
+    /// does (`spurious_sched_wakeup`, naming the wakee's current row).
     pub(super) fn thread_state_waking(
         &mut self,
         ts: i64,
@@ -71,6 +72,14 @@ impl Builder<'_> {
         let running = self.running_state();
         if let Some(open) = self.open_thread_states.get(&wakee) {
             if open.row.state == runnable || open.row.state == running {
+                let row = SpuriousWakeupRow {
+                    ts,
+                    thread_state_id: open.id,
+                    irq_context,
+                    utid: wakee,
+                    waker_utid: waker,
+                };
+                self.tables.spurious_wakeups.push(row);
                 return;
             }
             self.close_thread_state(wakee, ts, true);

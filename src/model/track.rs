@@ -325,10 +325,11 @@ impl<'s> Builder<'s> {
             upid: Some(upid),
             ..TrackRow::new(name, kind, machine, TrackEventType::Counter)
         };
-        // Atrace counters are also keyed by the name the trace gave them.
+        // Atrace counters are keyed by (process, the name the trace gave them), in that
+        // order.
         if kind == "atrace_counter" {
-            let dim = self.sink.static_arg("name", str_or_null(name));
-            row.extra_dims = self.sink.args.push(&[dim]);
+            row.extra_dims = self.upid_and_name_dims(upid, name, None);
+            row.own_dims = true;
         }
         // Process memory tracks are also keyed by what they measure (`mem.rss` → `rss`).
         if kind == "process_memory" {
@@ -348,6 +349,21 @@ impl<'s> Builder<'s> {
         let t = self.new_track(row);
         self.process_counters.insert((upid, name, kind), t);
         t
+    }
+
+    /// The dimensions `upid`, `name` (and `track_compressor_idx`) of an atrace track, in
+    /// the reference's order.
+    fn upid_and_name_dims(&mut self, upid: u32, name: StrId, idx: Option<u32>) -> ArgsRef {
+        let mut dims = vec![
+            self.sink
+                .static_arg("upid", ArgValue::Uint(u64::from(upid))),
+            self.sink.static_arg("name", str_or_null(name)),
+        ];
+        if let Some(idx) = idx {
+            let arg = ArgValue::Uint(u64::from(idx));
+            dims.push(self.sink.static_arg("track_compressor_idx", arg));
+        }
+        self.sink.args.push_shared(&dims)
     }
 
     /// The ucpu of a machine's cpu (its `cpu` row id), creating the row on first use.
@@ -428,10 +444,13 @@ impl<'s> Builder<'s> {
                 row.compressor_idx = Some(idx as u32);
                 if let Some(info) = self.sink.legacy_async.get(&set).copied() {
                     self.legacy_async_args(&mut row, &set, info);
-                } else if set.kind == "atrace_async_slice" {
-                    // Atrace async sets are keyed by (process, name).
-                    let dim = self.sink.static_arg("name", str_or_null(set.name));
-                    row.extra_dims = self.sink.args.push(&[dim]);
+                } else if let ("atrace_async_slice" | "atrace_async_slice_for_track", Some(upid)) =
+                    (set.kind, upid)
+                {
+                    // Atrace async sets are keyed by (process, slice or track name), then
+                    // the slot.
+                    row.extra_dims = self.upid_and_name_dims(upid, set.name, Some(idx as u32));
+                    row.own_dims = true;
                 }
                 let track = self.new_track(row);
                 let Some(state) = self.async_sets.get_mut(&set) else {

@@ -137,81 +137,37 @@ fn parse_u32(s: &str) -> Option<i64> {
     s.parse::<u32>().ok().map(i64::from)
 }
 
+/// A signed integer as Trace Processor's `StringToInt64` (strtoll) reads one: leading
+/// blanks and a sign allowed, nothing after the digits.
 fn parse_i64(s: &str) -> Option<i64> {
-    s.parse::<i64>().ok()
+    s.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c'])
+        .parse::<i64>()
+        .ok()
 }
 
-/// Splits `s` at its first `|`.
-fn split_first(s: &str) -> Option<(&str, &str)> {
-    s.split_once('|')
-}
-
-/// Splits `s` at its last `|`.
-fn split_last(s: &str) -> Option<(&str, &str)> {
-    s.rsplit_once('|')
-}
-
+/// Parses a marker as Trace Processor's `ParseSystraceTracePoint` does: fields are split on
+/// `|`; the phase is the first character of field 1 (the rest of that field is ignored) and
+/// field 2 is the tgid. Only `B` takes the rest of the string as its name; every other
+/// phase reads one field per value and ignores fields after them.
 fn parse_point(s: &str) -> Parsed<'_> {
-    if s.starts_with("trace_event_clock_sync:") {
-        return Parsed::Ignored;
-    }
-    let bytes = s.as_bytes();
-    let Some(&ph) = bytes.first() else {
+    let mut fields = s.split('|');
+    let Some(&ph) = fields.next().and_then(|f| f.as_bytes().first()) else {
         return Parsed::Failure;
     };
-    if ph == b'E' {
-        // `E`, `E|tgid` (older Android writes no tgid; anything after it is ignored).
-        if bytes.len() == 1 {
-            return Parsed::Marker(Marker::End { tgid: None });
-        }
-        if bytes[1] != b'|' {
-            return Parsed::Failure;
-        }
-        let field = s[2..].split('|').next().unwrap_or("");
-        let tgid = parse_u32(field).filter(|&t| t != 0);
-        return Parsed::Marker(Marker::End { tgid });
-    }
-    if !matches!(ph, b'B' | b'C' | b'S' | b'F' | b'I' | b'N' | b'G' | b'H') {
-        return Parsed::Failure;
-    }
-    if bytes.len() < 2 || bytes[1] != b'|' {
-        return Parsed::Failure;
-    }
-    let after = &s[2..];
-    let (tgid_str, rest) = match split_first(after) {
-        Some((t, r)) => (t, Some(r)),
-        None => (after, None),
-    };
-    let Some(tgid) = parse_u32(tgid_str) else {
-        return Parsed::Failure;
-    };
-    let marker = match ph {
-        b'B' => Marker::Begin {
+    let tgid = parse_u32(fields.next().unwrap_or(""));
+    let mut next = || fields.next().unwrap_or("");
+    let marker = match (ph, tgid) {
+        (b'B', Some(tgid)) => Marker::Begin {
             tgid,
-            name: rest.unwrap_or(""),
+            name: s.splitn(3, '|').nth(2).unwrap_or(""),
         },
-        b'I' => match rest {
-            Some(name) if !name.is_empty() => Marker::Instant { tgid, name },
-            _ => return Parsed::Failure,
+        // Older Android and Flutter write no tgid on ends.
+        (b'E', _) => Marker::End {
+            tgid: tgid.filter(|&t| t != 0),
         },
-        b'C' => {
-            let Some((name, value_and_more)) = rest.and_then(split_first) else {
-                return Parsed::Failure;
-            };
-            if name.is_empty() {
-                return Parsed::Failure;
-            }
-            let value_str = value_and_more.split('|').next().unwrap_or("");
-            let Some(value) = parse_i64(value_str) else {
-                return Parsed::Failure;
-            };
-            Marker::Counter { tgid, name, value }
-        }
-        b'S' | b'F' => {
-            let Some((name, cookie_str)) = rest.and_then(split_last) else {
-                return Parsed::Failure;
-            };
-            let Some(cookie) = parse_i64(cookie_str) else {
+        (b'S' | b'F', Some(tgid)) => {
+            let name = next();
+            let Some(cookie) = parse_i64(next()) else {
                 return Parsed::Failure;
             };
             if name.is_empty() {
@@ -223,22 +179,32 @@ fn parse_point(s: &str) -> Parsed<'_> {
                 Marker::AsyncEnd { tgid, name, cookie }
             }
         }
-        b'N' => {
-            let Some((track, name)) = rest.and_then(split_first) else {
+        (b'I', Some(tgid)) => match next() {
+            "" => return Parsed::Failure,
+            name => Marker::Instant { tgid, name },
+        },
+        (b'C', Some(tgid)) => {
+            let name = next();
+            let Some(value) = parse_i64(next()) else {
                 return Parsed::Failure;
             };
-            Marker::TrackInstant { tgid, track, name }
+            if name.is_empty() {
+                return Parsed::Failure;
+            }
+            Marker::Counter { tgid, name, value }
         }
-        b'G' => {
-            let Some((track, name_and_cookie)) = rest.and_then(split_first) else {
+        (b'N', Some(tgid)) => match (next(), next()) {
+            ("", _) | (_, "") => return Parsed::Failure,
+            (track, name) => Marker::TrackInstant { tgid, track, name },
+        },
+        (b'G', Some(tgid)) => {
+            let (track, name) = (next(), next());
+            let Some(cookie) = parse_i64(next()) else {
                 return Parsed::Failure;
             };
-            let Some((name, cookie_str)) = split_last(name_and_cookie) else {
+            if track.is_empty() || name.is_empty() {
                 return Parsed::Failure;
-            };
-            let Some(cookie) = parse_i64(cookie_str) else {
-                return Parsed::Failure;
-            };
+            }
             Marker::TrackBegin {
                 tgid,
                 track,
@@ -246,24 +212,25 @@ fn parse_point(s: &str) -> Parsed<'_> {
                 cookie,
             }
         }
-        b'H' => {
-            let Some((track, tail)) = rest.and_then(split_first) else {
-                return Parsed::Failure;
-            };
-            // `H|tgid|track|cookie` or `H|tgid|track|name|cookie`.
-            let cookie_str = match split_last(tail) {
-                Some((_name, c)) => c,
-                None => tail,
-            };
+        // `H|tgid|track|cookie` or `H|tgid|track|name|cookie`: the cookie is the last
+        // non-empty of fields 4 and 5.
+        (b'H', Some(tgid)) => {
+            let (track, field4, field5) = (next(), next(), next());
+            let cookie_str = if field5.is_empty() { field4 } else { field5 };
             let Some(cookie) = parse_i64(cookie_str) else {
                 return Parsed::Failure;
             };
+            if track.is_empty() {
+                return Parsed::Failure;
+            }
             Marker::TrackEnd {
                 tgid,
                 track,
                 cookie,
             }
         }
+        (b'B' | b'S' | b'F' | b'I' | b'C' | b'N' | b'G' | b'H', None) => return Parsed::Failure,
+        _ if s.starts_with("trace_event_clock_sync:") => return Parsed::Ignored,
         _ => return Parsed::Failure,
     };
     Parsed::Marker(marker)
@@ -628,14 +595,51 @@ mod tests {
         );
         assert_eq!(m("C|5|jobs|1.5"), None);
         assert_eq!(m("C|5|jobs"), None);
+        // One field per value: the name is field 3, the cookie field 4, more are ignored.
         assert_eq!(
-            m("S|5|a|b|42"),
+            m("S|5|a|42|b"),
             Some(AsyncBegin {
                 tgid: 5,
-                name: "a|b",
+                name: "a",
                 cookie: 42
             })
         );
+        assert_eq!(m("S|5|a|b|42"), None);
+        assert_eq!(m("S|5||42"), None);
+        assert_eq!(m("I|5|a|b"), Some(Instant { tgid: 5, name: "a" }));
+        assert_eq!(
+            m("N|5|trk|a|b"),
+            Some(TrackInstant {
+                tgid: 5,
+                track: "trk",
+                name: "a"
+            })
+        );
+        assert_eq!(m("N|5|trk|"), None);
+        assert_eq!(m("N|5||a"), None);
+        assert_eq!(m("G|5|trk|a|b|9"), None);
+        assert_eq!(m("G|5|trk||9"), None);
+        assert_eq!(m("H|5||9"), None);
+        // The phase is the first character of field 1: a print that is not a marker but
+        // starts with `E` ends a slice; `Bx|…` begins one.
+        assert_eq!(m("Example text"), Some(End { tgid: None }));
+        assert_eq!(
+            m("Bx|12|n"),
+            Some(Begin {
+                tgid: 12,
+                name: "n"
+            })
+        );
+        // Integers as strtoll reads them.
+        assert_eq!(
+            m("C|5|c| +7"),
+            Some(Counter {
+                tgid: 5,
+                name: "c",
+                value: 7
+            })
+        );
+        assert_eq!(m("C|5|c|7 "), None);
         assert_eq!(
             m("F|5|a|42"),
             Some(AsyncEnd {
@@ -685,6 +689,20 @@ mod tests {
                 cookie: 9
             })
         );
+        // The cookie is the last non-empty of fields 4 and 5.
+        for end in [
+            "H|5|trk|9|",
+            "H|5|trk|ev|9|",
+            "H|5|trk||9",
+            "H|5|trk|ev|9|x",
+        ] {
+            let want = TrackEnd {
+                tgid: 5,
+                track: "trk",
+                cookie: 9,
+            };
+            assert_eq!(m(end), Some(want), "{end}");
+        }
         assert_eq!(m("B|x|a"), None);
         assert_eq!(m("Bogus"), None);
         assert_eq!(m(""), None);

@@ -530,7 +530,8 @@ fn arg<'a>(args: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
 }
 
 /// Formats a systrace `prev_state` (`R`, `R+`, `S`, `D|K`, `DK`, …) as the end-state string:
-/// `R` / `R+` when runnable, else the state letters in canonical order joined by `|`.
+/// `R` / `R+` when runnable, else the state letters in canonical order joined by `|`, cut to
+/// its first three characters as Trace Processor's task-state string is (`T|t|X` → `T|t`).
 /// `None` for an empty or unknown state.
 fn format_prev_state(s: &[u8]) -> Option<Cow<'static, str>> {
     // Canonical order of the non-runnable letters.
@@ -559,8 +560,12 @@ fn format_prev_state(s: &[u8]) -> Option<Cow<'static, str>> {
             out.push(char::from(l));
         }
     }
+    out.truncate(MAX_STATE_CHARS);
     Some(Cow::Owned(out))
 }
+
+/// The longest task-state string: Trace Processor keeps three characters (and a NUL).
+pub(crate) const MAX_STATE_CHARS: usize = 3;
 
 /// A systrace `prev_state` as the kernel's state bits (the 4.4 layout Trace Processor
 /// decodes by default): what the raw `ftrace_event` row of a text `sched_switch` holds.
@@ -698,10 +703,9 @@ impl LineParser {
             }
             // `caller` is the kernel's `function+offset/size` text.
             b"sched_blocked_reason" => {
+                // Both the pid and iowait must be integers, or the line does nothing.
                 let tid: u32 = parse_uint(arg(a, b"pid")?)?;
-                let io_wait = arg(a, b"iowait")
-                    .and_then(parse_uint::<u32>)
-                    .map(|v| v != 0);
+                let io_wait = Some(parse_uint::<u32>(arg(a, b"iowait")?)? != 0);
                 let function = Self::intern(sink, arg(a, b"caller").unwrap_or_default());
                 let thread = ThreadRef {
                     machine,
@@ -980,6 +984,8 @@ mod tests {
         assert_eq!(f("D|K").as_deref(), Some("D|K"));
         assert_eq!(f("KD").as_deref(), Some("D|K"));
         assert_eq!(f("I").as_deref(), Some("I"));
+        assert_eq!(f("T|t|X|Z|P").as_deref(), Some("T|t"));
+        assert_eq!(f("S|D").as_deref(), Some("S|D"));
         assert_eq!(f(""), None);
         assert_eq!(f("Q"), None);
     }

@@ -130,12 +130,14 @@ pub fn decode_task_state_for(state: i64, version: Option<(u32, u32)>) -> Option<
             }
         }
     }
-    if out.is_empty() || out.len() > 3 {
+    if out.is_empty() {
         return None;
     }
     if preempted {
         out.push('+');
     }
+    // Trace Processor's task-state string holds three characters: longer ones are cut.
+    out.truncate(crate::parse::systrace::MAX_STATE_CHARS);
     Some(out)
 }
 

@@ -1267,6 +1267,10 @@ mod tests {
         assert_eq!(v(0x40, (5, 10)).as_deref(), Some("P"));
         assert_eq!(v(0x402, (4, 4)).as_deref(), Some("I"));
         assert_eq!(v(0x200, (5, 10)), None);
+        // Three characters at most, as the reference's state string.
+        assert_eq!(v(0xF, (4, 4)).as_deref(), Some("SDT"));
+        assert_eq!(v(0x1000 | 0x3, (4, 9)).as_deref(), Some("SD+"));
+        assert_eq!(v(0x1000 | 0x7, (4, 9)).as_deref(), Some("SDT"));
     }
 
     #[test]
