@@ -16,7 +16,8 @@ fn stat_rows(conn: &Connection, filter: &str) -> Vec<Vec<String>> {
     rows(
         conn,
         &format!(
-            "select name, coalesce(idx, '-'), value, severity from stats
+            "select name, coalesce(idx, '-'), value, severity
+             from (select * from stats union all select * from sextant_stats)
              where {filter} order by key is null, key, name, idx"
         ),
     )
@@ -323,15 +324,48 @@ fn ftrace_cpu_stats_write_every_counter_of_each_cpu_entry() {
 }
 
 #[test]
-fn sextant_only_stats_have_rows_only_where_they_counted() {
+fn stats_holds_only_the_references_stats_and_sextant_stats_the_rest() {
     let (conn, _db) = import("c_sched.pftrace");
-    // Queries written for the reference (`name like 'ftrace_%'`) see the reference's rows.
     let got = rows(&conn, "select count(*) from stats where key is null");
     assert_eq!(got, table(&[["0"]]));
+    // A trace with loss markers: Sextant's per-sequence counters are non-zero, but a query
+    // listing every non-zero stat sees only the reference's.
     let (conn, _db) = import("buffer_loss.pftrace");
     let got = rows(
         &conn,
-        "select name, value from stats where name = 'sequence_packet_loss_flagged'",
+        "select count(*), count(key) from stats where value > 0",
     );
-    assert_eq!(got, table(&[["sequence_packet_loss_flagged", "2"]]));
+    assert_eq!(
+        got[0][0], got[0][1],
+        "a stat without a reference key in stats"
+    );
+    // Row ids count from 0, as the reference's do: the 9 global rows come first.
+    let got = rows(
+        &conn,
+        "select min(id), max(id) + 1 = count(*), (select id from stats
+           where name = 'extra_parsing_descriptors_error') from stats",
+    );
+    assert_eq!(got, table(&[["0", "1", "8"]]));
+    let got = rows(
+        &conn,
+        "select count(*) from stats where name like 'sequence_%'",
+    );
+    assert_eq!(got, table(&[["0"]]));
+    let got = rows(
+        &conn,
+        "select id, name, coalesce(idx, '-'), value, severity, source, coalesce(key, '-')
+         from sextant_stats where name = 'sequence_packet_loss_flagged'",
+    );
+    assert_eq!(
+        got,
+        table(&[[
+            "0",
+            "sequence_packet_loss_flagged",
+            "-",
+            "2",
+            "data_loss",
+            "analysis",
+            "-"
+        ]])
+    );
 }

@@ -3,12 +3,14 @@
 //!
 //! Names, order (`key`), severities, sources and scopes are Trace Processor's (the list in
 //! [`catalogue`] is generated from the reference notes), so queries against `stats` written
-//! for Perfetto keep working; Sextant's own stats follow the reference's. As in the
-//! reference, every single (non-indexed) stat of the reference's list has a row in every
-//! (machine, file) context, at 0 when nothing counted it (Sextant's own only where they
-//! counted something), and the global ones one row with no machine or file;
-//! indexed stats have rows only where something was counted. [`rows`] hands plain rows to
-//! the database writer; [`diagnostics`] holds the checks of the trace config.
+//! for Perfetto keep working; Sextant's own stats follow the reference's list in the
+//! catalogue and have no `key`: the writer puts them in `sextant_stats`, so `stats` holds
+//! exactly the reference's. As in the reference, every single (non-indexed) stat of the
+//! reference's list has a row in every (machine, file) context, at 0 when nothing counted
+//! it (Sextant's own only where they counted something), and the global ones one row with
+//! no machine or file; indexed stats have rows only where something was counted. [`rows`]
+//! hands plain rows to the database writer; [`diagnostics`] holds the checks of the trace
+//! config.
 
 mod catalogue;
 pub mod diagnostics;
