@@ -279,10 +279,6 @@ pub fn advice(name: &str) -> Option<Advice> {
             "syscall numbers could not be named for the machine",
             "record SystemInfo (utsname) in the trace; Sextant knows aarch64, arm, x86 and x86_64",
         ),
-        "ftrace_parse_errors" => a(
-            "the device's ftrace format differs from what the tracing service expects",
-            "update Perfetto on the device",
-        ),
         n if n.starts_with("rss_stat") => a(
             "memory counters could not be attributed",
             "record with a kernel that reports rss_stat mm_id with curr, or poll memory with process_stats",
