@@ -79,6 +79,8 @@ struct MachineFacts {
     config: Option<protos::TraceConfig>,
     service_version: Option<String>,
     tracing_started_ns: Option<i64>,
+    /// A START FtraceStats said the ftrace buffer kept what it held before tracing began.
+    preserve_ftrace_buffer: bool,
     clone_trigger_seen: bool,
 }
 
@@ -196,19 +198,11 @@ impl LossTracker {
         self.machines.entry(machine).or_default().config = Some(config);
     }
 
-    /// Ftrace events before this time are dropped: when tracing started, unless the config
-    /// kept the kernel's buffer from before (`preserve_ftrace_buffer`).
+    /// Ftrace events before this time are dropped: when tracing started, unless the START
+    /// FtraceStats says the kernel's buffer from before was kept (`preserve_ftrace_buffer`).
     pub fn ftrace_drop_before(&self, machine: MachineId) -> Option<i64> {
         let facts = self.machines.get(&machine)?;
-        let preserved = facts.config.as_ref().is_some_and(|c| {
-            c.data_sources.iter().any(|d| {
-                d.config
-                    .as_ref()
-                    .and_then(|c| c.ftrace_config.as_ref())
-                    .is_some_and(|f| f.preserve_ftrace_buffer())
-            })
-        });
-        if preserved {
+        if facts.preserve_ftrace_buffer {
             return None;
         }
         facts.tracing_started_ns
@@ -410,6 +404,9 @@ impl LossTracker {
             if begin != 0 {
                 sink.set_stat(delta, None, machine, value.saturating_sub(begin));
             }
+        }
+        if !end && s.preserve_ftrace_buffer() {
+            self.machines.entry(machine).or_default().preserve_ftrace_buffer = true;
         }
         let mut setup_errors = Vec::new();
         if !end && self.setup_errors_counted.insert((machine, seq_id)) {
