@@ -406,7 +406,10 @@ impl LossTracker {
             }
         }
         if !end && s.preserve_ftrace_buffer() {
-            self.machines.entry(machine).or_default().preserve_ftrace_buffer = true;
+            self.machines
+                .entry(machine)
+                .or_default()
+                .preserve_ftrace_buffer = true;
         }
         let mut setup_errors = Vec::new();
         if !end && self.setup_errors_counted.insert((machine, seq_id)) {
