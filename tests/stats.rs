@@ -321,6 +321,28 @@ fn ftrace_cpu_stats_write_every_counter_of_each_cpu_entry() {
             ["ftrace_cpu_overrun_delta", "0", "4", "info"],
         ])
     );
+    // Indexed rows are numbered in the order they were written, as the reference's: the
+    // end packet's cpu 0 (each counter, then its delta) before its cpu 2.
+    let got = rows(
+        &conn,
+        "select name, idx from stats where name like 'ftrace_cpu_%' and id > (select max(id)
+           from stats where name like 'ftrace_cpu_%_begin') order by id limit 4",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["ftrace_cpu_entries_end", "0"],
+            ["ftrace_cpu_entries_delta", "0"],
+            ["ftrace_cpu_overrun_end", "0"],
+            ["ftrace_cpu_overrun_delta", "0"],
+        ])
+    );
+    let got = rows(
+        &conn,
+        "select count(*) from stats where idx = 2 and id < (select max(id) from stats
+           where idx = 0)",
+    );
+    assert_eq!(got, table(&[["0"]]));
 }
 
 #[test]

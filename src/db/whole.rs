@@ -460,7 +460,7 @@ impl TableWriter<'_> {
             .map(|f| (f.machine, f.file))
             .collect();
         let (mut reference_id, mut own_id) = (0i64, 0i64);
-        for r in stats::rows(&sink.stats, &contexts) {
+        for r in stats::rows(&sink.stats, &sink.stat_order, &contexts) {
             let (table, id) = match r.key {
                 Some(_) => (Table::Stats, &mut reference_id),
                 None => (Table::SextantStats, &mut own_id),
