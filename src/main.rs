@@ -286,7 +286,8 @@ fn run(cli: Cli) -> Result<()> {
                         (SELECT count(*) FROM slice) AS slices,
                         (SELECT count(*) FROM counter) AS counters,
                         (SELECT count(*) FROM sched) AS sched;
-                 SELECT name, severity, value FROM stats
+                 SELECT name, severity, value
+                 FROM (SELECT * FROM stats UNION ALL SELECT * FROM sextant_stats)
                  WHERE value > 0 AND severity IN ('error', 'data_loss') ORDER BY name",
                 &mut out,
             )?;

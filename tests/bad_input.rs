@@ -26,11 +26,13 @@ struct Imported {
 }
 
 impl Imported {
-    /// Sum of a stat's values (0 when absent).
+    /// Sum of a stat's values (0 when absent), the reference's in `stats` or Sextant's own
+    /// in `sextant_stats`.
     fn stat(&self, name: &str) -> i64 {
         self.conn
             .query_row(
-                "select coalesce(sum(value), 0) from stats where name = ?1",
+                "select coalesce(sum(value), 0) from (select name, value from stats
+                 union all select name, value from sextant_stats) where name = ?1",
                 [name],
                 |r| r.get(0),
             )
@@ -41,7 +43,8 @@ impl Imported {
     fn stat_severity(&self, name: &str) -> Option<String> {
         self.conn
             .query_row(
-                "select severity from stats where name = ?1 and value > 0 limit 1",
+                "select severity from (select * from stats union all select * from sextant_stats)
+                 where name = ?1 and value > 0 limit 1",
                 [name],
                 |r| r.get(0),
             )
@@ -780,7 +783,7 @@ fn zip_with_a_corrupt_member_keeps_the_others_and_counts_it_against_that_member(
             let mut st = db
                 .conn
                 .prepare(
-                    "select f.name, s.value from stats s join __intrinsic_trace_file f
+                    "select f.name, s.value from sextant_stats s join __intrinsic_trace_file f
                      on f.id = s.trace_id where s.name = 'compressed_stream_truncated'
                      and s.value > 0",
                 )

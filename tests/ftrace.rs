@@ -499,7 +499,7 @@ fn syscalls_of_an_unknown_architecture_are_counted_not_imported() {
     assert_eq!(
         rows(
             &conn,
-            "select severity, value from stats where name = 'syscall_unknown'"
+            "select severity, value from sextant_stats where name = 'syscall_unknown'"
         ),
         table(&[["data_loss", "4"]])
     );

@@ -904,6 +904,12 @@ fn ftrace_from_before_tracing_started_is_dropped_unless_preserved() {
         rows(&conn, "select ts, name from slice order by ts"),
         table(&[["50", "early"], ["150", "late"]])
     );
+    // The reference reads the START FtraceStats' preserve_ftrace_buffer, not the config's.
+    let (conn, _db) = import("tracing_start_preserved_in_config_only.pftrace");
+    assert_eq!(
+        rows(&conn, "select ts, name from slice order by ts"),
+        table(&[["150", "late"]])
+    );
 }
 
 /// Forks, threads, renames, frees and reuse of pids and tids

@@ -113,7 +113,8 @@ fn accounts(db: &Path) -> Vec<Account> {
         .prepare(
             "SELECT COALESCE(NULLIF(f.name, ''), 'file ' || e.file_id), e.read, e.imported,
                     e.dropped, e.unaccounted,
-                    (SELECT COUNT(*) FROM stats s
+                    (SELECT COUNT(*)
+                     FROM (SELECT * FROM stats UNION ALL SELECT * FROM sextant_stats) s
                      WHERE s.trace_id = e.file_id AND s.value > 0)
              FROM __sextant_file_events e
              LEFT JOIN __intrinsic_trace_file f ON f.id = e.file_id
@@ -139,7 +140,7 @@ fn accounts(db: &Path) -> Vec<Account> {
 fn losses_anywhere(db: &Path) -> i64 {
     let conn = sextant::db::open_read_only(db).expect("the database opens");
     conn.query_row(
-        "SELECT COUNT(*) FROM stats
+        "SELECT COUNT(*) FROM (SELECT * FROM stats UNION ALL SELECT * FROM sextant_stats)
          WHERE value > 0 AND severity IN ('data_loss', 'error')",
         [],
         |r| r.get(0),

@@ -16,7 +16,8 @@ fn stat_rows(conn: &Connection, filter: &str) -> Vec<Vec<String>> {
     rows(
         conn,
         &format!(
-            "select name, coalesce(idx, '-'), value, severity from stats
+            "select name, coalesce(idx, '-'), value, severity
+             from (select * from stats union all select * from sextant_stats)
              where {filter} order by key is null, key, name, idx"
         ),
     )
@@ -320,18 +321,234 @@ fn ftrace_cpu_stats_write_every_counter_of_each_cpu_entry() {
             ["ftrace_cpu_overrun_delta", "0", "4", "info"],
         ])
     );
+    // Indexed rows are numbered in the order they were written, as the reference's: the
+    // end packet's cpu 0 (each counter, then its delta) before its cpu 2.
+    let got = rows(
+        &conn,
+        "select name, idx from stats where name like 'ftrace_cpu_%' and id > (select max(id)
+           from stats where name like 'ftrace_cpu_%_begin') order by id limit 4",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["ftrace_cpu_entries_end", "0"],
+            ["ftrace_cpu_entries_delta", "0"],
+            ["ftrace_cpu_overrun_end", "0"],
+            ["ftrace_cpu_overrun_delta", "0"],
+        ])
+    );
+    let got = rows(
+        &conn,
+        "select count(*) from stats where idx = 2 and id < (select max(id) from stats
+           where idx = 0)",
+    );
+    assert_eq!(got, table(&[["0"]]));
 }
 
 #[test]
-fn sextant_only_stats_have_rows_only_where_they_counted() {
+fn stats_holds_only_the_references_stats_and_sextant_stats_the_rest() {
     let (conn, _db) = import("c_sched.pftrace");
-    // Queries written for the reference (`name like 'ftrace_%'`) see the reference's rows.
     let got = rows(&conn, "select count(*) from stats where key is null");
     assert_eq!(got, table(&[["0"]]));
+    // A trace with loss markers: Sextant's per-sequence counters are non-zero, but a query
+    // listing every non-zero stat sees only the reference's.
     let (conn, _db) = import("buffer_loss.pftrace");
     let got = rows(
         &conn,
-        "select name, value from stats where name = 'sequence_packet_loss_flagged'",
+        "select count(*), count(key) from stats where value > 0",
     );
-    assert_eq!(got, table(&[["sequence_packet_loss_flagged", "2"]]));
+    assert_eq!(
+        got[0][0], got[0][1],
+        "a stat without a reference key in stats"
+    );
+    // Row ids count from 0, as the reference's do: the 9 global rows come first.
+    let got = rows(
+        &conn,
+        "select min(id), max(id) + 1 = count(*), (select id from stats
+           where name = 'extra_parsing_descriptors_error') from stats",
+    );
+    assert_eq!(got, table(&[["0", "1", "8"]]));
+    let got = rows(
+        &conn,
+        "select count(*) from stats where name like 'sequence_%'",
+    );
+    assert_eq!(got, table(&[["0"]]));
+    let got = rows(
+        &conn,
+        "select id, name, coalesce(idx, '-'), value, severity, source, coalesce(key, '-')
+         from sextant_stats where name = 'sequence_packet_loss_flagged'",
+    );
+    assert_eq!(
+        got,
+        table(&[[
+            "0",
+            "sequence_packet_loss_flagged",
+            "-",
+            "2",
+            "data_loss",
+            "analysis",
+            "-"
+        ]])
+    );
+}
+
+/// The import's error on `bytes` (it must fail).
+fn import_error(tag: &str, bytes: &[u8]) -> String {
+    let input = TempFile::with_bytes(tag, bytes);
+    let db = TempFile::new(&format!("{tag}.sqlite"));
+    match sextant::import::import_path(input.path(), db.path()) {
+        Ok(_) => panic!("{tag}: imported, but the reference's import fails"),
+        Err(e) => format!("{e:#}"),
+    }
+}
+
+fn ftrace_stats_packet(stats: sextant::protos::FtraceStats) -> sextant::protos::TracePacket {
+    sextant::protos::TracePacket {
+        optional_trusted_packet_sequence_id: Some(
+            sextant::protos::trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(
+                1,
+            ),
+        ),
+        data: Some(sextant::protos::trace_packet::Data::FtraceStats(stats)),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn ftrace_setup_errors_are_import_logs_once_per_sequence() {
+    use sextant::protos::{ftrace_stats::Phase, FtraceStats};
+    let start = |failed: &[&str], atrace: &str| {
+        ftrace_stats_packet(FtraceStats {
+            phase: Some(Phase::StartOfTrace as i32),
+            failed_ftrace_events: failed.iter().map(|s| s.to_string()).collect(),
+            unknown_ftrace_events: vec!["c/z".into()],
+            atrace_errors: Some(atrace.into()),
+            exclusive_feature_error: Some(String::new()),
+            ..Default::default()
+        })
+    };
+    // The second START of the sequence is not counted again.
+    let bytes = encode(vec![start(&["a/x", "b/y"], "boom"), start(&["d/w"], "")]);
+    let (conn, _input, _db) = import_bytes("ftrace_setup_errors.pftrace", &bytes);
+    let got = rows(
+        &conn,
+        "select l.name, l.severity, a.key, a.string_value from _trace_import_logs l
+         join args a using (arg_set_id) order by l.id",
+    );
+    let log = |message: &str| {
+        vec![
+            "ftrace_setup_errors".to_string(),
+            "notice".into(),
+            "message".into(),
+            message.into(),
+        ]
+    };
+    assert_eq!(
+        got,
+        vec![
+            log("Ftrace event failed: a/x"),
+            log("Ftrace event failed: b/y"),
+            log("Ftrace event unknown: c/z"),
+            log("Atrace failures: boom"),
+        ]
+    );
+    let got = rows(
+        &conn,
+        "select value from stats where name = 'ftrace_setup_errors'",
+    );
+    assert_eq!(got, table(&[["4"]]));
+}
+
+#[test]
+fn ftrace_parse_errors_other_than_zero_length_records_fail_the_import() {
+    use sextant::protos::{ftrace_stats::Phase, FtraceStats};
+    let stats = |errors: Vec<i32>| {
+        ftrace_stats_packet(FtraceStats {
+            phase: Some(Phase::EndOfTrace as i32),
+            ftrace_parse_errors: errors,
+            ..Default::default()
+        })
+    };
+    // ABI_ZERO_DATA_LENGTH (12) is tolerated and counted.
+    let (conn, _input, _db) =
+        import_bytes("ftrace_zero.pftrace", &encode(vec![stats(vec![12, 12])]));
+    let got = rows(
+        &conn,
+        "select value from stats where name = 'ftrace_abi_errors_skipped_zero_data_length'",
+    );
+    assert_eq!(got, table(&[["2"]]));
+    // ABI_INVALID_PAGE_HEADER (4) and INVALID_EVENT (17) fail it, named.
+    let error = import_error("ftrace_abi.pftrace", &encode(vec![stats(vec![12, 4, 17])]));
+    assert!(error.contains("(ERR:ftrace_parse)"), "{error}");
+    assert!(
+        error.contains("FTRACE_STATUS_ABI_INVALID_PAGE_HEADER, FTRACE_STATUS_INVALID_EVENT"),
+        "{error}"
+    );
+    // So does an FtraceStats that is neither the start's nor the end's.
+    let unknown = ftrace_stats_packet(FtraceStats::default());
+    let error = import_error("ftrace_phase.pftrace", &encode(vec![unknown]));
+    assert!(error.contains("phase"), "{error}");
+}
+
+#[test]
+fn ftrace_bundles_without_a_cpu_are_dropped_and_past_1024_cpus_fail_the_import() {
+    use sextant::protos::{ftrace_event, trace_packet::Data, FtraceEvent, FtraceEventBundle};
+    let bundle = |cpu: Option<u32>, ts: u64| sextant::protos::TracePacket {
+        optional_trusted_packet_sequence_id: Some(
+            sextant::protos::trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(
+                1,
+            ),
+        ),
+        data: Some(Data::FtraceEvents(FtraceEventBundle {
+            cpu,
+            lost_events: Some(true),
+            event: vec![FtraceEvent {
+                timestamp: Some(ts),
+                pid: Some(7),
+                event: Some(ftrace_event::Event::Print(Default::default())),
+                ..Default::default()
+            }],
+            ..Default::default()
+        })),
+        ..Default::default()
+    };
+    let bytes = encode(vec![bundle(Some(1), 1000), bundle(None, 1100)]);
+    let (conn, _input, _db) = import_bytes("ftrace_no_cpu.pftrace", &bytes);
+    let got = stat_rows(
+        &conn,
+        "name in ('ftrace_bundle_tokenizer_errors', 'ftrace_cpu_has_data_loss') and value > 0",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["ftrace_bundle_tokenizer_errors", "-", "1", "error"],
+            ["ftrace_cpu_has_data_loss", "1", "1", "data_loss"],
+        ])
+    );
+    let got = rows(&conn, "select ts, cpu from ftrace_event");
+    assert_eq!(got, table(&[["1000", "1"]]));
+    let got = rows(
+        &conn,
+        "select read, dropped, unaccounted from __sextant_file_events",
+    );
+    assert_eq!(got, table(&[["2", "1", "0"]]));
+    let error = import_error(
+        "ftrace_cpu_1024.pftrace",
+        &encode(vec![bundle(Some(1024), 1)]),
+    );
+    assert!(
+        error.contains("CPU 1024 is greater than maximum allowed of 1024"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_packet_needing_incremental_state_on_sequence_zero_fails_the_import() {
+    let packet = sextant::protos::TracePacket {
+        timestamp: Some(10),
+        sequence_flags: Some(2),
+        ..Default::default()
+    };
+    let error = import_error("needs_state_seq0.pftrace", &encode(vec![packet]));
+    assert!(error.contains("SEQ_NEEDS_INCREMENTAL_STATE"), "{error}");
 }

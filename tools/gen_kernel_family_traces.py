@@ -200,9 +200,10 @@ if __name__ == '__main__':
     process_rules()
 
 
-def tracing_start(preserve):
+def tracing_start(preserve, config_only=False):
     """Ftrace events from before the service's tracing_started are dropped (counted),
-    unless the config preserves the ftrace buffer."""
+    unless the START FtraceStats says the ftrace buffer was preserved (as the service
+    writes it when the config asks for it; the config alone does not count)."""
     t = Trace()
     p = t.packet.add()
     ds = p.trace_config.data_sources.add()
@@ -213,17 +214,25 @@ def tracing_start(preserve):
     p = t.packet.add()
     p.timestamp = 100
     p.service_event.tracing_started = True
+    p = t.packet.add()
+    p.trusted_packet_sequence_id = 1
+    p.ftrace_stats.phase = 1  # START_OF_TRACE
+    if preserve and not config_only:
+        p.ftrace_stats.preserve_ftrace_buffer = True
     ftrace(t, 0, [
         (50, 10, 'print', dict(buf='B|10|early')),
         (150, 10, 'print', dict(buf='B|10|late')),
     ])
     name = 'tracing_start_preserved.pftrace' if preserve else 'tracing_start.pftrace'
+    if config_only:
+        name = 'tracing_start_preserved_in_config_only.pftrace'
     write('kernel', name, t)
 
 
 if __name__ == '__main__':
     tracing_start(False)
     tracing_start(True)
+    tracing_start(True, config_only=True)
 
 
 def process_lifecycle():

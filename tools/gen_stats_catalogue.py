@@ -118,8 +118,6 @@ SEXTANT = [
     ('json_truncated', False, 'DataLoss', 'Analysis', 'The JSON trace ends in the middle of an event, or without closing its event array or object; every complete event before the cut was imported.'),
     ('systrace_html_without_trace_data', False, 'DataLoss', 'Analysis', 'A systrace HTML page has no <script class="trace-data"> block, so nothing in it was read (pages from systrace.py before 2014 keep the ftrace text in a JavaScript string, which Trace Processor does not read either). Re-record with a newer systrace or Perfetto, or extract the text.'),
     ('proto_packet_kind_not_imported', True, 'Notice', 'Analysis', 'TracePackets of a kind Sextant does not import (idx = the TracePacket field number): they are in the file but not in the tables.'),
-    ('ftrace_parse_errors', False, 'DataLoss', 'Trace', 'The tracing service could not parse part of the ftrace ring buffer (an ABI error): events there are lost.'),
-    ('ftrace_stats_unknown_phase', False, 'Info', 'Analysis', 'FtraceStats without a start/end phase were ignored.'),
 ]
 
 SEVERITY = {'info': 'Info', 'notice': 'Notice', 'data_loss': 'DataLoss', 'error': 'Error'}

@@ -47,6 +47,7 @@ pub(super) enum Table {
     CpuFrequency,
     ImportLog,
     Stats,
+    SextantStats,
     TraceDiagnostics,
     Metadata,
     TraceFile,
@@ -97,7 +98,7 @@ pub(super) enum Table {
     SpuriousSchedWakeup,
 }
 
-pub(super) const TABLES: usize = 29 + 21 + 3 + 2 + 7;
+pub(super) const TABLES: usize = 30 + 21 + 3 + 2 + 7;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -119,6 +120,7 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::CpuFrequency,
     Table::ImportLog,
     Table::Stats,
+    Table::SextantStats,
     Table::TraceDiagnostics,
     Table::Metadata,
     Table::TraceFile,
@@ -262,13 +264,18 @@ impl Table {
             ),
             Table::Stats => (
                 "stats",
-                "name, key, idx, severity, source, value, description, machine_id, trace_id",
-                false,
+                "id, name, key, idx, severity, source, value, description, machine_id, trace_id",
+                true,
+            ),
+            Table::SextantStats => (
+                "sextant_stats",
+                "id, name, key, idx, severity, source, value, description, machine_id, trace_id",
+                true,
             ),
             Table::TraceDiagnostics => (
                 "__intrinsic_trace_diagnostics",
-                "key, title, description, remediation, confidence, trace_id",
-                false,
+                "id, key, title, description, remediation, confidence, trace_id",
+                true,
             ),
             Table::Metadata => (
                 "metadata",

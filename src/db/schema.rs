@@ -57,6 +57,12 @@ CREATE TABLE cpu_available_frequencies (
 CREATE TABLE stats (
   id INTEGER PRIMARY KEY, name TEXT, key INTEGER, idx INTEGER, severity TEXT, source TEXT,
   value INTEGER, description TEXT, machine_id INTEGER, trace_id INTEGER);
+-- Sextant's own counters (losses and notices the reference has no stat for: files cut
+-- short, undecodable packets, per-sequence loss markers …), shaped like `stats` (key NULL)
+-- so that `stats` holds exactly the reference's stats.
+CREATE TABLE sextant_stats (
+  id INTEGER PRIMARY KEY, name TEXT, key INTEGER, idx INTEGER, severity TEXT, source TEXT,
+  value INTEGER, description TEXT, machine_id INTEGER, trace_id INTEGER);
 CREATE TABLE __intrinsic_trace_diagnostics (
   id INTEGER PRIMARY KEY, key TEXT, title TEXT, description TEXT, remediation TEXT,
   confidence REAL, trace_id INTEGER);

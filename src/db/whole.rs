@@ -459,7 +459,9 @@ impl TableWriter<'_> {
     }
 
     /// `stats` rows as [`stats::rows`] builds them: the catalogue's singles in every
-    /// (machine, file) context the clock report placed, and what was counted.
+    /// (machine, file) context the clock report placed, and what was counted. The
+    /// reference's stats go to `stats`, Sextant's own (no reference key) to
+    /// `sextant_stats`, so `stats` holds exactly the reference's; ids count from 0 in each.
     fn stats(&mut self, sink: &Sink, facts: &ImportFacts) -> Result<(), DbError> {
         let contexts: Vec<_> = facts
             .report
@@ -467,8 +469,16 @@ impl TableWriter<'_> {
             .iter()
             .map(|f| (f.machine, f.file))
             .collect();
-        for r in stats::rows(&sink.stats, &contexts) {
-            self.row(Table::Stats, |row| {
+        let (mut reference_id, mut own_id) = (0i64, 0i64);
+        for r in stats::rows(&sink.stats, &sink.stat_order, &contexts) {
+            let (table, id) = match r.key {
+                Some(_) => (Table::Stats, &mut reference_id),
+                None => (Table::SextantStats, &mut own_id),
+            };
+            let row_id = *id;
+            *id += 1;
+            self.row(table, |row| {
+                row.int(row_id);
                 row.text(Some(r.name));
                 row.opt_int(r.key);
                 row.opt_int(r.idx);
@@ -509,8 +519,9 @@ impl TableWriter<'_> {
     }
 
     fn trace_diagnostics(&mut self, sink: &Sink) -> Result<(), DbError> {
-        for d in &sink.diagnostics {
+        for (id, d) in sink.diagnostics.iter().enumerate() {
             self.row(Table::TraceDiagnostics, |row| {
+                row.int(id as i64);
                 row.text(Some(d.key));
                 row.text(Some(d.title));
                 row.text(Some(&d.description));

@@ -107,6 +107,7 @@ pub struct Session {
     sink: Sink,
     /// Stats and metadata as parsing left them (each write adds its own on top).
     parse_stats: HashMap<StatKey, i64>,
+    parse_stat_order: Vec<StatKey>,
     parse_metadata: Vec<(String, MachineId, u32, MetaValue)>,
     files: Vec<TraceFileRow>,
     file_names: Vec<String>,
@@ -425,6 +426,7 @@ impl Session {
         };
         Ok(Session {
             parse_stats: sink.stats.clone(),
+            parse_stat_order: sink.stat_order.clone(),
             parse_metadata: sink.metadata.clone(),
             sink,
             files: rows,
@@ -465,6 +467,7 @@ impl Session {
         progress(&state);
         let sink = &mut self.sink;
         sink.stats = self.parse_stats.clone();
+        sink.stat_order = self.parse_stat_order.clone();
         sink.metadata = self.parse_metadata.clone();
         let placement = clock::place(&clock::PlacementInput {
             contexts: &self.contexts,

@@ -868,6 +868,9 @@ pub struct Sink {
     pub snapshots: Vec<ClockSnapshot>,
     pub descriptors: FxHashMap<(MachineId, u64), Descriptor>,
     pub stats: HashMap<StatKey, i64>,
+    /// The keys of `stats` in the order each was first written: the reference numbers its
+    /// indexed stat rows in that order.
+    pub stat_order: Vec<StatKey>,
     /// `_trace_import_logs` rows of losses found while reading (no time: where in the file,
     /// as the reference's tokenization logs); the model adds the ones it finds.
     pub import_logs: Vec<crate::model::ImportLogRow>,
@@ -1321,7 +1324,13 @@ impl Sink {
             machine,
             file: self.current_file,
         };
-        *self.stats.entry(key).or_insert(0) += delta;
+        match self.stats.entry(key) {
+            std::collections::hash_map::Entry::Occupied(mut e) => *e.get_mut() += delta,
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(delta);
+                self.stat_order.push(key);
+            }
+        }
         if delta > 0 {
             self.stat_increments += 1;
         }
@@ -1335,7 +1344,9 @@ impl Sink {
             machine,
             file: self.current_file,
         };
-        self.stats.insert(key, v);
+        if self.stats.insert(key, v).is_none() {
+            self.stat_order.push(key);
+        }
     }
 
     /// A metadata row that does not replace earlier ones of the same name.

@@ -3,12 +3,14 @@
 //!
 //! Names, order (`key`), severities, sources and scopes are Trace Processor's (the list in
 //! [`catalogue`] is generated from the reference notes), so queries against `stats` written
-//! for Perfetto keep working; Sextant's own stats follow the reference's. As in the
-//! reference, every single (non-indexed) stat of the reference's list has a row in every
-//! (machine, file) context, at 0 when nothing counted it (Sextant's own only where they
-//! counted something), and the global ones one row with no machine or file;
-//! indexed stats have rows only where something was counted. [`rows`] hands plain rows to
-//! the database writer; [`diagnostics`] holds the checks of the trace config.
+//! for Perfetto keep working; Sextant's own stats follow the reference's list in the
+//! catalogue and have no `key`: the writer puts them in `sextant_stats`, so `stats` holds
+//! exactly the reference's. As in the reference, every single (non-indexed) stat of the
+//! reference's list has a row in every (machine, file) context, at 0 when nothing counted
+//! it (Sextant's own only where they counted something), and the global ones one row with
+//! no machine or file; indexed stats have rows only where something was counted. [`rows`]
+//! hands plain rows to the database writer; [`diagnostics`] holds the checks of the trace
+//! config.
 
 mod catalogue;
 pub mod diagnostics;
@@ -133,14 +135,21 @@ fn file_col(f: u32) -> Option<i64> {
 }
 
 /// The `stats` rows of an import: the global singles, then every single stat of each
-/// (machine, file) context in key order, then the indexed stats that were counted, then
-/// any stat the catalogue does not know. `contexts` are the (machine, file) pairs the
-/// import parsed; a pair a stat was counted for is one too.
-pub fn rows(counted: &HashMap<StatKey, i64>, contexts: &[(MachineId, u32)]) -> Vec<StatRow> {
+/// (machine, file) context in key order, then the indexed stats that were counted in the
+/// order each was first written (`order`, as the reference numbers them; keys missing
+/// from it last), then any stat the catalogue does not know. `contexts` are the
+/// (machine, file) pairs the import parsed; a pair a stat was counted for is one too.
+pub fn rows(
+    counted: &HashMap<StatKey, i64>,
+    order: &[StatKey],
+    contexts: &[(MachineId, u32)],
+) -> Vec<StatRow> {
+    let rank: HashMap<StatKey, usize> = order.iter().enumerate().map(|(i, k)| (*k, i)).collect();
     // Global stats fold every machine and file together.
     let mut globals: HashMap<&str, i64> = HashMap::new();
     let mut singles: HashMap<(&'static str, MachineId, u32), i64> = HashMap::new();
-    let mut indexed: BTreeMap<(usize, MachineId, u32, i64), i64> = BTreeMap::new();
+    // (catalogue position, machine, file, idx) → (value, first write).
+    let mut indexed: BTreeMap<(usize, MachineId, u32, i64), (i64, usize)> = BTreeMap::new();
     let mut unknown: BTreeMap<(&'static str, Option<i64>, MachineId, u32), i64> = BTreeMap::new();
     let mut scopes: BTreeSet<(u32, MachineId)> = contexts.iter().map(|&(m, f)| (f, m)).collect();
     for (k, &v) in counted {
@@ -149,7 +158,12 @@ pub fn rows(counted: &HashMap<StatKey, i64>, contexts: &[(MachineId, u32)]) -> V
             Some((_, d)) if d.global => *globals.entry(d.name).or_default() += v,
             Some((i, d)) if d.indexed => {
                 let idx = k.idx.unwrap_or(0);
-                *indexed.entry((i, k.machine, k.file, idx)).or_default() += v;
+                let first = rank.get(k).copied().unwrap_or(usize::MAX);
+                let e = indexed
+                    .entry((i, k.machine, k.file, idx))
+                    .or_insert((0, first));
+                e.0 += v;
+                e.1 = e.1.min(first);
             }
             Some((_, d)) => {
                 if k.machine != NO_MACHINE && k.file != NO_FILE {
@@ -204,7 +218,7 @@ pub fn rows(counted: &HashMap<StatKey, i64>, contexts: &[(MachineId, u32)]) -> V
     }
     for d in STATS.iter().filter(|d| d.global && d.indexed) {
         let mut by_idx: BTreeMap<i64, i64> = BTreeMap::new();
-        for (&(i, _, _, idx), &v) in &indexed {
+        for (&(i, _, _, idx), &(v, _)) in &indexed {
             if STATS[i].name == d.name {
                 *by_idx.entry(idx).or_default() += v;
             }
@@ -215,7 +229,9 @@ pub fn rows(counted: &HashMap<StatKey, i64>, contexts: &[(MachineId, u32)]) -> V
             out.push(row);
         }
     }
-    for ((i, machine, file, idx), value) in indexed {
+    let mut indexed: Vec<_> = indexed.into_iter().collect();
+    indexed.sort_by_key(|&(k, (_, first))| (first, k));
+    for ((i, machine, file, idx), (value, _)) in indexed {
         let d = &STATS[i];
         if d.global {
             continue;
@@ -320,7 +336,7 @@ mod tests {
         counted.insert(k("traced_buf_chunks_discarded", Some(1), 0, 0), 7);
         counted.insert(k("trace_sorter_negative_timestamp_dropped", None, 1, 1), 2);
         counted.insert(k("trace_sorter_negative_timestamp_dropped", None, 0, 0), 1);
-        let rows = rows(&counted, &[(0, 0), (1, 1)]);
+        let rows = rows(&counted, &[], &[(0, 0), (1, 1)]);
         let count = |name: &str| rows.iter().filter(|r| r.name == name).count();
         assert_eq!(count("traced_chunks_discarded"), 2);
         assert_eq!(count("traced_buf_chunks_discarded"), 1);

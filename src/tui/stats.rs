@@ -1,5 +1,5 @@
-//! The stats pane, where dropped events are reviewed: the `stats` table grouped by machine
-//! and file, each group saying what was checked (a proto file's TraceStats and FtraceStats;
+//! The stats pane, where dropped events are reviewed: the `stats` table (with Sextant's own
+//! counters from `sextant_stats`) grouped by machine and file, each group saying what was checked (a proto file's TraceStats and FtraceStats;
 //! formats that carry no loss counters say so), its buffers as a small table (size,
 //! written, overwritten, discarded, failed patches, writer loss, lost packets and their
 //! causes), then its stats — losses first, with buffer, cpu and sequence as the index —
@@ -88,17 +88,29 @@ impl StatRow {
     }
 }
 
-/// Reads `stats`, with each row's machine, file and file format.
+/// Reads `stats` and then `sextant_stats` (Sextant's own counters; a database written
+/// before that table existed has them in `stats`), with each row's machine, file and
+/// file format.
 pub fn load(conn: &Connection) -> rusqlite::Result<Vec<StatRow>> {
-    let mut stmt = conn.prepare(
+    let own: bool = conn.query_row(
+        "SELECT count(*) > 0 FROM sqlite_master WHERE name = 'sextant_stats'",
+        [],
+        |r| r.get(0),
+    )?;
+    let tables = if own {
+        "SELECT 0 AS part, * FROM stats UNION ALL SELECT 1, * FROM sextant_stats"
+    } else {
+        "SELECT 0 AS part, * FROM stats"
+    };
+    let mut stmt = conn.prepare(&format!(
         "SELECT s.name, s.idx, s.severity, s.source, s.value, s.description,
                 coalesce(m.name, 'machine ' || s.machine_id),
                 coalesce(f.name, 'file ' || s.trace_id), f.trace_type
-         FROM stats s
+         FROM ({tables}) s
          LEFT JOIN machine m ON m.id = s.machine_id
          LEFT JOIN __intrinsic_trace_file f ON f.id = s.trace_id
-         ORDER BY s.id",
-    )?;
+         ORDER BY s.part, s.id"
+    ))?;
     let text = |v: Option<String>| v.map(|s| sanitize(&s).into_owned());
     let rows = stmt
         .query_map([], |r| {
@@ -266,10 +278,6 @@ pub fn advice(name: &str) -> Option<Advice> {
         "syscall_unknown" => a(
             "syscall numbers could not be named for the machine",
             "record SystemInfo (utsname) in the trace; Sextant knows aarch64, arm, x86 and x86_64",
-        ),
-        "ftrace_parse_errors" => a(
-            "the device's ftrace format differs from what the tracing service expects",
-            "update Perfetto on the device",
         ),
         n if n.starts_with("rss_stat") => a(
             "memory counters could not be attributed",

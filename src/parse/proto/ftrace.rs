@@ -4,6 +4,9 @@
 
 use super::*;
 
+/// Bundles from a cpu at or past this are corrupt (Trace Processor's kMaxCpuCount).
+const MAX_CPUS: u32 = 1024;
+
 /// The fields of a kernel driver's trace marker (MDSS, SDE, DPU, G2D, Mali).
 pub(super) struct KernelMarker {
     /// `B`, `E` or `C`, as in atrace.
@@ -229,8 +232,26 @@ impl Parser<'_> {
     ) {
         // The bundle's events are the input events, not the packet.
         self.sink.forget_input();
+        // A bundle that does not say its cpu is dropped whole, counted; a cpu past the
+        // reference's limit means the trace is corrupt, and the import fails.
+        let Some(cpu) = bundle.cpu else {
+            self.sink.stat("ftrace_bundle_tokenizer_errors", machine, 1);
+            let compact = bundle
+                .compact_sched
+                .as_ref()
+                .map_or(0, |c| c.switch_timestamp.len() + c.waking_timestamp.len());
+            self.sink
+                .inputs_dropped((bundle.event.len() + compact) as u64);
+            return;
+        };
+        if cpu >= MAX_CPUS {
+            self.fatal.get_or_insert(ParseError::invalid(format!(
+                "CPU {cpu} is greater than maximum allowed of {MAX_CPUS}. This is likely \
+                 because of trace corruption"
+            )));
+            return;
+        }
         let mut raw_events = ftrace_raw::bundle_events(packet);
-        let cpu = bundle.cpu.unwrap_or(0);
         // The kernel lost events of this cpu before the bundle (its ring buffer was full).
         if bundle.lost_events() {
             let idx = Some(i64::from(cpu));

@@ -713,7 +713,17 @@ impl Parser<'_> {
                 self.losses.trace_stats(self.sink, machine, &stats);
             }
             trace_packet::Data::FtraceStats(stats) => {
-                self.losses.ftrace_stats(self.sink, machine, seq_id, &stats);
+                match self.losses.ftrace_stats(self.sink, machine, seq_id, &stats) {
+                    Ok(setup_errors) => {
+                        for message in setup_errors {
+                            let message = ArgValue::Str(self.sink.intern(&message));
+                            self.log("ftrace_setup_errors", machine, &[("message", message)]);
+                        }
+                    }
+                    Err(e) => {
+                        self.fatal.get_or_insert(e);
+                    }
+                }
             }
             trace_packet::Data::StreamingProfilePacket(profile) => {
                 self.streaming_profile(machine, seq_id, &profile);
@@ -954,6 +964,15 @@ impl Parser<'_> {
                     &[("packet_sequence_id", ArgValue::Uint(u64::from(seq_id)))],
                 );
             }
+        }
+        // Incremental state lives on a sequence: a packet needing it on none is refused,
+        // and the import fails, as in the reference.
+        if needs_state && seq_id == 0 {
+            self.fatal.get_or_insert(ParseError::invalid(
+                "TracePacket specified SEQ_NEEDS_INCREMENTAL_STATE but the TraceWriter's \
+                 sequence_id is zero (the service is probably too old)",
+            ));
+            return None;
         }
         if needs_state && !valid {
             self.log(

@@ -13,6 +13,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use crate::ir::{MachineId, MetaValue, Sink, StatKey};
+use crate::parse::ParseError;
 use crate::protos::{self, trace_config::buffer_config::FillPolicy, trace_stats};
 use crate::stats::{self, diagnostics};
 
@@ -28,6 +29,30 @@ const CAUSES: [(u32, &str); 8] = [
     (128, "traced_buf_data_loss_writer_abort"),
     (256, "traced_buf_data_loss_smb_full"),
 ];
+
+/// FtraceParseStatus names, by value; ZERO_DATA_LENGTH records are skipped and counted,
+/// any other status fails the import.
+const FTRACE_PARSE_STATUS: [&str; 18] = [
+    "FTRACE_STATUS_UNSPECIFIED",
+    "FTRACE_STATUS_OK",
+    "FTRACE_STATUS_UNEXPECTED_READ_ERROR",
+    "FTRACE_STATUS_PARTIAL_PAGE_READ",
+    "FTRACE_STATUS_ABI_INVALID_PAGE_HEADER",
+    "FTRACE_STATUS_ABI_SHORT_EVENT_HEADER",
+    "FTRACE_STATUS_ABI_NULL_PADDING",
+    "FTRACE_STATUS_ABI_SHORT_PADDING_LENGTH",
+    "FTRACE_STATUS_ABI_INVALID_PADDING_LENGTH",
+    "FTRACE_STATUS_ABI_SHORT_TIME_EXTEND",
+    "FTRACE_STATUS_ABI_SHORT_TIME_STAMP",
+    "FTRACE_STATUS_ABI_SHORT_DATA_LENGTH",
+    "FTRACE_STATUS_ABI_ZERO_DATA_LENGTH",
+    "FTRACE_STATUS_ABI_INVALID_DATA_LENGTH",
+    "FTRACE_STATUS_ABI_SHORT_EVENT_ID",
+    "FTRACE_STATUS_ABI_END_OVERFLOW",
+    "FTRACE_STATUS_SHORT_COMPACT_EVENT",
+    "FTRACE_STATUS_INVALID_EVENT",
+];
+const ZERO_DATA_LENGTH: i32 = 12;
 
 /// A file-write period of a day or more does not count as streaming.
 const LONG_TRACE_FILE_PERIOD_MS: u32 = 86_400_000;
@@ -54,6 +79,8 @@ struct MachineFacts {
     config: Option<protos::TraceConfig>,
     service_version: Option<String>,
     tracing_started_ns: Option<i64>,
+    /// A START FtraceStats said the ftrace buffer kept what it held before tracing began.
+    preserve_ftrace_buffer: bool,
     clone_trigger_seen: bool,
 }
 
@@ -171,19 +198,11 @@ impl LossTracker {
         self.machines.entry(machine).or_default().config = Some(config);
     }
 
-    /// Ftrace events before this time are dropped: when tracing started, unless the config
-    /// kept the kernel's buffer from before (`preserve_ftrace_buffer`).
+    /// Ftrace events before this time are dropped: when tracing started, unless the START
+    /// FtraceStats says the kernel's buffer from before was kept (`preserve_ftrace_buffer`).
     pub fn ftrace_drop_before(&self, machine: MachineId) -> Option<i64> {
         let facts = self.machines.get(&machine)?;
-        let preserved = facts.config.as_ref().is_some_and(|c| {
-            c.data_sources.iter().any(|d| {
-                d.config
-                    .as_ref()
-                    .and_then(|c| c.ftrace_config.as_ref())
-                    .is_some_and(|f| f.preserve_ftrace_buffer())
-            })
-        });
-        if preserved {
+        if facts.preserve_ftrace_buffer {
             return None;
         }
         facts.tracing_started_ns
@@ -289,23 +308,26 @@ impl LossTracker {
     }
 
     /// The kernel ring buffer's own counters, read at the start and at the end of tracing,
-    /// per cpu; at the end, the growth since the start (overruns are lost events).
+    /// per cpu; at the end, the growth since the start (overruns are lost events). Hands
+    /// back the setup errors of the sequence's first START packet (one import log each);
+    /// fails, as the reference's import does, on a phase other than start or end and on
+    /// ftrace parse errors other than zero-length records.
     pub fn ftrace_stats(
         &mut self,
         sink: &mut Sink,
         machine: MachineId,
         seq_id: u32,
         s: &protos::FtraceStats,
-    ) {
+    ) -> Result<Vec<String>, ParseError> {
         use protos::ftrace_stats::Phase;
-        /// Trace Processor's FTRACE_STATUS_ABI_ZERO_DATA_LENGTH.
-        const ZERO_DATA_LENGTH: i32 = 12;
         let end = match s.phase() {
             Phase::StartOfTrace => false,
             Phase::EndOfTrace => true,
             Phase::Unspecified => {
-                sink.stat("ftrace_stats_unknown_phase", machine, 1);
-                return;
+                return Err(ParseError::invalid(format!(
+                    "FtraceStats with an unknown phase ({})",
+                    s.phase.unwrap_or(0)
+                )));
             }
         };
         let file = sink.current_file;
@@ -383,27 +405,51 @@ impl LossTracker {
                 sink.set_stat(delta, None, machine, value.saturating_sub(begin));
             }
         }
+        if !end && s.preserve_ftrace_buffer() {
+            self.machines
+                .entry(machine)
+                .or_default()
+                .preserve_ftrace_buffer = true;
+        }
+        let mut setup_errors = Vec::new();
         if !end && self.setup_errors_counted.insert((machine, seq_id)) {
-            let errors = s.failed_ftrace_events.len()
-                + s.unknown_ftrace_events.len()
-                + usize::from(s.atrace_errors.as_deref().is_some_and(|e| !e.is_empty()))
-                + usize::from(
-                    s.exclusive_feature_error
-                        .as_deref()
-                        .is_some_and(|e| !e.is_empty()),
-                );
-            if errors > 0 {
-                sink.stat("ftrace_setup_errors", machine, errors as i64);
+            let text = |t: &Option<String>| t.clone().filter(|t| !t.is_empty());
+            setup_errors.extend(
+                s.failed_ftrace_events
+                    .iter()
+                    .map(|e| format!("Ftrace event failed: {e}")),
+            );
+            setup_errors.extend(
+                s.unknown_ftrace_events
+                    .iter()
+                    .map(|e| format!("Ftrace event unknown: {e}")),
+            );
+            if let Some(t) = text(&s.atrace_errors) {
+                setup_errors.push(format!("Atrace failures: {t}"));
+            }
+            if let Some(t) = text(&s.exclusive_feature_error) {
+                setup_errors.push(format!("Ftrace exclusive feature error: {t}"));
             }
         }
+        let mut failures = Vec::new();
         for &status in &s.ftrace_parse_errors {
-            let name = if status == ZERO_DATA_LENGTH {
-                "ftrace_abi_errors_skipped_zero_data_length"
-            } else {
-                "ftrace_parse_errors"
-            };
-            sink.stat(name, machine, 1);
+            if status == ZERO_DATA_LENGTH {
+                sink.stat("ftrace_abi_errors_skipped_zero_data_length", machine, 1);
+                continue;
+            }
+            let name = usize::try_from(status)
+                .ok()
+                .and_then(|i| FTRACE_PARSE_STATUS.get(i));
+            failures.push(name.map_or_else(|| status.to_string(), |n| n.to_string()));
         }
+        if !failures.is_empty() {
+            return Err(ParseError::invalid(format!(
+                "the trace was recorded with errors parsing the kernel's ftrace data ({}); \
+                 the events around them cannot be trusted (ERR:ftrace_parse)",
+                failures.join(", ")
+            )));
+        }
+        Ok(setup_errors)
     }
 
     /// End of the file: the losses of each sequence, what streaming into a file cost, and
