@@ -512,7 +512,9 @@ impl TableWriter<'_> {
         Ok(())
     }
 
+    /// `metadata` rows, ids from 0 as the reference numbers them.
     fn metadata(&mut self, facts: &ImportFacts, sink: &Sink) -> Result<(), DbError> {
+        let mut id = 0i64;
         for (name, machine, file, value) in &sink.metadata {
             let (int, string) = match value {
                 MetaValue::Int(v) => (Some(*v), None),
@@ -531,6 +533,7 @@ impl TableWriter<'_> {
                     | "last_flush_slow_data_source"
             );
             self.row(Table::Metadata, |row| {
+                row.int(id);
                 row.text(Some(name));
                 row.text(Some(if multi { "multi" } else { "single" }));
                 row.opt_int(int);
@@ -542,9 +545,11 @@ impl TableWriter<'_> {
                     nullable_file(*file)
                 });
             })?;
+            id += 1;
         }
         if let Some(clock) = facts.trace_time_clock {
             self.row(Table::Metadata, |row| {
+                row.int(id);
                 row.text(Some("trace_time_clock_id"));
                 row.text(Some("single"));
                 row.int(clock);
@@ -568,8 +573,9 @@ impl TableWriter<'_> {
                 row.int(f.is_container);
             })?;
         }
-        for s in &facts.snapshots {
+        for (id, s) in facts.snapshots.iter().enumerate() {
             self.row(Table::ClockSnapshot, |row| {
+                row.int(id as i64);
                 row.int(s.ts);
                 row.int(s.clock_id);
                 row.text(clocks::name(s.clock_id).filter(|_| (1..=6).contains(&s.clock_id)));
