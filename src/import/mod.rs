@@ -691,6 +691,12 @@ fn convert_events(
         .map(|c| *sink.clocks.get(c as u32))
         .collect();
     let plans: Vec<Plan> = domains.iter().map(|d| placement.plan(*d)).collect();
+    if !placement.rejected.is_empty() {
+        let prev = std::mem::replace(&mut sink.current_file, NO_FILE);
+        let n = placement.rejected.len() as i64;
+        sink.stat("invalid_clock_snapshots", NO_MACHINE, n);
+        sink.current_file = prev;
+    }
     for u in &placement.unrelatable {
         let prev = sink.current_file;
         sink.current_file = u.file;
