@@ -601,7 +601,7 @@ pub fn place(input: &PlacementInput) -> Placement {
 
 /// A clock as the reference's clock-sync errors print it: the id, with its sequence, file
 /// and machine when any is set (`6`, `64(seq=1,tf=0,m=0)`).
-fn clock_label_for_errors(node: &ClockDomain) -> String {
+pub fn clock_label_for_errors(node: &ClockDomain) -> String {
     if node.sequence == 0 && node.file == 0 && node.machine == 0 {
         node.clock_id.to_string()
     } else {

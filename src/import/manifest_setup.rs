@@ -238,6 +238,12 @@ pub(super) fn resolve_clocks(
                 clock::file_timeline(ti, machine_of(Some(&target.file), None))
             }
         };
+        if from == to {
+            return Err(ManifestError::SelfRelation {
+                clock: clock::clock_label_for_errors(&from),
+                snapshot: clocks.edges.len(),
+            });
+        }
         clocks.edges.push(ManifestEdge {
             from,
             to,
