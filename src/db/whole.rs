@@ -16,10 +16,6 @@ fn nullable_machine(m: MachineId) -> Option<i64> {
     (m != NO_MACHINE).then_some(i64::from(m))
 }
 
-fn nullable_file(f: u32) -> Option<i64> {
-    (f != NO_FILE).then_some(i64::from(f))
-}
-
 fn opt_u32(v: Option<u32>) -> Option<i64> {
     v.map(i64::from)
 }
@@ -388,6 +384,7 @@ impl TableWriter<'_> {
     fn proto_content(&mut self, sink: &Sink) -> Result<(), DbError> {
         for (id, c) in sink.proto_content.iter().enumerate() {
             let args = self.arg_set(c.annotation, sink)?;
+            let file = self.file_id(c.file);
             self.row(Table::ProtoContent, |row| {
                 row.int(id as i64);
                 row.text(Some(c.path));
@@ -396,7 +393,7 @@ impl TableWriter<'_> {
                 row.text(sink.strings.get(c.category));
                 row.text(sink.strings.get(c.name));
                 row.opt_int(args);
-                row.int(c.file);
+                row.opt_int(file);
             })?;
         }
         Ok(())
@@ -435,9 +432,10 @@ impl TableWriter<'_> {
         for (id, log) in logs.enumerate() {
             let args = self.arg_set(log.args, sink)?;
             let severity = stats::lookup(log.name).map_or("error", |d| d.severity.as_str());
+            let file = self.file_id(log.file);
             self.row(Table::ImportLog, |row| {
                 row.int(id as i64);
-                row.int(log.file);
+                row.opt_int(file);
                 row.opt_int(log.ts);
                 row.opt_int(log.byte_offset);
                 row.text(Some(severity));
@@ -458,6 +456,7 @@ impl TableWriter<'_> {
             .map(|f| (f.machine, f.file))
             .collect();
         for r in stats::rows(&sink.stats, &contexts) {
+            let file = r.file.and_then(|f| self.file_id(u32::try_from(f).ok()?));
             self.row(Table::Stats, |row| {
                 row.text(Some(r.name));
                 row.opt_int(r.key);
@@ -467,7 +466,7 @@ impl TableWriter<'_> {
                 row.int(r.value);
                 row.text(Some(r.description));
                 row.opt_int(r.machine);
-                row.opt_int(r.file);
+                row.opt_int(file);
             })?;
         }
         Ok(())
@@ -487,8 +486,9 @@ impl TableWriter<'_> {
                 .copied()
                 .unwrap_or(0)
                 .min(a.imported);
+            let file = self.file_id(file as u32);
             self.row(Table::FileEvents, |row| {
-                row.int(file as i64);
+                row.opt_int(file);
                 row.int(a.read as i64);
                 row.int((a.imported - lost) as i64);
                 row.int((a.dropped + lost) as i64);
@@ -500,13 +500,14 @@ impl TableWriter<'_> {
 
     fn trace_diagnostics(&mut self, sink: &Sink) -> Result<(), DbError> {
         for d in &sink.diagnostics {
+            let file = self.file_id(d.file);
             self.row(Table::TraceDiagnostics, |row| {
                 row.text(Some(d.key));
                 row.text(Some(d.title));
                 row.text(Some(&d.description));
                 row.text(Some(&d.remediation));
                 row.real(Some(d.confidence));
-                row.int(d.file);
+                row.opt_int(file);
             })?;
         }
         Ok(())
@@ -532,6 +533,11 @@ impl TableWriter<'_> {
                     | "slow_start_data_source"
                     | "last_flush_slow_data_source"
             );
+            let file = if machine_scoped {
+                None
+            } else {
+                self.file_id(*file)
+            };
             self.row(Table::Metadata, |row| {
                 row.int(id);
                 row.text(Some(name));
@@ -539,11 +545,7 @@ impl TableWriter<'_> {
                 row.opt_int(int);
                 row.text(string);
                 row.opt_int(nullable_machine(*machine));
-                row.opt_int(if machine_scoped {
-                    None
-                } else {
-                    nullable_file(*file)
-                });
+                row.opt_int(file);
             })?;
             id += 1;
         }
@@ -562,9 +564,9 @@ impl TableWriter<'_> {
     }
 
     fn files_and_snapshots(&mut self, facts: &ImportFacts) -> Result<(), DbError> {
-        for (id, f) in facts.files.iter().enumerate() {
+        for f in &facts.files {
             self.row(Table::TraceFile, |row| {
-                row.int(id as i64);
+                row.int(f.id);
                 row.opt_int(opt_u32(f.parent_id));
                 row.text(f.name.as_deref());
                 row.int(f.size as i64);
@@ -591,30 +593,35 @@ impl TableWriter<'_> {
         let report = &facts.report;
         for (id, n) in report.nodes.iter().enumerate() {
             let c = n.clock;
+            let file = (c.file != 0 || c.clock_id == clocks::TRACE_FILE)
+                .then(|| self.file_id(c.file))
+                .flatten();
             self.row(Table::ClockNode, |row| {
                 row.int(id as i64);
                 row.opt_int(nullable_machine(c.machine));
                 row.int(c.clock_id);
                 row.text(clocks::name(c.clock_id));
-                row.opt_int((c.file != 0 || c.clock_id == clocks::TRACE_FILE).then_some(c.file));
+                row.opt_int(file);
                 row.opt_int((c.sequence != 0).then_some(c.sequence));
                 row.text(Some(&n.label));
                 row.int(n.is_trace_time);
             })?;
         }
         for e in &report.edges {
+            let file = e.file.and_then(|f| self.file_id(f));
             self.row(Table::ClockEdge, |row| {
                 row.int(e.src);
                 row.int(e.dst);
                 row.text(Some(e.source));
                 row.int(e.offset_ns);
                 row.int(e.readings);
-                row.opt_int(e.file.and_then(nullable_file));
+                row.opt_int(file);
             })?;
         }
         for f in &report.files {
+            let file = self.file_id(f.file);
             self.row(Table::FilePlacement, |row| {
-                row.int(f.file);
+                row.opt_int(file);
                 row.opt_int(nullable_machine(f.machine));
                 row.opt_int(f.node);
                 row.text(Some(f.status));
@@ -639,9 +646,10 @@ impl TableWriter<'_> {
         let files = std::mem::take(&mut self.track_files);
         for (track, &file) in files.iter().enumerate() {
             if file != NO_FILE {
+                let file = self.file_id(file);
                 self.row(Table::TrackFile, |row| {
                     row.int(track as i64);
-                    row.int(file);
+                    row.opt_int(file);
                 })?;
             }
         }

@@ -260,9 +260,11 @@ impl Session {
 
         let mut rows = Vec::with_capacity(files.len());
         let mut formats: Vec<Option<Format>> = vec![None; files.len()];
+        let row_ids: Vec<u32> = files.iter().map(|f| f.row as u32).collect();
         for (order, file) in files.iter_mut().enumerate() {
             rows.push(TraceFileRow {
-                parent_id: file.parent.map(|p| p as u32),
+                id: row_ids[order],
+                parent_id: file.parent.and_then(|p| row_ids.get(p).copied()),
                 name: file.name.clone(),
                 size: file.size,
                 trace_type: file.kind.trace_type(),
@@ -571,6 +573,7 @@ impl Session {
         };
         let built = db::create(db_path, live).and_then(|conn| {
             let mut writer = db::begin(conn, live, &mut tick)?;
+            writer.set_file_ids(self.files.iter().map(|f| f.id).collect());
             let tables = crate::model::build(sink, &machines, &swapper, &mut writer);
             Ok((writer, tables))
         });

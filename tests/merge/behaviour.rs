@@ -324,3 +324,47 @@ fn metadata_and_clock_snapshot_ids_start_at_zero() {
         table(&[["0", "0", "1"]])
     );
 }
+
+/// `__intrinsic_trace_file` ids follow the archive's order while members are processed by
+/// (priority, name): `processing_order` says that order, and every `trace_id` is the id. A
+/// gzip member's decompressed stream gets its id when the gzip is processed, after all
+/// the members.
+#[test]
+fn trace_file_ids_follow_the_archive_order() {
+    let json = br#"[{"ph": "X", "name": "j", "ts": 1, "dur": 1, "pid": 1, "tid": 1}]"#;
+    let proto = small_proto("p", true, None);
+    let archive = tar(&[
+        ("k.json", json),
+        ("g.pftrace.gz", &gzip(&proto)),
+        ("p.pftrace", &proto),
+    ]);
+    let i = expect_ok("trace-file-ids", &archive);
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select id, coalesce(parent_id, '-'), coalesce(name, '-'), trace_type, processing_order
+             from __intrinsic_trace_file order by id"
+        ),
+        table(&[
+            ["0", "-", "-", "tar", "0"],
+            ["1", "0", "k.json", "json", "4"],
+            ["2", "0", "g.pftrace.gz", "gzip", "2"],
+            ["3", "0", "p.pftrace", "proto", "1"],
+            ["4", "2", "", "proto", "3"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select trace_id, str_value from metadata where name = 'trace_type' order by trace_id"
+        ),
+        table(&[["1", "json"], ["3", "proto"], ["4", "proto"]])
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select distinct trace_id from stats where trace_id is not null order by trace_id"
+        ),
+        table(&[["1"], ["3"], ["4"]])
+    );
+}
