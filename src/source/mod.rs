@@ -501,15 +501,15 @@ fn add_members(
 /// Numbers the decompressed streams after every member, in processing order: the
 /// reference adds a stream's file when it processes its gzip.
 fn number_streams(files: &mut [TraceFile]) {
-    let mut next = files
+    let first = files
         .iter()
         .map(|f| f.row)
         .filter(|&r| r != usize::MAX)
         .max()
         .map_or(0, |r| r + 1);
-    for f in files.iter_mut().filter(|f| f.row == usize::MAX) {
-        f.row = next;
-        next += 1;
+    let streams = files.iter_mut().filter(|f| f.row == usize::MAX);
+    for (row, f) in (first..).zip(streams) {
+        f.row = row;
     }
 }
 
