@@ -1,7 +1,7 @@
 //! The clock graph: nodes are clocks (a clock domain on a machine, or a file's private
 //! timeline), edges are known correspondences between two clocks ("when A read x, B read y").
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 use petgraph::visit::EdgeRef;
@@ -75,6 +75,8 @@ impl Relation {
 pub struct ClockGraph {
     graph: DiGraph<ClockDomain, Relation>,
     nodes: HashMap<ClockDomain, NodeIndex>,
+    /// Clocks that went back in a series: never converted from (still converted to).
+    non_monotonic: HashSet<NodeIndex>,
 }
 
 impl ClockGraph {
@@ -85,6 +87,11 @@ impl ClockGraph {
         let n = self.graph.add_node(clock);
         self.nodes.insert(clock, n);
         n
+    }
+
+    /// A clock read going backwards: its relations no longer lead anywhere from it.
+    pub fn mark_non_monotonic(&mut self, n: NodeIndex) {
+        self.non_monotonic.insert(n);
     }
 
     pub fn find(&self, clock: &ClockDomain) -> Option<NodeIndex> {
@@ -153,7 +160,7 @@ impl ClockGraph {
         let mut came_by: HashMap<NodeIndex, (EdgeIndex, usize)> = HashMap::new();
         let mut queue = VecDeque::from([(from, 0usize)]);
         while let Some((n, depth)) = queue.pop_front() {
-            if depth == MAX_PATH_EDGES {
+            if depth == MAX_PATH_EDGES || self.non_monotonic.contains(&n) {
                 continue;
             }
             // Neighbours in a fixed order (by clock) so ties always resolve the same way.
@@ -220,7 +227,7 @@ impl ClockGraph {
     }
 }
 
-fn key(c: &ClockDomain) -> (u32, u32, u32, u32) {
+pub(super) fn key(c: &ClockDomain) -> (u32, u32, u32, u32) {
     (c.machine, c.clock_id, c.file, c.sequence)
 }
 

@@ -11,7 +11,7 @@
 pub mod graph;
 pub mod report;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 pub use graph::{ClockGraph, EdgeSource, Relation};
 use petgraph::graph::EdgeIndex;
@@ -147,6 +147,12 @@ pub struct Placement {
     default_clocks: HashMap<u32, u32>,
     /// Relations whose `clock_snapshot` rows were written so far.
     stamps: usize,
+    /// Snapshots refused (`invalid_clock_snapshots`), each with the reference's message.
+    pub rejected: Vec<String>,
+    /// Each clock's encoding, fixed at its first snapshot: (unit in ns, incremental).
+    encodings: HashMap<ClockDomain, (i64, bool)>,
+    /// The last reading of each clock in each series (the set of clocks read together).
+    series: HashMap<(ClockDomain, Vec<ClockDomain>), i64>,
 }
 
 /// The inputs of [`place`].
@@ -289,6 +295,91 @@ impl Placement {
             last.ts = ts;
             last.written = written;
         }
+    }
+
+    /// Checks a snapshot as the reference's clock tracker does when adding it, reading by
+    /// reading: a clock's encoding is fixed at its first snapshot (a global clock cannot be
+    /// incremental), the trace-time clock must be in ns and never go back, and a clock
+    /// appears once. A refused snapshot adds no relation (the readings before the bad one
+    /// still count as read). A clock other than trace time that goes back in its series
+    /// can no longer be converted from.
+    fn check_snapshot(
+        &mut self,
+        snap: &ClockSnapshot,
+        trace_clock: Option<ClockDomain>,
+    ) -> Result<(), String> {
+        let at = self.inserted.len();
+        let nodes: Vec<ClockDomain> = snap
+            .readings
+            .iter()
+            .map(|&(raw, _)| self.node_in_context(raw))
+            .collect();
+        let mut set = nodes.clone();
+        set.sort_by_key(graph::key);
+        set.dedup();
+        let mut seen: HashSet<ClockDomain> = HashSet::new();
+        for (i, (&node, &(_, v))) in nodes.iter().zip(&snap.readings).enumerate() {
+            let (unit, incremental) = snap.units.get(i).copied().unwrap_or((1, false));
+            let x = clock_label_for_errors(&node);
+            match self.encodings.get(&node) {
+                None if incremental && !SEQUENCE_CLOCKS.contains(&node.clock_id) => {
+                    return Err(format!(
+                        "the global clock with id={x} cannot use incremental encoding; this \
+                         is only supported for sequence-scoped clocks."
+                    ));
+                }
+                None => {
+                    self.encodings.insert(node, (unit, incremental));
+                }
+                Some(&(u, inc)) if (u, inc) != (unit, incremental) => {
+                    return Err(format!(
+                        "the clock domain with id={x} (unit={unit}, incremental={}), was \
+                         previously registered with different properties (unit={u}, \
+                         incremental={}).",
+                        u8::from(incremental),
+                        u8::from(inc)
+                    ));
+                }
+                Some(_) => {}
+            }
+            let is_trace_clock = trace_clock == Some(node);
+            if is_trace_clock && unit != 1 {
+                return Err(format!(
+                    "the trace clock (id={x}) must always use nanoseconds as unit multiplier."
+                ));
+            }
+            if !seen.insert(node) {
+                return Err(format!(
+                    "duplicate clock domain with id={x} at snapshot {at}."
+                ));
+            }
+            let last = self.series.insert((node, set.clone()), v);
+            if let Some(last) = last.filter(|&last| v < last) {
+                if is_trace_clock {
+                    // The refused reading is not kept.
+                    self.series.insert((node, set.clone()), last);
+                    return Err(format!(
+                        "the trace clock (id={x}) is not monotonic at snapshot {at}. {v} not \
+                         >= {last}."
+                    ));
+                }
+                let n = self.graph.node(node);
+                self.graph.mark_non_monotonic(n);
+            }
+        }
+        Ok(())
+    }
+
+    /// A refused snapshot: it still takes a snapshot id (and writes no rows).
+    fn reject_snapshot(&mut self, message: String, trace_time: ClockDomain) {
+        self.rejected.push(format!("Clock sync error: {message}"));
+        self.inserted.push(InsertedSnapshot {
+            readings: Vec::new(),
+            source: EdgeSource::Snapshot,
+            ts: Vec::new(),
+            written: 0,
+        });
+        self.stamp(self.inserted.len() - 1, trace_time);
     }
 
     fn add_snapshot(&mut self, snap: &ClockSnapshot, trace_time: Option<ClockDomain>) {
@@ -460,6 +551,15 @@ pub fn place(input: &PlacementInput) -> Placement {
             .remove(&(ctx.file, ctx.machine))
             .unwrap_or_default()
         {
+            // A proto claims trace time at its snapshot before the snapshot is added.
+            let claim = (trace_time.is_none() && ctx.format == Format::Proto)
+                .then(|| default_clock(snap))
+                .flatten()
+                .map(|c| builtin(ctx.machine, c));
+            if let Err(message) = p.check_snapshot(snap, trace_time.or(claim)) {
+                p.reject_snapshot(message, now(trace_time));
+                continue;
+            }
             p.add_snapshot(snap, trace_time);
             let at = p.inserted.len() - 1;
             if trace_time.is_none() && ctx.format == Format::Proto {
@@ -482,6 +582,11 @@ pub fn place(input: &PlacementInput) -> Placement {
     let mut rest: Vec<_> = by_context.into_values().flatten().collect();
     rest.sort_by_key(|s| (s.file, s.machine));
     for snap in rest {
+        let now = trace_time.unwrap_or_else(|| file_timeline(0, input.first_machine));
+        if let Err(message) = p.check_snapshot(snap, trace_time) {
+            p.reject_snapshot(message, now);
+            continue;
+        }
         p.add_snapshot(snap, trace_time);
         let at = p.inserted.len() - 1;
         p.stamp(
@@ -492,6 +597,19 @@ pub fn place(input: &PlacementInput) -> Placement {
     p.claimed |= trace_time.is_some();
     p.trace_time = trace_time.unwrap_or_else(|| file_timeline(0, input.first_machine));
     p
+}
+
+/// A clock as the reference's clock-sync errors print it: the id, with its sequence, file
+/// and machine when any is set (`6`, `64(seq=1,tf=0,m=0)`).
+pub fn clock_label_for_errors(node: &ClockDomain) -> String {
+    if node.sequence == 0 && node.file == 0 && node.machine == 0 {
+        node.clock_id.to_string()
+    } else {
+        format!(
+            "{}(seq={},tf={},m={})",
+            node.clock_id, node.sequence, node.file, node.machine
+        )
+    }
 }
 
 /// A readable name of a clock node, e.g. `phone BOOTTIME` or `app.json timeline`.
@@ -541,6 +659,7 @@ mod tests {
                     )
                 })
                 .collect(),
+            units: Vec::new(),
         }
     }
 

@@ -279,8 +279,8 @@ impl Table {
             ),
             Table::Metadata => (
                 "metadata",
-                "name, key_type, int_value, str_value, machine_id, trace_id",
-                false,
+                "id, name, key_type, int_value, str_value, machine_id, trace_id",
+                true,
             ),
             Table::TraceFile => (
                 "__intrinsic_trace_file",
@@ -289,8 +289,8 @@ impl Table {
             ),
             Table::ClockSnapshot => (
                 "clock_snapshot",
-                "ts, clock_id, clock_name, clock_value, snapshot_id, machine_id",
-                false,
+                "id, ts, clock_id, clock_name, clock_value, snapshot_id, machine_id",
+                true,
             ),
             Table::ClockNode => (
                 "__sextant_clock_node",

@@ -46,6 +46,9 @@ pub enum DbError {
 /// A row of `__intrinsic_trace_file`.
 #[derive(Clone, Debug)]
 pub struct TraceFileRow {
+    /// The row id: archive order (the import's own file index is processing order).
+    pub id: u32,
+    /// The parent's row id.
     pub parent_id: Option<u32>,
     pub name: Option<String>,
     pub size: u64,

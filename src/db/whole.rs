@@ -16,10 +16,6 @@ fn nullable_machine(m: MachineId) -> Option<i64> {
     (m != NO_MACHINE).then_some(i64::from(m))
 }
 
-fn nullable_file(f: u32) -> Option<i64> {
-    (f != NO_FILE).then_some(i64::from(f))
-}
-
 fn opt_u32(v: Option<u32>) -> Option<i64> {
     v.map(i64::from)
 }
@@ -398,6 +394,7 @@ impl TableWriter<'_> {
     fn proto_content(&mut self, sink: &Sink) -> Result<(), DbError> {
         for (id, c) in sink.proto_content.iter().enumerate() {
             let args = self.arg_set(c.annotation, sink)?;
+            let file = self.file_id(c.file);
             self.row(Table::ProtoContent, |row| {
                 row.int(id as i64);
                 row.text(Some(c.path));
@@ -406,7 +403,7 @@ impl TableWriter<'_> {
                 row.text(sink.strings.get(c.category));
                 row.text(sink.strings.get(c.name));
                 row.opt_int(args);
-                row.int(c.file);
+                row.opt_int(file);
             })?;
         }
         Ok(())
@@ -445,9 +442,10 @@ impl TableWriter<'_> {
         for (id, log) in logs.enumerate() {
             let args = self.arg_set(log.args, sink)?;
             let severity = stats::lookup(log.name).map_or("error", |d| d.severity.as_str());
+            let file = self.file_id(log.file);
             self.row(Table::ImportLog, |row| {
                 row.int(id as i64);
-                row.int(log.file);
+                row.opt_int(file);
                 row.opt_int(log.ts);
                 row.opt_int(log.byte_offset);
                 row.text(Some(severity));
@@ -471,6 +469,7 @@ impl TableWriter<'_> {
             .collect();
         let (mut reference_id, mut own_id) = (0i64, 0i64);
         for r in stats::rows(&sink.stats, &sink.stat_order, &contexts) {
+            let file = r.file.and_then(|f| self.file_id(u32::try_from(f).ok()?));
             let (table, id) = match r.key {
                 Some(_) => (Table::Stats, &mut reference_id),
                 None => (Table::SextantStats, &mut own_id),
@@ -487,7 +486,7 @@ impl TableWriter<'_> {
                 row.int(r.value);
                 row.text(Some(r.description));
                 row.opt_int(r.machine);
-                row.opt_int(r.file);
+                row.opt_int(file);
             })?;
         }
         Ok(())
@@ -507,8 +506,9 @@ impl TableWriter<'_> {
                 .copied()
                 .unwrap_or(0)
                 .min(a.imported);
+            let file = self.file_id(file as u32);
             self.row(Table::FileEvents, |row| {
-                row.int(file as i64);
+                row.opt_int(file);
                 row.int(a.read as i64);
                 row.int((a.imported - lost) as i64);
                 row.int((a.dropped + lost) as i64);
@@ -520,6 +520,7 @@ impl TableWriter<'_> {
 
     fn trace_diagnostics(&mut self, sink: &Sink) -> Result<(), DbError> {
         for (id, d) in sink.diagnostics.iter().enumerate() {
+            let file = self.file_id(d.file);
             self.row(Table::TraceDiagnostics, |row| {
                 row.int(id as i64);
                 row.text(Some(d.key));
@@ -527,13 +528,15 @@ impl TableWriter<'_> {
                 row.text(Some(&d.description));
                 row.text(Some(&d.remediation));
                 row.real(Some(d.confidence));
-                row.int(d.file);
+                row.opt_int(file);
             })?;
         }
         Ok(())
     }
 
+    /// `metadata` rows, ids from 0 as the reference numbers them.
     fn metadata(&mut self, facts: &ImportFacts, sink: &Sink) -> Result<(), DbError> {
+        let mut id = 0i64;
         for (name, machine, file, value) in &sink.metadata {
             let (int, string) = match value {
                 MetaValue::Int(v) => (Some(*v), None),
@@ -551,21 +554,25 @@ impl TableWriter<'_> {
                     | "slow_start_data_source"
                     | "last_flush_slow_data_source"
             );
+            let file = if machine_scoped {
+                None
+            } else {
+                self.file_id(*file)
+            };
             self.row(Table::Metadata, |row| {
+                row.int(id);
                 row.text(Some(name));
                 row.text(Some(if multi { "multi" } else { "single" }));
                 row.opt_int(int);
                 row.text(string);
                 row.opt_int(nullable_machine(*machine));
-                row.opt_int(if machine_scoped {
-                    None
-                } else {
-                    nullable_file(*file)
-                });
+                row.opt_int(file);
             })?;
+            id += 1;
         }
         if let Some(clock) = facts.trace_time_clock {
             self.row(Table::Metadata, |row| {
+                row.int(id);
                 row.text(Some("trace_time_clock_id"));
                 row.text(Some("single"));
                 row.int(clock);
@@ -578,9 +585,9 @@ impl TableWriter<'_> {
     }
 
     fn files_and_snapshots(&mut self, facts: &ImportFacts) -> Result<(), DbError> {
-        for (id, f) in facts.files.iter().enumerate() {
+        for f in &facts.files {
             self.row(Table::TraceFile, |row| {
-                row.int(id as i64);
+                row.int(f.id);
                 row.opt_int(opt_u32(f.parent_id));
                 row.text(f.name.as_deref());
                 row.int(f.size as i64);
@@ -589,8 +596,9 @@ impl TableWriter<'_> {
                 row.int(f.is_container);
             })?;
         }
-        for s in &facts.snapshots {
+        for (id, s) in facts.snapshots.iter().enumerate() {
             self.row(Table::ClockSnapshot, |row| {
+                row.int(id as i64);
                 row.int(s.ts);
                 row.int(s.clock_id);
                 row.text(clocks::name(s.clock_id).filter(|_| (1..=6).contains(&s.clock_id)));
@@ -606,30 +614,35 @@ impl TableWriter<'_> {
         let report = &facts.report;
         for (id, n) in report.nodes.iter().enumerate() {
             let c = n.clock;
+            let file = (c.file != 0 || c.clock_id == clocks::TRACE_FILE)
+                .then(|| self.file_id(c.file))
+                .flatten();
             self.row(Table::ClockNode, |row| {
                 row.int(id as i64);
                 row.opt_int(nullable_machine(c.machine));
                 row.int(c.clock_id);
                 row.text(clocks::name(c.clock_id));
-                row.opt_int((c.file != 0 || c.clock_id == clocks::TRACE_FILE).then_some(c.file));
+                row.opt_int(file);
                 row.opt_int((c.sequence != 0).then_some(c.sequence));
                 row.text(Some(&n.label));
                 row.int(n.is_trace_time);
             })?;
         }
         for e in &report.edges {
+            let file = e.file.and_then(|f| self.file_id(f));
             self.row(Table::ClockEdge, |row| {
                 row.int(e.src);
                 row.int(e.dst);
                 row.text(Some(e.source));
                 row.int(e.offset_ns);
                 row.int(e.readings);
-                row.opt_int(e.file.and_then(nullable_file));
+                row.opt_int(file);
             })?;
         }
         for f in &report.files {
+            let file = self.file_id(f.file);
             self.row(Table::FilePlacement, |row| {
-                row.int(f.file);
+                row.opt_int(file);
                 row.opt_int(nullable_machine(f.machine));
                 row.opt_int(f.node);
                 row.text(Some(f.status));
@@ -654,9 +667,10 @@ impl TableWriter<'_> {
         let files = std::mem::take(&mut self.track_files);
         for (track, &file) in files.iter().enumerate() {
             if file != NO_FILE {
+                let file = self.file_id(file);
                 self.row(Table::TrackFile, |row| {
                     row.int(track as i64);
-                    row.int(file);
+                    row.opt_int(file);
                 })?;
             }
         }

@@ -35,6 +35,9 @@ pub struct TableWriter<'t> {
     next_slice: u32,
     /// Per track, the file its first written slice came from (`NO_FILE` before any).
     pub(super) track_files: Vec<u32>,
+    /// Each file's `__intrinsic_trace_file` id (`trace_id`, `file_id`), by the import's
+    /// file index (processing order).
+    file_ids: Vec<u32>,
     /// The first error while streaming (the model cannot take errors mid-event).
     error: Option<DbError>,
     rows: u64,
@@ -101,6 +104,7 @@ impl<'t> TableWriter<'t> {
             waiting: VecDeque::new(),
             next_slice: 0,
             track_files: Vec::new(),
+            file_ids: Vec::new(),
             error: None,
             rows: 0,
             tick,
@@ -109,6 +113,17 @@ impl<'t> TableWriter<'t> {
             sets_by_ref: SetIds::default(),
             display: String::new(),
         })
+    }
+
+    /// Each file's row id, by the import's file index: the ids every `trace_id` and
+    /// `file_id` column is written with (without it, the index is the id).
+    pub fn set_file_ids(&mut self, ids: Vec<u32>) {
+        self.file_ids = ids;
+    }
+
+    /// The row id of the import's file `f`; `None` for no file.
+    pub(super) fn file_id(&self, f: u32) -> Option<i64> {
+        (f != NO_FILE).then(|| i64::from(self.file_ids.get(f as usize).copied().unwrap_or(f)))
     }
 
     /// Writes one streamed row, unless an earlier one failed: the model cannot stop
@@ -402,10 +417,10 @@ impl<'t> TableWriter<'t> {
         if *first == NO_FILE {
             *first = s.file;
         } else if *first != s.file {
-            let file = s.file;
+            let file = self.file_id(s.file);
             self.row(Table::SliceFile, |row| {
                 row.int(id);
-                row.int(file);
+                row.opt_int(file);
             })?;
         }
         Ok(())

@@ -134,8 +134,8 @@ impl Session {
         let mut registry = self.sink.machine_registry.clone();
         self.rename_machines(m, &mut registry)?;
         let file_index = |path: &str| self.trace_file_index(path);
-        let clocks =
-            manifest_setup::resolve_clocks(&checked, &file_index, &mut registry).map_err(fail)?;
+        let clocks = manifest_setup::resolve_clocks(&checked, &file_index, &mut registry, false)
+            .map_err(fail)?;
         Ok((clocks, registry))
     }
 

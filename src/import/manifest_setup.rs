@@ -132,8 +132,11 @@ impl ManifestSetup {
                 })
                 .map(|i| i as u32)
         };
-        let clocks =
-            resolve_clocks(&m, &file_index, &mut sink.machine_registry).map_err(explain)?;
+        // Loose files are `sextant merge`'s preview (no reference input): a sync relating a
+        // clock to itself is left to its findings, which say why it moves nothing.
+        let refuse_self = files.first().is_some_and(|f| f.kind != Kind::Loose);
+        let clocks = resolve_clocks(&m, &file_index, &mut sink.machine_registry, refuse_self)
+            .map_err(explain)?;
         Ok(ManifestSetup {
             manifest: Some(m),
             clocks,
@@ -189,10 +192,13 @@ impl ManifestSetup {
 
 /// The clock edges and trace time a manifest asks for, on the machines its names mean
 /// (created in `registry` as needed); `file_index` finds a trace file by member path.
+/// With `refuse_self`, an override relating a clock to itself is the reference's error
+/// (else it is kept, and relates nothing).
 pub(super) fn resolve_clocks(
     m: &Manifest,
     file_index: &dyn Fn(&str) -> Option<u32>,
     registry: &mut crate::ir::MachineRegistry,
+    refuse_self: bool,
 ) -> Result<ManifestClocks, ManifestError> {
     // The machine a manifest reference means: a named machine of the file, its base
     // machine, or the host.
@@ -238,6 +244,12 @@ pub(super) fn resolve_clocks(
                 clock::file_timeline(ti, machine_of(Some(&target.file), None))
             }
         };
+        if refuse_self && from == to {
+            return Err(ManifestError::SelfRelation {
+                clock: clock::clock_label_for_errors(&from),
+                snapshot: clocks.edges.len(),
+            });
+        }
         clocks.edges.push(ManifestEdge {
             from,
             to,

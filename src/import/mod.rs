@@ -261,9 +261,11 @@ impl Session {
 
         let mut rows = Vec::with_capacity(files.len());
         let mut formats: Vec<Option<Format>> = vec![None; files.len()];
+        let row_ids: Vec<u32> = files.iter().map(|f| f.row as u32).collect();
         for (order, file) in files.iter_mut().enumerate() {
             rows.push(TraceFileRow {
-                parent_id: file.parent.map(|p| p as u32),
+                id: row_ids[order],
+                parent_id: file.parent.and_then(|p| row_ids.get(p).copied()),
                 name: file.name.clone(),
                 size: file.size,
                 trace_type: file.kind.trace_type(),
@@ -574,6 +576,7 @@ impl Session {
         };
         let built = db::create(db_path, live).and_then(|conn| {
             let mut writer = db::begin(conn, live, &mut tick)?;
+            writer.set_file_ids(self.files.iter().map(|f| f.id).collect());
             let tables = crate::model::build(sink, &machines, &swapper, &mut writer);
             Ok((writer, tables))
         });
@@ -694,6 +697,12 @@ fn convert_events(
         .map(|c| *sink.clocks.get(c as u32))
         .collect();
     let plans: Vec<Plan> = domains.iter().map(|d| placement.plan(*d)).collect();
+    if !placement.rejected.is_empty() {
+        let prev = std::mem::replace(&mut sink.current_file, NO_FILE);
+        let n = placement.rejected.len() as i64;
+        sink.stat("invalid_clock_snapshots", NO_MACHINE, n);
+        sink.current_file = prev;
+    }
     for u in &placement.unrelatable {
         let prev = sink.current_file;
         sink.current_file = u.file;

@@ -761,6 +761,9 @@ pub struct ClockSnapshot {
     pub primary_trace_clock: Option<u32>,
     /// (clock, value in ns). Clock values are already scaled to ns.
     pub readings: Vec<(ClockDomain, i64)>,
+    /// Each reading's encoding as the snapshot declared it: (`unit_multiplier_ns`,
+    /// `is_incremental`); empty when all are plain nanoseconds.
+    pub units: Vec<(i64, bool)>,
 }
 
 /// A stat the importer or the trace itself reports.

@@ -343,6 +343,10 @@ pub enum ManifestError {
          of an entry in the `files` array."
     )]
     CouldNotResolveFile { file: String },
+    /// A `clocks` override relating a clock to itself: the clock tracker refuses the edge
+    /// as a snapshot naming one clock twice.
+    #[error("Clock sync error: duplicate clock domain with id={clock} at snapshot {snapshot}.")]
+    SelfRelation { clock: String, snapshot: usize },
     /// An edit of the manifest in effect that Sextant cannot apply without parsing again.
     #[error("perfetto_manifest: {0}")]
     Edit(String),

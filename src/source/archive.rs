@@ -188,7 +188,27 @@ pub(super) fn tar(input: &str, backing: &Backing, limits: Limits) -> Result<List
             }
             Err(e) => return Err(corrupt(input, "TAR", e)),
         };
-        if !entry.header().entry_type().is_file() {
+        let kind = entry.header().entry_type();
+        if !kind.is_file() {
+            // Directories, links and the like are skipped; a member of another type with
+            // data in it is an entry Trace Processor cannot read (PAX and GNU name
+            // records are part of the format, not members).
+            let meta = kind.is_dir()
+                || kind.is_pax_global_extensions()
+                || kind.is_pax_local_extensions()
+                || kind.is_gnu_longname()
+                || kind.is_gnu_longlink();
+            if !meta && entry.size() > 0 {
+                let member = entry.path_bytes().into_owned();
+                return Err(SourceError::Corrupt {
+                    name: input.to_string(),
+                    problem: format!(
+                        "{}: Unsupported file type: 0x{:02x}",
+                        String::from_utf8_lossy(&member),
+                        kind.as_byte()
+                    ),
+                });
+            }
             continue;
         }
         let name = entry

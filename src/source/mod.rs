@@ -90,6 +90,10 @@ pub struct TraceFile {
     pub size: u64,
     /// Index of the containing file in the list.
     pub parent: Option<usize>,
+    /// Its `__intrinsic_trace_file` id: the input 0, then an archive's members in archive
+    /// order, then each decompressed stream when its gzip is processed (the list itself is
+    /// in processing order).
+    pub row: usize,
     /// Name for messages when the file has no name of its own (a decompressed stream).
     pub origin: Option<String>,
     /// What is wrong with a container that was read anyway (a ZIP without its central
@@ -298,6 +302,7 @@ pub fn open_merge(
         data: None,
         size: members.iter().map(|m| m.data.stored_len()).sum(),
         parent: None,
+        row: 0,
         origin: None,
         problems: Vec::new(),
     }];
@@ -412,6 +417,7 @@ fn list(input_name: &str, backing: Backing, limits: Limits) -> Result<Vec<TraceF
         data: (!kind.is_container()).then(|| whole.clone()),
         size,
         parent: None,
+        row: 0,
         origin: None,
         problems: Vec::new(),
     }];
@@ -430,6 +436,7 @@ fn list(input_name: &str, backing: Backing, limits: Limits) -> Result<Vec<TraceF
         Kind::Gzip => gunzip_children(input_name, &whole, 0, &mut files)?,
         _ => {}
     }
+    number_streams(&mut files);
     Ok(files)
 }
 
@@ -441,7 +448,7 @@ fn add_members(
     files: &mut Vec<TraceFile>,
 ) -> Result<(), SourceError> {
     let mut sorted = Vec::with_capacity(members.len());
-    for (i, m) in members.into_iter().enumerate() {
+    for m in members {
         let (k, fault) = sniff_data(&format!("{input_name}: {}", m.name), &m.data)?;
         if let (Kind::Unknown, Some(fault)) = (k, &fault) {
             // Cut or corrupt before anything readable: nothing of it can be kept.
@@ -451,13 +458,15 @@ fn add_members(
                 .push(("archive_member_truncated", problem));
             continue;
         }
-        sorted.push((i, m, k));
+        sorted.push((sorted.len(), m, k));
     }
     sorted.sort_by(|a, b| (a.2.priority(), &a.1.name, a.0).cmp(&(b.2.priority(), &b.1.name, b.0)));
-    for (_, m, k) in sorted {
+    let first_row = files.len();
+    for (at, m, k) in sorted {
         if matches!(k, Kind::Zip | Kind::Tar) {
             return Err(SourceError::NestedArchive { name: m.name });
         }
+        let row = first_row + at;
         let size = m.data.len.unwrap_or(0);
         if k == Kind::Gzip {
             let parent = files.len();
@@ -467,6 +476,7 @@ fn add_members(
                 data: None,
                 size,
                 parent: Some(0),
+                row,
                 origin: None,
                 problems: Vec::new(),
             });
@@ -478,12 +488,29 @@ fn add_members(
                 data: Some(m.data),
                 size,
                 parent: Some(0),
+                row,
                 origin: None,
                 problems: Vec::new(),
             });
         }
     }
+    number_streams(files);
     Ok(())
+}
+
+/// Numbers the decompressed streams after every member, in processing order: the
+/// reference adds a stream's file when it processes its gzip.
+fn number_streams(files: &mut [TraceFile]) {
+    let first = files
+        .iter()
+        .map(|f| f.row)
+        .filter(|&r| r != usize::MAX)
+        .max()
+        .map_or(0, |r| r + 1);
+    let streams = files.iter_mut().filter(|f| f.row == usize::MAX);
+    for (row, f) in (first..).zip(streams) {
+        f.row = row;
+    }
 }
 
 /// The decompressed files of a gzip stream: one, or a leading manifest member and the
@@ -540,6 +567,8 @@ fn gunzip_children(
             data: Some(data),
             size: 0,
             parent: Some(parent),
+            // Numbered once the whole list is known (see `number_streams`).
+            row: usize::MAX,
             origin: Some(format!("{name} (decompressed)")),
             problems: Vec::new(),
         });

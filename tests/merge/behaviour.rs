@@ -267,3 +267,104 @@ fn standalone_manifest_imports() {
         table(&[["4294967296", "phone"]])
     );
 }
+
+/// A TAR member of a type other than a file or a directory is skipped when empty (links,
+/// fifos) and refused when it holds data: `Unsupported file type: 0xNN`.
+#[test]
+fn tar_members_of_other_types() {
+    let trace = small_proto("kept", true, None);
+    let mut b = tar::Builder::new(Vec::new());
+    let mut add = |name: &str, kind: tar::EntryType, data: &[u8]| {
+        let mut header = tar::Header::new_ustar();
+        header.set_size(data.len() as u64);
+        header.set_mode(0o644);
+        header.set_entry_type(kind);
+        b.append_data(&mut header, name, data).expect("tar member");
+    };
+    add("link", tar::EntryType::Symlink, b"");
+    add("fifo", tar::EntryType::Fifo, b"");
+    add("dir/", tar::EntryType::Directory, b"");
+    add("t.pftrace", tar::EntryType::Regular, &trace);
+    let skipped = b.into_inner().expect("tar finish");
+    let i = expect_ok("tar-other-types", &skipped);
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select name from __intrinsic_trace_file order by id"
+        ),
+        table(&[["NULL"], ["t.pftrace"]])
+    );
+
+    let mut b = tar::Builder::new(Vec::new());
+    let mut header = tar::Header::new_ustar();
+    header.set_size(trace.len() as u64);
+    header.set_mode(0o644);
+    header.set_entry_type(tar::EntryType::Continuous);
+    b.append_data(&mut header, "contiguous.pftrace", &trace[..])
+        .expect("tar member");
+    let refused = b.into_inner().expect("tar finish");
+    let got = expect_err("tar-contiguous", &refused);
+    assert!(
+        got.contains("contiguous.pftrace: Unsupported file type: 0x37"),
+        "got: {got}"
+    );
+}
+
+/// `metadata` and `clock_snapshot` rows are numbered from 0, as every table of the
+/// reference is.
+#[test]
+fn metadata_and_clock_snapshot_ids_start_at_zero() {
+    let i = expect_ok("ids-from-zero", &small_proto("s", true, None));
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select (select min(id) from metadata), (select min(id) from clock_snapshot),
+                    (select count(*) = max(id) + 1 from clock_snapshot)"
+        ),
+        table(&[["0", "0", "1"]])
+    );
+}
+
+/// `__intrinsic_trace_file` ids follow the archive's order while members are processed by
+/// (priority, name): `processing_order` says that order, and every `trace_id` is the id. A
+/// gzip member's decompressed stream gets its id when the gzip is processed, after all
+/// the members.
+#[test]
+fn trace_file_ids_follow_the_archive_order() {
+    let json = br#"[{"ph": "X", "name": "j", "ts": 1, "dur": 1, "pid": 1, "tid": 1}]"#;
+    let proto = small_proto("p", true, None);
+    let archive = tar(&[
+        ("k.json", json),
+        ("g.pftrace.gz", &gzip(&proto)),
+        ("p.pftrace", &proto),
+    ]);
+    let i = expect_ok("trace-file-ids", &archive);
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select id, coalesce(parent_id, '-'), coalesce(name, '-'), trace_type, processing_order
+             from __intrinsic_trace_file order by id"
+        ),
+        table(&[
+            ["0", "-", "-", "tar", "0"],
+            ["1", "0", "k.json", "json", "4"],
+            ["2", "0", "g.pftrace.gz", "gzip", "2"],
+            ["3", "0", "p.pftrace", "proto", "1"],
+            ["4", "2", "", "proto", "3"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select trace_id, str_value from metadata where name = 'trace_type' order by trace_id"
+        ),
+        table(&[["1", "json"], ["3", "proto"], ["4", "proto"]])
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select distinct trace_id from stats where trace_id is not null order by trace_id"
+        ),
+        table(&[["1"], ["3"], ["4"]])
+    );
+}

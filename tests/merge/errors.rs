@@ -463,6 +463,21 @@ fn error_pin_on_missing_file() {
     );
 }
 
+#[test]
+fn error_override_relating_a_clock_to_itself() {
+    // The edge is a snapshot naming one clock twice; it is the manifest's second edge, so
+    // snapshot 1. A file's own clock on a named machine prints with its machine.
+    manifest_error(
+        "self-relation",
+        r#"{"version": 1, "files": [
+            {"path": "other.pftrace", "clocks": {"clock": "MONOTONIC",
+                "sync_to": {"file": "trace.pftrace", "clock": "BOOTTIME"}}},
+            {"path": "trace.pftrace", "clocks": {"clock": "BOOTTIME",
+                "sync_to": {"file": "trace.pftrace", "clock": "BOOTTIME"}}}]}"#,
+        "Clock sync error: duplicate clock domain with id=6 at snapshot 1.",
+    );
+}
+
 /// Like [`manifest_error`], for an error that names the member `file` instead.
 fn manifest_error_on(tag: &str, body: &str, file: &str, want: &str) {
     expect_error(tag, &archive_with_manifest(body), file, want);

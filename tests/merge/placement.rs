@@ -152,3 +152,165 @@ fn a_text_file_without_events_needs_no_clock() {
     );
     assert_eq!(rows(&i.conn, SYNC_FAILURES), table::<2>(&[]));
 }
+
+/// Sequence-scoped clocks (64–127) need a sequence: a ClockSnapshot naming one, or a
+/// packet stamped on one, without a trusted sequence id is a fatal error.
+#[test]
+fn sequence_clocks_without_a_sequence_are_fatal() {
+    let unsequenced = |mut p: TracePacket| {
+        p.optional_trusted_packet_sequence_id = None;
+        p
+    };
+    let snap = unsequenced(snapshot(&[(BOOTTIME, 1_000), (64, 10)]));
+    let got = expect_err("seq-clock-snapshot", &encode(vec![snap], None));
+    assert!(
+        got.contains(
+            "ClockSnapshot packet is specifying a sequence-scoped clock id (0) but the \
+             TracePacket sequence_id is zero"
+        ),
+        "got: {got}"
+    );
+    // Id 128 and above are scoped like the builtin clocks: no sequence needed.
+    let global = unsequenced(snapshot(&[(BOOTTIME, 1_000), (128, 10)]));
+    let mut packets = vec![global];
+    packets.extend(thread_tracks(10, 11, "app", "main"));
+    packets.extend(slice("s", 2_000, 10));
+    expect_ok("global-clock-128", &encode(packets, None));
+
+    let mut stamped = unsequenced(slice("s", 2_000, 10).remove(0));
+    stamped.timestamp_clock_id = Some(70);
+    let packets = vec![snapshot(&[(BOOTTIME, 1_000), (70, 10)]), stamped];
+    let got = expect_err("seq-clock-packet", &encode(packets, None));
+    assert!(
+        got.contains(
+            "TracePacket specified a sequence-local clock id (70) but the TraceWriter's \
+             sequence_id is zero (the service is probably too old)"
+        ),
+        "got: {got}"
+    );
+}
+
+/// A slice on MONOTONIC (clock 3) at `ts` after the given snapshots, on track uuid 1.
+fn monotonic_slice_after(snapshots: &[&[(u32, u64)]], ts: u64) -> Vec<u8> {
+    let mut packets: Vec<TracePacket> = snapshots.iter().map(|s| snapshot(s)).collect();
+    packets.extend(thread_tracks(10, 11, "app", "main"));
+    for mut p in slice("m", ts, 10) {
+        p.timestamp_clock_id = Some(MONOTONIC);
+        packets.push(p);
+    }
+    encode(packets, None)
+}
+
+const INVALID_SNAPSHOTS: &str =
+    "select value, machine_id, trace_id from stats where name = 'invalid_clock_snapshots'";
+
+/// A snapshot the clock tracker refuses adds no relation and counts
+/// `invalid_clock_snapshots` (global): the trace-time clock going back, a clock read twice,
+/// a global clock declared incremental, a clock changing its unit.
+#[test]
+fn refused_clock_snapshots_add_no_relation() {
+    // BOOTTIME (trace time) goes back at the second snapshot: MONOTONIC converts through
+    // the first one only (1500 - 100 + 1000).
+    let trace = monotonic_slice_after(
+        &[
+            &[(BOOTTIME, 1_000), (MONOTONIC, 100)],
+            &[(BOOTTIME, 500), (MONOTONIC, 200)],
+        ],
+        1_500,
+    );
+    let i = expect_ok("trace-clock-backwards", &trace);
+    assert_eq!(rows(&i.conn, "select ts from slice"), table(&[["2400"]]));
+    assert_eq!(
+        rows(&i.conn, INVALID_SNAPSHOTS),
+        table(&[["1", "NULL", "NULL"]])
+    );
+    // Its snapshot id is used: the rows of the first one only, ids 0.
+    assert_eq!(
+        rows(&i.conn, "select distinct snapshot_id from clock_snapshot"),
+        table(&[["0"]])
+    );
+
+    // MONOTONIC read twice in one snapshot: the snapshot is refused, so MONOTONIC only
+    // relates through the second one (250 - 300 + 2000).
+    let trace = monotonic_slice_after(
+        &[
+            &[(BOOTTIME, 1_000), (MONOTONIC, 100), (MONOTONIC, 200)],
+            &[(BOOTTIME, 2_000), (MONOTONIC, 300)],
+        ],
+        250,
+    );
+    let i = expect_ok("duplicate-clock", &trace);
+    assert_eq!(rows(&i.conn, "select ts from slice"), table(&[["1950"]]));
+    assert_eq!(
+        rows(&i.conn, INVALID_SNAPSHOTS),
+        table(&[["1", "NULL", "NULL"]])
+    );
+
+    // A global clock cannot be incremental; a clock keeps its first unit.
+    let clock = |id, ts, unit: Option<u64>, incremental: Option<bool>| clock_snapshot::Clock {
+        clock_id: Some(id),
+        timestamp: Some(ts),
+        unit_multiplier_ns: unit,
+        is_incremental: incremental,
+    };
+    let snap = |clocks: Vec<clock_snapshot::Clock>| {
+        packet(
+            None,
+            trace_packet::Data::ClockSnapshot(ClockSnapshot {
+                clocks,
+                ..Default::default()
+            }),
+        )
+    };
+    let mut packets = vec![
+        snap(vec![
+            clock(BOOTTIME, 1_000, None, None),
+            clock(MONOTONIC, 100, None, Some(true)),
+        ]),
+        snap(vec![
+            clock(BOOTTIME, 2_000, None, None),
+            clock(MONOTONIC, 300, None, None),
+        ]),
+        snap(vec![
+            clock(BOOTTIME, 3_000, None, None),
+            clock(MONOTONIC, 1, Some(1_000), None),
+        ]),
+    ];
+    packets.extend(thread_tracks(10, 11, "app", "main"));
+    for mut p in slice("m", 1_500, 10) {
+        p.timestamp_clock_id = Some(MONOTONIC);
+        packets.push(p);
+    }
+    let i = expect_ok("bad-encodings", &encode(packets, None));
+    assert_eq!(rows(&i.conn, "select ts from slice"), table(&[["3200"]]));
+    assert_eq!(
+        rows(&i.conn, INVALID_SNAPSHOTS),
+        table(&[["2", "NULL", "NULL"]])
+    );
+}
+
+/// A clock other than trace time that goes back between two snapshots of a series is no
+/// longer converted from: its events fail with no path.
+#[test]
+fn a_clock_going_back_is_no_longer_a_source() {
+    let trace = monotonic_slice_after(
+        &[
+            &[(BOOTTIME, 1_000), (MONOTONIC, 500)],
+            &[(BOOTTIME, 2_000), (MONOTONIC, 400)],
+        ],
+        600,
+    );
+    let i = expect_ok("source-backwards", &trace);
+    assert_eq!(rows(&i.conn, "select count(*) from slice"), table(&[["0"]]));
+    assert_eq!(
+        rows(&i.conn, SYNC_FAILURES),
+        table(&[
+            ["clock_sync_failure_no_path", "2"],
+            ["clock_sync_failure_undeferrable_packet_loss", "2"]
+        ])
+    );
+    assert_eq!(
+        rows(&i.conn, INVALID_SNAPSHOTS),
+        table(&[["0", "NULL", "NULL"]])
+    );
+}

@@ -46,6 +46,9 @@ const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
 const CLONE_THREAD: u64 = 0x10000;
 /// Custom clock ids at or above this are scoped to their sequence.
 const FIRST_SEQUENCE_CLOCK: u32 = 64;
+/// The first clock id after the sequence-scoped ones (128 and above are scoped like the
+/// builtin clocks).
+const LAST_SEQUENCE_CLOCK: u32 = 128;
 
 /// Interned data and defaults of one packet sequence.
 #[derive(Default)]
@@ -992,6 +995,13 @@ impl Parser<'_> {
             .filter(|&c| c != 0)
             .or(seq_clock)
             .unwrap_or(clocks::PACKET_DEFAULT);
+        if seq_id == 0 && (FIRST_SEQUENCE_CLOCK..LAST_SEQUENCE_CLOCK).contains(&clock_id) {
+            self.fatal.get_or_insert(ParseError::invalid(format!(
+                "TracePacket specified a sequence-local clock id ({clock_id}) but the \
+                 TraceWriter's sequence_id is zero (the service is probably too old)"
+            )));
+            return None;
+        }
         let ts = pkt
             .timestamp
             .map(|t| self.sequence_clock_ts(machine, seq_id, clock_id, t as i64));

@@ -33,10 +33,24 @@ impl Parser<'_> {
         seq_id: u32,
         cs: &protos::ClockSnapshot,
     ) {
+        let sequence_scoped = |c: &protos::clock_snapshot::Clock| {
+            c.clock_id
+                .is_some_and(|id| (FIRST_SEQUENCE_CLOCK..LAST_SEQUENCE_CLOCK).contains(&id))
+        };
+        if seq_id == 0 && cs.clocks.iter().any(sequence_scoped) {
+            // The reference prints 0 for the clock id, whichever it was.
+            self.fatal.get_or_insert(ParseError::invalid(
+                "ClockSnapshot packet is specifying a sequence-scoped clock id (0) but the \
+                 TracePacket sequence_id is zero",
+            ));
+            return;
+        }
         let mut readings = Vec::with_capacity(cs.clocks.len());
+        let mut units = Vec::with_capacity(cs.clocks.len());
         for c in &cs.clocks {
             let Some(id) = c.clock_id else { continue };
             let mult = c.unit_multiplier_ns.unwrap_or(1).max(1) as i64;
+            units.push((mult, c.is_incremental()));
             let v = (c.timestamp.unwrap_or(0) as i64).saturating_mul(mult);
             if id >= FIRST_SEQUENCE_CLOCK && (mult != 1 || c.is_incremental()) {
                 let clock = SequenceClock {
@@ -64,6 +78,7 @@ impl Parser<'_> {
                 file: self.ctx.file,
                 primary_trace_clock: cs.primary_trace_clock.map(|c| c as u32),
                 readings,
+                units,
             });
         }
     }
@@ -199,6 +214,7 @@ impl Parser<'_> {
                     (domain(host), anchor),
                     (domain(client), anchor.wrapping_add(offset)),
                 ],
+                units: Vec::new(),
             });
         }
     }
