@@ -442,8 +442,12 @@ fn lexer_thread(
         chunk: CHUNK,
     };
     let outcome = lex(&mut st, &batch);
-    let (tail, tail_at, lexer_eof) = (st.buf[st.pos..].to_vec(), st.base + st.pos as u64, st.eof);
+    let (mut tail, tail_at, lexer_eof) =
+        (st.buf[st.pos..].to_vec(), st.base + st.pos as u64, st.eof);
     drop(st);
+    // The stream may have read only part of the chunk in hand (a read after an event larger
+    // than a chunk ends inside one): the rest follows the stream's unread bytes.
+    tail.extend_from_slice(reader.current.get(reader.at..).unwrap_or_default());
     // Only a stopped import makes the input fail.
     let Ok(outcome) = outcome else {
         return;

@@ -1018,3 +1018,33 @@ fn a_file_of_many_chunks_lexed_on_a_second_thread_imports_as_on_one() {
     let cut = &json.as_bytes()[..json.len() - 100];
     assert_eq!(outcome(cut, 0, 1 << 20), outcome(cut, usize::MAX, 1 << 20));
 }
+
+#[test]
+fn what_follows_the_array_survives_an_event_larger_than_a_chunk() {
+    // An event over a chunk long makes the stream read across chunk boundaries, so the
+    // array can end inside a chunk the stream has only partly read: the metadata after it
+    // must still be read, whatever the boundary.
+    let small = |i: usize| format!(r#"{{"name":"s","ph":"X","ts":{i},"dur":1,"pid":1,"tid":1}},"#);
+    let big = format!(
+        r#"{{"name":"big","ph":"X","ts":1,"dur":1,"pid":1,"tid":2,"args":{{"a":"{}"}}}},"#,
+        "x".repeat(CHUNK + CHUNK / 2)
+    );
+    let trailer = format!(
+        r#"{{}}],"metadata":{{"pad":"{}","foo":"bar"}}}}"#,
+        "p".repeat(300_000)
+    );
+    for padding in [0, 3_000, 9_000, 15_000, 21_000] {
+        let mut json = String::from("{\"traceEvents\":[");
+        (0..200).for_each(|i| json.push_str(&small(i)));
+        json.push_str(&big);
+        (0..padding).for_each(|i| json.push_str(&small(i)));
+        json.push_str(&trailer);
+        let whole = outcome(json.as_bytes(), usize::MAX, 1 << 20);
+        assert!(whole.contains("json_metadata.foo"), "padding {padding}");
+        assert_eq!(
+            outcome(json.as_bytes(), 0, 1 << 20),
+            whole,
+            "padding {padding}: lexed on a second thread"
+        );
+    }
+}
