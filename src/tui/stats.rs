@@ -487,8 +487,12 @@ pub struct StatsState {
 }
 
 impl StatsState {
-    /// The pane for the input called `input`, before any stats.
+    /// The pane for the input called `input`, before any stats; files are named by the
+    /// input's last component (the title bar shows its whole path).
     pub fn new(input: String) -> StatsState {
+        let input = std::path::Path::new(&input)
+            .file_name()
+            .map_or(input.clone(), |n| n.to_string_lossy().into_owned());
         StatsState {
             input,
             ..StatsState::default()
