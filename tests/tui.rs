@@ -1191,3 +1191,79 @@ fn a_selected_frame_shows_its_jank_type_and_tokens() {
     }
     snapshot!("android_frame_details_160x48", screen);
 }
+
+/// Esc leaves Help and the trace_time chooser for the pane they were opened from (it used
+/// to do nothing, so the next keys typed into Help; `?` again closes Help too).
+#[test]
+fn esc_leaves_help_and_the_chooser_for_the_pane_they_came_from() {
+    let mut harness = Harness::demo(80, 24);
+    harness.key(KeyCode::Char('3'));
+    harness.key(KeyCode::Char('?'));
+    assert_eq!(harness.app.pane, Pane::Help);
+    harness.key(KeyCode::Esc);
+    assert_eq!(harness.app.pane, Pane::Stats);
+    harness.key(KeyCode::Char('?'));
+    harness.key(KeyCode::Char('?'));
+    assert_eq!(harness.app.pane, Pane::Stats);
+    harness.key(KeyCode::Char('1'));
+    harness.key(KeyCode::Char('t'));
+    assert_eq!(harness.app.pane, Pane::TraceTime);
+    // Help from the chooser, then back: Esc returns to the timeline, not the chooser loop.
+    harness.key(KeyCode::Char('?'));
+    harness.key(KeyCode::Esc);
+    assert_eq!(harness.app.pane, Pane::Timeline);
+    harness.key(KeyCode::Char('t'));
+    harness.key(KeyCode::Esc);
+    assert_eq!(harness.app.pane, Pane::Timeline);
+    // The timeline's own Esc still clears its selection.
+    harness.key(KeyCode::Char('/'));
+    harness.keys("post frame");
+    harness.key(KeyCode::Enter);
+    assert!(harness.app.timeline.selection.is_some());
+    harness.key(KeyCode::Esc);
+    assert!(harness.app.timeline.selection.is_none());
+    assert_eq!(harness.app.pane, Pane::Timeline);
+}
+
+/// A search (or Enter, `]`, a SQL row) that selects a slice on a track low on the screen
+/// scrolls so the track stays in view above the details panel the selection opens (it was
+/// scrolled for the rows before the panel, so the selected track sat behind it).
+#[test]
+fn a_found_slice_stays_in_view_above_its_details() {
+    for (w, h) in [(80, 16), (80, 24), (160, 48)] {
+        let mut harness = Harness::fixture("kineto_h100_trimmed.json", w, h);
+        harness.key(KeyCode::Char('/'));
+        harness.keys("CatArrayBatchedCopy");
+        harness.key(KeyCode::Enter);
+        let tl = &harness.app.timeline;
+        assert!(tl.selection.is_some());
+        let area = ui::body_area(Rect::new(0, 0, w, h));
+        let shown = sextant::tui::timeline::geometry(area, tl).lanes.height as usize;
+        assert!(
+            tl.cursor >= tl.scroll && tl.cursor < tl.scroll + shown,
+            "{w}x{h}: cursor {} scroll {} rows {shown}\n{}",
+            tl.cursor,
+            tl.scroll,
+            harness.screen()
+        );
+        let screen = harness.screen();
+        assert!(screen.contains("stream 7"), "{screen}");
+    }
+}
+
+/// The stats of a single trace name it by what was opened, also when it is the unnamed
+/// trace inside a gzip file (it read "machine 0 · : TraceStats…", or "file 0").
+#[test]
+fn stats_name_a_lone_or_gzipped_trace_by_the_input() {
+    let mut harness = Harness::fixture("i3_concat.pftrace.gz", 160, 48);
+    harness.key(KeyCode::Char('3'));
+    let screen = harness.screen();
+    assert!(
+        screen.contains("machine 0 · i3_concat.pftrace.gz"),
+        "{screen}"
+    );
+    assert!(
+        !screen.contains("· :") && !screen.contains("file 0"),
+        "{screen}"
+    );
+}

@@ -160,6 +160,8 @@ pub struct App {
     /// What was opened, as the user named it.
     pub title: String,
     pub pane: Pane,
+    /// The pane Help or the trace_time chooser was opened from (Esc goes back to it).
+    back: Pane,
     pub theme: Theme,
     /// The terminal's size.
     pub size: Rect,
@@ -195,8 +197,9 @@ const RELOAD_EVERY: Duration = Duration::from_millis(1000);
 
 impl App {
     pub fn new(title: String, theme: Theme, size: Rect, query: QueryState, now: Instant) -> App {
+        let input = super::sanitize::sanitize(&title).into_owned();
         App {
-            timeline: TimelineState::new(super::sanitize::sanitize(&title).into_owned()),
+            timeline: TimelineState::new(input.clone()),
             title,
             pane: Pane::Timeline,
             theme,
@@ -204,7 +207,8 @@ impl App {
             import: ImportStatus::Running(Running::new(now)),
             replacing: None,
             db: None,
-            stats: StatsState::default(),
+            stats: StatsState::new(input),
+            back: Pane::Timeline,
             clocks: ClocksState::default(),
             query,
             logs: LogsState::default(),
@@ -326,6 +330,14 @@ impl App {
                     self.quit = true;
                     return Vec::new();
                 }
+                // Esc (or the key that opened it) leaves Help and the chooser for the pane
+                // they were opened from.
+                KeyCode::Esc if matches!(self.pane, Pane::Help | Pane::TraceTime) => {
+                    Some(self.back)
+                }
+                KeyCode::Char(c) if c == self.pane.key() && self.pane == Pane::Help => {
+                    Some(self.back)
+                }
                 KeyCode::Tab => Some(self.next_pane(1)),
                 KeyCode::BackTab => Some(self.next_pane(Pane::ALL.len() - 1)),
                 KeyCode::Char(c) => Pane::ALL.iter().copied().find(|p| p.key() == c),
@@ -336,6 +348,11 @@ impl App {
                     // Help opens at the keys of the pane the user came from.
                     self.help_scroll =
                         help::section_line_at(self.pane, ui::body_area(self.size).width);
+                }
+                if matches!(pane, Pane::Help | Pane::TraceTime)
+                    && !matches!(self.pane, Pane::Help | Pane::TraceTime)
+                {
+                    self.back = self.pane;
                 }
                 self.pane = pane;
                 if pane == Pane::Query {
@@ -400,8 +417,12 @@ impl App {
                 Some(QueryCommand::Interrupt) => vec![Effect::InterruptQuery],
                 Some(QueryCommand::Show(row)) => match self.query.row_place(row) {
                     Ok((ts, dur, slice)) => {
-                        let timeline_page =
-                            ui::body_area(self.size).height.saturating_sub(4).max(1) as usize;
+                        // The row's slice is selected: its track must show above the details.
+                        let timeline_page = super::timeline::selected_page(
+                            ui::body_area(self.size),
+                            &self.timeline,
+                        )
+                        .max(1);
                         let request = self.timeline.show_span(ts, dur, slice, timeline_page);
                         self.pane = Pane::Timeline;
                         self.timeline_effects(request)

@@ -17,8 +17,8 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
         "Everywhere",
         &[
             ("1 2 3 4 5 6", "timeline · clock graph · stats · SQL prompt · CPU profile · Android log"),
-            ("t", "trace_time chooser"),
-            ("?", "this help"),
+            ("t", "trace_time chooser (Esc goes back)"),
+            ("?", "this help (Esc or ? goes back)"),
             ("Tab / Shift-Tab", "next / previous pane"),
             ("q, Ctrl-C", "quit (q types into a focused text field; Esc leaves it first)"),
         ],

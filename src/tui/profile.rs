@@ -408,6 +408,7 @@ impl ProfileState {
                 KeyCode::Enter => {
                     self.editing = false;
                     self.find(true);
+                    self.keep_cursor_visible(page);
                 }
                 KeyCode::Backspace => {
                     self.search.pop();
@@ -490,6 +491,18 @@ impl ProfileState {
             KeyCode::Char('n') => self.find(true),
             KeyCode::Char('N') => self.find(false),
             _ => {}
+        }
+        self.keep_cursor_visible(page);
+    }
+
+    /// Scrolls only as far as the cursor needs: moving up within the page moves the cursor,
+    /// not the rows.
+    fn keep_cursor_visible(&mut self, page: usize) {
+        let page = page.max(1);
+        if self.cursor < self.scroll {
+            self.scroll = self.cursor;
+        } else if self.cursor >= self.scroll + page {
+            self.scroll = self.cursor + 1 - page;
         }
     }
 }
@@ -706,6 +719,47 @@ mod tests {
         state.on_key(KeyEvent::from(KeyCode::Char('[')), 10);
         assert_eq!(state.thread, Some(1));
         assert_eq!(state.nodes[0].total, 1);
+    }
+
+    /// Moving up inside the page moves the cursor, not the rows: the view keeps its place
+    /// (it used to snap so the cursor sat on the last line, or jump back to the top).
+    #[test]
+    fn the_view_scrolls_only_as_far_as_the_cursor_needs() {
+        use ratatui::{backend::TestBackend, Terminal};
+        let mut state = ProfileState::default();
+        state.set_data(Ok(data()));
+        // main, a, b, c: a page of 2 rows (a 6-line pane: border, 2 headers, keys).
+        let page = 2;
+        for _ in 0..3 {
+            state.on_key(KeyEvent::from(KeyCode::Char('j')), page);
+        }
+        assert_eq!((state.cursor, state.scroll), (3, 2));
+        state.on_key(KeyEvent::from(KeyCode::Char('k')), page);
+        assert_eq!((state.cursor, state.scroll), (2, 2));
+        let mut terminal = Terminal::new(TestBackend::new(60, 6)).unwrap();
+        terminal
+            .draw(|f| {
+                draw(
+                    f,
+                    f.area(),
+                    &state,
+                    &Theme::new(super::super::theme::ColorMode::None),
+                )
+            })
+            .unwrap();
+        let screen: Vec<String> = (0..6)
+            .map(|y| {
+                (0..60)
+                    .map(|x| terminal.backend().buffer()[(x, y)].symbol().to_string())
+                    .collect()
+            })
+            .collect();
+        // b (on the cursor) then c: the rows did not move back to main.
+        assert!(screen[3].trim_end().ends_with('b'), "{screen:#?}");
+        assert!(screen[4].trim_end().ends_with('c'), "{screen:#?}");
+        state.on_key(KeyEvent::from(KeyCode::Char('k')), page);
+        state.on_key(KeyEvent::from(KeyCode::Char('k')), page);
+        assert_eq!((state.cursor, state.scroll), (0, 0));
     }
 
     #[test]

@@ -105,7 +105,7 @@ pub fn load(conn: &Connection) -> rusqlite::Result<Vec<StatRow>> {
     let mut stmt = conn.prepare(&format!(
         "SELECT s.name, s.idx, s.severity, s.source, s.value, s.description,
                 coalesce(m.name, 'machine ' || s.machine_id),
-                coalesce(f.name, 'file ' || s.trace_id), f.trace_type
+                CASE WHEN s.trace_id IS NOT NULL THEN coalesce(f.name, '') END, f.trace_type
          FROM ({tables}) s
          LEFT JOIN machine m ON m.id = s.machine_id
          LEFT JOIN __intrinsic_trace_file f ON f.id = s.trace_id
@@ -144,7 +144,7 @@ pub struct FileEvents {
 pub fn load_events(conn: &Connection) -> Vec<FileEvents> {
     let rows = conn
         .prepare(
-            "SELECT coalesce(f.name, 'file ' || e.file_id), e.read, e.imported, e.dropped,
+            "SELECT coalesce(f.name, ''), e.read, e.imported, e.dropped,
                     e.unaccounted
              FROM __sextant_file_events e
              LEFT JOIN __intrinsic_trace_file f ON f.id = e.file_id ORDER BY e.file_id",
@@ -361,7 +361,11 @@ impl Group {
             (None, _) => String::new(),
             (_, Some("proto")) => {
                 let buffers = if self.trace_stats {
-                    format!("TraceStats: {} buffers", self.buffers.len())
+                    format!(
+                        "TraceStats: {} buffer{}",
+                        self.buffers.len(),
+                        if self.buffers.len() == 1 { "" } else { "s" }
+                    )
                 } else {
                     "no TraceStats: buffer losses unknown".into()
                 };
@@ -481,6 +485,9 @@ pub fn group(rows: &[StatRow], events: &[FileEvents]) -> Vec<Group> {
 
 #[derive(Debug, Default)]
 pub struct StatsState {
+    /// What was opened: the name shown for a file without one of its own (a single trace,
+    /// or the trace inside a gzip file), which `load` reads as "".
+    pub input: String,
     rows: Option<Result<Vec<StatRow>, String>>,
     groups: Vec<Group>,
     pub filter: Filter,
@@ -488,8 +495,30 @@ pub struct StatsState {
 }
 
 impl StatsState {
+    /// The pane for the input called `input`, before any stats; files are named by the
+    /// input's last component (the title bar shows its whole path).
+    pub fn new(input: String) -> StatsState {
+        let input = std::path::Path::new(&input)
+            .file_name()
+            .map_or(input.clone(), |n| n.to_string_lossy().into_owned());
+        StatsState {
+            input,
+            ..StatsState::default()
+        }
+    }
+
     pub fn set_rows(&mut self, loaded: Result<(Vec<StatRow>, Vec<FileEvents>), String>) {
-        let rows = loaded.map(|(rows, events)| {
+        let rows = loaded.map(|(mut rows, mut events)| {
+            let input = &self.input;
+            for f in rows
+                .iter_mut()
+                .filter_map(|r| r.file.as_mut())
+                .chain(events.iter_mut().map(|e| &mut e.file))
+            {
+                if f.is_empty() {
+                    f.clone_from(input);
+                }
+            }
             self.groups = group(&rows, &events);
             rows
         });
@@ -871,7 +900,7 @@ mod tests {
                 "traced_buf_chunks_discarded"
             ]
         );
-        assert!(a.checked().starts_with("TraceStats: 1 buffers"));
+        assert!(a.checked().starts_with("TraceStats: 1 buffer ·"));
         assert!(groups[1]
             .checked()
             .starts_with("no TraceStats: buffer losses unknown"));

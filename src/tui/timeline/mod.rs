@@ -193,13 +193,23 @@ pub struct Geometry {
 }
 
 pub fn geometry(area: Rect, state: &TimelineState) -> Geometry {
+    layout(area, state.aggregates.is_some(), state.selection.is_some())
+}
+
+/// How many track rows show once a slice is selected (the details panel takes its room):
+/// what a key that selects must scroll by so the selected track stays in view.
+pub fn selected_page(area: Rect, state: &TimelineState) -> usize {
+    layout(area, state.aggregates.is_some(), true).lanes.height as usize
+}
+
+fn layout(area: Rect, aggregates: bool, selected: bool) -> Geometry {
     // A quarter of the width: wider terminals show longer names (up to 56 columns).
     let label_w = (area.width / 4)
         .clamp(12, 56)
         .min(area.width.saturating_sub(10));
-    let details_h = if state.aggregates.is_some() && area.height >= 14 {
+    let details_h = if aggregates && area.height >= 14 {
         (area.height / 3).clamp(6, 14)
-    } else if state.selection.is_some() && area.height >= 14 {
+    } else if selected && area.height >= 14 {
         (area.height / 3).clamp(6, 10)
     } else {
         0
@@ -574,6 +584,8 @@ impl TimelineState {
     pub fn on_key(&mut self, key: KeyEvent, area: Rect) -> Option<DetailsRequest> {
         let geo = geometry(area, self);
         let page = geo.lanes.height as usize;
+        // Keys that select a slice scroll for the rows left beside the details panel.
+        let select_page = selected_page(area, self);
         self.message = None;
         if let Some(input) = &mut self.filter_input {
             match input.handle(key) {
@@ -607,7 +619,7 @@ impl TimelineState {
                         mask,
                         matches,
                     });
-                    return self.search_step(true, page);
+                    return self.search_step(true, select_page);
                 }
                 _ => {}
             }
@@ -664,17 +676,17 @@ impl TimelineState {
                 self.filter_input = Some(input);
             }
             KeyCode::Char('p') => self.toggle_pin(page),
-            KeyCode::Char('n') => return self.search_step(true, page),
-            KeyCode::Char('N') => return self.search_step(false, page),
+            KeyCode::Char('n') => return self.search_step(true, select_page),
+            KeyCode::Char('N') => return self.search_step(false, select_page),
             KeyCode::Char(']') | KeyCode::Char('.') => {
-                return self.step_in_lane(true, geo.lanes.width, page)
+                return self.step_in_lane(true, geo.lanes.width, select_page)
             }
             KeyCode::Char('[') | KeyCode::Char(',') => {
-                return self.step_in_lane(false, geo.lanes.width, page)
+                return self.step_in_lane(false, geo.lanes.width, select_page)
             }
             KeyCode::Char('c') | KeyCode::Char(' ') => self.toggle_at_cursor(page),
             KeyCode::Char('C') => self.collapse_all(),
-            KeyCode::Enter => return self.enter(page, geo.lanes.width),
+            KeyCode::Enter => return self.enter(select_page, geo.lanes.width),
             KeyCode::Esc if self.selection.is_none() && self.filter.is_some() => {
                 self.set_filter("");
             }
