@@ -241,6 +241,7 @@ mod tests {
             clock_id,
             sequence: 0,
             file: 0,
+            shared: false,
         }
     }
 

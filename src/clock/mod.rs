@@ -64,6 +64,7 @@ pub fn builtin(machine: MachineId, clock_id: u32) -> ClockDomain {
         clock_id,
         sequence: 0,
         file: 0,
+        shared: false,
     }
 }
 
@@ -74,6 +75,7 @@ pub fn file_timeline(file: u32, machine: MachineId) -> ClockDomain {
         clock_id: clocks::TRACE_FILE,
         sequence: 0,
         file,
+        shared: false,
     }
 }
 
@@ -187,23 +189,43 @@ impl Placement {
         Some(self.node_in_context(raw))
     }
 
+    /// The graph node of a raw clock: a builtin clock is tagged with its context's file tag
+    /// (0, the machine's shared clocks, when read before the context's first own snapshot).
     fn node_in_context(&self, raw: ClockDomain) -> ClockDomain {
+        let shared = raw.shared;
+        let raw = ClockDomain {
+            shared: false,
+            ..raw
+        };
         if raw.clock_id == clocks::TRACE_FILE {
             return ClockDomain { sequence: 0, ..raw };
         }
         if SEQUENCE_CLOCKS.contains(&raw.clock_id) {
             return raw;
         }
-        let tag = self
-            .tags
-            .get(&(raw.file, raw.machine))
-            .copied()
-            .unwrap_or(0);
+        let tag = if shared {
+            0
+        } else {
+            self.tag(raw.file, raw.machine)
+        };
         ClockDomain {
             sequence: 0,
             file: tag,
             ..raw
         }
+    }
+
+    /// The file tag of a (file, machine) context's builtin clocks once it has read a
+    /// snapshot of its own.
+    fn tag(&self, file: u32, machine: MachineId) -> u32 {
+        self.tags.get(&(file, machine)).copied().unwrap_or(0)
+    }
+
+    /// Whether a raw clock, read before its context's first own snapshot, went through the
+    /// machine's shared clocks although the context later isolated its own
+    /// (`clock_sync_mixed_clock_sources`).
+    pub fn used_primary(&self, raw: &ClockDomain) -> bool {
+        raw.shared && self.tag(raw.file, raw.machine) != 0
     }
 
     /// How events on a raw clock reach trace time.
@@ -514,12 +536,14 @@ pub fn place(input: &PlacementInput) -> Placement {
                 clock_id: clocks::MONOTONIC,
                 sequence: 0,
                 file: ctx.file,
+                shared: false,
             },
             Format::Strace => ClockDomain {
                 machine: ctx.machine,
                 clock_id: clocks::REALTIME,
                 sequence: 0,
                 file: ctx.file,
+                shared: false,
             },
             Format::Proto => ClockDomain {
                 machine: ctx.machine,
@@ -530,6 +554,7 @@ pub fn place(input: &PlacementInput) -> Placement {
                     .unwrap_or(clocks::BOOTTIME),
                 sequence: 0,
                 file: ctx.file,
+                shared: false,
             },
         };
         // Text formats claim trace time when their file starts.
@@ -654,6 +679,7 @@ mod tests {
                             clock_id: c,
                             sequence: 0,
                             file,
+                            shared: false,
                         },
                         v,
                     )
@@ -678,6 +704,7 @@ mod tests {
             clock_id,
             sequence: 0,
             file,
+            shared: false,
         }
     }
 
@@ -775,6 +802,36 @@ mod tests {
             p.convert(raw(2, 1, clocks::TRACE_FILE), 2_000_000),
             Some(2_000_500)
         );
+    }
+
+    /// A second file on a machine reads the machine's clocks until its own snapshot.
+    #[test]
+    fn a_clock_read_before_the_files_own_snapshot_is_the_machines() {
+        const MONO: u32 = clocks::MONOTONIC;
+        let snaps = [
+            snap(1, 0, &[(BOOT, 1_000), (MONO, 0)]),
+            snap(2, 0, &[(BOOT, 90_000), (MONO, 0)]),
+        ];
+        let p = place(&PlacementInput {
+            contexts: &[proto(1, 0), proto(2, 0)],
+            snapshots: &snaps,
+            manifest: &ManifestClocks::default(),
+            forced_trace_time: None,
+            first_machine: 0,
+        });
+        let early = ClockDomain {
+            shared: true,
+            ..raw(2, 0, MONO)
+        };
+        assert_eq!(p.convert(early, 2_000), Some(3_000));
+        assert_eq!(p.convert(raw(2, 0, MONO), 500), Some(90_500));
+        assert!(p.used_primary(&early));
+        assert!(!p.used_primary(&raw(2, 0, MONO)));
+        // The first file's clocks are the machine's anyway.
+        assert!(!p.used_primary(&ClockDomain {
+            shared: true,
+            ..raw(1, 0, MONO)
+        }));
     }
 
     #[test]

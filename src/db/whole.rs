@@ -438,7 +438,11 @@ impl TableWriter<'_> {
     }
 
     fn import_logs(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
-        let logs = t.import_logs.iter().chain(&sink.import_logs);
+        let logs = t
+            .import_logs
+            .iter()
+            .chain(&sink.import_logs)
+            .chain(&sink.placement_logs);
         for (id, log) in logs.enumerate() {
             let args = self.arg_set(log.args, sink)?;
             let severity = stats::lookup(log.name).map_or("error", |d| d.severity.as_str());

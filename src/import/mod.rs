@@ -542,6 +542,7 @@ impl Session {
             .filter(|c| c.format == Format::Proto)
             .map(|c| c.file)
             .collect();
+        mixed_clock_sources(sink, &placement);
         let converted = convert_events(sink, &placement, &protos, keep);
         let raw = converted.map(|events| std::mem::replace(&mut sink.events, events));
         let negative = sort_and_drop_negative(sink);
@@ -841,6 +842,47 @@ fn count_inputs(sink: &Sink, ords: &mut [u32]) -> u64 {
         prev = Some(o);
     }
     count
+}
+
+/// A second file on a machine converts through the machine's shared clocks until its first
+/// own ClockSnapshot isolates its clocks: each such context counts
+/// `clock_sync_mixed_clock_sources` once and logs it at that snapshot, with the number of
+/// conversions made before it (behaviour-merging.md §2).
+fn mixed_clock_sources(sink: &mut Sink, placement: &Placement) {
+    sink.placement_logs.clear();
+    let early: Vec<bool> = (0..sink.clocks.len())
+        .map(|c| placement.used_primary(sink.clocks.get(c as u32)))
+        .collect();
+    if !early.contains(&true) {
+        return;
+    }
+    let mut counts: HashMap<(u32, MachineId), i64> = HashMap::new();
+    for ev in &sink.events {
+        let c = sink.payloads[ev.payload as usize].0 as usize;
+        if early.get(c).copied().unwrap_or(false) {
+            let d = sink.clocks.get(c as u32);
+            *counts.entry((d.file, d.machine)).or_default() += 1;
+        }
+    }
+    let mut counts: Vec<_> = counts.into_iter().collect();
+    counts.sort_unstable();
+    let prev = sink.current_file;
+    for ((file, machine), n) in counts {
+        let name = "clock_sync_mixed_clock_sources";
+        sink.current_file = file;
+        sink.stat(name, machine, 1);
+        let arg = sink.arg("num_conversions_using_primary", crate::ir::ArgValue::Int(n));
+        let args = sink.args.push(&[arg]);
+        let byte_offset = sink.own_snapshots.get(&(file, machine)).copied().flatten();
+        sink.placement_logs.push(crate::model::ImportLogRow {
+            ts: None,
+            byte_offset,
+            name,
+            file,
+            args,
+        });
+    }
+    sink.current_file = prev;
 }
 
 /// Per file, the input events none of whose events survived the placement (`survivors`

@@ -726,6 +726,10 @@ pub struct ClockDomain {
     pub sequence: u32,
     /// The trace file the clock was read in.
     pub file: u32,
+    /// Read before the first ClockSnapshot of its (file, machine) context: the clock is the
+    /// machine's shared one (file tag 0) even if the file's own snapshots later isolate
+    /// its clocks (behaviour-merging.md §2).
+    pub shared: bool,
 }
 
 /// In a builtin clock's `sequence`: an event whose timestamp cannot be converted keeps its raw

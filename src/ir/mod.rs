@@ -869,6 +869,12 @@ pub struct Sink {
     /// TrackEvent import).
     slice_payload_ids: FxHashMap<SliceKey, u32>,
     pub snapshots: Vec<ClockSnapshot>,
+    /// Each (file, machine) context that read a ClockSnapshot of its own, with the byte
+    /// offset of the first: the clocks it reads after it are its own, those before it the
+    /// machine's shared ones ([`ClockDomain::shared`]).
+    pub own_snapshots: FxHashMap<(u32, MachineId), Option<i64>>,
+    /// `_trace_import_logs` rows of the last placement (replaced at each placement).
+    pub placement_logs: Vec<crate::model::ImportLogRow>,
     pub descriptors: FxHashMap<(MachineId, u64), Descriptor>,
     pub stats: HashMap<StatKey, i64>,
     /// The keys of `stats` in the order each was first written: the reference numbers its
@@ -1087,6 +1093,27 @@ impl Sink {
         }
     }
 
+    /// Records a ClockSnapshot read at `byte_offset` of its file.
+    pub fn add_snapshot(&mut self, snap: ClockSnapshot, byte_offset: Option<i64>) {
+        self.own_snapshots
+            .entry((snap.file, snap.machine))
+            .or_insert(byte_offset);
+        self.snapshots.push(snap);
+    }
+
+    /// A builtin clock read now by a (file, machine) context that has no ClockSnapshot of
+    /// its own yet is the machine's shared one: marks it so the placement keeps it on file
+    /// tag 0 even if the context's later snapshots isolate its clocks.
+    pub fn shared_until_own_snapshot(&self, mut domain: ClockDomain) -> ClockDomain {
+        let builtin = !(64..128).contains(&domain.clock_id)
+            && !matches!(domain.clock_id, clocks::UNTIMED | clocks::TRACE_FILE);
+        domain.shared = builtin
+            && !self
+                .own_snapshots
+                .contains_key(&(domain.file, domain.machine));
+        domain
+    }
+
     pub fn clock(&mut self, domain: ClockDomain) -> ClockRef {
         let id = self.clocks.intern(domain);
         // More than 65k distinct clocks would need a wider ClockRef; clamp rather than wrap.
@@ -1100,6 +1127,7 @@ impl Sink {
             clock_id,
             sequence: 0,
             file: self.current_file,
+            shared: false,
         })
     }
 

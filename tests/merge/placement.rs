@@ -314,3 +314,55 @@ fn a_clock_going_back_is_no_longer_a_source() {
         table(&[["0", "NULL", "NULL"]])
     );
 }
+
+/// A second file on a machine converts through the machine's shared clocks until its first
+/// own ClockSnapshot, then through its own (reconnected to the machine's): an event read
+/// before that snapshot is placed by the first file's snapshot, one read after it by its
+/// own, and the context logs `clock_sync_mixed_clock_sources` once with the number of
+/// conversions made before it (behaviour-merging.md §2, top-10 rule 7).
+#[test]
+fn a_second_file_uses_the_machines_clocks_until_its_own_snapshot() {
+    let monotonic = |name: &str, ts: u64| {
+        slice(name, ts, 10).into_iter().map(|mut p| {
+            p.timestamp_clock_id = Some(MONOTONIC);
+            p
+        })
+    };
+    // a.pb: BOOTTIME 1000 = MONOTONIC 0, trace time BOOTTIME.
+    let mut a = vec![snapshot(&[(BOOTTIME, 1_000), (MONOTONIC, 0)])];
+    a.extend(thread_tracks(10, 11, "app", "main"));
+    a.extend(slice("a", 1_500, 10));
+    // b.pb: a MONOTONIC slice, then its own BOOTTIME 90000 = MONOTONIC 0, then another.
+    let mut b = thread_tracks(20, 21, "other", "worker");
+    b.extend(monotonic("b_early", 2_000));
+    b.push(snapshot(&[(BOOTTIME, 90_000), (MONOTONIC, 0)]));
+    b.extend(monotonic("b_late", 500));
+    let archive = zip(&[("a.pb", &encode(a, None)), ("b.pb", &encode(b, None))]);
+    let i = expect_ok("mixed-clock-sources", &archive);
+    // b_early: 2000 on MONOTONIC through a.pb's snapshot (+1000), not b's (+90000);
+    // b_late: 500 through b.pb's own snapshot (+90000).
+    assert_eq!(
+        rows(&i.conn, "select name, ts from slice order by ts"),
+        table(&[["a", "1500"], ["b_early", "3000"], ["b_late", "90500"]])
+    );
+    // Two conversions (the slice's begin and end) used the machine's clocks.
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select s.value, f.name from stats s
+             join __intrinsic_trace_file f on f.id = s.trace_id
+             where s.name = 'clock_sync_mixed_clock_sources' and s.value != 0"
+        ),
+        table(&[["1", "b.pb"]])
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select l.severity, f.name, a.key, a.int_value from _trace_import_logs l
+             join __intrinsic_trace_file f on f.id = l.trace_id
+             join args a using (arg_set_id)
+             where l.name = 'clock_sync_mixed_clock_sources'"
+        ),
+        table(&[["error", "b.pb", "num_conversions_using_primary", "2"]])
+    );
+}

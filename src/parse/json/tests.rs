@@ -95,7 +95,8 @@ fn us_to_ns_conversion() {
             machine: 0,
             clock_id: ir::clocks::TRACE_FILE,
             sequence: 0,
-            file: 0
+            file: 0,
+            shared: false,
         }
     );
 }

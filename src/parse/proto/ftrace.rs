@@ -273,7 +273,7 @@ impl Parser<'_> {
             4 => clocks::MONOTONIC_RAW,
             _ => clocks::BOOTTIME,
         };
-        let clock = self.sink.builtin_clock(machine, clock_id);
+        let clock = self.clock(machine, 0, clock_id);
         // Trace Processor sorts each cpu's ftrace events in a queue of its own.
         let cpu_range = if self.ctx.machine == machine {
             0

@@ -1047,7 +1047,7 @@ impl Parser<'_> {
     }
 
     fn clock(&mut self, machine: MachineId, seq_id: u32, clock_id: u32) -> ClockRef {
-        self.sink.clock(ClockDomain {
+        let domain = self.sink.shared_until_own_snapshot(ClockDomain {
             machine,
             clock_id,
             sequence: if clock_id >= FIRST_SEQUENCE_CLOCK {
@@ -1056,7 +1056,9 @@ impl Parser<'_> {
                 0
             },
             file: self.ctx.file,
-        })
+            shared: false,
+        });
+        self.sink.clock(domain)
     }
 
     fn intern(&mut self, machine: MachineId, seq_id: u32, d: &protos::InternedData) {

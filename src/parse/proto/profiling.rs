@@ -589,12 +589,15 @@ impl Parser<'_> {
             tid: 0,
             pid: Some(0),
         });
-        let clock = self.sink.clock(ClockDomain {
-            machine,
-            clock_id: clocks::MONOTONIC,
-            sequence: KEEP_RAW_ON_FAILURE,
-            file: self.ctx.file,
-        });
+        let clock = self
+            .sink
+            .clock(self.sink.shared_until_own_snapshot(ClockDomain {
+                machine,
+                clock_id: clocks::MONOTONIC,
+                sequence: KEEP_RAW_ON_FAILURE,
+                file: self.ctx.file,
+                shared: false,
+            }));
         let priority = profile.process_priority.unwrap_or(0);
         // Every delta advances the sequence's time, as the reference's tokenizer does;
         // a sample needs its callstack too.

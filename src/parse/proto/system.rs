@@ -69,17 +69,22 @@ impl Parser<'_> {
                     0
                 },
                 file: self.ctx.file,
+                shared: false,
             };
             readings.push((domain, v));
         }
         if !readings.is_empty() {
-            self.sink.snapshots.push(ClockSnapshot {
-                machine,
-                file: self.ctx.file,
-                primary_trace_clock: cs.primary_trace_clock.map(|c| c as u32),
-                readings,
-                units,
-            });
+            let at = i64::try_from(self.packet_at.1).ok();
+            self.sink.add_snapshot(
+                ClockSnapshot {
+                    machine,
+                    file: self.ctx.file,
+                    primary_trace_clock: cs.primary_trace_clock.map(|c| c as u32),
+                    readings,
+                    units,
+                },
+                at,
+            );
         }
     }
 
@@ -205,17 +210,22 @@ impl Parser<'_> {
                 clock_id: id,
                 sequence: 0,
                 file: self.ctx.file,
+                shared: false,
             };
-            self.sink.snapshots.push(ClockSnapshot {
-                machine: host,
-                file: self.ctx.file,
-                primary_trace_clock: None,
-                readings: vec![
-                    (domain(host), anchor),
-                    (domain(client), anchor.wrapping_add(offset)),
-                ],
-                units: Vec::new(),
-            });
+            let at = i64::try_from(self.packet_at.1).ok();
+            self.sink.add_snapshot(
+                ClockSnapshot {
+                    machine: host,
+                    file: self.ctx.file,
+                    primary_trace_clock: None,
+                    readings: vec![
+                        (domain(host), anchor),
+                        (domain(client), anchor.wrapping_add(offset)),
+                    ],
+                    units: Vec::new(),
+                },
+                at,
+            );
         }
     }
 

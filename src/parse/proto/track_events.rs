@@ -287,12 +287,16 @@ impl Parser<'_> {
         };
         let clock = match clock {
             Some(c) => c,
-            None => self.sink.clock(ClockDomain {
-                machine,
-                clock_id: clocks::MONOTONIC,
-                sequence: KEEP_RAW_ON_FAILURE,
-                file: self.ctx.file,
-            }),
+            None => {
+                let domain = self.sink.shared_until_own_snapshot(ClockDomain {
+                    machine,
+                    clock_id: clocks::MONOTONIC,
+                    sequence: KEEP_RAW_ON_FAILURE,
+                    file: self.ctx.file,
+                    shared: false,
+                });
+                self.sink.clock(domain)
+            }
         };
         if ts < 0 {
             self.sink.stat("track_event_invalid_timestamp", machine, 1);
