@@ -29,10 +29,19 @@ struct Cli {
     #[arg(long = "max-decompressed", value_name = "SIZE", global = true, value_parser = parse_limit)]
     max_decompressed: Option<u64>,
     /// As trace_processor_shell's flag: annotate each TrackEvent row of
-    /// `__sextant_proto_content` with an arg set holding `event.category` and `event.name`
-    /// (off by default, as in Trace Processor; also $SEXTANT_ANALYZE_PROTO_CONTENT=1).
-    #[arg(long = "analyze-trace-proto-content", global = true)]
-    analyze_trace_proto_content: bool,
+    /// `__sextant_proto_content` with an arg set holding `event.category` and `event.name`.
+    /// Default: on for `sextant query` of a trace (as Perfetto's own tests run the shell),
+    /// off otherwise (as the shell and the Perfetto UI); also
+    /// $SEXTANT_ANALYZE_PROTO_CONTENT=1|0.
+    #[arg(long = "analyze-trace-proto-content", global = true, value_name = "BOOL",
+          num_args = 0..=1, default_missing_value = "true", require_equals = true)]
+    analyze_trace_proto_content: Option<bool>,
+    /// As trace_processor_shell's flag: drop TrackEvents before the start of the range of
+    /// interest a TrackEventRangeOfInterest packet names (counted in `stats`). Default as
+    /// --analyze-trace-proto-content's; also $SEXTANT_CROP_TRACK_EVENTS=1|0.
+    #[arg(long = "crop-track-events", global = true, value_name = "BOOL",
+          num_args = 0..=1, default_missing_value = "true", require_equals = true)]
+    crop_track_events: Option<bool>,
 }
 
 /// A `--max-decompressed` value.
@@ -125,8 +134,26 @@ fn main() -> ExitCode {
         // the flag overrides the environment, before any thread starts.
         std::env::set_var(sextant::source::LIMIT_ENV, limit.to_string());
     }
-    if cli.analyze_trace_proto_content {
-        std::env::set_var(sextant::parse::proto::ANALYZE_PROTO_CONTENT_ENV, "1");
+    // `sextant query TRACE` imports as Perfetto's diff tests run trace_processor_shell
+    // (`--analyze-trace-proto-content --crop-track-events`), so their expected outputs
+    // compare directly; the explorer and `sextant import` as the plain shell and the UI do.
+    // A flag wins over the environment, which wins over that default.
+    let one_shot = matches!(cli.command, Some(Command::Query { .. }));
+    for (flag, env) in [
+        (
+            cli.analyze_trace_proto_content,
+            sextant::parse::proto::ANALYZE_PROTO_CONTENT_ENV,
+        ),
+        (
+            cli.crop_track_events,
+            sextant::parse::proto::CROP_TRACK_EVENTS_ENV,
+        ),
+    ] {
+        match flag {
+            Some(on) => std::env::set_var(env, if on { "1" } else { "0" }),
+            None if one_shot && std::env::var_os(env).is_none() => std::env::set_var(env, "1"),
+            None => {}
+        }
     }
     // What crashed or killed runs left in the temp directory.
     sextant::cleanup::sweep_stale(&std::env::temp_dir());

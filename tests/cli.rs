@@ -214,33 +214,135 @@ fn extract_arg_reads_debug_annotations() {
     );
 }
 
+/// Runs the binary with `args` and the environment `env`, expects success, returns stdout.
+fn run_ok(args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_sextant"))
+        .args(args)
+        .env_remove("SEXTANT_ANALYZE_PROTO_CONTENT")
+        .env_remove("SEXTANT_CROP_TRACK_EVENTS")
+        .envs(env.iter().copied())
+        .output()
+        .expect("running sextant");
+    assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// `sql` answered by `sextant import` (the explorer's import) and `sextant query` on it.
+fn imported(trace: &Path, sql: &str, flags: &[&str]) -> String {
+    let db = TempFile::new("flags.sqlite");
+    let mut args: Vec<&std::ffi::OsStr> = flags.iter().map(|f| f.as_ref()).collect();
+    args.extend([
+        "import".as_ref(),
+        trace.as_os_str(),
+        "-o".as_ref(),
+        db.0.as_os_str(),
+    ]);
+    run_ok(&args, &[]);
+    run_ok(&["query".as_ref(), db.0.as_os_str(), sql.as_ref()], &[])
+}
+
 #[test]
-fn proto_content_annotations_are_args_only_with_the_analysis_flag() {
+fn proto_content_annotations_are_args_by_default_only_in_a_one_shot_query() {
     let trace = data("track_event/track_event_merged_debug_annotations_args.pftrace");
     let sql = "select count(*) as n from args where key in ('event.category', 'event.name');
                select count(*) as n from __sextant_proto_content where arg_set_id is not null";
-    // As trace_processor_shell by default: the content analysis annotates nothing.
-    assert_eq!(query(&trace, sql), "\"n\"\n0\n\n\"n\"\n0\n");
-    // With its flag, each TrackEvent row gets `event.category` and `event.name`.
-    for args in [
-        vec!["--analyze-trace-proto-content", "query"],
-        vec!["query", "--analyze-trace-proto-content"],
-    ] {
-        let mut args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
-        args.push(trace.clone().into());
-        args.push(sql.into());
-        let out = sextant(&args);
-        assert!(out.status.success(), "{}", text(&out.stderr));
-        assert_eq!(text(&out.stdout), "\"n\"\n4\n\n\"n\"\n2\n");
-    }
-    let out = Command::new(env!("CARGO_BIN_EXE_sextant"))
-        .env("SEXTANT_ANALYZE_PROTO_CONTENT", "1")
-        .arg("query")
-        .arg(&trace)
-        .arg(sql)
-        .output()
-        .expect("running sextant");
-    assert_eq!(text(&out.stdout), "\"n\"\n4\n\n\"n\"\n2\n");
+    let on = "\"n\"\n4\n\n\"n\"\n2\n";
+    let off = "\"n\"\n0\n\n\"n\"\n0\n";
+    let q = |flags: &[&str], env: &[(&str, &str)]| {
+        let mut args: Vec<&std::ffi::OsStr> = flags.iter().map(|f| f.as_ref()).collect();
+        args.extend(["query".as_ref(), trace.as_os_str(), sql.as_ref()]);
+        run_ok(&args, env)
+    };
+    // `sextant query TRACE` as Perfetto's diff tests run trace_processor_shell: each
+    // TrackEvent row gets `event.category` and `event.name`.
+    assert_eq!(q(&[], &[]), on);
+    assert_eq!(q(&["--analyze-trace-proto-content"], &[]), on);
+    // Turned off by the flag or the environment.
+    assert_eq!(q(&["--analyze-trace-proto-content=false"], &[]), off);
+    assert_eq!(q(&[], &[("SEXTANT_ANALYZE_PROTO_CONTENT", "0")]), off);
+    // `sextant import` (and the explorer) as the plain shell: off unless asked for.
+    assert_eq!(imported(&trace, sql, &[]), off);
+    assert_eq!(
+        imported(&trace, sql, &["--analyze-trace-proto-content"]),
+        on
+    );
+}
+
+/// A TrackEventRangeOfInterest packet names where the interesting part of a trace starts:
+/// its start is metadata, and when cropping (`sextant query`'s default, as Perfetto's diff
+/// tests run the shell; `--crop-track-events` elsewhere) the file's later TrackEvents before
+/// it are dropped and counted.
+#[test]
+fn track_events_before_the_range_of_interest_are_cropped_when_asked() {
+    use prost::Message;
+    use sextant::protos::{
+        trace_packet::{Data, OptionalTrustedPacketSequenceId},
+        track_descriptor::StaticOrDynamicName,
+        track_event::{NameField, Type},
+        Trace, TracePacket, TrackDescriptor, TrackEvent,
+    };
+    let seq = Some(OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(1));
+    let instant = |ts: u64, name: &str| TracePacket {
+        timestamp: Some(ts),
+        optional_trusted_packet_sequence_id: seq,
+        data: Some(Data::TrackEvent(TrackEvent {
+            track_uuid: Some(1),
+            r#type: Some(Type::Instant as i32),
+            name_field: Some(NameField::Name(name.into())),
+            ..Default::default()
+        })),
+        ..Default::default()
+    };
+    let range = |start_us: Option<u8>| TracePacket {
+        timestamp: Some(0),
+        optional_trusted_packet_sequence_id: seq,
+        // TrackEventRangeOfInterest { start_us = 1 }, or an empty one.
+        data: Some(Data::TrackEventRangeOfInterest(match start_us {
+            Some(us) => vec![0x08, us],
+            None => vec![],
+        })),
+        ..Default::default()
+    };
+    let packets = vec![
+        TracePacket {
+            timestamp: Some(0),
+            optional_trusted_packet_sequence_id: seq,
+            data: Some(Data::TrackDescriptor(TrackDescriptor {
+                uuid: Some(1),
+                static_or_dynamic_name: Some(StaticOrDynamicName::Name("t".into())),
+                ..Default::default()
+            })),
+            ..Default::default()
+        },
+        // Before the range packet: kept, the range is not known yet.
+        instant(1_000, "early"),
+        range(None),
+        range(Some(20)),
+        instant(10_000, "before"),
+        instant(20_000, "at"),
+        instant(30_000, "after"),
+    ];
+    let trace = TempFile::with_bytes("range.pftrace", &Trace { packet: packets }.encode_to_vec());
+    let sql = "select group_concat(name, ' ') as names from (select name from slice order by ts);
+               select name, value from stats
+                 where name glob 'track_event_*range_of_interest*' and value > 0 order by name;
+               select int_value from metadata where name = 'range_of_interest_start_us'";
+    let stats = "\"name\",\"value\"\n\
+                 \"track_event_dropped_packets_outside_of_range_of_interest\",1\n\
+                 \"track_event_range_of_interest_missing_start_us\",1\n";
+    let cropped = format!("\"names\"\n\"early at after\"\n\n{stats}\n\"int_value\"\n20\n");
+    let q = |flags: &[&str]| {
+        let mut args: Vec<&std::ffi::OsStr> = flags.iter().map(|f| f.as_ref()).collect();
+        args.extend(["query".as_ref(), trace.0.as_os_str(), sql.as_ref()]);
+        run_ok(&args, &[])
+    };
+    assert_eq!(q(&[]), cropped);
+    assert_eq!(imported(&trace.0, sql, &["--crop-track-events"]), cropped);
+    // Not cropping: every event stays, the range is still metadata.
+    let kept = "\"names\"\n\"early before at after\"\n\n\"name\",\"value\"\n\
+                \"track_event_range_of_interest_missing_start_us\",1\n\n\"int_value\"\n20\n";
+    assert_eq!(q(&["--crop-track-events=false"]), kept);
+    assert_eq!(imported(&trace.0, sql, &[]), kept);
 }
 
 #[test]

@@ -170,6 +170,9 @@ struct Parser<'a> {
     pending_track_event: Option<u64>,
     /// Some packet named the trace's uuid.
     uuid_seen: bool,
+    /// The start of the TrackEvent range of interest (ns), from the file's latest
+    /// TrackEventRangeOfInterest packet: TrackEvents before it are dropped when cropping.
+    range_of_interest_ns: Option<i64>,
     /// ChromeMetadataPackets so far (each gets its own `cr-<letter>-` metadata prefix).
     chrome_metadata_packets: u32,
     /// ChromeEventBundles so far (the second and later prefix their metadata `cr-<n>-`).
@@ -229,6 +232,17 @@ pub fn analyze_proto_content() -> bool {
     std::env::var_os(ANALYZE_PROTO_CONTENT_ENV).is_some_and(|v| !v.is_empty() && v != "0")
 }
 
+/// The environment variable that turns on Trace Processor's `--crop-track-events`: TrackEvents
+/// before the start of the range of interest a `TrackEventRangeOfInterest` packet names are
+/// dropped (counted in `track_event_dropped_packets_outside_of_range_of_interest`). Off by
+/// default, as in the reference; `sextant query` on a trace turns it on (see `main.rs`).
+pub const CROP_TRACK_EVENTS_ENV: &str = "SEXTANT_CROP_TRACK_EVENTS";
+
+/// Whether [`CROP_TRACK_EVENTS_ENV`] is set to something other than empty or `0`.
+pub fn crop_track_events() -> bool {
+    std::env::var_os(CROP_TRACK_EVENTS_ENV).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
 /// Imports a protobuf trace. A file cut off in the middle keeps every whole packet before
 /// the cut and counts the rest in `proto_truncated`.
 pub fn parse(bytes: &[u8], sink: &mut Sink, ctx: &FileContext) -> Result<(), ParseError> {
@@ -260,6 +274,7 @@ pub fn parse_stream(
         ftrace_cpus_seen: std::collections::HashSet::new(),
         ftrace_ranges: Vec::new(),
         uuid_seen: false,
+        range_of_interest_ns: None,
         content: FxHashMap::default(),
         track_event_content: (0, 0),
         event_content: FxHashMap::default(),
@@ -322,6 +337,7 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::ExtensionDescriptor(_)) => "TracePacket.extension_descriptor",
         Some(D::TranslationTable(_)) => "TracePacket.translation_table",
         Some(D::UiState(_)) => "TracePacket.ui_state",
+        Some(D::TrackEventRangeOfInterest(_)) => "TracePacket.track_event_range_of_interest",
         Some(D::ChromeTrigger(_)) => "TracePacket.chrome_trigger",
         Some(D::ProfilePacket(_)) => "TracePacket.profile_packet",
         Some(D::PerfSample(_)) => "TracePacket.perf_sample",
@@ -791,6 +807,9 @@ impl Parser<'_> {
                     );
                 }
                 self.losses.trace_config(self.sink, machine, config);
+            }
+            trace_packet::Data::TrackEventRangeOfInterest(bytes) => {
+                self.range_of_interest(machine, &bytes)
             }
             trace_packet::Data::UiState(bytes) => {
                 let text = chrome::base64(&bytes);

@@ -240,6 +240,27 @@ impl Parser<'_> {
         }
     }
 
+    /// A `TrackEventRangeOfInterest` packet: its `start_us` (field 1) becomes metadata
+    /// `range_of_interest_start_us` and, when cropping, the time before which this file's
+    /// TrackEvents are dropped (from the next TrackEvent on, as the reference's tokenizer
+    /// reads the file). Without `start_us`: `track_event_range_of_interest_missing_start_us`.
+    pub(super) fn range_of_interest(&mut self, machine: MachineId, bytes: &[u8]) {
+        let Some(start_us) = typed_args::field_varint(bytes, 1) else {
+            let name = "track_event_range_of_interest_missing_start_us";
+            self.sink.stat(name, machine, 1);
+            return;
+        };
+        let start_us = start_us as i64;
+        self.sink.metadata(
+            "range_of_interest_start_us",
+            machine,
+            MetaValue::Int(start_us),
+        );
+        if super::crop_track_events() {
+            self.range_of_interest_ns = Some(start_us.saturating_mul(1000));
+        }
+    }
+
     pub(super) fn track_event(
         &mut self,
         machine: MachineId,
@@ -300,6 +321,11 @@ impl Parser<'_> {
         };
         if ts < 0 {
             self.sink.stat("track_event_invalid_timestamp", machine, 1);
+            return;
+        }
+        if self.range_of_interest_ns.is_some_and(|start| ts < start) {
+            let name = "track_event_dropped_packets_outside_of_range_of_interest";
+            self.sink.stat(name, machine, 1);
             return;
         }
         let Some(seq) = self.sequences.get_mut(&key) else {
