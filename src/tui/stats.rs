@@ -165,11 +165,18 @@ pub fn load_events(conn: &Connection) -> Vec<FileEvents> {
 }
 
 impl FileEvents {
-    /// `1,234 events read: 1,230 imported, 4 dropped (see below)`.
-    pub fn describe(&self) -> String {
+    /// `1,234 events read: 1,230 imported, 4 dropped (counted below)`; with `hidden`, the
+    /// filter hides some non-zero counts (the stats that count drops may be `info` ones), so
+    /// the text says they may be under `z`.
+    pub fn describe(&self, hidden: bool) -> String {
         let mut text = format!("{} events read: {} imported", self.read, self.imported);
         if self.dropped > 0 {
-            text.push_str(&format!(", {} dropped (counted below)", self.dropped));
+            let whence = if hidden {
+                "counted below or under z"
+            } else {
+                "counted below"
+            };
+            text.push_str(&format!(", {} dropped ({whence})", self.dropped));
         }
         if self.unaccounted > 0 {
             text.push_str(&format!(", {} lost without a count", self.unaccounted));
@@ -346,12 +353,13 @@ pub struct Group {
 }
 
 impl Group {
-    /// What was checked for this group, so no one reads "no loss" where nothing looked.
-    pub fn checked(&self) -> String {
+    /// What was checked for this group, so no one reads "no loss" where nothing looked
+    /// (`hidden`: the list's filter hides some of the group's non-zero counts).
+    pub fn checked(&self, hidden: bool) -> String {
         let format = self.checked_format();
         match &self.events {
-            Some(e) if !format.is_empty() => format!("{format} · {}", e.describe()),
-            Some(e) => e.describe(),
+            Some(e) if !format.is_empty() => format!("{format} · {}", e.describe(hidden)),
+            Some(e) => e.describe(hidden),
             None => format,
         }
     }
@@ -751,7 +759,11 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &StatsState, theme: &Theme) {
                 f.as_deref().unwrap_or("no file")
             ),
         };
-        let checked = g.checked();
+        let hidden = g
+            .rows
+            .iter()
+            .any(|&i| rows[i].value != 0 && !state.shown(&rows[i]));
+        let checked = g.checked(hidden);
         if g.file.is_none() && listed.is_empty() {
             continue;
         }
@@ -900,10 +912,31 @@ mod tests {
                 "traced_buf_chunks_discarded"
             ]
         );
-        assert!(a.checked().starts_with("TraceStats: 1 buffer ·"));
+        assert!(a.checked(false).starts_with("TraceStats: 1 buffer ·"));
         assert!(groups[1]
-            .checked()
+            .checked(false)
             .starts_with("no TraceStats: buffer losses unknown"));
+    }
+
+    /// "counted below" must hold under the list's filter: when the filter hides non-zero
+    /// counts (the drops may be counted by `info` stats), the header says where they are.
+    #[test]
+    fn dropped_events_point_at_their_counts_under_the_filter() {
+        let e = FileEvents {
+            file: "t.pftrace".into(),
+            read: 10,
+            imported: 8,
+            dropped: 2,
+            unaccounted: 0,
+        };
+        assert_eq!(
+            e.describe(false),
+            "10 events read: 8 imported, 2 dropped (counted below)"
+        );
+        assert_eq!(
+            e.describe(true),
+            "10 events read: 8 imported, 2 dropped (counted below or under z)"
+        );
     }
 
     #[test]
