@@ -172,7 +172,7 @@ impl FileEvents {
         let mut text = format!("{} events read: {} imported", self.read, self.imported);
         if self.dropped > 0 {
             let whence = if hidden {
-                "counted below or under z"
+                "below or under z"
             } else {
                 "counted below"
             };
@@ -935,7 +935,7 @@ mod tests {
         );
         assert_eq!(
             e.describe(true),
-            "10 events read: 8 imported, 2 dropped (counted below or under z)"
+            "10 events read: 8 imported, 2 dropped (below or under z)"
         );
     }
 
