@@ -240,7 +240,7 @@ impl Placement {
     }
 
     fn strict_plan(&self, raw: ClockDomain) -> Plan {
-        if raw.clock_id == clocks::UNTIMED {
+        if matches!(raw.clock_id, clocks::UNTIMED | clocks::UNCONVERTED) {
             return Plan::Identity;
         }
         let Some(node) = self.node_of(raw) else {

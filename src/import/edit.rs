@@ -402,7 +402,11 @@ impl Session {
                 dropped += lost_then[c];
                 dropped_now += lost_now[c];
                 let d = *sink.clocks.get(c as u32);
-                if d.clock_id == crate::ir::clocks::UNTIMED || then.node_of(d).is_none() {
+                let unconverted = matches!(
+                    d.clock_id,
+                    crate::ir::clocks::UNTIMED | crate::ir::clocks::UNCONVERTED
+                );
+                if unconverted || then.node_of(d).is_none() {
                     continue;
                 }
                 let (a, b) = (

@@ -662,7 +662,11 @@ fn contexts(sink: &Sink, formats: &[Option<Format>]) -> Vec<Context> {
         let d = sink.clocks.get(c as u32);
         let is_proto = formats.get(d.file as usize) == Some(&Some(Format::Proto));
         let used = is_proto || per_clock.get(c).is_some_and(|&n| n > 0);
-        let converts = used && !matches!(d.clock_id, clocks::PACKET_DEFAULT | clocks::UNTIMED);
+        let converts = used
+            && !matches!(
+                d.clock_id,
+                clocks::PACKET_DEFAULT | clocks::UNTIMED | clocks::UNCONVERTED
+            );
         note(d.file, d.machine, converts);
     }
     for s in &sink.snapshots {

@@ -743,6 +743,10 @@ pub mod clocks {
     pub const PACKET_DEFAULT: u32 = 0;
     /// A packet without a timestamp: placed at 0 on trace time, never converted.
     pub const UNTIMED: u32 = u32::MAX - 1;
+    /// A proto packet that names no clock, read before its file's first ClockSnapshot set the
+    /// file's default clock: its value is used unconverted, never deferred
+    /// (behaviour-merging.md §1, "Proto packet clock").
+    pub const UNCONVERTED: u32 = u32::MAX - 2;
     pub const REALTIME: u32 = 1;
     pub const REALTIME_COARSE: u32 = 2;
     pub const MONOTONIC: u32 = 3;

@@ -1106,7 +1106,10 @@ impl Sink {
     /// tag 0 even if the context's later snapshots isolate its clocks.
     pub fn shared_until_own_snapshot(&self, mut domain: ClockDomain) -> ClockDomain {
         let builtin = !(64..128).contains(&domain.clock_id)
-            && !matches!(domain.clock_id, clocks::UNTIMED | clocks::TRACE_FILE);
+            && !matches!(
+                domain.clock_id,
+                clocks::UNTIMED | clocks::UNCONVERTED | clocks::TRACE_FILE
+            );
         domain.shared = builtin
             && !self
                 .own_snapshots

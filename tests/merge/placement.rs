@@ -366,3 +366,34 @@ fn a_second_file_uses_the_machines_clocks_until_its_own_snapshot() {
         table(&[["error", "b.pb", "num_conversions_using_primary", "2"]])
     );
 }
+
+/// behaviour-merging.md §1, "Proto packet clock": only a parsed ClockSnapshot sets a file's
+/// default clock, so a packet naming no clock read before the file's first snapshot keeps its
+/// value unconverted; the same packet after the snapshot converts through the default clock
+/// (BOOTTIME here) to trace time (REALTIME).
+#[test]
+fn a_clockless_packet_before_the_first_snapshot_is_not_converted() {
+    let mut packets = thread_tracks(10, 11, "app", "main");
+    packets.extend(slice("early", 50_000_000, 100));
+    packets.push(snapshot(&[
+        (BOOTTIME, 1_000_000_000),
+        (REALTIME, 1_700_000_001_000_000_000),
+    ]));
+    packets.extend(slice("late", 1_100_000_000, 100));
+    let p = encode(packets, None);
+    let meta = manifest(
+        r#"{"version": 1, "trace_time": {"clock": "REALTIME", "file": "p.pb"},
+            "files": [{"path": "p.pb"}]}"#,
+    );
+    let i = expect_ok(
+        "clockless_before_snapshot.zip",
+        &zip(&[("meta.json", &meta), ("p.pb", &p)]),
+    );
+    assert_eq!(
+        rows(&i.conn, "select name, ts, dur from slice order by ts"),
+        table(&[
+            ["early", "50000000", "100"],
+            ["late", "1700000001100000000", "100"],
+        ])
+    );
+}

@@ -170,6 +170,9 @@ struct Parser<'a> {
     pending_track_event: Option<u64>,
     /// Some packet named the trace's uuid.
     uuid_seen: bool,
+    /// A ClockSnapshot of this file has set its default clock: until then a packet naming
+    /// no clock keeps its value unconverted ([`clocks::UNCONVERTED`]).
+    default_clock_set: bool,
     /// The start of the TrackEvent range of interest (ns), from the file's latest
     /// TrackEventRangeOfInterest packet: TrackEvents before it are dropped when cropping.
     range_of_interest_ns: Option<i64>,
@@ -274,6 +277,7 @@ pub fn parse_stream(
         ftrace_cpus_seen: std::collections::HashSet::new(),
         ftrace_ranges: Vec::new(),
         uuid_seen: false,
+        default_clock_set: false,
         range_of_interest_ns: None,
         content: FxHashMap::default(),
         track_event_content: (0, 0),
@@ -1013,7 +1017,11 @@ impl Parser<'_> {
             .timestamp_clock_id
             .filter(|&c| c != 0)
             .or(seq_clock)
-            .unwrap_or(clocks::PACKET_DEFAULT);
+            .unwrap_or(if self.default_clock_set {
+                clocks::PACKET_DEFAULT
+            } else {
+                clocks::UNCONVERTED
+            });
         if seq_id == 0 && (FIRST_SEQUENCE_CLOCK..LAST_SEQUENCE_CLOCK).contains(&clock_id) {
             self.fatal.get_or_insert(ParseError::invalid(format!(
                 "TracePacket specified a sequence-local clock id ({clock_id}) but the \

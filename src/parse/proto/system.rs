@@ -74,6 +74,15 @@ impl Parser<'_> {
             readings.push((domain, v));
         }
         if !readings.is_empty() {
+            // The file's default clock, as the placement picks it (`clock::default_clock`):
+            // `primary_trace_clock`, else BOOTTIME without a TRACE_FILE clock.
+            let has = |id| {
+                readings
+                    .iter()
+                    .any(|(d, _): &(ClockDomain, i64)| d.clock_id == id)
+            };
+            self.default_clock_set |= cs.primary_trace_clock.is_some()
+                || (has(clocks::BOOTTIME) && !has(clocks::TRACE_FILE));
             let at = i64::try_from(self.packet_at.1).ok();
             self.sink.add_snapshot(
                 ClockSnapshot {
