@@ -1267,3 +1267,50 @@ fn stats_name_a_lone_or_gzipped_trace_by_the_input() {
         "{screen}"
     );
 }
+
+/// A ClockSnapshot the clock tracker refuses is counted in `invalid_clock_snapshots`; the
+/// Clock graph pane says which file's snapshot it was and why, in the reference's words.
+#[test]
+fn the_clock_graph_says_why_a_snapshot_was_refused() {
+    use prost::Message;
+    use sextant::protos::{
+        clock_snapshot::Clock, trace_packet::Data, ClockSnapshot, Trace, TracePacket,
+    };
+    let snapshot = |boot: u64, mono: u64| TracePacket {
+        data: Some(Data::ClockSnapshot(ClockSnapshot {
+            clocks: [(6, boot), (3, mono)]
+                .iter()
+                .map(|&(id, ts)| Clock {
+                    clock_id: Some(id),
+                    timestamp: Some(ts),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        })),
+        optional_trusted_packet_sequence_id: Some(
+            sextant::protos::trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(
+                1,
+            ),
+        ),
+        ..Default::default()
+    };
+    // BOOTTIME, trace time, goes back at the second snapshot.
+    let bytes = Trace {
+        packet: vec![snapshot(1_000, 100), snapshot(500, 200)],
+    }
+    .encode_to_vec();
+    let files = sextant::source::open_bytes("refused.pftrace", bytes).expect("opens");
+    let mut harness = Harness::import("refused.pftrace", files, 160, 48);
+    harness.key(KeyCode::Char('2'));
+    let screen = harness.screen();
+    assert!(
+        screen.contains("✗ snapshot refused: Clock sync error: the trace clock (id=6) is"),
+        "{screen}"
+    );
+    assert!(screen.contains("500 not >= 1000."), "{screen}");
+    assert!(
+        screen.contains("its clock snapshots relate clocks, but none of its timestamps"),
+        "{screen}"
+    );
+}

@@ -150,11 +150,19 @@ pub struct Placement {
     /// Relations whose `clock_snapshot` rows were written so far.
     stamps: usize,
     /// Snapshots refused (`invalid_clock_snapshots`), each with the reference's message.
-    pub rejected: Vec<String>,
+    pub rejected: Vec<RejectedSnapshot>,
     /// Each clock's encoding, fixed at its first snapshot: (unit in ns, incremental).
     encodings: HashMap<ClockDomain, (i64, bool)>,
     /// The last reading of each clock in each series (the set of clocks read together).
     series: HashMap<(ClockDomain, Vec<ClockDomain>), i64>,
+}
+
+/// A ClockSnapshot the clock tracker refused, and why (the reference's message).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RejectedSnapshot {
+    pub file: u32,
+    pub machine: MachineId,
+    pub message: String,
 }
 
 /// The inputs of [`place`].
@@ -393,8 +401,12 @@ impl Placement {
     }
 
     /// A refused snapshot: it still takes a snapshot id (and writes no rows).
-    fn reject_snapshot(&mut self, message: String, trace_time: ClockDomain) {
-        self.rejected.push(format!("Clock sync error: {message}"));
+    fn reject_snapshot(&mut self, snap: &ClockSnapshot, message: String, trace_time: ClockDomain) {
+        self.rejected.push(RejectedSnapshot {
+            file: snap.file,
+            machine: snap.machine,
+            message: format!("Clock sync error: {message}"),
+        });
         self.inserted.push(InsertedSnapshot {
             readings: Vec::new(),
             source: EdgeSource::Snapshot,
@@ -582,7 +594,7 @@ pub fn place(input: &PlacementInput) -> Placement {
                 .flatten()
                 .map(|c| builtin(ctx.machine, c));
             if let Err(message) = p.check_snapshot(snap, trace_time.or(claim)) {
-                p.reject_snapshot(message, now(trace_time));
+                p.reject_snapshot(snap, message, now(trace_time));
                 continue;
             }
             p.add_snapshot(snap, trace_time);
@@ -609,7 +621,7 @@ pub fn place(input: &PlacementInput) -> Placement {
     for snap in rest {
         let now = trace_time.unwrap_or_else(|| file_timeline(0, input.first_machine));
         if let Err(message) = p.check_snapshot(snap, trace_time) {
-            p.reject_snapshot(message, now);
+            p.reject_snapshot(snap, message, now);
             continue;
         }
         p.add_snapshot(snap, trace_time);

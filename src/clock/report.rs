@@ -61,6 +61,8 @@ pub struct Report {
     pub nodes: Vec<NodeRow>,
     pub edges: Vec<EdgeRow>,
     pub files: Vec<FilePlacementRow>,
+    /// ClockSnapshots refused, in the order they were read, with why.
+    pub refused: Vec<super::RejectedSnapshot>,
 }
 
 /// Event counts per raw clock (index into `sink.clocks`).
@@ -163,10 +165,16 @@ impl Report {
                     ),
                 )
             } else if !ctx.converts {
-                (
-                    "unconverted",
-                    "no clock snapshots: timestamps are taken as trace time".to_string(),
-                )
+                let snapshots = sink
+                    .snapshots
+                    .iter()
+                    .any(|s| s.file == ctx.file && s.machine == ctx.machine);
+                let why = if snapshots {
+                    "its clock snapshots relate clocks, but none of its timestamps is on a clock to convert: they are taken as trace time"
+                } else {
+                    "no clock snapshots: timestamps are taken as trace time"
+                };
+                ("unconverted", why.to_string())
             } else if *clock == placement.trace_time {
                 ("trace_time", format!("{} is trace time", label(clock)))
             } else {
@@ -208,6 +216,7 @@ impl Report {
             nodes,
             edges,
             files,
+            refused: placement.rejected.clone(),
         }
     }
 

@@ -55,6 +55,7 @@ pub(super) enum Table {
     ClockNode,
     ClockEdge,
     FilePlacement,
+    ClockError,
     TraceTimeCandidate,
     TrackFile,
     TraceBounds,
@@ -98,7 +99,7 @@ pub(super) enum Table {
     SpuriousSchedWakeup,
 }
 
-pub(super) const TABLES: usize = 30 + 21 + 3 + 2 + 7;
+pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 7;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -128,6 +129,7 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::ClockNode,
     Table::ClockEdge,
     Table::FilePlacement,
+    Table::ClockError,
     Table::TraceTimeCandidate,
     Table::TrackFile,
     Table::TraceBounds,
@@ -306,6 +308,11 @@ impl Table {
             Table::FilePlacement => (
                 "__sextant_file_placement",
                 "file_id, machine_id, node_id, status, path, events, dropped",
+                false,
+            ),
+            Table::ClockError => (
+                "__sextant_clock_error",
+                "file_id, machine_id, message",
                 false,
             ),
             Table::TraceTimeCandidate => (

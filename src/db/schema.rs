@@ -85,6 +85,8 @@ CREATE TABLE __sextant_clock_edge (
 CREATE TABLE __sextant_file_placement (
   file_id INTEGER, machine_id INTEGER, node_id INTEGER, status TEXT, path TEXT,
   events INTEGER, dropped INTEGER);
+CREATE TABLE __sextant_clock_error (
+  file_id INTEGER, machine_id INTEGER, message TEXT);
 CREATE TABLE __sextant_trace_time_candidate (
   node_id INTEGER, label TEXT, is_current INTEGER, dropped_events INTEGER);
 -- The trace file a slice came from: its row in __sextant_slice_file, else its track's in

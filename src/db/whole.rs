@@ -655,6 +655,14 @@ impl TableWriter<'_> {
                 row.int(f.dropped as i64);
             })?;
         }
+        for r in &report.refused {
+            let file = self.file_id(r.file);
+            self.row(Table::ClockError, |row| {
+                row.opt_int(file);
+                row.opt_int(nullable_machine(r.machine));
+                row.text(Some(&r.message));
+            })?;
+        }
         for c in &facts.candidates {
             self.row(Table::TraceTimeCandidate, |row| {
                 row.int(c.node);

@@ -45,11 +45,19 @@ pub struct FilePlacement {
     pub dropped: i64,
 }
 
+/// A ClockSnapshot the clock tracker refused (it counts in `invalid_clock_snapshots`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RefusedSnapshot {
+    pub file: String,
+    pub message: String,
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClockGraph {
     pub nodes: Vec<ClockNode>,
     pub edges: Vec<ClockEdge>,
     pub files: Vec<FilePlacement>,
+    pub refused: Vec<RefusedSnapshot>,
 }
 
 fn clean(v: Option<String>) -> Option<String> {
@@ -113,6 +121,24 @@ pub fn load(conn: &Connection) -> rusqlite::Result<ClockGraph> {
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
+    // A database from a Sextant that did not record them has none to show.
+    graph.refused = conn
+        .prepare(
+            "SELECT coalesce(f.name, CASE WHEN f.parent_id IS NULL THEN '(the opened file)' ELSE 'file ' || e.file_id END), e.message
+             FROM __sextant_clock_error e
+             LEFT JOIN __intrinsic_trace_file f ON f.id = e.file_id
+             ORDER BY e.rowid",
+        )
+        .and_then(|mut stmt| {
+            stmt.query_map([], |r| {
+                Ok(RefusedSnapshot {
+                    file: clean(r.get(0)?).unwrap_or_default(),
+                    message: clean(r.get(1)?).unwrap_or_default(),
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .unwrap_or_default();
     Ok(graph)
 }
 
@@ -234,11 +260,44 @@ fn file_lines<'a>(g: &'a ClockGraph, theme: &Theme) -> Vec<Line<'a>> {
         }
         lines.push(Line::from(head));
         lines.push(Line::raw(format!("    {}", f.path)));
+        lines.extend(refused_lines(g, |file| file == f.file, false, theme));
     }
     if g.files.is_empty() {
         lines.push(Line::styled("no files placed yet", theme.dim()));
     }
+    // Refused snapshots of files that placed no events.
+    lines.extend(refused_lines(
+        g,
+        |file| !g.files.iter().any(|f| f.file == file),
+        true,
+        theme,
+    ));
     lines
+}
+
+/// One line per refused ClockSnapshot of the files `of` picks: the reference's reason
+/// (and the file's name when the line is not under the file's own entry).
+fn refused_lines<'a>(
+    g: &'a ClockGraph,
+    of: impl Fn(&str) -> bool,
+    name_file: bool,
+    theme: &Theme,
+) -> Vec<Line<'a>> {
+    g.refused
+        .iter()
+        .filter(|r| of(&r.file))
+        .map(|r| {
+            let text = if name_file {
+                format!("{} ({})", r.message, r.file)
+            } else {
+                r.message.clone()
+            };
+            Line::from(vec![
+                Span::styled("    ✗ snapshot refused: ", theme.error()),
+                Span::raw(text),
+            ])
+        })
+        .collect()
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, state: &ClocksState, theme: &Theme) {

@@ -224,6 +224,18 @@ fn refused_clock_snapshots_add_no_relation() {
         rows(&i.conn, INVALID_SNAPSHOTS),
         table(&[["1", "NULL", "NULL"]])
     );
+    // Why, for the Clock graph pane: the reference's message, on the file and machine.
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select file_id, machine_id, message from __sextant_clock_error"
+        ),
+        table(&[[
+            "0",
+            "0",
+            "Clock sync error: the trace clock (id=6) is not monotonic at snapshot 1. 500 not >= 1000."
+        ]])
+    );
     // Its snapshot id is used: the rows of the first one only, ids 0.
     assert_eq!(
         rows(&i.conn, "select distinct snapshot_id from clock_snapshot"),
