@@ -653,11 +653,33 @@ pub fn preview(files: &[PathBuf], manifest_json: &str) -> Result<Preview, MergeE
         .map_err(read)?
         .collect::<Result<Vec<_>, _>>()
         .map_err(read)?;
+    // Refused ClockSnapshots relate nothing: say which and why.
+    let mut notes = findings.notes;
+    let mut stmt = conn
+        .prepare(
+            "SELECT COALESCE(f.name, 'file ' || e.file_id), e.message
+             FROM __sextant_clock_error e
+             LEFT JOIN __intrinsic_trace_file f ON f.id = e.file_id
+             ORDER BY e.rowid",
+        )
+        .map_err(read)?;
+    let refused = stmt
+        .query_map([], |r| {
+            Ok(format!(
+                "a ClockSnapshot of {} is refused: {}",
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?
+            ))
+        })
+        .map_err(read)?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(read)?;
+    notes.extend(refused);
     let mut preview = Preview {
         placements,
         drops,
         problems: findings.problems,
-        notes: findings.notes,
+        notes,
         advice: Vec::new(),
     };
     if preview.drops_events() {
