@@ -697,3 +697,58 @@ fn a_bad_limit_is_an_error() {
     let err = failing(["query", "x.json", "select 1", "--max-decompressed", "lots"]);
     assert!(err.contains("lots") && err.contains("size"), "{err}");
 }
+
+/// Perfetto's slice and flow operator table functions: `ancestor_slice`, `descendant_slice`,
+/// `directly_connected_flow`, `following_flow` (down through descendants) and
+/// `preceding_flow` (up through ancestors), rows in id order; an unknown id gives none.
+#[test]
+fn slice_and_flow_operators_walk_the_tree_and_the_flows() {
+    let trace = text_file(
+        "operators.json",
+        r#"{"traceEvents":[
+{"ph":"X","pid":1,"tid":1,"ts":0,"dur":100,"name":"A"},
+{"ph":"X","pid":1,"tid":1,"ts":10,"dur":50,"name":"A1"},
+{"ph":"X","pid":1,"tid":1,"ts":20,"dur":10,"name":"A11","bind_id":"0x1","flow_out":true},
+{"ph":"X","pid":1,"tid":1,"ts":70,"dur":10,"name":"A2"},
+{"ph":"X","pid":1,"tid":2,"ts":200,"dur":100,"name":"B","bind_id":"0x1","flow_in":true},
+{"ph":"X","pid":1,"tid":2,"ts":210,"dur":10,"name":"B1","bind_id":"0x2","flow_out":true},
+{"ph":"X","pid":1,"tid":3,"ts":400,"dur":10,"name":"C","bind_id":"0x2","flow_in":true}
+]}"#,
+    );
+    let names = |sql: &str| {
+        let out = query(
+            &trace.0,
+            &format!(
+                "select group_concat(name, ' ') as names from
+                   (select s.name from {sql} f join slice s on s.id = f.id order by f.id)"
+            ),
+        );
+        out.lines().nth(1).unwrap_or_default().to_string()
+    };
+    let id = |name: &str| format!("(select id from slice where name = '{name}')");
+    assert_eq!(names(&format!("ancestor_slice({})", id("A11"))), "\"A A1\"");
+    assert_eq!(
+        names(&format!("descendant_slice({})", id("A"))),
+        "\"A1 A11 A2\""
+    );
+    assert_eq!(names("ancestor_slice(12345)"), "\"[NULL]\"");
+    let flows = |f: &str, name: &str| {
+        let out = query(
+            &trace.0,
+            &format!(
+                "select group_concat(o.name || '>' || i.name, ' ') as chain from
+                   (select * from {f}({}) order by id) f
+                 join slice o on o.id = f.slice_out join slice i on i.id = f.slice_in",
+                id(name)
+            ),
+        );
+        out.lines().nth(1).unwrap_or_default().to_string()
+    };
+    // From A: A11 (a descendant) flows to B, whose child B1 flows to C.
+    assert_eq!(flows("following_flow", "A"), "\"A11>B B1>C\"");
+    // Into C: from B1, whose parent B is reached from A11.
+    assert_eq!(flows("preceding_flow", "C"), "\"A11>B B1>C\"");
+    // Only the chain through B itself: nothing through its child B1.
+    assert_eq!(flows("directly_connected_flow", "B"), "\"A11>B\"");
+    assert_eq!(flows("directly_connected_flow", "A"), "\"[NULL]\"");
+}

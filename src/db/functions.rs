@@ -102,6 +102,15 @@ pub fn register_functions(conn: &Connection, path: &Path) -> Result<(), DbError>
     super::layout::register(conn, side.clone())?;
     super::table_fn::register(conn, side.clone(), &super::flamegraph::FLAMEGRAPH)?;
     super::table_fn::register(conn, side.clone(), &super::annotated::ANNOTATED_CALLSTACK)?;
+    for def in [
+        &super::slice_fns::ANCESTOR_SLICE,
+        &super::slice_fns::DESCENDANT_SLICE,
+        &super::slice_fns::DIRECTLY_CONNECTED_FLOW,
+        &super::slice_fns::FOLLOWING_FLOW,
+        &super::slice_fns::PRECEDING_FLOW,
+    ] {
+        super::table_fn::register(conn, side.clone(), def)?;
+    }
     conn.create_scalar_function("demangle", 1, flags, |ctx| {
         Ok(match arg_text(ctx, 0)? {
             Some(name) => super::annotated::demangle(&name).map_or(Value::Null, Value::Text),

@@ -12,6 +12,7 @@ mod output;
 mod profile;
 pub mod read;
 pub mod schema;
+mod slice_fns;
 mod span_join;
 mod table_fn;
 mod whole;
