@@ -743,3 +743,38 @@ fn redescriptions_overrides_and_passthrough_utids_as_trace_processor_reads_them(
         ])
     );
 }
+
+#[test]
+fn a_legacy_name_iid_names_the_event_when_the_event_has_none() {
+    // legacy_name_iid.textproto: a ThreadDescriptor sequence with interned names ev1/ev2;
+    // B with legacy name_iid 1, X with legacy name_iid 2, an instant with `name` and an
+    // unknown legacy name_iid 9, an instant with name_iid 2 and legacy name_iid 1.
+    let (conn, _db) = import("legacy_name_iid");
+    assert_eq!(
+        rows(&conn, "select ts, dur, name from slice order by ts"),
+        table(&[
+            ["1010000", "40000", "ev1"],
+            ["1020000", "3000", "ev2"],
+            // A non-zero legacy iid wins over `name` even when it does not resolve.
+            ["1030000", "0", "NULL"],
+            // The event's own iid wins over the legacy one.
+            ["1040000", "0", "ev2"],
+        ])
+    );
+    assert_eq!(stat(&conn, "interned_data_tokenizer_errors"), "1");
+}
+
+#[test]
+fn a_counter_descriptor_s_first_category_is_a_track_arg() {
+    // counter_category.textproto: a process counter with categories c1, c2 and a global
+    // counter with none.
+    let (conn, _db) = import("counter_category");
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, extract_arg(source_arg_set_id, 'category') from counter_track
+             order by name"
+        ),
+        table(&[["with_categories", "c1"], ["without", "NULL"]])
+    );
+}

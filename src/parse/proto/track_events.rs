@@ -207,6 +207,11 @@ impl Parser<'_> {
                 unit_name: self.sink.intern_opt(c.unit_name.as_deref()),
                 unit_multiplier: c.unit_multiplier.unwrap_or(0),
                 is_incremental: c.is_incremental(),
+                // Trace Processor keeps only the first category.
+                category: c
+                    .categories
+                    .first()
+                    .map_or(NULL_STR, |cat| self.sink.intern(cat)),
             });
         }
         self.sink.descriptors.insert((machine, uuid), desc);
@@ -375,16 +380,30 @@ impl Parser<'_> {
                 parts.extend(ev.categories.iter().cloned());
                 self.sink.intern_nonempty(&parts.join(","))
             };
-        let name = match &ev.name_field {
-            Some(track_event::NameField::NameIid(iid)) if *iid != 0 => match seq.names.get(iid) {
+        // Name: the event's `name_iid`, else the legacy event's `name_iid` (Trace
+        // Processor's ParseTrackEventName: a non-zero iid wins over `name` even when it
+        // does not resolve), else `name`.
+        let name_iid = match &ev.name_field {
+            Some(track_event::NameField::NameIid(iid)) if *iid != 0 => *iid,
+            _ => ev
+                .legacy_event
+                .as_ref()
+                .and_then(|l| l.name_iid)
+                .unwrap_or(0),
+        };
+        let name = if name_iid != 0 {
+            match seq.names.get(&name_iid) {
                 Some(&n) => n,
                 None => {
                     missing_iid = true;
                     NULL_STR
                 }
-            },
-            Some(track_event::NameField::Name(n)) => self.sink.intern(n),
-            _ => NULL_STR,
+            }
+        } else {
+            match &ev.name_field {
+                Some(track_event::NameField::Name(n)) => self.sink.intern(n),
+                _ => NULL_STR,
+            }
         };
         if missing_iid {
             self.sink.stat("interned_data_tokenizer_errors", machine, 1);
