@@ -778,3 +778,18 @@ fn a_counter_descriptor_s_first_category_is_a_track_arg() {
         table(&[["with_categories", "c1"], ["without", "NULL"]])
     );
 }
+
+#[test]
+fn a_process_descriptor_s_cmdline_neither_names_the_process_nor_is_its_cmdline() {
+    // process_descriptor_cmdline.textproto: packet-level ProcessDescriptors, pid 5 with
+    // only a cmdline (and the legacy renderer type), pid 7 with a process_name.
+    let (conn, _db) = import("process_descriptor_cmdline");
+    assert_eq!(
+        rows(&conn, "select pid, name, cmdline from process order by upid"),
+        table(&[
+            ["0", "NULL", "NULL"],
+            ["5", "Renderer", "NULL"],
+            ["7", "named7", "NULL"],
+        ])
+    );
+}

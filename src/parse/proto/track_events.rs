@@ -10,16 +10,13 @@ impl Parser<'_> {
         machine: MachineId,
         pd: &protos::ProcessDescriptor,
     ) -> ProcessInfo {
+        // Only `process_name` names the process: Trace Processor reads neither `cmdline`
+        // nor `legacy_sort_index` of a ProcessDescriptor (behaviour-chrome-typed-args.md §7).
         let name = pd
             .process_name
             .as_deref()
-            .or(pd.cmdline.first().map(String::as_str))
-            .map_or(NULL_STR, |n| self.sink.intern(n));
-        let cmdline = if pd.cmdline.is_empty() {
-            NULL_STR
-        } else {
-            self.sink.intern(&pd.cmdline.join(" "))
-        };
+            .map_or(NULL_STR, |n| self.sink.intern_nonempty(n));
+        let cmdline = NULL_STR;
         ProcessInfo {
             process: ProcessRef {
                 machine,
