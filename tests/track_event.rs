@@ -793,3 +793,28 @@ fn a_process_descriptor_s_cmdline_neither_names_the_process_nor_is_its_cmdline()
         ])
     );
 }
+
+#[test]
+fn legacy_thread_phases_need_a_thread_and_process_instants_a_process() {
+    // legacy_thread_phases_without_thread.textproto: sequence 1 has thread t1 (default
+    // track uuid 1); sequence 2 has no thread and sends legacy B, E, X, a thread instant,
+    // a process instant, a global instant and a typed begin on track 0.
+    let (conn, _db) = import("legacy_thread_phases_without_thread");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.name, t.type from slice s join track t on t.id = s.track_id
+             order by s.ts"
+        ),
+        table(&[
+            ["on_default_uuid", "thread_execution"],
+            ["explicit0_typed", "global_merged_track_event"],
+            ["explicit0_legacy", "thread_execution"],
+            // Global instants need no thread; B, E, X, thread and process instants
+            // without one are parser errors.
+            ["noseq_global_i", "legacy_chrome_global_instants"],
+            ["noseq_typed", "global_merged_track_event"],
+        ])
+    );
+    assert_eq!(stat(&conn, "track_event_parser_errors"), "5");
+}

@@ -873,6 +873,17 @@ impl Parser<'_> {
         seq_thread: Option<ThreadRef>,
     ) -> Option<EventData> {
         let legacy = ev.legacy_event.as_ref()?;
+        // Thread phases need the event's thread (the sequence's, or a thread-scoped
+        // track's): without one Trace Processor drops the event ("TrackEvent with phase B
+        // without thread association").
+        let machine = self.ctx.machine;
+        let thread_phase = matches!(phase, b'B' | b'E' | b'X')
+            || (matches!(phase, b'i' | b'I')
+                && !matches!(legacy.instant_event_scope, Some(1) | Some(2)));
+        if thread_phase && !self.thread_scoped(machine, slice.track) {
+            self.sink.stat("track_event_parser_errors", machine, 1);
+            return None;
+        }
         match phase {
             b'B' => Some(EventData::Begin(slice)),
             b'E' => Some(EventData::End(slice)),
@@ -908,31 +919,36 @@ impl Parser<'_> {
             b'M' => self.legacy_metadata(slice, ev, seq_thread),
             b'i' | b'I' | b'R' => {
                 let mut off_thread = None;
-                if let (Some(scope), Some(t)) = (legacy.instant_event_scope, seq_thread) {
-                    match scope {
-                        1 => {
-                            slice.track = self.sink.track(TrackKey::GlobalSlices {
-                                machine: t.machine,
-                                kind: "legacy_chrome_global_instants",
+                match legacy.instant_event_scope {
+                    // Global: no thread needed (one is named when the sequence has it).
+                    Some(1) => {
+                        slice.track = self.sink.track(TrackKey::GlobalSlices {
+                            machine,
+                            kind: "legacy_chrome_global_instants",
+                            name: NULL_STR,
+                        });
+                        off_thread = seq_thread;
+                    }
+                    // Process: the sequence's process, else the error "without process
+                    // association".
+                    Some(2) => match seq_thread.and_then(|t| t.pid.map(|pid| (t, pid))) {
+                        Some((t, pid)) => {
+                            slice.track = self.sink.track(TrackKey::ProcessSlices {
+                                process: ProcessRef {
+                                    machine: t.machine,
+                                    pid,
+                                },
+                                kind: "chrome_process_instant",
                                 name: NULL_STR,
                             });
                             off_thread = Some(t);
                         }
-                        2 => {
-                            if let Some(pid) = t.pid {
-                                slice.track = self.sink.track(TrackKey::ProcessSlices {
-                                    process: ProcessRef {
-                                        machine: t.machine,
-                                        pid,
-                                    },
-                                    kind: "chrome_process_instant",
-                                    name: NULL_STR,
-                                });
-                                off_thread = Some(t);
-                            }
+                        None => {
+                            self.sink.stat("track_event_parser_errors", machine, 1);
+                            return None;
                         }
-                        _ => {}
-                    }
+                    },
+                    _ => {}
                 }
                 // A global or process instant names the thread it came from.
                 if let Some(t) = off_thread {
