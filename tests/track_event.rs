@@ -785,7 +785,10 @@ fn a_process_descriptor_s_cmdline_neither_names_the_process_nor_is_its_cmdline()
     // only a cmdline (and the legacy renderer type), pid 7 with a process_name.
     let (conn, _db) = import("process_descriptor_cmdline");
     assert_eq!(
-        rows(&conn, "select pid, name, cmdline from process order by upid"),
+        rows(
+            &conn,
+            "select pid, name, cmdline from process order by upid"
+        ),
         table(&[
             ["0", "NULL", "NULL"],
             ["5", "Renderer", "NULL"],
