@@ -590,6 +590,14 @@ fn legacy_global_and_process_instants_name_their_thread() {
             ],
         ]
     );
+    // The utid is an unsigned integer (behaviour-chrome-typed-args.md §2 item 12).
+    assert_eq!(
+        rows(
+            &conn,
+            "select distinct value_type from args where key = 'legacy_event.passthrough_utid'"
+        ),
+        table(&[["uint"]])
+    );
 }
 
 #[test]

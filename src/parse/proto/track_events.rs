@@ -37,7 +37,7 @@ impl Parser<'_> {
         let thread = self.sink.thread_refs.intern(t);
         self.sink.static_arg(
             "legacy_event.passthrough_utid",
-            ArgValue::ThreadUtid(thread),
+            ArgValue::PassthroughUtid(thread),
         )
     }
 
