@@ -829,3 +829,23 @@ fn legacy_thread_phases_need_a_thread_and_process_instants_a_process() {
     );
     assert_eq!(stat(&conn, "track_event_parser_errors"), "5");
 }
+
+#[test]
+fn debug_annotations_that_cannot_be_read_add_nothing_and_are_counted() {
+    // debug_annotation_errors.textproto: one instant with annotations `badjson` (legacy
+    // JSON that does not parse), `after`, `noval` (no value), one with an unknown name
+    // iid, `sv` with an unknown string iid, and `last`.
+    let (conn, _db) = import("debug_annotation_errors");
+    assert_eq!(
+        rows(
+            &conn,
+            "select a.key, a.display_value from slice s join args a using (arg_set_id)
+             where a.key like 'debug.%' order by a.id"
+        ),
+        table(&[["debug.after", "1"], ["debug.last", "3"]])
+    );
+    // The bad JSON, the unknown name iid and the unknown string iid are parser errors;
+    // the unknown name iid is an interning error too (behaviour-parsers.md §3.1).
+    assert_eq!(stat(&conn, "track_event_parser_errors"), "3");
+    assert_eq!(stat(&conn, "interned_data_tokenizer_errors"), "1");
+}
