@@ -323,6 +323,24 @@ fn translation_tables_rename_process_tracks() {
 }
 
 #[test]
+fn translated_slice_names_match_ends_by_their_translated_name() {
+    // slice_name_translation.textproto: rules raw_name1 -> slice_name_1, raw_name2 ->
+    // slice_name_2; Begin raw_name1 / nameless End, instants raw_name2 and other, then
+    // Begin raw_name2 at 1400 closed by an End named raw_name2 at 1500. The End's name is
+    // translated before matching, so the last slice closes.
+    let (conn, _db) = import("slice_name_translation");
+    assert_eq!(
+        rows(&conn, "select ts, dur, name from slice order by ts"),
+        table(&[
+            ["1000", "100", "slice_name_1"],
+            ["1200", "0", "slice_name_2"],
+            ["1300", "0", "other"],
+            ["1400", "100", "slice_name_2"],
+        ])
+    );
+}
+
+#[test]
 fn chrome_packets_become_args_logs_raw_rows_and_metadata() {
     let (conn, _db) = import("chrome_features");
     // The incremental µs clock: events 10 µs apart.

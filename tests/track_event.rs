@@ -590,6 +590,14 @@ fn legacy_global_and_process_instants_name_their_thread() {
             ],
         ]
     );
+    // The utid is an unsigned integer (behaviour-chrome-typed-args.md §2 item 12).
+    assert_eq!(
+        rows(
+            &conn,
+            "select distinct value_type from args where key = 'legacy_event.passthrough_utid'"
+        ),
+        table(&[["uint"]])
+    );
 }
 
 #[test]
@@ -742,4 +750,102 @@ fn redescriptions_overrides_and_passthrough_utids_as_trace_processor_reads_them(
             ["7000", "legacy_event.passthrough_utid", "2"],
         ])
     );
+}
+
+#[test]
+fn a_legacy_name_iid_names_the_event_when_the_event_has_none() {
+    // legacy_name_iid.textproto: a ThreadDescriptor sequence with interned names ev1/ev2;
+    // B with legacy name_iid 1, X with legacy name_iid 2, an instant with `name` and an
+    // unknown legacy name_iid 9, an instant with name_iid 2 and legacy name_iid 1.
+    let (conn, _db) = import("legacy_name_iid");
+    assert_eq!(
+        rows(&conn, "select ts, dur, name from slice order by ts"),
+        table(&[
+            ["1010000", "40000", "ev1"],
+            ["1020000", "3000", "ev2"],
+            // A non-zero legacy iid wins over `name` even when it does not resolve.
+            ["1030000", "0", "NULL"],
+            // The event's own iid wins over the legacy one.
+            ["1040000", "0", "ev2"],
+        ])
+    );
+    assert_eq!(stat(&conn, "interned_data_tokenizer_errors"), "1");
+}
+
+#[test]
+fn a_counter_descriptor_s_first_category_is_a_track_arg() {
+    // counter_category.textproto: a process counter with categories c1, c2 and a global
+    // counter with none.
+    let (conn, _db) = import("counter_category");
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, extract_arg(source_arg_set_id, 'category') from counter_track
+             order by name"
+        ),
+        table(&[["with_categories", "c1"], ["without", "NULL"]])
+    );
+}
+
+#[test]
+fn a_process_descriptor_s_cmdline_neither_names_the_process_nor_is_its_cmdline() {
+    // process_descriptor_cmdline.textproto: packet-level ProcessDescriptors, pid 5 with
+    // only a cmdline (and the legacy renderer type), pid 7 with a process_name.
+    let (conn, _db) = import("process_descriptor_cmdline");
+    assert_eq!(
+        rows(
+            &conn,
+            "select pid, name, cmdline from process order by upid"
+        ),
+        table(&[
+            ["0", "NULL", "NULL"],
+            ["5", "Renderer", "NULL"],
+            ["7", "named7", "NULL"],
+        ])
+    );
+}
+
+#[test]
+fn legacy_thread_phases_need_a_thread_and_process_instants_a_process() {
+    // legacy_thread_phases_without_thread.textproto: sequence 1 has thread t1 (default
+    // track uuid 1); sequence 2 has no thread and sends legacy B, E, X, a thread instant,
+    // a process instant, a global instant and a typed begin on track 0.
+    let (conn, _db) = import("legacy_thread_phases_without_thread");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.name, t.type from slice s join track t on t.id = s.track_id
+             order by s.ts"
+        ),
+        table(&[
+            ["on_default_uuid", "thread_execution"],
+            ["explicit0_typed", "global_merged_track_event"],
+            ["explicit0_legacy", "thread_execution"],
+            // Global instants need no thread; B, E, X, thread and process instants
+            // without one are parser errors.
+            ["noseq_global_i", "legacy_chrome_global_instants"],
+            ["noseq_typed", "global_merged_track_event"],
+        ])
+    );
+    assert_eq!(stat(&conn, "track_event_parser_errors"), "5");
+}
+
+#[test]
+fn debug_annotations_that_cannot_be_read_add_nothing_and_are_counted() {
+    // debug_annotation_errors.textproto: one instant with annotations `badjson` (legacy
+    // JSON that does not parse), `after`, `noval` (no value), one with an unknown name
+    // iid, `sv` with an unknown string iid, and `last`.
+    let (conn, _db) = import("debug_annotation_errors");
+    assert_eq!(
+        rows(
+            &conn,
+            "select a.key, a.display_value from slice s join args a using (arg_set_id)
+             where a.key like 'debug.%' order by a.id"
+        ),
+        table(&[["debug.after", "1"], ["debug.last", "3"]])
+    );
+    // The bad JSON, the unknown name iid and the unknown string iid are parser errors;
+    // the unknown name iid is an interning error too (behaviour-parsers.md §3.1).
+    assert_eq!(stat(&conn, "track_event_parser_errors"), "3");
+    assert_eq!(stat(&conn, "interned_data_tokenizer_errors"), "1");
 }

@@ -821,6 +821,8 @@ pub struct CounterInfo {
     pub unit_name: StrId,
     pub unit_multiplier: i64,
     pub is_incremental: bool,
+    /// The first of the descriptor's `categories` (track arg `category`), or NULL.
+    pub category: StrId,
 }
 
 /// Machine facts from SystemInfo.

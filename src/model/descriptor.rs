@@ -453,6 +453,9 @@ impl<'s> Builder<'s> {
                 ArgValue::Bool(true),
             );
         }
+        if let Some(category) = d.counter.map(|c| c.category).filter(|&c| c != NULL_STR) {
+            add(self.sink, "category", ArgValue::Str(category));
+        }
         self.sink.args.push(&args)
     }
 }

@@ -462,7 +462,8 @@ impl<'s> Builder<'s> {
                 if track_upid.is_some() && self.tables.threads[utid as usize].upid != track_upid {
                     continue;
                 }
-                a.value = ArgValue::Int(i64::from(utid));
+                // An unsigned integer, as Trace Processor writes it.
+                a.value = ArgValue::Uint(u64::from(utid));
             }
             resolved.push(a);
         }

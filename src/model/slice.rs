@@ -196,13 +196,7 @@ impl<'s> Builder<'s> {
         let parent = stack.last().map(|e| e.slice);
         let id = self.slice_ts.len() as u32;
         self.slice_ts.push(ts);
-        // A TranslationTable's slice_name rules rename slices as they are inserted.
-        let renames = &self.sink.translations.slice_name;
-        let name = if renames.is_empty() {
-            ev.name
-        } else {
-            renames.get(&ev.name).copied().unwrap_or(ev.name)
-        };
+        let name = self.translated_name(ev.name);
         self.live_slices.insert(
             id,
             SliceRow {
@@ -230,6 +224,18 @@ impl<'s> Builder<'s> {
         // Flows waiting for the next slice on this track.
         self.close_waiting_flows(track, id);
         id
+    }
+
+    /// A TranslationTable's slice_name rules rename slices as they are inserted, and an
+    /// End's name is translated the same way before it is matched (Trace Processor's
+    /// SliceTracker translates the raw name in Begin, End and Scoped alike).
+    fn translated_name(&self, name: StrId) -> StrId {
+        let renames = &self.sink.translations.slice_name;
+        if renames.is_empty() {
+            name
+        } else {
+            renames.get(&name).copied().unwrap_or(name)
+        }
     }
 
     pub(super) fn begin(&mut self, track: u32, ts: i64, ev: &SliceEvent) -> Option<u32> {
@@ -264,6 +270,7 @@ impl<'s> Builder<'s> {
             return None;
         }
         self.clean_stack(track, ts, -1);
+        let end_name = self.translated_name(ev.name);
         let stack = &self.stacks[track as usize];
         let mut found = None;
         for (i, e) in stack.iter().enumerate().rev() {
@@ -276,7 +283,7 @@ impl<'s> Builder<'s> {
             if ev.category != NULL_STR && row.category != ev.category {
                 continue;
             }
-            if ev.name != NULL_STR && row.name != NULL_STR && row.name != ev.name {
+            if end_name != NULL_STR && row.name != NULL_STR && row.name != end_name {
                 continue;
             }
             found = Some(i);

@@ -131,7 +131,12 @@ impl Parser<'_> {
                         self.json_value(args, flat, key, &v, depth);
                         return;
                     }
-                    Err(_) => ArgValue::Json(self.sink.intern(s)),
+                    // Trace Processor's AddJson fails ("Failed to parse JSON"): an error,
+                    // and the annotation adds nothing.
+                    Err(_) => {
+                        self.sink.stat("track_event_parser_errors", machine, 1);
+                        return;
+                    }
                 }
             }
             Some(debug_annotation::Value::NestedValue(n)) => {

@@ -10,16 +10,13 @@ impl Parser<'_> {
         machine: MachineId,
         pd: &protos::ProcessDescriptor,
     ) -> ProcessInfo {
+        // Only `process_name` names the process: Trace Processor reads neither `cmdline`
+        // nor `legacy_sort_index` of a ProcessDescriptor (behaviour-chrome-typed-args.md §7).
         let name = pd
             .process_name
             .as_deref()
-            .or(pd.cmdline.first().map(String::as_str))
-            .map_or(NULL_STR, |n| self.sink.intern(n));
-        let cmdline = if pd.cmdline.is_empty() {
-            NULL_STR
-        } else {
-            self.sink.intern(&pd.cmdline.join(" "))
-        };
+            .map_or(NULL_STR, |n| self.sink.intern_nonempty(n));
+        let cmdline = NULL_STR;
         ProcessInfo {
             process: ProcessRef {
                 machine,
@@ -40,7 +37,7 @@ impl Parser<'_> {
         let thread = self.sink.thread_refs.intern(t);
         self.sink.static_arg(
             "legacy_event.passthrough_utid",
-            ArgValue::ThreadUtid(thread),
+            ArgValue::PassthroughUtid(thread),
         )
     }
 
@@ -207,6 +204,11 @@ impl Parser<'_> {
                 unit_name: self.sink.intern_opt(c.unit_name.as_deref()),
                 unit_multiplier: c.unit_multiplier.unwrap_or(0),
                 is_incremental: c.is_incremental(),
+                // Trace Processor keeps only the first category.
+                category: c
+                    .categories
+                    .first()
+                    .map_or(NULL_STR, |cat| self.sink.intern(cat)),
             });
         }
         self.sink.descriptors.insert((machine, uuid), desc);
@@ -375,16 +377,30 @@ impl Parser<'_> {
                 parts.extend(ev.categories.iter().cloned());
                 self.sink.intern_nonempty(&parts.join(","))
             };
-        let name = match &ev.name_field {
-            Some(track_event::NameField::NameIid(iid)) if *iid != 0 => match seq.names.get(iid) {
+        // Name: the event's `name_iid`, else the legacy event's `name_iid` (Trace
+        // Processor's ParseTrackEventName: a non-zero iid wins over `name` even when it
+        // does not resolve), else `name`.
+        let name_iid = match &ev.name_field {
+            Some(track_event::NameField::NameIid(iid)) if *iid != 0 => *iid,
+            _ => ev
+                .legacy_event
+                .as_ref()
+                .and_then(|l| l.name_iid)
+                .unwrap_or(0),
+        };
+        let name = if name_iid != 0 {
+            match seq.names.get(&name_iid) {
                 Some(&n) => n,
                 None => {
                     missing_iid = true;
                     NULL_STR
                 }
-            },
-            Some(track_event::NameField::Name(n)) => self.sink.intern(n),
-            _ => NULL_STR,
+            }
+        } else {
+            match &ev.name_field {
+                Some(track_event::NameField::Name(n)) => self.sink.intern(n),
+                _ => NULL_STR,
+            }
         };
         if missing_iid {
             self.sink.stat("interned_data_tokenizer_errors", machine, 1);
@@ -857,6 +873,17 @@ impl Parser<'_> {
         seq_thread: Option<ThreadRef>,
     ) -> Option<EventData> {
         let legacy = ev.legacy_event.as_ref()?;
+        // Thread phases need the event's thread (the sequence's, or a thread-scoped
+        // track's): without one Trace Processor drops the event ("TrackEvent with phase B
+        // without thread association").
+        let machine = self.ctx.machine;
+        let thread_phase = matches!(phase, b'B' | b'E' | b'X')
+            || (matches!(phase, b'i' | b'I')
+                && !matches!(legacy.instant_event_scope, Some(1) | Some(2)));
+        if thread_phase && !self.thread_scoped(machine, slice.track) {
+            self.sink.stat("track_event_parser_errors", machine, 1);
+            return None;
+        }
         match phase {
             b'B' => Some(EventData::Begin(slice)),
             b'E' => Some(EventData::End(slice)),
@@ -892,31 +919,36 @@ impl Parser<'_> {
             b'M' => self.legacy_metadata(slice, ev, seq_thread),
             b'i' | b'I' | b'R' => {
                 let mut off_thread = None;
-                if let (Some(scope), Some(t)) = (legacy.instant_event_scope, seq_thread) {
-                    match scope {
-                        1 => {
-                            slice.track = self.sink.track(TrackKey::GlobalSlices {
-                                machine: t.machine,
-                                kind: "legacy_chrome_global_instants",
+                match legacy.instant_event_scope {
+                    // Global: no thread needed (one is named when the sequence has it).
+                    Some(1) => {
+                        slice.track = self.sink.track(TrackKey::GlobalSlices {
+                            machine,
+                            kind: "legacy_chrome_global_instants",
+                            name: NULL_STR,
+                        });
+                        off_thread = seq_thread;
+                    }
+                    // Process: the sequence's process, else the error "without process
+                    // association".
+                    Some(2) => match seq_thread.and_then(|t| t.pid.map(|pid| (t, pid))) {
+                        Some((t, pid)) => {
+                            slice.track = self.sink.track(TrackKey::ProcessSlices {
+                                process: ProcessRef {
+                                    machine: t.machine,
+                                    pid,
+                                },
+                                kind: "chrome_process_instant",
                                 name: NULL_STR,
                             });
                             off_thread = Some(t);
                         }
-                        2 => {
-                            if let Some(pid) = t.pid {
-                                slice.track = self.sink.track(TrackKey::ProcessSlices {
-                                    process: ProcessRef {
-                                        machine: t.machine,
-                                        pid,
-                                    },
-                                    kind: "chrome_process_instant",
-                                    name: NULL_STR,
-                                });
-                                off_thread = Some(t);
-                            }
+                        None => {
+                            self.sink.stat("track_event_parser_errors", machine, 1);
+                            return None;
                         }
-                        _ => {}
-                    }
+                    },
+                    _ => {}
                 }
                 // A global or process instant names the thread it came from.
                 if let Some(t) = off_thread {
