@@ -375,6 +375,52 @@ impl Parser<'_> {
         let end = self.sink.events.len() as u32;
         if end > first_ord {
             self.ftrace_ranges.push((machine, first_ord, end));
+            if drop_before.is_none() {
+                self.ftrace_unfiltered.push((machine, first_ord, end));
+            }
+        }
+    }
+
+    /// Ftrace events read before their machine's `tracing_started` service event (later in
+    /// the file) but older than it are dropped too: the reference reads service events
+    /// while tokenizing and drops ftrace events older than the start when parsing them,
+    /// after the whole file is sorted, so where the service event sits does not matter.
+    pub(super) fn drop_ftrace_before_tracing_start(&mut self) {
+        let ranges = std::mem::take(&mut self.ftrace_unfiltered);
+        let mut dropped_payload = None;
+        let file = self.sink.current_file as usize;
+        for (machine, first, end) in ranges {
+            let Some(start) = self.losses.ftrace_drop_before(machine) else {
+                continue;
+            };
+            let mut inputs = 0u64;
+            for i in first..end {
+                let Some(ev) = self.sink.events.get(i as usize).copied() else {
+                    break;
+                };
+                if ev.ts >= start {
+                    continue;
+                }
+                let (clock, _) = self.sink.payload(&ev);
+                let payload = *dropped_payload.get_or_insert_with(|| {
+                    self.sink.payloads.push((clock, EventData::Dropped));
+                    (self.sink.payloads.len() - 1) as u32
+                });
+                self.sink.events[i as usize].payload = payload;
+                // One ftrace event (its raw row, typed event and thread) per input.
+                let word = self.sink.input_first.get(i as usize / 64).copied();
+                if word.is_some_and(|w| w >> (i % 64) & 1 == 1) {
+                    inputs += 1;
+                }
+            }
+            if inputs > 0 {
+                self.sink
+                    .stat("ftrace_packet_before_tracing_start", machine, inputs as i64);
+                if let Some(account) = self.sink.accounting.get_mut(file) {
+                    account.imported = account.imported.saturating_sub(inputs);
+                    account.dropped += inputs;
+                }
+            }
         }
     }
 
