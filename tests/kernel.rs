@@ -1074,3 +1074,23 @@ fn driver_markers_read_types_as_the_reference() {
         table(&[["4"]])
     );
 }
+
+/// behaviour-process-tracking §4: a systrace line first looks its thread up (or makes it) by
+/// tid, then binds it to the TGID column's process, so a new thread's row comes before the
+/// row of its process's main thread.
+#[test]
+fn a_systrace_lines_thread_is_made_before_its_tgid_process() {
+    let (conn, _db) = import("thread_before_its_process.systrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select utid, tid, coalesce(name, '-'), upid from thread order by utid"
+        ),
+        table(&[
+            ["0", "0", "swapper", "0"],
+            ["1", "20000", "-", "1"],
+            ["2", "30", "-", "1"],
+            ["3", "20001", "bar", "1"],
+        ])
+    );
+}
