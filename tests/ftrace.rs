@@ -682,3 +682,30 @@ fn wakings_of_threads_not_blocked_are_spurious_and_task_states_keep_three_charac
         table(&[["T|t"]])
     );
 }
+
+/// behaviour-parsers §4.3: ftrace events from before tracing started are dropped. The
+/// reference reads the service event while tokenizing and drops at parse time, after the
+/// file is sorted, so a `tracing_started` packet written after an older ftrace bundle still
+/// drops that bundle's early events (here the switch at 100; tracing started at 110).
+#[test]
+fn ftrace_events_before_a_later_written_tracing_start_are_dropped() {
+    let (conn, _db) = import("tracing_started_after_data.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, dur, tid from sched join thread using (utid) order by ts"
+        ),
+        table(&[["120", "10", "1"], ["130", "-1", "2"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select value from stats where name = 'ftrace_packet_before_tracing_start'"
+        ),
+        table(&[["1"]])
+    );
+    assert_eq!(
+        rows(&conn, "select count(*) from ftrace_event"),
+        table(&[["2"]])
+    );
+}

@@ -1042,3 +1042,55 @@ fn runtime_power_states_of_a_device() {
         ])
     );
 }
+
+/// Kernel drivers' markers (SDE, G2D, Mali, DPU, `zero`) as the reference's
+/// ParseKernelTracingMarkWrite / ParseZeroEvent read them: type `I` is an instant; a type
+/// outside B/E/C/I, a DPU/G2D/Mali marker without a type, an SDE marker with neither a type
+/// nor `trace_begin`, and a `zero` without a phase bit are `systrace_parse_failure`s; the
+/// tgid is the payload's `pid`, so a marker without one leaves its thread unbound.
+#[test]
+fn driver_markers_read_types_as_the_reference() {
+    let (conn, _db) = import("driver_markers.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, s.name, t.tid, coalesce(t.upid, 'unbound') from slice s
+             join thread_track tt on s.track_id = tt.id join thread t using (utid)
+             order by s.ts"
+        ),
+        table(&[
+            ["100", "20", "sde_b", "403", "1"],
+            ["110", "0", "sde_i", "403", "1"],
+            ["160", "0", "mali_i", "404", "2"],
+            ["170", "10", "dpu_nopid", "405", "unbound"],
+            ["200", "10", "zb", "406", "3"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select value from stats where name = 'systrace_parse_failure'"
+        ),
+        table(&[["4"]])
+    );
+}
+
+/// behaviour-process-tracking §4: a systrace line first looks its thread up (or makes it) by
+/// tid, then binds it to the TGID column's process, so a new thread's row comes before the
+/// row of its process's main thread.
+#[test]
+fn a_systrace_lines_thread_is_made_before_its_tgid_process() {
+    let (conn, _db) = import("thread_before_its_process.systrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select utid, tid, coalesce(name, '-'), upid from thread order by utid"
+        ),
+        table(&[
+            ["0", "0", "swapper", "0"],
+            ["1", "20000", "-", "1"],
+            ["2", "30", "-", "1"],
+            ["3", "20001", "bar", "1"],
+        ])
+    );
+}

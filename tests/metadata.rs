@@ -254,3 +254,47 @@ fn system_info_fills_the_machine_row() {
         ]])
     );
 }
+
+/// The reference copies SystemInfo's device facts (manufacturer, SoC, hardware revision,
+/// storage, RAM, serial console) to `metadata` under the field's own name.
+#[test]
+fn system_info_device_facts_are_metadata() {
+    use prost::Message;
+    use sextant::protos::{trace_packet::Data, SystemInfo, Trace, TracePacket};
+    let info = SystemInfo {
+        android_device_manufacturer: Some("Google".into()),
+        android_soc_model: Some("GS101".into()),
+        android_guest_soc_model: Some("GSX".into()),
+        android_hardware_revision: Some("MP1.0".into()),
+        android_storage_model: Some("UFS".into()),
+        android_ram_model: Some("LPDDR5".into()),
+        android_serial_console: Some("ttyS0".into()),
+        ..Default::default()
+    };
+    let bytes = Trace {
+        packet: vec![TracePacket {
+            data: Some(Data::SystemInfo(info)),
+            ..Default::default()
+        }],
+    }
+    .encode_to_vec();
+    let input = TempFile::with_bytes("system_info_device.pftrace", &bytes);
+    let db = TempFile::new("system_info_device.sqlite");
+    sextant::import::import_path(input.path(), db.path()).expect("imports");
+    let conn = sextant::db::open_read_only(db.path()).expect("opens");
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, str_value from metadata where name glob 'android_*' order by name"
+        ),
+        table(&[
+            ["android_device_manufacturer", "Google"],
+            ["android_guest_soc_model", "GSX"],
+            ["android_hardware_revision", "MP1.0"],
+            ["android_ram_model", "LPDDR5"],
+            ["android_serial_console", "ttyS0"],
+            ["android_soc_model", "GS101"],
+            ["android_storage_model", "UFS"],
+        ])
+    );
+}

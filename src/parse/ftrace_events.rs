@@ -462,7 +462,8 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
-/// `zero`: a kernel marker with the atrace fields apart (flag bit 0 B, bit 1 E, bit 2 C).
+/// `zero`: a kernel marker with the atrace fields apart (flag bit 0 B, bit 1 E, bit 2 C; none
+/// of them → `systrace_parse_failure`).
 fn zero(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
     let flag = f.int(sink, "flag").unwrap_or(0);
     let tgid = f.int(sink, "pid").unwrap_or(0);
@@ -475,7 +476,9 @@ fn zero(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
     } else if flag & 0x04 != 0 {
         format!("C|{tgid}|{name}|{value}")
     } else {
-        return None;
+        // No phase bit: the reference counts it (ParseZeroEvent).
+        sink.stat("systrace_parse_failure", o.machine, 1);
+        return Some(());
     };
     atrace::parse_marker(sink, o.clock, o.ts, o.machine, o.pid, text.as_bytes());
     Some(())

@@ -608,10 +608,13 @@ impl LineParser {
 
     fn line(&mut self, sink: &mut Sink, l: &Line<'_>) {
         let machine = self.machine;
+        // As the reference's line parser: the line's thread is looked up (or made) and
+        // named by its tid alone, then bound to the TGID column's process, so a new thread
+        // gets its row before its process's main thread.
         let thread = ThreadRef {
             machine,
             tid: l.pid,
-            pid: l.tgid,
+            pid: None,
         };
         let name = if l.task == b"<...>" {
             NULL_STR
@@ -628,6 +631,13 @@ impl LineParser {
             }
         };
         self.push(sink, l.ts, data);
+        if let Some(tgid) = l.tgid {
+            let bound = ThreadRef {
+                pid: Some(tgid),
+                ..thread
+            };
+            self.push(sink, l.ts, EventData::Thread(bound));
+        }
         // Handler errors (missing or malformed fields) are silent.
         let _ = self.event(sink, l);
     }
@@ -1092,8 +1102,17 @@ mod tests {
             .collect();
         assert_eq!(names.len(), 13);
         assert!(names.contains(&(0, None, "<idle>")));
-        assert!(names.contains(&(501, Some(500), "bg")));
-        assert!(names.contains(&(600, Some(600), "net")));
+        // Named by tid alone, then bound to the TGID column's process.
+        assert!(names.contains(&(501, None, "bg")));
+        assert!(names.contains(&(600, None, "net")));
+        assert!(sink.decoded().iter().any(|e| matches!(
+            e.data,
+            EventData::Thread(ThreadRef {
+                tid: 501,
+                pid: Some(500),
+                ..
+            })
+        )));
     }
 
     #[test]
@@ -1113,9 +1132,17 @@ mod tests {
             vec![(10_852_771_242_000, "some event".to_string())]
         );
         assert_eq!(failures(&sink), 2);
-        // `<...>` does not name its thread.
+        // `<...>` does not name its thread, made by tid first, then bound to its tgid.
         assert!(matches!(
             sink.decoded()[0].data,
+            EventData::Thread(ThreadRef {
+                tid: 882,
+                pid: None,
+                ..
+            })
+        ));
+        assert!(matches!(
+            sink.decoded()[1].data,
             EventData::Thread(ThreadRef {
                 tid: 882,
                 pid: Some(882),
@@ -1303,7 +1330,8 @@ mod tests {
         let text = "# tracer: nop\n\n  a-1 (1) [000] ...1 1.000000: tracing_mark_write: B|1|x\n  a-1 (1) [000] ...1 1.5: tracing_mark_write: E|1";
         parse_text(text, &mut sink, &ctx()).expect("valid lines");
         assert_eq!(begins(&sink).len(), 1);
-        assert_eq!(sink.decoded().len(), 4);
+        // Per line: the thread by tid, bound to its tgid, and the marker.
+        assert_eq!(sink.decoded().len(), 6);
         assert_eq!(sink.clocks.get(0).clock_id, clocks::TRACE_FILE);
         let mut sink = Sink::new();
         let err = parse_text(

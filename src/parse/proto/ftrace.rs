@@ -9,8 +9,10 @@ const MAX_CPUS: u32 = 1024;
 
 /// The fields of a kernel driver's trace marker (MDSS, SDE, DPU, G2D, Mali).
 pub(super) struct KernelMarker {
-    /// `B`, `E` or `C`, as in atrace.
+    /// The driver's trace type: `B`, `E`, `C` or `I` as in atrace, or 0 when the driver
+    /// says begin/end with `trace_begin` instead.
     ty: u8,
+    trace_begin: bool,
     tgid: Option<i32>,
     name: String,
     value: i32,
@@ -20,6 +22,7 @@ impl KernelMarker {
     fn new(ty: u8, tgid: Option<i32>, name: Option<String>, value: Option<i32>) -> Self {
         Self {
             ty,
+            trace_begin: false,
             tgid,
             name: name.unwrap_or_default(),
             value: value.unwrap_or(0),
@@ -147,15 +150,28 @@ pub fn decode_task_state_for(state: i64, version: Option<(u32, u32)>) -> Option<
 impl Parser<'_> {
     /// A kernel driver's trace marker, as the atrace text it stands for; `at` is where the
     /// ftrace event happened (machine, ts, clock, pid).
+    /// A kernel driver's marker, as the reference's ParseKernelTracingMarkWrite: type 0
+    /// is begin or end by `trace_begin`; `B`/`E`/`C`/`I` as in atrace; any other type is a
+    /// `systrace_parse_failure`. The tgid is the payload's `pid` (0 when absent: the
+    /// writing thread is then not bound to a process).
     pub(super) fn kernel_marker(&mut self, at: (MachineId, i64, ClockRef, i64), m: KernelMarker) {
         let (machine, ts, clock, pid) = at;
-        let tgid = m.tgid.map_or(pid, i64::from);
+        let tgid = m.tgid.map_or(0, i64::from);
         let (name, value) = (m.name, m.value);
-        let text = match m.ty {
+        let phase = match m.ty {
+            0 if m.trace_begin => b'B',
+            0 => b'E',
+            t => t,
+        };
+        let text = match phase {
             b'B' => format!("B|{tgid}|{name}"),
             b'E' => format!("E|{tgid}"),
             b'C' => format!("C|{tgid}|{name}|{value}"),
-            _ => return,
+            b'I' => format!("I|{tgid}|{name}"),
+            _ => {
+                self.sink.stat("systrace_parse_failure", machine, 1);
+                return;
+            }
         };
         atrace::parse_marker(self.sink, clock, ts, machine, pid, text.as_bytes());
     }
@@ -375,6 +391,52 @@ impl Parser<'_> {
         let end = self.sink.events.len() as u32;
         if end > first_ord {
             self.ftrace_ranges.push((machine, first_ord, end));
+            if drop_before.is_none() {
+                self.ftrace_unfiltered.push((machine, first_ord, end));
+            }
+        }
+    }
+
+    /// Ftrace events read before their machine's `tracing_started` service event (later in
+    /// the file) but older than it are dropped too: the reference reads service events
+    /// while tokenizing and drops ftrace events older than the start when parsing them,
+    /// after the whole file is sorted, so where the service event sits does not matter.
+    pub(super) fn drop_ftrace_before_tracing_start(&mut self) {
+        let ranges = std::mem::take(&mut self.ftrace_unfiltered);
+        let mut dropped_payload = None;
+        let file = self.sink.current_file as usize;
+        for (machine, first, end) in ranges {
+            let Some(start) = self.losses.ftrace_drop_before(machine) else {
+                continue;
+            };
+            let mut inputs = 0u64;
+            for i in first..end {
+                let Some(ev) = self.sink.events.get(i as usize).copied() else {
+                    break;
+                };
+                if ev.ts >= start {
+                    continue;
+                }
+                let (clock, _) = self.sink.payload(&ev);
+                let payload = *dropped_payload.get_or_insert_with(|| {
+                    self.sink.payloads.push((clock, EventData::Dropped));
+                    (self.sink.payloads.len() - 1) as u32
+                });
+                self.sink.events[i as usize].payload = payload;
+                // One ftrace event (its raw row, typed event and thread) per input.
+                let word = self.sink.input_first.get(i as usize / 64).copied();
+                if word.is_some_and(|w| w >> (i % 64) & 1 == 1) {
+                    inputs += 1;
+                }
+            }
+            if inputs > 0 {
+                self.sink
+                    .stat("ftrace_packet_before_tracing_start", machine, inputs as i64);
+                if let Some(account) = self.sink.accounting.get_mut(file) {
+                    account.imported = account.imported.saturating_sub(inputs);
+                    account.dropped += inputs;
+                }
+            }
         }
     }
 
@@ -508,34 +570,47 @@ impl Parser<'_> {
             }
             // Drivers' markers carry the atrace fields separately: rebuild the marker text.
             E::TracingMarkWrite(m) => {
-                let ty = if m.trace_begin.unwrap_or(0) != 0 {
-                    b'B'
-                } else {
-                    b'E'
-                };
-                let marker = KernelMarker::new(ty, m.pid, m.trace_name, None);
+                let mut marker = KernelMarker::new(0, m.pid, m.trace_name, None);
+                marker.trace_begin = m.trace_begin == Some(1);
                 self.kernel_marker((machine, ts, clock, pid), marker);
             }
             E::SdeTracingMarkWrite(m) => {
-                let ty = match m.trace_type.unwrap_or(0) {
-                    0 if m.trace_begin.unwrap_or(0) != 0 => b'B',
-                    0 => b'E',
-                    t => t as u8,
-                };
-                let marker = KernelMarker::new(ty, m.pid, m.trace_name, m.value);
+                // Neither a type nor a begin flag: nothing to read.
+                if m.trace_type.is_none() && m.trace_begin.is_none() {
+                    self.sink.stat("systrace_parse_failure", machine, 1);
+                    return;
+                }
+                let ty = m.trace_type.unwrap_or(0) as u8;
+                let mut marker = KernelMarker::new(ty, m.pid, m.trace_name, m.value);
+                marker.trace_begin = m.trace_begin.unwrap_or(0) != 0;
                 self.kernel_marker((machine, ts, clock, pid), marker);
             }
+            // DPU, G2D and Mali markers must carry a type.
             E::DpuTracingMarkWrite(m) => {
                 let ty = m.r#type.unwrap_or(0) as u8;
+                if ty == 0 {
+                    self.sink.stat("systrace_parse_failure", machine, 1);
+                    return;
+                }
                 let marker = KernelMarker::new(ty, m.pid, m.name.or(m.trace_name), m.value);
                 self.kernel_marker((machine, ts, clock, pid), marker);
             }
             E::G2dTracingMarkWrite(m) => {
-                let marker = KernelMarker::new(m.r#type.unwrap_or(0) as u8, m.pid, m.name, m.value);
+                let ty = m.r#type.unwrap_or(0) as u8;
+                if ty == 0 {
+                    self.sink.stat("systrace_parse_failure", machine, 1);
+                    return;
+                }
+                let marker = KernelMarker::new(ty, m.pid, m.name, m.value);
                 self.kernel_marker((machine, ts, clock, pid), marker);
             }
             E::MaliTracingMarkWrite(m) => {
-                let marker = KernelMarker::new(m.r#type.unwrap_or(0) as u8, m.pid, m.name, m.value);
+                let ty = m.r#type.unwrap_or(0) as u8;
+                if ty == 0 {
+                    self.sink.stat("systrace_parse_failure", machine, 1);
+                    return;
+                }
+                let marker = KernelMarker::new(ty, m.pid, m.name, m.value);
                 self.kernel_marker((machine, ts, clock, pid), marker);
             }
             E::TaskNewtask(t) => {

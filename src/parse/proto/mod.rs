@@ -188,6 +188,8 @@ struct Parser<'a> {
     ftrace_cpus_seen: std::collections::HashSet<(MachineId, u32)>,
     /// The events each ftrace bundle pushed: (machine, first ord, end ord).
     ftrace_ranges: Vec<(MachineId, u32, u32)>,
+    /// The same for bundles read before their machine's tracing start was known.
+    ftrace_unfiltered: Vec<(MachineId, u32, u32)>,
     /// Scratch space for a raw ftrace event's args.
     raw_args: Vec<Arg>,
     /// What the trace reports about its losses (TraceStats, FtraceStats, loss markers).
@@ -276,6 +278,7 @@ pub fn parse_stream(
         latest_ftrace_start: HashMap::new(),
         ftrace_cpus_seen: std::collections::HashSet::new(),
         ftrace_ranges: Vec::new(),
+        ftrace_unfiltered: Vec::new(),
         uuid_seen: false,
         default_clock_set: false,
         range_of_interest_ns: None,
@@ -1196,6 +1199,7 @@ impl Parser<'_> {
         self.flush_pending_track_event();
         self.finish_heap_graphs();
         self.translate_args();
+        self.drop_ftrace_before_tracing_start();
         self.crop_ftrace();
         self.losses.finish(self.sink);
         let file = self.sink.current_file;

@@ -387,6 +387,23 @@ impl Parser<'_> {
                 m.android_sdk_version.get_or_insert(v);
             }
         }
+        // Device facts the reference copies to metadata under the field's own name.
+        for (k, v) in [
+            (
+                "android_device_manufacturer",
+                &info.android_device_manufacturer,
+            ),
+            ("android_soc_model", &info.android_soc_model),
+            ("android_guest_soc_model", &info.android_guest_soc_model),
+            ("android_hardware_revision", &info.android_hardware_revision),
+            ("android_storage_model", &info.android_storage_model),
+            ("android_ram_model", &info.android_ram_model),
+            ("android_serial_console", &info.android_serial_console),
+        ] {
+            if let Some(v) = v {
+                meta.push((k, MetaValue::Str(v.clone())));
+            }
+        }
         if let Some(v) = info.system_ram_bytes {
             meta.push(("system_ram_bytes", MetaValue::Int(v as i64)));
             meta.push((
