@@ -752,3 +752,25 @@ fn slice_and_flow_operators_walk_the_tree_and_the_flows() {
     assert_eq!(flows("directly_connected_flow", "B"), "\"A11>B\"");
     assert_eq!(flows("directly_connected_flow", "A"), "\"[NULL]\"");
 }
+
+/// The math functions, REGEXP and Perfetto's str_split, which the bundled SQLite lacks.
+#[test]
+fn math_regexp_and_str_split_work_in_queries() {
+    let trace = data("a_track_events.pftrace");
+    assert_eq!(
+        query(
+            &trace,
+            "select sqrt(16) a, pow(2, 10) b, log(2, 8) c, floor(2.5) d, ceil(3) e,
+                    sqrt(-1) f, str_split('a,b,c', ',', 2) g, str_split('a', ',', 1) h,
+                    'frame' regexp '^fr.me$' i, 'draw' regexp 'x' j"
+        ),
+        "\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\",\"j\"\n\
+         4.000000,1024.000000,3.000000,2.000000,3,\"[NULL]\",\"c\",\"[NULL]\",1,0\n"
+    );
+    let err = failing([
+        "query".as_ref(),
+        trace.as_os_str(),
+        "select 'a' regexp '('".as_ref(),
+    ]);
+    assert!(err.contains("regexp"), "{err}");
+}

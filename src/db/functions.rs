@@ -98,6 +98,7 @@ fn raw_event_line(conn: &Connection, id: i64) -> rusqlite::Result<Option<RawEven
 pub fn register_functions(conn: &Connection, path: &Path) -> Result<(), DbError> {
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
 
+    super::sql_extras::register(conn)?;
     let side = std::sync::Arc::new(Mutex::new(lookup_conn(path)?));
     super::layout::register(conn, side.clone())?;
     super::table_fn::register(conn, side.clone(), &super::flamegraph::FLAMEGRAPH)?;

@@ -14,6 +14,7 @@ pub mod read;
 pub mod schema;
 mod slice_fns;
 mod span_join;
+mod sql_extras;
 mod table_fn;
 mod whole;
 mod writer;
