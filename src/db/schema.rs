@@ -167,6 +167,7 @@ CREATE VIEW raw AS
   SELECT id, 'ftrace_event' AS type, ts, name, cpu, utid, arg_set_id, common_flags, ucpu
   FROM __intrinsic_ftrace_event;
 CREATE VIEW slices AS SELECT * FROM slice;
+CREATE VIEW __intrinsic_slice AS SELECT * FROM slice;
 CREATE VIEW instant AS SELECT ts, track_id, name, arg_set_id FROM slice WHERE dur = 0;
 CREATE VIEW trace_file AS SELECT * FROM __intrinsic_trace_file;
 CREATE VIEW track AS
