@@ -9,6 +9,7 @@ mod functions;
 mod heap_graph;
 mod layout;
 mod output;
+mod perfetto_fn;
 mod profile;
 pub mod read;
 pub mod schema;

@@ -129,6 +129,10 @@ pub fn translate(conn: &Connection, stmt: &str) -> Result<Option<String>, QueryE
                 Err(QueryError::UnknownModule(module))
             }
         }
+        ["CREATE", "PERFETTO", "FUNCTION", ..] => {
+            super::perfetto_fn::create(conn, skip_words(body, 3), body)?;
+            Ok(None)
+        }
         ["CREATE", "PERFETTO", kind @ ("TABLE" | "VIEW"), ..] => {
             // `CREATE PERFETTO TABLE name AS ...` → a temp table/view (the trace database is
             // read-only); a column list after the name is dropped.
@@ -144,6 +148,11 @@ pub fn translate(conn: &Connection, stmt: &str) -> Result<Option<String>, QueryE
             let rest = skip_words(body, 4);
             let kind_word = words(rest, 1).pop().unwrap_or_default();
             let rest = skip_words(rest, 1);
+            if kind_word == "FUNCTION" {
+                // Registering a function replaces one of the same name and arity.
+                super::perfetto_fn::create(conn, rest, body)?;
+                return Ok(None);
+            }
             let (name, after) = split_name(rest);
             let as_pos = find_keyword(after, "AS").unwrap_or(0);
             Ok(Some(format!(
@@ -458,6 +467,46 @@ mod tests {
             run_script(&conn, " -- nothing\n", &mut out),
             Err(QueryError::Empty)
         ));
+    }
+
+    /// `CREATE [OR REPLACE] PERFETTO FUNCTION`: a scalar function whose body sees its
+    /// arguments as `$name` and the tables of the connection; table functions are refused.
+    #[test]
+    fn perfetto_functions_are_scalar_functions_of_their_body() {
+        let conn = Connection::open_in_memory().unwrap();
+        let mut out = Vec::new();
+        run_script(
+            &conn,
+            "CREATE TEMP TABLE t(id INT, name TEXT); INSERT INTO t VALUES (1, 'one');
+             CREATE PERFETTO FUNCTION name_of(id INT) RETURNS STRING AS
+               SELECT name FROM t WHERE id = $id;
+             CREATE PERFETTO FUNCTION add2(a INT, b INT) RETURNS INT AS SELECT $a + $b;
+             SELECT name_of(1) AS a, name_of(2) AS b, add2(40, 2) AS c;
+             CREATE OR REPLACE PERFETTO FUNCTION add2(a INT, b INT) RETURNS INT AS
+               SELECT $a * $b;
+             SELECT add2(40, 2) AS d",
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "\"a\",\"b\",\"c\"\n\"one\",\"[NULL]\",42\n\n\"d\"\n80\n"
+        );
+        let mut out = Vec::new();
+        let err = run_script(
+            &conn,
+            "CREATE PERFETTO FUNCTION f(a INT) RETURNS TABLE(x INT) AS SELECT 1 AS x",
+            &mut out,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("returning a table"), "{err}");
+        let err = run_script(
+            &conn,
+            "CREATE PERFETTO FUNCTION g(a INT) RETURNS INT AS SELECT x FROM nowhere",
+            &mut out,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("no such table: nowhere"), "{err}");
     }
 
     #[test]
