@@ -1309,6 +1309,11 @@ fn the_clock_graph_says_why_a_snapshot_was_refused() {
         "{screen}"
     );
     assert!(screen.contains("500 not >= 1000."), "{screen}");
+    // The lone trace is named after the input, as in the Stats pane.
+    assert!(
+        screen.contains("✗ refused.pftrace  unconverted"),
+        "{screen}"
+    );
     assert!(
         screen.contains("its clock snapshots relate clocks, but none of its timestamps"),
         "{screen}"

@@ -752,7 +752,12 @@ impl App {
             }
             Answer::Details(request, result) => self.timeline.on_details(request, result),
             Answer::Stats(r) => self.stats.set_rows(r),
-            Answer::Clocks(r) => self.clocks.graph = Some(r),
+            Answer::Clocks(r) => {
+                self.clocks.graph = Some(r.map(|mut g| {
+                    g.name_lone_file(&self.stats.input);
+                    g
+                }));
+            }
             Answer::Profile(r) => self.profile.set_data(r),
             Answer::Candidates(r) => self.chooser.candidates = Some(r),
             Answer::Aggregates(spec, r) => self.timeline.on_aggregates(&spec, r),

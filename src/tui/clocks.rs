@@ -60,6 +60,25 @@ pub struct ClockGraph {
     pub refused: Vec<RefusedSnapshot>,
 }
 
+/// What `load` calls a file without a name of its own (a single trace, or the trace in a
+/// gzip file), until [`ClockGraph::name_lone_file`] names it after the input.
+const LONE_FILE: &str = "(the opened file)";
+
+impl ClockGraph {
+    /// Names the file without a name of its own after the input, as the Stats pane does.
+    pub fn name_lone_file(&mut self, input: &str) {
+        if input.is_empty() {
+            return;
+        }
+        let files = self.files.iter_mut().map(|f| &mut f.file);
+        for f in files.chain(self.refused.iter_mut().map(|r| &mut r.file)) {
+            if f == LONE_FILE {
+                *f = input.to_string();
+            }
+        }
+    }
+}
+
 fn clean(v: Option<String>) -> Option<String> {
     v.map(|s| sanitize(&s).into_owned())
         .filter(|s| !s.is_empty())
@@ -104,12 +123,12 @@ pub fn load(conn: &Connection) -> rusqlite::Result<ClockGraph> {
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
-    let mut stmt = conn.prepare(
-        "SELECT coalesce(f.name, CASE WHEN f.parent_id IS NULL THEN '(the opened file)' ELSE 'file ' || p.file_id END), p.status, p.path, p.events, p.dropped
+    let mut stmt = conn.prepare(&format!(
+        "SELECT coalesce(f.name, CASE WHEN f.parent_id IS NULL THEN '{LONE_FILE}' ELSE 'file ' || p.file_id END), p.status, p.path, p.events, p.dropped
          FROM __sextant_file_placement p
          LEFT JOIN __intrinsic_trace_file f ON f.id = p.file_id
          ORDER BY p.file_id",
-    )?;
+    ))?;
     graph.files = stmt
         .query_map([], |r| {
             Ok(FilePlacement {
@@ -123,12 +142,12 @@ pub fn load(conn: &Connection) -> rusqlite::Result<ClockGraph> {
         .collect::<rusqlite::Result<_>>()?;
     // A database from a Sextant that did not record them has none to show.
     graph.refused = conn
-        .prepare(
-            "SELECT coalesce(f.name, CASE WHEN f.parent_id IS NULL THEN '(the opened file)' ELSE 'file ' || e.file_id END), e.message
+        .prepare(&format!(
+            "SELECT coalesce(f.name, CASE WHEN f.parent_id IS NULL THEN '{LONE_FILE}' ELSE 'file ' || e.file_id END), e.message
              FROM __sextant_clock_error e
              LEFT JOIN __intrinsic_trace_file f ON f.id = e.file_id
              ORDER BY e.rowid",
-        )
+        ))
         .and_then(|mut stmt| {
             stmt.query_map([], |r| {
                 Ok(RefusedSnapshot {
