@@ -238,6 +238,30 @@ fn the_oom_killer_victim_gets_an_instant_on_its_thread() {
 }
 
 #[test]
+fn low_memory_kills_of_known_threads_and_scm_calls_are_thread_slices() {
+    // Thread 200 is known (a sched_switch ran it) and gets the comm as it had no name;
+    // pid 300 was never seen, so its kill makes nothing. scm ids are `%#x` (0 is `0`).
+    let (conn, _db) = import("lmk_scm_call.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, s.name, t.tid, t.name from slice s
+             join thread_track tt on tt.id = s.track_id join thread t using (utid)
+             order by s.ts"
+        ),
+        table(&[
+            ["2000", "0", "mem.lmk", "200", "killed"],
+            ["3000", "500", "scm id=0x42000001", "100", "a"],
+            ["4000", "200", "scm id=0", "100", "a"],
+        ])
+    );
+    assert_eq!(
+        rows(&conn, "select count(*) from thread where tid = 300"),
+        table(&[["0"]])
+    );
+}
+
+#[test]
 fn every_ftrace_event_names_its_thread_even_one_sextant_does_not_read() {
     // lowmemory_kill is not imported, but pid 99 ran it.
     let (conn, _db) = import("unknown_event_thread.pftrace");

@@ -1094,3 +1094,40 @@ fn a_systrace_lines_thread_is_made_before_its_tgid_process() {
         ])
     );
 }
+
+#[test]
+fn devfreq_frequencies_are_counters_named_after_the_device() {
+    // `devfreq_mif` → `mif Frequency`; the dimension keeps the full device name.
+    let (conn, _db) = import("devfreq.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.ts, c.value, t.name, t.type,
+                    extract_arg(t.dimension_arg_set_id, 'linux_device')
+             from counter c join counter_track t on c.track_id = t.id order by c.ts"
+        ),
+        table(&[
+            [
+                "1000",
+                "2000000",
+                "mif Frequency",
+                "linux_device_frequency",
+                "devfreq_mif"
+            ],
+            [
+                "2000",
+                "3000000",
+                "mif Frequency",
+                "linux_device_frequency",
+                "devfreq_mif"
+            ],
+            [
+                "3000",
+                "500",
+                "gpu Frequency",
+                "linux_device_frequency",
+                "gpu"
+            ],
+        ])
+    );
+}

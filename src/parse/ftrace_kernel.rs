@@ -3,7 +3,9 @@
 //! model's DRM tracker), kprobes, and the rest of the reference's ftrace parser. Hands on
 //! slice, counter and DRM events to the sink.
 
-use super::ftrace_events::{counter, global_counter, instant, slice, Fields, Origin};
+use super::ftrace_events::{
+    counter, global_counter, instant, kernel_op, slice, thread_track, Blueprint, Fields, Origin,
+};
 use crate::ir::*;
 
 /// Handles the event if it is one of this module's kinds.
@@ -36,10 +38,67 @@ pub(crate) fn handle(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> boo
         | "android_fs_fsync_start"
         | "android_fs_fsync_end" => android_fs(sink, o, name, f),
         "block_io_start" | "block_io_done" => block_io(sink, o, name, f),
+        "lowmemory_kill" => lowmemory_kill(sink, o, f),
+        "devfreq_frequency" => devfreq(sink, o, f),
+        "scm_call_start" => scm_call_start(sink, o, f),
+        "scm_call_end" => {
+            let track = thread_track(sink, o.machine, o.pid);
+            o.push(
+                sink,
+                EventData::End(slice(track, NULL_STR, NULL_STR, NO_ARGS)),
+            );
+            Some(())
+        }
         _ => return false,
     };
     let _ = done;
     true
+}
+
+/// `lowmemory_kill`: the low-memory killer killed `pid` — for the model to mark with a
+/// `mem.lmk` instant if that thread is known.
+fn lowmemory_kill(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
+    let pid = f.int(sink, "pid")?;
+    let comm = f.str_id(sink, "comm").unwrap_or(NULL_STR);
+    kernel_op(sink, o, KernelOp::LowmemoryKill { pid, comm });
+    Some(())
+}
+
+/// `devfreq_frequency`: a device's frequency on its `linux_device_frequency` counter
+/// (dimension: the device), named `<device> Frequency` after the text past `devfreq_`.
+fn devfreq(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
+    let freq = f.uint(sink, "freq").unwrap_or(0) as f64;
+    let dev = f.string(sink, "dev_name").unwrap_or_default().into_owned();
+    const DELIMITER: &str = "devfreq_";
+    let short = dev
+        .find(DELIMITER)
+        .map_or(&dev[..], |i| &dev[i + DELIMITER.len()..]);
+    let name = format!("{short} Frequency");
+    let dims = [("linux_device", ArgValue::Str(sink.intern(&dev)))];
+    let bp = Blueprint {
+        dims: &dims,
+        ..Blueprint::counter("linux_device_frequency", &name)
+    };
+    bp.counter_at(sink, o, freq, NO_ARGS);
+    Some(())
+}
+
+/// `scm_call_start`: a secure-monitor call, as a slice `scm id=<x0 in hex>` on the thread
+/// (C's `%#x`: `0` without the `0x`); `scm_call_end` ends it.
+fn scm_call_start(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
+    let x0 = f.uint(sink, "x0").unwrap_or(0);
+    let text = if x0 == 0 {
+        "scm id=0".to_string()
+    } else {
+        format!("scm id={x0:#x}")
+    };
+    let name = sink.intern(&text);
+    let track = thread_track(sink, o.machine, o.pid);
+    o.push(
+        sink,
+        EventData::Begin(slice(track, NULL_STR, name, NO_ARGS)),
+    );
+    Some(())
 }
 
 fn drm(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Option<()> {
