@@ -370,9 +370,6 @@ pub enum KernelOp {
         curr: Option<bool>,
         mm_id: Option<i64>,
     },
-    /// `lowmemory_kill` of `pid` (its `comm`): an instant `mem.lmk` on the thread, only if
-    /// the thread is known.
-    LowmemoryKill { pid: i64, comm: StrId },
     /// `kgsl_adreno_cmdbatch_queued`: the submitting thread of a command batch.
     AdrenoQueued { ctx: u32, seqno: u32 },
     /// `kgsl_adreno_cmdbatch_sync`: the GPU's tick counter at this time.

@@ -34,7 +34,6 @@ impl Builder<'_> {
             KernelOp::GpuMemTotal { pid, gpu, size } => {
                 self.gpu_mem_total(ts, machine, pid, gpu, size)
             }
-            KernelOp::LowmemoryKill { pid, comm } => self.lowmemory_kill(ts, machine, pid, comm),
             KernelOp::RssStat {
                 tid,
                 name,

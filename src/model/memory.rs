@@ -1,8 +1,7 @@
 //! The memory tracker: `rss_stat` counters attributed to the thread that owns the memory
 //! map (Trace Processor's RssStatTracker), process counters reported by a thread (kept
 //! until the import ends, when the thread's process is known), and per-process GPU memory
-//! from ftrace (only for pids that are known threads); `lowmemory_kill` instants on known
-//! threads. Hands on counter rows and slices.
+//! from ftrace (only for pids that are known threads). Hands on counter rows.
 
 use super::*;
 
@@ -185,37 +184,6 @@ impl Builder<'_> {
         };
         self.out.counter(self.tables.counter_count, &row, self.sink);
         self.tables.counter_count += 1;
-    }
-}
-
-impl Builder<'_> {
-    /// `lowmemory_kill`: an instant `mem.lmk` on the killed thread's track, which takes
-    /// the event's comm if it has no name yet. A pid that is not a known thread (killed
-    /// before the trace saw it) is ignored, as Trace Processor does.
-    pub(super) fn lowmemory_kill(&mut self, ts: i64, machine: MachineId, pid: i64, comm: StrId) {
-        let Some(utid) = self.latest_live_thread(machine, pid) else {
-            return;
-        };
-        if self.tables.threads[utid as usize].name == NULL_STR {
-            self.set_thread_name(utid, comm, NamePriority::Other);
-        }
-        let thread = ThreadRef {
-            machine,
-            tid: pid,
-            pid: None,
-        };
-        let key = self.sink.track(TrackKey::ThreadSlices(thread));
-        let track = self.resolve_track(key);
-        self.note_ts(ts);
-        let s = SliceEvent {
-            track: key,
-            category: NULL_STR,
-            name: self.sink.intern("mem.lmk"),
-            args: NO_ARGS,
-            thread_ts: NO_TS,
-            flows: NO_FLOWS,
-        };
-        self.complete(track, ts, 0, NO_TS, &s, slice::Overlap::Drop);
     }
 }
 

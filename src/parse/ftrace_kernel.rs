@@ -4,7 +4,7 @@
 //! slice, counter and DRM events to the sink.
 
 use super::ftrace_events::{
-    counter, global_counter, instant, kernel_op, slice, thread_track, Blueprint, Fields, Origin,
+    counter, global_counter, instant, slice, thread_track, Blueprint, Fields, Origin,
 };
 use crate::ir::*;
 
@@ -38,7 +38,6 @@ pub(crate) fn handle(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> boo
         | "android_fs_fsync_start"
         | "android_fs_fsync_end" => android_fs(sink, o, name, f),
         "block_io_start" | "block_io_done" => block_io(sink, o, name, f),
-        "lowmemory_kill" => lowmemory_kill(sink, o, f),
         "devfreq_frequency" => devfreq(sink, o, f),
         "scm_call_start" => scm_call_start(sink, o, f),
         "scm_call_end" => {
@@ -53,15 +52,6 @@ pub(crate) fn handle(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> boo
     };
     let _ = done;
     true
-}
-
-/// `lowmemory_kill`: the low-memory killer killed `pid` — for the model to mark with a
-/// `mem.lmk` instant if that thread is known.
-fn lowmemory_kill(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
-    let pid = f.int(sink, "pid")?;
-    let comm = f.str_id(sink, "comm").unwrap_or(NULL_STR);
-    kernel_op(sink, o, KernelOp::LowmemoryKill { pid, comm });
-    Some(())
 }
 
 /// `devfreq_frequency`: a device's frequency on its `linux_device_frequency` counter
