@@ -134,6 +134,13 @@ CREATE TABLE android_game_intervention_list (
   battery_mode_use_angle INTEGER, battery_mode_fps REAL);
 CREATE TABLE filedescriptor (
   id INTEGER PRIMARY KEY, ufd INTEGER, fd INTEGER, ts INTEGER, upid INTEGER, path TEXT);
+CREATE TABLE profiler_smaps (
+  id INTEGER PRIMARY KEY, upid INTEGER, ts INTEGER, path TEXT, size_kb INTEGER,
+  private_dirty_kb INTEGER, swap_kb INTEGER, file_name TEXT, start_address INTEGER,
+  module_timestamp INTEGER, module_debugid TEXT, module_debug_path TEXT,
+  protection_flags INTEGER, private_clean_resident_kb INTEGER,
+  shared_dirty_resident_kb INTEGER, shared_clean_resident_kb INTEGER, locked_kb INTEGER,
+  proportional_resident_kb INTEGER);
 CREATE TABLE __intrinsic_spurious_sched_wakeup (
   id INTEGER PRIMARY KEY, ts INTEGER, thread_state_id INTEGER, irq_context INTEGER,
   utid INTEGER, waker_utid INTEGER);
