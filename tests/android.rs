@@ -686,3 +686,21 @@ fn a_log_line_without_tid_is_the_idle_threads_and_a_missing_layer_is_a_null_stri
         table(&[["5", "string", "NULL", "NULL"], ["7", "string", "L", "L"]])
     );
 }
+
+#[test]
+fn power_rail_samples_sort_by_their_own_time_and_counter_dur_spans_them() {
+    // Energy samples take timestamp_ms, not the packet's time, and arrive out of order.
+    let (conn, _db) = import("power_rails_unsorted.pftrace");
+    let got = rows(
+        &conn,
+        "select ts, dur, value, delta from experimental_counter_dur order by id",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["3000000", "1000000", "666", "0"],
+            ["4000000", "1000000", "999", "333"],
+            ["5000000", "-1", "333", "-666"],
+        ])
+    );
+}

@@ -1131,3 +1131,48 @@ fn devfreq_frequencies_are_counters_named_after_the_device() {
         ])
     );
 }
+
+#[test]
+fn gpu_work_periods_are_slices_named_by_their_active_share_per_gpu_and_uid() {
+    let (conn, _db) = import("gpu_work_period.pftrace");
+    let got = rows(
+        &conn,
+        "select s.ts, s.dur, s.name, t.name, t.type,
+                extract_arg(t.dimension_arg_set_id, 'gpu_id'),
+                extract_arg(t.dimension_arg_set_id, 'uid')
+         from slice s join track t on s.track_id = t.id order by s.ts, s.dur",
+    );
+    let kind = "android_gpu_work_period";
+    assert_eq!(
+        got,
+        table(&[
+            ["100", "100", "%50.00", "GPU Work Period", kind, "0", "1000"],
+            [
+                "100",
+                "200",
+                "%100.00",
+                "GPU Work Period",
+                kind,
+                "1",
+                "10001"
+            ],
+            [
+                "300",
+                "100",
+                "%100.00",
+                "GPU Work Period",
+                kind,
+                "0",
+                "1000"
+            ],
+        ])
+    );
+    // The same GPU and uid share a track; an end before the start is counted, not kept.
+    let tracks = rows(&conn, "select count(distinct track_id) from slice");
+    assert_eq!(tracks, table(&[["2"]]));
+    let stat = rows(
+        &conn,
+        "select value from stats where name = 'gpu_work_period_negative_duration'",
+    );
+    assert_eq!(stat, table(&[["1"]]));
+}

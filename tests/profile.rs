@@ -570,3 +570,82 @@ fn track_event_callstacks_go_to_their_slices() {
         ])
     );
 }
+
+#[test]
+fn smaps_packets_become_profiler_smaps_rows_of_their_process() {
+    let (conn, _db) = import("profiler_smaps.pftrace");
+    let got = rows(
+        &conn,
+        "select s.id, p.pid, s.ts, s.path, s.size_kb, s.private_dirty_kb, s.swap_kb,
+                s.file_name, s.start_address, s.module_timestamp, s.module_debugid,
+                s.module_debug_path, s.protection_flags, s.private_clean_resident_kb,
+                s.shared_dirty_resident_kb, s.shared_clean_resident_kb, s.locked_kb,
+                s.proportional_resident_kb
+         from profiler_smaps s join process p using (upid) order by s.id",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            [
+                "0",
+                "2",
+                "10",
+                "/system/lib64/libc.so",
+                "20",
+                "4",
+                "4",
+                "NULL",
+                "0",
+                "0",
+                "NULL",
+                "NULL",
+                "0",
+                "0",
+                "0",
+                "0",
+                "0",
+                "0"
+            ],
+            [
+                "1",
+                "2",
+                "10",
+                "[anon: libc_malloc]",
+                "30",
+                "10",
+                "10",
+                "NULL",
+                "0",
+                "0",
+                "NULL",
+                "NULL",
+                "0",
+                "0",
+                "0",
+                "0",
+                "0",
+                "0"
+            ],
+            [
+                "2",
+                "2",
+                "10",
+                "/a/b.so",
+                "1",
+                "2",
+                "3",
+                "b.so",
+                "4096",
+                "5",
+                "abc",
+                "/dbg/b.pdb",
+                "5",
+                "6",
+                "7",
+                "8",
+                "9",
+                "11"
+            ],
+        ])
+    );
+}

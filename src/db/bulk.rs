@@ -96,10 +96,11 @@ pub(super) enum Table {
     AndroidUser,
     GameIntervention,
     FileDescriptor,
+    ProfilerSmaps,
     SpuriousSchedWakeup,
 }
 
-pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 7;
+pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 8;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -166,6 +167,7 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::AndroidUser,
     Table::GameIntervention,
     Table::FileDescriptor,
+    Table::ProfilerSmaps,
     Table::SpuriousSchedWakeup,
 ];
 
@@ -385,6 +387,14 @@ impl Table {
                 true,
             ),
             Table::FileDescriptor => ("filedescriptor", "id, ufd, fd, ts, upid, path", true),
+            Table::ProfilerSmaps => (
+                "profiler_smaps",
+                "id, upid, ts, path, size_kb, private_dirty_kb, swap_kb, file_name, \
+                 start_address, module_timestamp, module_debugid, module_debug_path, \
+                 protection_flags, private_clean_resident_kb, shared_dirty_resident_kb, \
+                 shared_clean_resident_kb, locked_kb, proportional_resident_kb",
+                true,
+            ),
             Table::SpuriousSchedWakeup => (
                 "__intrinsic_spurious_sched_wakeup",
                 "id, ts, thread_state_id, irq_context, utid, waker_utid",

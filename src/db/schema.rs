@@ -134,6 +134,13 @@ CREATE TABLE android_game_intervention_list (
   battery_mode_use_angle INTEGER, battery_mode_fps REAL);
 CREATE TABLE filedescriptor (
   id INTEGER PRIMARY KEY, ufd INTEGER, fd INTEGER, ts INTEGER, upid INTEGER, path TEXT);
+CREATE TABLE profiler_smaps (
+  id INTEGER PRIMARY KEY, upid INTEGER, ts INTEGER, path TEXT, size_kb INTEGER,
+  private_dirty_kb INTEGER, swap_kb INTEGER, file_name TEXT, start_address INTEGER,
+  module_timestamp INTEGER, module_debugid TEXT, module_debug_path TEXT,
+  protection_flags INTEGER, private_clean_resident_kb INTEGER,
+  shared_dirty_resident_kb INTEGER, shared_clean_resident_kb INTEGER, locked_kb INTEGER,
+  proportional_resident_kb INTEGER);
 CREATE TABLE __intrinsic_spurious_sched_wakeup (
   id INTEGER PRIMARY KEY, ts INTEGER, thread_state_id INTEGER, irq_context INTEGER,
   utid INTEGER, waker_utid INTEGER);
@@ -277,6 +284,16 @@ CREATE VIEW counters AS
   SELECT c.id, c.ts, c.track_id, c.value, c.arg_set_id, t.name, t.unit
   FROM counter c JOIN __intrinsic_track t ON c.track_id = t.id AND t.event_type = 'counter'
   ORDER BY c.ts;
+-- Trace Processor's experimental_counter_dur: each counter row with the time to the next
+-- row of its track (-1 for the last) and the change from the previous one (0 for the first),
+-- rows in table (id) order.
+CREATE VIEW experimental_counter_dur AS
+  SELECT c.id, c.ts, c.track_id, c.value, c.arg_set_id,
+    coalesce(lead(c.ts) OVER w - c.ts, -1) AS dur,
+    coalesce(c.value - lag(c.value) OVER w, 0.0) AS delta
+  FROM counter c
+  WINDOW w AS (PARTITION BY c.track_id ORDER BY c.id)
+  ORDER BY c.id;
 CREATE VIEW android_logs AS
   SELECT id, ts, utid, prio, tag, msg FROM __intrinsic_android_logs;
 CREATE VIEW package_list AS

@@ -326,6 +326,25 @@ impl TableWriter<'_> {
                 row.text(sink.strings.get(path));
             })?;
         }
+        for (id, (ts, upid, e)) in t.smaps.iter().enumerate() {
+            self.row(Table::ProfilerSmaps, |row| {
+                row.int(id as i64);
+                row.int(i64::from(*upid));
+                row.int(*ts);
+                row.text(sink.strings.get(e.path));
+                for &v in &e.numbers[..3] {
+                    row.int(v);
+                }
+                row.text(sink.strings.get(e.file_name));
+                row.int(e.numbers[3]);
+                row.int(e.numbers[4]);
+                row.text(sink.strings.get(e.module_debugid));
+                row.text(sink.strings.get(e.module_debug_path));
+                for &v in &e.numbers[5..] {
+                    row.int(v);
+                }
+            })?;
+        }
         for (id, w) in t.spurious_wakeups.iter().enumerate() {
             self.row(Table::SpuriousSchedWakeup, |row| {
                 row.int(id as i64);

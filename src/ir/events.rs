@@ -535,6 +535,9 @@ pub enum EventData {
     Journald(Box<JournaldEntry>),
     /// A file a process had open (process_stats `fds`): the `filedescriptor` table.
     FileDescriptor(Box<(ProcessRef, i64, StrId)>),
+    /// A memory mapping of a process sampled with a profile (`smaps_packet`): the
+    /// `profiler_smaps` table.
+    ProfilerSmaps(Box<SmapsRow>),
     /// A Chrome event kept raw (`chrome_raw`): legacy metadata, text, unknown phases.
     ChromeRaw(Box<ChromeRaw>),
     /// A process name at a given priority (Trace Processor's process name priorities:
@@ -772,4 +775,18 @@ pub mod clocks {
             _ => return None,
         })
     }
+}
+
+/// One `smaps_packet` entry: strings are NULL when absent, numbers 0.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SmapsRow {
+    pub process: ProcessRef,
+    pub path: StrId,
+    pub file_name: StrId,
+    pub module_debugid: StrId,
+    pub module_debug_path: StrId,
+    /// size_kb, private_dirty_kb, swap_kb, start_address, module_timestamp,
+    /// protection_flags, private_clean_resident_kb, shared_dirty_resident_kb,
+    /// shared_clean_resident_kb, locked_kb, proportional_resident_kb.
+    pub numbers: [i64; 11],
 }

@@ -436,6 +436,10 @@ impl<'s> Builder<'s> {
                 let upid = self.process(fd.0);
                 self.tables.fds.push((ts, upid, fd.1, fd.2));
             }
+            EventData::ProfilerSmaps(ref row) => {
+                let upid = self.process(row.process);
+                self.tables.smaps.push((ts, upid, (**row).clone()));
+            }
             EventData::ChromeRaw(ref raw) => self.chrome_raw(ts, raw),
             EventData::ProcessName {
                 process,

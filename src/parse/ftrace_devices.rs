@@ -1,7 +1,7 @@
 //! Device events of the one ftrace handler, as Trace Processor's ftrace parser and its
 //! device trackers read them: GPU memory and frequency, Adreno command batches (placed by
 //! the model, `model/gpu_kernel.rs`), V4L2 / videobuf2 buffers, virtio-gpu command queues,
-//! Mali KCPU queue and CSF interrupt events, F2FS I/O statistics, UFS clock gating,
+//! GPU work periods, Mali KCPU queue and CSF interrupt events, F2FS I/O statistics, UFS clock gating,
 //! ChromeOS EC sensor samples, function-graph tracing, TCP retransmits and NAPI GRO
 //! receives, devices' runtime power states, suspend/resume phases and wakeup sources
 //! (paired by the model, `model/power.rs`). Hands on counters, slices and kernel ops.
@@ -23,6 +23,7 @@ pub(crate) fn handle(
     let done = match name {
         "gpu_mem_total" => gpu_mem_total(sink, o, f),
         "gpu_frequency" => gpu_frequency(sink, o, f),
+        "gpu_work_period" => gpu_work_period(sink, o, f),
         "kgsl_adreno_cmdbatch_queued"
         | "kgsl_adreno_cmdbatch_sync"
         | "kgsl_adreno_cmdbatch_retired" => adreno(sink, o, name, f),
@@ -508,6 +509,45 @@ fn ufs_clk_gating(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
         o,
         f64::from(state),
         NO_ARGS,
+    );
+    Some(())
+}
+
+/// `gpu_work_period`: a complete slice `[start_time_ns, end_time_ns)` named by the share
+/// of it the GPU was active (`%50.00`) on the `GPU Work Period` track of the GPU and uid
+/// (Trace Processor's GpuWorkPeriodTracker); an end before the start is counted
+/// (`gpu_work_period_negative_duration`) and dropped.
+fn gpu_work_period(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
+    let gpu = f.uint(sink, "gpu_id").unwrap_or(0);
+    let uid = f.uint(sink, "uid").unwrap_or(0);
+    let start = f.uint(sink, "start_time_ns").unwrap_or(0) as i64;
+    let end = f.uint(sink, "end_time_ns").unwrap_or(0) as i64;
+    let active = f.uint(sink, "total_active_duration_ns").unwrap_or(0);
+    let dur = end.wrapping_sub(start);
+    if dur < 0 {
+        sink.stat("gpu_work_period_negative_duration", o.machine, 1);
+        return Some(());
+    }
+    let percent = 100.0 * (active as f64 / dur as f64);
+    let dims = [
+        ("gpu_id", ArgValue::Int(gpu as i64)),
+        ("uid", ArgValue::Int(uid as i64)),
+    ];
+    let bp = Blueprint {
+        dims: &dims,
+        slices: true,
+        ..Blueprint::counter("android_gpu_work_period", "GPU Work Period")
+    };
+    let track = bp.track(sink, o.machine);
+    let name = sink.intern(&format!("%{percent:.2}"));
+    sink.push(
+        start,
+        o.clock,
+        EventData::Complete {
+            slice: slice(track, NULL_STR, name, NO_ARGS),
+            dur,
+            thread_dur: NO_TS,
+        },
     );
     Some(())
 }

@@ -353,6 +353,7 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::ArtProcessMetadata(_)) => "TracePacket.art_process_metadata",
         Some(D::ModuleSymbols(_)) => "TracePacket.module_symbols",
         Some(D::DeobfuscationMapping(_)) => "TracePacket.deobfuscation_mapping",
+        Some(D::SmapsPacket(_)) => "TracePacket.smaps_packet",
         Some(D::Battery(_)) => "TracePacket.battery",
         Some(D::AndroidLog(_)) => "TracePacket.android_log",
         Some(D::PowerRails(_)) => "TracePacket.power_rails",
@@ -872,6 +873,7 @@ impl Parser<'_> {
                     trace_packet::Data::ProcessStats(s) => {
                         self.process_stats(machine, ts, clock, &s)
                     }
+                    trace_packet::Data::SmapsPacket(s) => self.smaps_packet(machine, ts, clock, &s),
                     trace_packet::Data::SysStats(s) => self.sys_stats(machine, ts, clock, &s),
                     trace_packet::Data::Battery(b) => self.battery(machine, ts, clock, &b),
                     trace_packet::Data::GpuMemTotalEvent(e) => {

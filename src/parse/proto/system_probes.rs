@@ -70,6 +70,47 @@ fn sectors_mb(sectors: u64) -> f64 {
 }
 
 impl Parser<'_> {
+    /// `smaps_packet`: one `profiler_smaps` row per entry, for the process `pid`
+    /// (Trace Processor's ProfileModule::ParseSmapsPacket).
+    pub(super) fn smaps_packet(
+        &mut self,
+        machine: MachineId,
+        ts: i64,
+        clock: ClockRef,
+        smaps: &protos::SmapsPacket,
+    ) {
+        self.sink.touch();
+        let process = ProcessRef {
+            machine,
+            pid: i64::from(smaps.pid.unwrap_or(0)),
+        };
+        for e in &smaps.entries {
+            let n = |v: Option<u64>| v.unwrap_or(0) as i64;
+            let row = SmapsRow {
+                process,
+                path: self.sink.intern_nullable(e.path.as_deref()),
+                file_name: self.sink.intern_nullable(e.file_name.as_deref()),
+                module_debugid: self.sink.intern_nullable(e.module_debugid.as_deref()),
+                module_debug_path: self.sink.intern_nullable(e.module_debug_path.as_deref()),
+                numbers: [
+                    n(e.size_kb),
+                    n(e.private_dirty_kb),
+                    n(e.swap_kb),
+                    n(e.start_address),
+                    n(e.module_timestamp),
+                    i64::from(e.protection_flags.unwrap_or(0)),
+                    n(e.private_clean_resident_kb),
+                    n(e.shared_dirty_resident_kb),
+                    n(e.shared_clean_resident_kb),
+                    n(e.locked_kb),
+                    n(e.proportional_resident_kb),
+                ],
+            };
+            self.sink
+                .push(ts, clock, EventData::ProfilerSmaps(Box::new(row)));
+        }
+    }
+
     pub(super) fn process_stats(
         &mut self,
         machine: MachineId,
