@@ -63,13 +63,19 @@ impl Pty {
             .stdin(stdio(&slave))
             .stdout(stdio(&slave))
             .stderr(stdio(&slave));
-        // SAFETY: between fork and exec the closure makes only two syscalls (setsid, and
-        // ioctl TIOCSCTTY on stdin) so the pty becomes the child's controlling terminal,
-        // as a shell would arrange; it allocates nothing and touches no locks.
+        // SAFETY: between fork and exec the closure makes only async-signal-safe syscalls
+        // (setsid, ioctl TIOCSCTTY on stdin, so the pty becomes the child's controlling
+        // terminal as a shell would arrange; signal, to give sextant the default
+        // dispositions an interactive shell gives it even when this test runs as a
+        // background job, whose SIGINT a shell ignores); it allocates nothing and touches
+        // no locks.
         unsafe {
             cmd.pre_exec(|| {
                 rustix::process::setsid()?;
                 rustix::process::ioctl_tiocsctty(BorrowedFd::borrow_raw(0))?;
+                for signal in [libc::SIGINT, libc::SIGHUP, libc::SIGTERM] {
+                    libc::signal(signal, libc::SIG_DFL);
+                }
                 Ok(())
             });
         }
