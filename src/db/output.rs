@@ -286,7 +286,7 @@ fn split_name(s: &str) -> (&str, &str) {
 }
 
 /// Position of a standalone keyword at paren depth 0.
-fn find_keyword(s: &str, kw: &str) -> Option<usize> {
+pub(super) fn find_keyword(s: &str, kw: &str) -> Option<usize> {
     let upper = s.to_ascii_uppercase();
     let bytes = upper.as_bytes();
     let mut depth = 0i32;
@@ -480,7 +480,7 @@ mod tests {
             "CREATE TEMP TABLE t(id INT, name TEXT); INSERT INTO t VALUES (1, 'one');
              CREATE PERFETTO FUNCTION name_of(id INT) RETURNS STRING AS
                SELECT name FROM t WHERE id = $id;
-             CREATE PERFETTO FUNCTION add2(a INT, b INT) RETURNS INT AS SELECT $a + $b;
+             CREATE PERFETTO FUNCTION add2(a INT, b INT)\nRETURNS INT\nAS SELECT $a + $b;
              SELECT name_of(1) AS a, name_of(2) AS b, add2(40, 2) AS c;
              CREATE OR REPLACE PERFETTO FUNCTION add2(a INT, b INT) RETURNS INT AS
                SELECT $a * $b;

@@ -7,7 +7,7 @@ use rusqlite::functions::FunctionFlags;
 use rusqlite::types::Value;
 use rusqlite::Connection;
 
-use super::output::QueryError;
+use super::output::{find_keyword, QueryError};
 
 fn refused(message: String, statement: &str) -> QueryError {
     QueryError::Sql {
@@ -44,24 +44,26 @@ pub fn create(conn: &Connection, rest: &str, statement: &str) -> Result<(), Quer
         .map(|a| a.trim_start_matches('$').to_string())
         .collect();
     let after = &rest[close + 1..];
-    let upper = after.to_ascii_uppercase();
-    let returns = upper.find("RETURNS").ok_or_else(|| {
+    let returns = find_keyword(after, "RETURNS").ok_or_else(|| {
         refused(
             "CREATE PERFETTO FUNCTION: expected RETURNS".into(),
             statement,
         )
     })?;
-    if upper[returns + 7..].trim_start().starts_with("TABLE") {
+    let returned = &after[returns + "RETURNS".len()..];
+    if returned
+        .trim_start()
+        .to_ascii_uppercase()
+        .starts_with("TABLE")
+    {
         return Err(refused(
             format!("CREATE PERFETTO FUNCTION {name}: functions returning a table are not supported (scalar functions are)"),
             statement,
         ));
     }
-    let as_at = upper[returns..]
-        .find(" AS")
-        .map(|p| returns + p + 3)
+    let as_at = find_keyword(returned, "AS")
         .ok_or_else(|| refused("CREATE PERFETTO FUNCTION: expected AS".into(), statement))?;
-    let body = after[as_at..]
+    let body = returned[as_at + "AS".len()..]
         .trim()
         .trim_end_matches(';')
         .trim()
