@@ -216,29 +216,52 @@ fn flow_rows(flows: &Flows, mut ids: Vec<i64>) -> Vec<Vec<Value>> {
         .collect()
 }
 
+/// Per slice, its flows: (flow id, the slice at the other end).
+type Ends = HashMap<i64, Vec<(i64, i64)>>;
+
+/// The flows leaving (`by_out`) and entering (`by_in`) each slice.
+fn adjacency(flows: &Flows) -> (Ends, Ends) {
+    let mut by_out = Ends::new();
+    let mut by_in = Ends::new();
+    for &(f, out_, in_) in &flows.edges {
+        by_out.entry(out_).or_default().push((f, in_));
+        by_in.entry(in_).or_default().push((f, out_));
+    }
+    (by_out, by_in)
+}
+
+/// Walks from `id` breadth first: `next(slice)` lists the (flow, slice reached) pairs to
+/// follow from a slice; returns every flow followed.
+fn walk(
+    id: i64,
+    mut next: impl FnMut(i64) -> rusqlite::Result<Vec<(i64, i64)>>,
+) -> rusqlite::Result<Vec<i64>> {
+    let mut found = Vec::new();
+    let mut seen: HashSet<i64> = HashSet::from([id]);
+    let mut queue = VecDeque::from([id]);
+    while let Some(s) = queue.pop_front() {
+        for (f, to) in next(s)? {
+            found.push(f);
+            if seen.insert(to) {
+                queue.push_back(to);
+            }
+        }
+    }
+    Ok(found)
+}
+
 fn directly_connected(conn: &Connection, args: &[Value]) -> rusqlite::Result<Vec<Vec<Value>>> {
     let Some(id) = start_id(args) else {
         return Ok(Vec::new());
     };
     let flows = flows(conn)?;
-    let mut found = Vec::new();
+    let (by_out, by_in) = adjacency(&flows);
     // Forward from the slice along slice_out → slice_in, and backward along slice_in →
     // slice_out, never through ancestors or descendants.
-    for forward in [true, false] {
-        let mut seen: HashSet<i64> = HashSet::from([id]);
-        let mut queue = VecDeque::from([id]);
-        while let Some(s) = queue.pop_front() {
-            for &(f, out_, in_) in &flows.edges {
-                let (from, to) = if forward { (out_, in_) } else { (in_, out_) };
-                if from == s {
-                    found.push(f);
-                    if seen.insert(to) {
-                        queue.push_back(to);
-                    }
-                }
-            }
-        }
-    }
+    let mut found = walk(id, |s| Ok(by_out.get(&s).cloned().unwrap_or_default()))?;
+    found.extend(walk(id, |s| {
+        Ok(by_in.get(&s).cloned().unwrap_or_default())
+    })?);
     Ok(flow_rows(&flows, found))
 }
 
@@ -247,33 +270,26 @@ fn following(conn: &Connection, args: &[Value]) -> rusqlite::Result<Vec<Vec<Valu
         return Ok(Vec::new());
     };
     let flows = flows(conn)?;
-    // Where each flow's outgoing slice sits, to tell whether it is nested in a slice reached.
-    let mut places: HashMap<i64, Option<Place>> = HashMap::new();
-    for &(_, out_, _) in &flows.edges {
-        if let std::collections::hash_map::Entry::Vacant(e) = places.entry(out_) {
-            e.insert(place(conn, out_)?);
+    // The flows leaving each track, with where their outgoing slice sits, to find those
+    // leaving a slice reached or a slice nested in it.
+    let mut by_track: HashMap<i64, Vec<(i64, i64, Place, i64)>> = HashMap::new();
+    for &(f, out_, in_) in &flows.edges {
+        if let Some(p) = place(conn, out_)? {
+            by_track.entry(p.0).or_default().push((f, out_, p, in_));
         }
     }
-    let mut found = Vec::new();
-    let mut seen: HashSet<i64> = HashSet::from([id]);
-    let mut queue = VecDeque::from([id]);
-    while let Some(s) = queue.pop_front() {
-        let Some(at) = place(conn, s)? else { continue };
-        for &(f, out_, in_) in &flows.edges {
-            let from_here = out_ == s
-                || places
-                    .get(&out_)
-                    .copied()
-                    .flatten()
-                    .is_some_and(|p| nested_in(&at, p.0, p.1, p.3));
-            if from_here {
-                found.push(f);
-                if seen.insert(in_) {
-                    queue.push_back(in_);
-                }
-            }
-        }
-    }
+    let found = walk(id, |s| {
+        let Some(at) = place(conn, s)? else {
+            return Ok(Vec::new());
+        };
+        Ok(by_track
+            .get(&at.0)
+            .into_iter()
+            .flatten()
+            .filter(|(_, out_, p, _)| *out_ == s || nested_in(&at, p.0, p.1, p.3))
+            .map(|&(f, _, _, in_)| (f, in_))
+            .collect())
+    })?;
     Ok(flow_rows(&flows, found))
 }
 
@@ -282,20 +298,16 @@ fn preceding(conn: &Connection, args: &[Value]) -> rusqlite::Result<Vec<Vec<Valu
         return Ok(Vec::new());
     };
     let flows = flows(conn)?;
-    let mut found = Vec::new();
-    let mut seen: HashSet<i64> = HashSet::from([id]);
-    let mut queue = VecDeque::from([id]);
-    while let Some(s) = queue.pop_front() {
-        let mut into: HashSet<i64> = ancestor_ids(conn, s)?.into_iter().collect();
-        into.insert(s);
-        for &(f, out_, in_) in &flows.edges {
-            if into.contains(&in_) {
-                found.push(f);
-                if seen.insert(out_) {
-                    queue.push_back(out_);
-                }
-            }
-        }
-    }
+    let (_, by_in) = adjacency(&flows);
+    let found = walk(id, |s| {
+        let mut into = ancestor_ids(conn, s)?;
+        into.push(s);
+        Ok(into
+            .iter()
+            .filter_map(|x| by_in.get(x))
+            .flatten()
+            .copied()
+            .collect())
+    })?;
     Ok(flow_rows(&flows, found))
 }
