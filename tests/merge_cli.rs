@@ -731,35 +731,9 @@ fn events_dropped_before_zero_are_counted_once_each_and_charged_to_their_file() 
 /// whose it was and why, before anything is written.
 #[test]
 fn the_preview_says_which_clock_snapshot_is_refused_and_why() {
-    use prost::Message;
-    use sextant::protos::{
-        clock_snapshot::Clock, trace_packet::Data, ClockSnapshot, Trace, TracePacket,
-    };
-    let snapshot = |boot: u64, mono: u64| TracePacket {
-        data: Some(Data::ClockSnapshot(ClockSnapshot {
-            clocks: [(6, boot), (3, mono)]
-                .iter()
-                .map(|&(id, ts)| Clock {
-                    clock_id: Some(id),
-                    timestamp: Some(ts),
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        })),
-        optional_trusted_packet_sequence_id: Some(
-            sextant::protos::trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(
-                1,
-            ),
-        ),
-        ..Default::default()
-    };
     let dir = Dir::new("merge-refused");
     let a = dir.join("a.pftrace");
-    let bytes = Trace {
-        packet: vec![snapshot(1_000, 100), snapshot(500, 200)],
-    }
-    .encode_to_vec();
+    let bytes = common::refused_snapshot_trace();
     std::fs::write(&a, bytes).expect("write");
     let log = dir.join("log.json");
     std::fs::copy(

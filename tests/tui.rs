@@ -1272,34 +1272,7 @@ fn stats_name_a_lone_or_gzipped_trace_by_the_input() {
 /// Clock graph pane says which file's snapshot it was and why, in the reference's words.
 #[test]
 fn the_clock_graph_says_why_a_snapshot_was_refused() {
-    use prost::Message;
-    use sextant::protos::{
-        clock_snapshot::Clock, trace_packet::Data, ClockSnapshot, Trace, TracePacket,
-    };
-    let snapshot = |boot: u64, mono: u64| TracePacket {
-        data: Some(Data::ClockSnapshot(ClockSnapshot {
-            clocks: [(6, boot), (3, mono)]
-                .iter()
-                .map(|&(id, ts)| Clock {
-                    clock_id: Some(id),
-                    timestamp: Some(ts),
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        })),
-        optional_trusted_packet_sequence_id: Some(
-            sextant::protos::trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(
-                1,
-            ),
-        ),
-        ..Default::default()
-    };
-    // BOOTTIME, trace time, goes back at the second snapshot.
-    let bytes = Trace {
-        packet: vec![snapshot(1_000, 100), snapshot(500, 200)],
-    }
-    .encode_to_vec();
+    let bytes = common::refused_snapshot_trace();
     let files = sextant::source::open_bytes("refused.pftrace", bytes).expect("opens");
     let mut harness = Harness::import("refused.pftrace", files, 160, 48);
     harness.key(KeyCode::Char('2'));

@@ -161,3 +161,36 @@ pub fn big_json_trace(n: usize) -> Vec<u8> {
     s.push_str("]}");
     s.into_bytes()
 }
+
+/// A protobuf trace of two ClockSnapshots (BOOTTIME, MONOTONIC) in which BOOTTIME, the
+/// trace-time clock, goes back at the second: the clock tracker refuses it with
+/// "the trace clock (id=6) is not monotonic at snapshot 1. 500 not >= 1000.".
+pub fn refused_snapshot_trace() -> Vec<u8> {
+    use prost::Message;
+    use sextant::protos::{
+        clock_snapshot::Clock,
+        trace_packet::{Data, OptionalTrustedPacketSequenceId},
+        ClockSnapshot, Trace, TracePacket,
+    };
+    let snapshot = |boot: u64, mono: u64| TracePacket {
+        data: Some(Data::ClockSnapshot(ClockSnapshot {
+            clocks: [(6, boot), (3, mono)]
+                .iter()
+                .map(|&(id, ts)| Clock {
+                    clock_id: Some(id),
+                    timestamp: Some(ts),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        })),
+        optional_trusted_packet_sequence_id: Some(
+            OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(1),
+        ),
+        ..Default::default()
+    };
+    Trace {
+        packet: vec![snapshot(1_000, 100), snapshot(500, 200)],
+    }
+    .encode_to_vec()
+}
