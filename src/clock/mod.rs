@@ -248,7 +248,10 @@ impl Placement {
     }
 
     fn strict_plan(&self, raw: ClockDomain) -> Plan {
-        if matches!(raw.clock_id, clocks::UNTIMED | clocks::UNCONVERTED) {
+        if matches!(
+            raw.clock_id,
+            clocks::UNTIMED | clocks::LATEST | clocks::UNCONVERTED
+        ) {
             return Plan::Identity;
         }
         let Some(node) = self.node_of(raw) else {

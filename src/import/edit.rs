@@ -404,7 +404,9 @@ impl Session {
                 let d = *sink.clocks.get(c as u32);
                 let unconverted = matches!(
                     d.clock_id,
-                    crate::ir::clocks::UNTIMED | crate::ir::clocks::UNCONVERTED
+                    crate::ir::clocks::UNTIMED
+                        | crate::ir::clocks::LATEST
+                        | crate::ir::clocks::UNCONVERTED
                 );
                 if unconverted || then.node_of(d).is_none() {
                     continue;

@@ -13,8 +13,8 @@ use crate::clock::report::{self, Report};
 use crate::clock::{self, Context, Format, ManifestClocks, ManifestEdge, Placement, Plan};
 use crate::db::{self, ImportFacts, TraceFileRow};
 use crate::ir::{
-    clocks, ClockDomain, Event, MachineId, MachineRegistry, MetaValue, Sink, StatKey, NO_FILE,
-    NO_MACHINE,
+    clocks, ClockDomain, ClockRef, Event, EventData, MachineId, MachineRegistry, MetaValue, Sink,
+    StatKey, NO_FILE, NO_MACHINE,
 };
 use crate::manifest::{self, Manifest, ManifestError};
 use crate::parse::{self, FileContext, MachineScope, ParseError};
@@ -665,7 +665,7 @@ fn contexts(sink: &Sink, formats: &[Option<Format>]) -> Vec<Context> {
         let converts = used
             && !matches!(
                 d.clock_id,
-                clocks::PACKET_DEFAULT | clocks::UNTIMED | clocks::UNCONVERTED
+                clocks::PACKET_DEFAULT | clocks::UNTIMED | clocks::LATEST | clocks::UNCONVERTED
             );
         note(d.file, d.machine, converts);
     }
@@ -714,9 +714,16 @@ fn convert_events(
         sink.stat("clock_sync_unrelatable_clock_domains", u.machine, 1);
         sink.current_file = prev;
     }
+    let latest: Vec<bool> = domains
+        .iter()
+        .map(|d| d.clock_id == clocks::LATEST)
+        .collect();
     let all_identity = plans.iter().all(|p| *p == Plan::Identity);
     if all_identity {
-        return keep.then(|| sink.events.clone());
+        let mut out = keep.then(|| sink.events.clone());
+        let events = out.as_mut().unwrap_or(&mut sink.events);
+        place_latest(events, &sink.payloads, &latest);
+        return out;
     }
     let mut dropped: HashMap<usize, i64> = HashMap::new();
     let payloads = &sink.payloads;
@@ -736,7 +743,7 @@ fn convert_events(
             }
         }
     };
-    let out = if keep {
+    let mut out = if keep {
         let mut out = Vec::with_capacity(sink.events.len());
         for ev in &sink.events {
             let mut ev = *ev;
@@ -749,6 +756,11 @@ fn convert_events(
         sink.events.retain_mut(|ev| apply(ev));
         None
     };
+    place_latest(
+        out.as_mut().unwrap_or(&mut sink.events),
+        &sink.payloads,
+        &latest,
+    );
     let mut dropped: Vec<_> = dropped.into_iter().collect();
     dropped.sort_unstable();
     for (c, n) in dropped {
@@ -765,6 +777,30 @@ fn convert_events(
         sink.current_file = prev;
     }
     out
+}
+
+/// Puts each untimed packet that goes through the sorter ([`clocks::LATEST`]) at the latest
+/// trace-time timestamp of the events read before it, as Trace Processor does ("max(file's
+/// latest ts, sorter max)", behaviour-merging.md §1): files are read one after another, so
+/// that is the largest timestamp of every converted event earlier in reading order (the
+/// sorter's maximum starts at 0 and never takes a negative timestamp, which it drops).
+/// `events` are in reading order (`ord`), conversion done.
+fn place_latest(events: &mut [Event], payloads: &[(ClockRef, EventData)], latest: &[bool]) {
+    if !latest.iter().any(|&l| l) {
+        return;
+    }
+    let mut max = 0i64;
+    for ev in events {
+        if latest
+            .get(usize::from(payloads[ev.payload as usize].0))
+            .copied()
+            .unwrap_or(false)
+        {
+            ev.ts = max;
+        } else {
+            max = max.max(ev.ts);
+        }
+    }
 }
 
 /// Sorts the converted events and drops those before trace time's zero; returns how many

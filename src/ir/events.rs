@@ -744,8 +744,14 @@ pub mod clocks {
     /// A proto packet that names no clock: it is on the file's default clock (set by the
     /// file's first ClockSnapshot), or taken as trace time when the file has none.
     pub const PACKET_DEFAULT: u32 = 0;
-    /// A packet without a timestamp: placed at 0 on trace time, never converted.
+    /// A packet without a timestamp that the reference handles as it reads it: placed at 0
+    /// on trace time, before every other event, never converted.
     pub const UNTIMED: u32 = u32::MAX - 1;
+    /// A packet without a timestamp that goes through the reference's sorter: placed at the
+    /// latest trace-time timestamp of the events before it (its file's and earlier files',
+    /// behaviour-merging.md §1: "No timestamp → max(file's latest ts, sorter max)"), never
+    /// converted.
+    pub const LATEST: u32 = u32::MAX - 3;
     /// A proto packet that names no clock, read before its file's first ClockSnapshot set the
     /// file's default clock: its value is used unconverted, never deferred
     /// (behaviour-merging.md §1, "Proto packet clock").

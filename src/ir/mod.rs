@@ -1110,7 +1110,7 @@ impl Sink {
         let builtin = !(64..128).contains(&domain.clock_id)
             && !matches!(
                 domain.clock_id,
-                clocks::UNTIMED | clocks::UNCONVERTED | clocks::TRACE_FILE
+                clocks::UNTIMED | clocks::LATEST | clocks::UNCONVERTED | clocks::TRACE_FILE
             );
         domain.shared = builtin
             && !self

@@ -409,3 +409,44 @@ fn a_clockless_packet_before_the_first_snapshot_is_not_converted() {
         ])
     );
 }
+
+/// behaviour-merging.md §1: a packet without a timestamp that goes through the sorter takes
+/// "max(file's latest ts, sorter max)", in trace time: a ProcessStats read after a slice
+/// converted to REALTIME counts its memory at the slice's end, not at 0.
+#[test]
+fn an_untimed_packet_is_placed_at_the_latest_timestamp_read_before_it() {
+    let mut packets = vec![snapshot(&[
+        (BOOTTIME, 1_000_000_000),
+        (REALTIME, 1_700_000_001_000_000_000),
+    ])];
+    packets.extend(thread_tracks(10, 11, "app", "main"));
+    packets.extend(slice("s", 1_100_000_000, 100));
+    packets.push(packet(
+        None,
+        trace_packet::Data::ProcessStats(sextant::protos::ProcessStats {
+            processes: vec![sextant::protos::process_stats::Process {
+                pid: Some(10),
+                vm_rss_kb: Some(8),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+    ));
+    let p = encode(packets, None);
+    let meta = manifest(
+        r#"{"version": 1, "trace_time": {"clock": "REALTIME", "file": "p.pb"},
+            "files": [{"path": "p.pb"}]}"#,
+    );
+    let i = expect_ok(
+        "untimed_at_latest.zip",
+        &zip(&[("meta.json", &meta), ("p.pb", &p)]),
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select c.ts, cast(c.value as int) from counter c join track t on c.track_id = t.id
+             where t.name = 'mem.rss'"
+        ),
+        table(&[["1700000001100000100", "8192"]])
+    );
+}

@@ -1037,12 +1037,13 @@ impl Parser<'_> {
         let ts = pkt
             .timestamp
             .map(|t| self.sequence_clock_ts(machine, seq_id, clock_id, t as i64));
-        // A packet without a timestamp (descriptors, process trees) describes the trace rather
-        // than a moment of it: it is kept at time 0 of trace time, never converted.
-        let clock = if ts.is_some() {
-            self.clock(machine, seq_id, clock_id)
-        } else {
-            self.clock(machine, 0, clocks::UNTIMED)
+        // A packet without a timestamp is never converted. One the reference handles as it
+        // reads it stays at time 0, first; any other (descriptors, process trees) goes through
+        // the sorter at the latest timestamp read so far, which placement fills in.
+        let clock = match ts {
+            Some(_) => self.clock(machine, seq_id, clock_id),
+            None if pkt.tokenized => self.clock(machine, 0, clocks::UNTIMED),
+            None => self.clock(machine, 0, clocks::LATEST),
         };
         Some(Placed {
             machine,

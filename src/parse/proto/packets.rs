@@ -53,6 +53,10 @@ pub(super) struct Header<'p> {
     pub marker: bool,
     pub defaults: Option<&'p protos::TracePacketDefaults>,
     pub interned: Option<&'p protos::InternedData>,
+    /// The packet is one the reference handles when it reads it (its tokenizer), never
+    /// through the sorter: without a timestamp it stays first ([`clocks::UNTIMED`]) rather
+    /// than taking the latest one ([`clocks::LATEST`]).
+    pub tokenized: bool,
 }
 
 impl<'p> Header<'p> {
@@ -72,8 +76,37 @@ impl<'p> Header<'p> {
             marker: matches!(pkt.data, Some(trace_packet::Data::SynchronizationMarker(_))),
             defaults: pkt.trace_packet_defaults.as_ref(),
             interned: pkt.interned_data.as_ref(),
+            tokenized: tokenized(pkt.data.as_ref()),
         }
     }
+}
+
+/// Packets Trace Processor handles as it reads them (clock snapshots, trace stats, system
+/// info, configs and descriptors of the trace itself, packages, power rail and energy
+/// descriptors): the others go through its sorter, an untimed one at the latest timestamp
+/// read so far (behaviour-merging.md §1).
+fn tokenized(data: Option<&trace_packet::Data>) -> bool {
+    use trace_packet::Data as D;
+    matches!(
+        data,
+        Some(
+            D::ClockSnapshot(_)
+                | D::TraceStats(_)
+                | D::SystemInfo(_)
+                | D::TraceConfig(_)
+                | D::TraceUuid(_)
+                | D::ExtensionDescriptor(_)
+                | D::ServiceEvent(_)
+                | D::SynchronizationMarker(_)
+                | D::RemoteClockSync(_)
+                | D::TraceAttributes(_)
+                | D::PackagesList(_)
+                | D::PowerRails(_)
+                | D::AndroidEnergyEstimationBreakdown(_)
+                | D::CompressedPackets(_)
+                | D::ZstdCompressedPackets(_)
+        )
+    )
 }
 
 /// Where a packet is, once its header is read.
