@@ -411,12 +411,15 @@ fn chrome_packets_become_args_logs_raw_rows_and_metadata() {
             ["chrome.crash_trace_id", "chrome.crash_trace_id", "99"],
         ])
     );
-    // A legacy context event and the metadata bundle are kept raw.
+    // A legacy context event and the metadata bundle are kept raw. The bundle's packet has
+    // no timestamp and comes last in the file: the sorter takes it at the latest timestamp
+    // read, after the event (behaviour-merging.md §1).
     let raw = rows(&conn, "select name, arg_set_id from chrome_raw order by id");
     assert_eq!(raw.len(), 2, "{raw:?}");
-    assert_eq!(raw[0][0], "chrome_event.metadata");
+    assert_eq!(raw[0][0], "track_event.legacy_event");
+    assert_eq!(raw[1][0], "chrome_event.metadata");
     assert_eq!(
-        args_of(&conn, &raw[1][1]),
+        args_of(&conn, &raw[0][1]),
         table(&[
             ["legacy_event.category", "toplevel"],
             ["legacy_event.name", "FrameBlameContext"],
