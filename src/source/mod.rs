@@ -538,6 +538,8 @@ fn add_archive(
     let mut opened = data.open().map_err(read_error)?;
     let bytes =
         read_bounded(&mut opened.reader, data.limits.max_decompressed, name).map_err(read_error)?;
+    // Read whole: its size is what it holds, as for any file once parsed.
+    files[parent].size = bytes.len() as u64;
     let backing = Backing::Memory(Arc::from(bytes));
     let listing = if kind == Kind::Zip {
         archive::zip(name, &backing, data.limits)?

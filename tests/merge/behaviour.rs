@@ -254,8 +254,16 @@ fn archive_of_one_trace_inside_an_archive_is_read() {
 fn gzipped_archive_is_read_as_its_archive() {
     let json = br#"[{"ph": "X", "name": "j", "ts": 2, "dur": 1, "pid": 1, "tid": 1}]"#;
     let proto = small_proto("p", true, None);
-    let input = gzip(&tar(&[("p.pftrace", &proto), ("a.json", json)]));
+    let inner = tar(&[("p.pftrace", &proto), ("a.json", json)]);
+    let input = gzip(&inner);
     let i = expect_ok("tar-gz", &input);
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select size from __intrinsic_trace_file where id = 1"
+        ),
+        table(&[[inner.len().to_string().as_str()]])
+    );
     assert_eq!(
         rows(
             &i.conn,
