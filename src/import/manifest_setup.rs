@@ -65,11 +65,12 @@ impl ManifestSetup {
         }
         let bytes = read_manifest(&files[at], &names[at])?;
         let m = manifest::parse(&bytes).map_err(fail)?;
-        // A file's private timeline is found by member name (never a container's).
+        // Any member the manifest names resolves (a container too, as in Trace Processor:
+        // an override on one is then refused below, by name, rather than as unknown).
         let member = |path: &str| {
-            files.iter().any(|f| {
-                !path.is_empty() && f.name.as_deref() == Some(path) && !f.kind.is_container()
-            })
+            files
+                .iter()
+                .any(|f| !path.is_empty() && f.name.as_deref() == Some(path))
         };
         // A member the manifest names is missing from an archive that is cut short: the cut
         // is the error (the manifest is fine).

@@ -725,7 +725,10 @@ fn convert_events(
         place_latest(events, &sink.payloads, &latest);
         return out;
     }
-    let mut dropped: HashMap<usize, i64> = HashMap::new();
+    // The ords of the events dropped, per clock: counted as the inputs they came from (a
+    // systrace line or a proto packet is one event of the reference's however many rows it
+    // makes here).
+    let mut dropped: HashMap<usize, Vec<u32>> = HashMap::new();
     let payloads = &sink.payloads;
     let mut apply = |ev: &mut Event| -> bool {
         let c = payloads[ev.payload as usize].0 as usize;
@@ -737,7 +740,7 @@ fn convert_events(
             }
             Plan::Drop(_) => {
                 if payloads[ev.payload as usize].1.counts_as_event() {
-                    *dropped.entry(c).or_default() += 1;
+                    dropped.entry(c).or_default().push(ev.ord);
                 }
                 false
             }
@@ -763,10 +766,11 @@ fn convert_events(
     );
     let mut dropped: Vec<_> = dropped.into_iter().collect();
     dropped.sort_unstable();
-    for (c, n) in dropped {
+    for (c, mut ords) in dropped {
         let Plan::Drop(failure) = plans[c] else {
             continue;
         };
+        let n = count_inputs(sink, &mut ords) as i64;
         let d = domains[c];
         let prev = sink.current_file;
         sink.current_file = d.file;

@@ -73,7 +73,10 @@ pub enum SourceError {
     Read { path: String, error: std::io::Error },
     #[error("{name}: {problem}")]
     Corrupt { name: String, problem: String },
-    #[error("{name}: an archive inside an archive is not supported (recursive synchronization is not supported)")]
+    #[error(
+        "{name}: an archive inside an archive may hold one trace only, and this one holds \
+         several (recursive synchronization is not supported): merge its files directly"
+    )]
     NestedArchive { name: String },
 }
 
@@ -90,9 +93,9 @@ pub struct TraceFile {
     pub size: u64,
     /// Index of the containing file in the list.
     pub parent: Option<usize>,
-    /// Its `__intrinsic_trace_file` id: the input 0, then an archive's members in archive
-    /// order, then each decompressed stream when its gzip is processed (the list itself is
-    /// in processing order).
+    /// Its `__intrinsic_trace_file` id: the input 0, then, as each container is processed,
+    /// its members in archive order (an archive's when it is listed, a decompressed stream
+    /// when its gzip is processed); the list itself is in processing order.
     pub row: usize,
     /// Name for messages when the file has no name of its own (a decompressed stream).
     pub origin: Option<String>,
@@ -306,7 +309,7 @@ pub fn open_merge(
         origin: None,
         problems: Vec::new(),
     }];
-    add_members(&name, members, &mut files).map_err(|e| match e {
+    add_members(&name, members, &mut files, 0, Nesting::Loose).map_err(|e| match e {
         // Among loose files, an archive is one file of the merge: say what to do.
         SourceError::NestedArchive { name } => SourceError::Corrupt {
             name,
@@ -317,6 +320,7 @@ pub fn open_merge(
         },
         other => other,
     })?;
+    number_rows(&mut files);
     // A file in a directory that is no trace (a README, an empty file) fails the merge
     // with what it is and what to do, rather than as an unknown trace type.
     for f in files.iter().skip(1) {
@@ -431,21 +435,40 @@ fn list(input_name: &str, backing: Backing, limits: Limits) -> Result<Vec<TraceF
             if let Some(problem) = listing.problem {
                 files[0].problems.push(("archive_damaged", problem));
             }
-            add_members(input_name, listing.members, &mut files)?;
+            add_members(input_name, listing.members, &mut files, 0, Nesting::Merge)?;
         }
-        Kind::Gzip => gunzip_children(input_name, &whole, 0, &mut files)?,
+        Kind::Gzip => gunzip_children(input_name, &whole, 0, &mut files, Nesting::Merge)?,
         _ => {}
     }
-    number_streams(&mut files);
+    number_rows(&mut files);
     Ok(files)
 }
 
+/// Where an archive sits, which says whether archives inside it may be read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Nesting {
+    /// The input itself (or the one stream of a gzip'd input): the merge. An archive among
+    /// its members is read when it holds a single trace.
+    Merge,
+    /// An archive inside the merge: it may hold one trace only (the spec: "an archive that
+    /// itself contains multiple traces cannot be nested inside another merge").
+    Nested,
+    /// Loose files opened together: an archive among them is refused.
+    Loose,
+}
+
 /// Adds an archive's (or a set of loose files') members to the list, sniffed, in processing
-/// order: each is a file of its own, a gzip'd one a container of its decompressed stream.
+/// order, under the container at `parent`: each is a file of its own, a gzip'd one a
+/// container of its decompressed stream, an archive (when `nesting` allows it) a container
+/// of its members, listed recursively right after it (Trace Processor processes a container
+/// when it meets it). `row` holds each member's position in its archive until
+/// [`number_rows`] numbers the whole list.
 fn add_members(
     input_name: &str,
     members: Vec<archive::Member>,
     files: &mut Vec<TraceFile>,
+    parent: usize,
+    nesting: Nesting,
 ) -> Result<(), SourceError> {
     let mut sorted = Vec::with_capacity(members.len());
     for m in members {
@@ -460,66 +483,108 @@ fn add_members(
         }
         sorted.push((sorted.len(), m, k));
     }
+    if nesting == Nesting::Nested && sorted.len() > 1 {
+        return Err(SourceError::NestedArchive {
+            name: input_name.to_string(),
+        });
+    }
+    let inner = match nesting {
+        Nesting::Loose => Nesting::Loose,
+        Nesting::Merge | Nesting::Nested => Nesting::Nested,
+    };
     sorted.sort_by(|a, b| (a.2.priority(), &a.1.name, a.0).cmp(&(b.2.priority(), &b.1.name, b.0)));
-    let first_row = files.len();
     for (at, m, k) in sorted {
-        if matches!(k, Kind::Zip | Kind::Tar) {
-            return Err(SourceError::NestedArchive { name: m.name });
-        }
-        let row = first_row + at;
         let size = m.data.len.unwrap_or(0);
-        if k == Kind::Gzip {
-            let parent = files.len();
-            files.push(TraceFile {
-                name: Some(m.name.clone()),
-                kind: Kind::Gzip,
-                data: None,
-                size,
-                parent: Some(0),
-                row,
-                origin: None,
-                problems: Vec::new(),
-            });
-            gunzip_children(&m.name, &m.data, parent, files)?;
-        } else {
-            files.push(TraceFile {
-                name: Some(m.name),
-                kind: k,
-                data: Some(m.data),
-                size,
-                parent: Some(0),
-                row,
-                origin: None,
-                problems: Vec::new(),
-            });
+        let container = k.is_container();
+        let index = files.len();
+        files.push(TraceFile {
+            name: Some(m.name.clone()),
+            kind: k,
+            data: (!container).then(|| m.data.clone()),
+            size,
+            parent: Some(parent),
+            row: at,
+            origin: None,
+            problems: Vec::new(),
+        });
+        match k {
+            Kind::Zip | Kind::Tar if inner == Nesting::Loose => {
+                return Err(SourceError::NestedArchive { name: m.name });
+            }
+            Kind::Zip | Kind::Tar => {
+                add_archive(&m.name, k, &m.data, files, index, inner)?;
+            }
+            Kind::Gzip => gunzip_children(&m.name, &m.data, index, files, inner)?,
+            _ => {}
         }
     }
-    number_streams(files);
     Ok(())
 }
 
-/// Numbers the decompressed streams after every member, in processing order: the
-/// reference adds a stream's file when it processes its gzip.
-fn number_streams(files: &mut [TraceFile]) {
-    let first = files
-        .iter()
-        .map(|f| f.row)
-        .filter(|&r| r != usize::MAX)
-        .max()
-        .map_or(0, |r| r + 1);
-    let streams = files.iter_mut().filter(|f| f.row == usize::MAX);
-    for (row, f) in (first..).zip(streams) {
+/// Lists the members of the ZIP or TAR archive in `data` (read into memory: it is a member
+/// of another container) under the container at `parent`.
+fn add_archive(
+    name: &str,
+    kind: Kind,
+    data: &Data,
+    files: &mut Vec<TraceFile>,
+    parent: usize,
+    nesting: Nesting,
+) -> Result<(), SourceError> {
+    let read_error = |error| SourceError::Read {
+        path: name.to_string(),
+        error,
+    };
+    let mut opened = data.open().map_err(read_error)?;
+    let bytes =
+        read_bounded(&mut opened.reader, data.limits.max_decompressed, name).map_err(read_error)?;
+    // Read whole: its size is what it holds, as for any file once parsed.
+    files[parent].size = bytes.len() as u64;
+    let backing = Backing::Memory(Arc::from(bytes));
+    let listing = if kind == Kind::Zip {
+        archive::zip(name, &backing, data.limits)?
+    } else {
+        archive::tar(name, &backing, data.limits)?
+    };
+    if let Some(problem) = listing.problem {
+        files[0].problems.push(("archive_damaged", problem));
+    }
+    add_members(name, listing.members, files, parent, nesting)
+}
+
+/// Numbers the `__intrinsic_trace_file` rows as Trace Processor inserts them: the input 0,
+/// then, each time a container is processed (in processing order, which is the list's),
+/// its children in their archive order (`row` holds that position until now).
+fn number_rows(files: &mut [TraceFile]) {
+    let mut rows = vec![0usize; files.len()];
+    let mut next = 1;
+    for i in 0..files.len() {
+        if !files[i].kind.is_container() {
+            continue;
+        }
+        let mut children: Vec<usize> = (0..files.len())
+            .filter(|&j| files[j].parent == Some(i))
+            .collect();
+        children.sort_by_key(|&j| files[j].row);
+        for j in children {
+            rows[j] = next;
+            next += 1;
+        }
+    }
+    for (f, row) in files.iter_mut().zip(rows) {
         f.row = row;
     }
 }
 
 /// The decompressed files of a gzip stream: one, or a leading manifest member and the
-/// trace after it. A stream that holds an archive is refused.
+/// trace after it. A stream that holds an archive is that archive's container; a gzip'd
+/// stream is decompressed again.
 fn gunzip_children(
     name: &str,
     compressed: &Data,
     parent: usize,
     files: &mut Vec<TraceFile>,
+    nesting: Nesting,
 ) -> Result<(), SourceError> {
     let all = compressed.then(Codec::Gzip {
         skip: 0,
@@ -555,23 +620,29 @@ fn gunzip_children(
         let (kind, _) = sniff_data(name, &all)?;
         children.push((kind, all));
     }
-    for (kind, data) in children {
-        if kind.is_container() {
-            return Err(SourceError::NestedArchive {
-                name: name.to_string(),
-            });
-        }
+    for (at, (kind, data)) in children.into_iter().enumerate() {
+        let container = kind.is_container();
+        let index = files.len();
         files.push(TraceFile {
             name: Some(String::new()),
             kind,
-            data: Some(data),
+            data: (!container).then(|| data.clone()),
             size: 0,
             parent: Some(parent),
-            // Numbered once the whole list is known (see `number_streams`).
-            row: usize::MAX,
+            row: at,
             origin: Some(format!("{name} (decompressed)")),
             problems: Vec::new(),
         });
+        match kind {
+            Kind::Zip | Kind::Tar if nesting == Nesting::Loose => {
+                return Err(SourceError::NestedArchive {
+                    name: name.to_string(),
+                });
+            }
+            Kind::Zip | Kind::Tar => add_archive(name, kind, &data, files, index, nesting)?,
+            Kind::Gzip => gunzip_children(name, &data, index, files, nesting)?,
+            _ => {}
+        }
     }
     Ok(())
 }

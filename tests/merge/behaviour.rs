@@ -172,11 +172,13 @@ fn hidden_members_are_skipped() {
     }
 }
 
+/// The spec: "an archive that itself contains multiple traces cannot be nested inside
+/// another merge"; one that holds a single trace is read where a container sorts.
 #[test]
-fn archive_inside_an_archive_is_refused() {
+fn archive_of_several_traces_inside_an_archive_is_refused() {
     let trace = small_proto("s", true, None);
-    let inner = zip(&[("inner.pftrace", &trace)]);
-    let inner_tar = tar(&[("inner.pftrace", &trace)]);
+    let inner = zip(&[("a.pftrace", &trace), ("b.pftrace", &trace)]);
+    let inner_tar = tar(&[("a.pftrace", &trace), ("b.pftrace", &trace)]);
     for (tag, archive, member) in [
         (
             "nested-zip",
@@ -205,10 +207,84 @@ fn archive_inside_an_archive_is_refused() {
             "{tag}: the error should name {member}: {got}"
         );
         assert!(
-            got.contains("an archive inside an archive is not supported"),
+            got.contains("an archive inside an archive may hold one trace only"),
             "{tag}: {got}"
         );
     }
+}
+
+#[test]
+fn archive_of_one_trace_inside_an_archive_is_read() {
+    let json = br#"[{"ph": "X", "name": "inner", "ts": 2, "dur": 1, "pid": 1, "tid": 1}]"#;
+    let proto = small_proto("p", true, None);
+    let inner = zip(&[("x.json", json)]);
+    let archive = zip(&[("inner.zip", &inner), ("p.pftrace", &proto)]);
+    let i = expect_ok("zip-in-zip", &archive);
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select id, coalesce(parent_id, '-'), coalesce(name, '-'), trace_type,
+                    processing_order, is_container
+             from __intrinsic_trace_file order by id"
+        ),
+        table(&[
+            ["0", "-", "-", "zip", "0", "1"],
+            ["1", "0", "inner.zip", "zip", "2", "1"],
+            ["2", "0", "p.pftrace", "proto", "1", "0"],
+            ["3", "1", "x.json", "json", "3", "0"],
+        ])
+    );
+    assert_eq!(
+        rows(&i.conn, "select name from slice where name = 'inner'"),
+        table(&[["inner"]])
+    );
+    let tar_inside = zip(&[
+        ("inner.tar", &tar(&[("x.json", json)])),
+        ("p.pftrace", &proto),
+    ]);
+    let i = expect_ok("tar-in-zip", &tar_inside);
+    assert_eq!(
+        rows(&i.conn, "select count(*) from slice where name = 'inner'"),
+        table(&[["1"]])
+    );
+}
+
+/// A gzip'd archive is the archive it holds: its stream is the container of the members.
+#[test]
+fn gzipped_archive_is_read_as_its_archive() {
+    let json = br#"[{"ph": "X", "name": "j", "ts": 2, "dur": 1, "pid": 1, "tid": 1}]"#;
+    let proto = small_proto("p", true, None);
+    let inner = tar(&[("p.pftrace", &proto), ("a.json", json)]);
+    let input = gzip(&inner);
+    let i = expect_ok("tar-gz", &input);
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select size from __intrinsic_trace_file where id = 1"
+        ),
+        table(&[[inner.len().to_string().as_str()]])
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select id, coalesce(parent_id, '-'), coalesce(name, '-'), trace_type,
+                    processing_order, is_container
+             from __intrinsic_trace_file order by id"
+        ),
+        table(&[
+            ["0", "-", "-", "gzip", "0", "1"],
+            ["1", "0", "", "tar", "1", "1"],
+            ["2", "1", "p.pftrace", "proto", "2", "0"],
+            ["3", "1", "a.json", "json", "3", "0"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select name from slice where name in ('j', 'p') order by name"
+        ),
+        table(&[["j"], ["p"]])
+    );
 }
 
 #[test]

@@ -435,6 +435,39 @@ fn error_override_on_manifest_or_archive() {
         "perfetto_manifest: overrides are not supported for trace files which are themselves \
          archives or perfetto_manifest files: t.pftrace.gz",
     );
+    // A PIN (no source clock) on a compressed stream: the member resolves (it is a file of
+    // the archive), and the override is refused as on any container, not as an unknown file.
+    let meta = manifest(
+        r#"{"version": 1, "files": [{"path": "t.json.gz",
+            "clocks": {"sync_to": {"file": "trace.pftrace", "clock": "BOOTTIME"}}},
+            {"path": "trace.pftrace"}]}"#,
+    );
+    let json = br#"[{"ph": "X", "name": "j", "ts": 2, "dur": 1, "pid": 1, "tid": 1}]"#;
+    expect_error(
+        "pin-on-gzip",
+        &zip(&[
+            ("meta.json", &meta),
+            ("trace.pftrace", &trace),
+            ("t.json.gz", &gzip(json)),
+        ]),
+        "meta.json",
+        "perfetto_manifest: overrides are not supported for trace files which are themselves \
+         archives or perfetto_manifest files: t.json.gz",
+    );
+    // ... or an archive of one trace inside the archive (which is otherwise read).
+    let meta =
+        manifest(r#"{"version": 1, "files": [{"path": "inner.zip", "machine": {"name": "x"}}]}"#);
+    expect_error(
+        "override-on-nested-zip",
+        &zip(&[
+            ("meta.json", &meta),
+            ("trace.pftrace", &trace),
+            ("inner.zip", &zip(&[("x.json", json)])),
+        ]),
+        "meta.json",
+        "perfetto_manifest: overrides are not supported for trace files which are themselves \
+         archives or perfetto_manifest files: inner.zip",
+    );
 }
 
 #[test]
