@@ -876,6 +876,18 @@ fn process_tree_and_process_stats_rules() {
             ["runtime.user_ns", "proc_stat_runtime", "7"],
         ])
     );
+    // Tracks are made in ProcessStats.Process field-number order (vm_rss_kb 3,
+    // oom_score_adj 10, smr_pss_kb 17, runtime_user_mode 21), as the reference walks its
+    // per-field array, so ids follow that order.
+    assert_eq!(
+        rows(&conn, "select name from process_counter_track order by id"),
+        table(&[
+            ["mem.rss"],
+            ["oom_score_adj"],
+            ["mem.smaps.pss"],
+            ["runtime.user_ns"]
+        ])
+    );
 }
 
 #[test]
