@@ -1087,6 +1087,46 @@ fn driver_markers_read_types_as_the_reference() {
     );
 }
 
+/// Camera (LWIS) and display panel markers go through the same ParseKernelTracingMarkWrite
+/// as the DPU ones: LWIS names them by `func_name` (its `value` is 64-bit), the panel by
+/// `name`; the payload's `pid` is the tgid; a marker without a type is a
+/// `systrace_parse_failure`.
+#[test]
+fn lwis_and_panel_markers_are_kernel_trace_markers() {
+    let (conn, _db) = import("lwis_panel_markers.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, s.name, t.tid, p.pid from slice s
+             join thread_track tt on s.track_id = tt.id join thread t using (utid)
+             join process p using (upid) order by s.ts"
+        ),
+        table(&[
+            ["100", "30", "lwis_begin", "501", "500"],
+            ["200", "10", "panel_b", "601", "600"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.ts, t.name, c.value, p.pid from counter c
+             join process_counter_track t on c.track_id = t.id join process p using (upid)
+             order by c.ts"
+        ),
+        table(&[
+            ["140", "lwis_ctr", "5000000000", "500"],
+            ["220", "panel_ctr", "3", "600"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select value from stats where name = 'systrace_parse_failure'"
+        ),
+        table(&[["2"]])
+    );
+}
+
 /// behaviour-process-tracking §4: a systrace line first looks its thread up (or makes it) by
 /// tid, then binds it to the TGID column's process, so a new thread's row comes before the
 /// row of its process's main thread.
