@@ -1127,6 +1127,43 @@ fn lwis_and_panel_markers_are_kernel_trace_markers() {
     );
 }
 
+/// behaviour-process-tracking §5: a producer inside a pid namespace describes its process
+/// and threads with namespace-local ids; the descriptor packet's trusted pid and the process
+/// tree's `nspid` / `nstid` translate them to the root-level process and thread (which the
+/// process tree already made), so no pid-5 process or tid-6 thread appears. An `nstid` of a
+/// process without `nspid` is logged.
+#[test]
+fn namespaced_descriptor_ids_resolve_to_root_level_threads() {
+    let (conn, _db) = import("namespaced_descriptors.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.tid, coalesce(t.name, '-'), p.pid from thread t join process p using (upid)
+             where t.tid > 1 order by t.utid"
+        ),
+        table(&[
+            ["1000", "-", "1000"],
+            ["2000", "-", "2000"],
+            ["1001", "ns_thread", "1000"],
+            ["2001", "-", "2000"],
+            // Not in the process tree: its pid resolves, its tid stays.
+            ["9", "unlisted", "1000"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.name, t.tid from slice s join thread_track tt on s.track_id = tt.id
+             join thread t using (utid)"
+        ),
+        table(&[["s", "1001"]])
+    );
+    assert_eq!(
+        rows(&conn, "select name from _trace_import_logs"),
+        table(&[["namespaced_thread_missing_process"]])
+    );
+}
+
 /// behaviour-process-tracking §4: a systrace line first looks its thread up (or makes it) by
 /// tid, then binds it to the TGID column's process, so a new thread's row comes before the
 /// row of its process's main thread.
