@@ -1087,12 +1087,12 @@ fn driver_markers_read_types_as_the_reference() {
     );
 }
 
-/// Camera (LWIS) and display panel markers go through the same ParseKernelTracingMarkWrite
-/// as the DPU ones: LWIS names them by `func_name` (its `value` is 64-bit), the panel by
-/// `name`; the payload's `pid` is the tgid; a marker without a type is a
-/// `systrace_parse_failure`.
+/// Camera (LWIS), display panel and Samsung markers go through the same
+/// ParseKernelTracingMarkWrite as the DPU ones: LWIS names them by `func_name` (its `value`
+/// is 64-bit), the panel by `name`, Samsung by `trace_name` with `trace_type`; the payload's
+/// `pid` is the tgid; a marker without a type is a `systrace_parse_failure`.
 #[test]
-fn lwis_and_panel_markers_are_kernel_trace_markers() {
+fn lwis_panel_and_samsung_markers_are_kernel_trace_markers() {
     let (conn, _db) = import("lwis_panel_markers.pftrace");
     assert_eq!(
         rows(
@@ -1104,6 +1104,7 @@ fn lwis_and_panel_markers_are_kernel_trace_markers() {
         table(&[
             ["100", "30", "lwis_begin", "501", "500"],
             ["200", "10", "panel_b", "601", "600"],
+            ["300", "5", "sam_b", "701", "700"],
         ])
     );
     assert_eq!(
@@ -1123,7 +1124,7 @@ fn lwis_and_panel_markers_are_kernel_trace_markers() {
             &conn,
             "select value from stats where name = 'systrace_parse_failure'"
         ),
-        table(&[["2"]])
+        table(&[["3"]])
     );
 }
 

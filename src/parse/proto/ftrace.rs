@@ -624,6 +624,16 @@ impl Parser<'_> {
                 let marker = KernelMarker::new(ty, m.pid, m.func_name, m.value);
                 self.kernel_marker((machine, ts, clock, pid), marker);
             }
+            // Samsung markers must carry a type (a `trace_begin` alone is not read).
+            E::SamsungTracingMarkWrite(m) => {
+                let Some(ty) = m.trace_type else {
+                    self.sink.stat("systrace_parse_failure", machine, 1);
+                    return;
+                };
+                let value = m.value.map(i64::from);
+                let marker = KernelMarker::new(ty as u8, m.pid, m.trace_name, value);
+                self.kernel_marker((machine, ts, clock, pid), marker);
+            }
             // Display panel markers: the DPU marker's fields.
             E::PanelWriteGeneric(m) => {
                 let ty = m.r#type.unwrap_or(0) as u8;
