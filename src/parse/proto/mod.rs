@@ -216,6 +216,8 @@ struct Parser<'a> {
     gpu_events: gpu_events::GpuEventState,
     /// Pid namespaces the process trees described (see [`system::Namespaces`]).
     namespaces: system::Namespaces,
+    /// The ftrace `global` clock reading of the latest bundle snapshot added.
+    latest_ftrace_clock_snapshot: Option<i64>,
 }
 
 /// A sequence-scoped clock a ClockSnapshot described: its unit, and for an incremental
@@ -299,6 +301,7 @@ pub fn parse_stream(
         module_symbols: FxHashMap::default(),
         profiling: profiling::ProfilingState::default(),
         namespaces: system::Namespaces::default(),
+        latest_ftrace_clock_snapshot: None,
         heap_graphs: heap_graph::HeapGraphState::default(),
         probes: android_probes::ProbeState::default(),
         gpu_events: gpu_events::GpuEventState::default(),
