@@ -732,3 +732,26 @@ fn ftrace_events_before_a_later_written_tracing_start_are_dropped() {
         table(&[["2"]])
     );
 }
+
+/// Bundles stamped with ftrace's `global` clock (old kernels) are related to boot time by
+/// the (ftrace_timestamp, boot_timestamp) reading each carries, as the reference's
+/// FtraceTokenizer does (a clock of the sequence, id 64); a `local` clock cannot be related
+/// to anything and the import fails.
+#[test]
+fn global_ftrace_clock_bundles_convert_through_their_snapshots() {
+    let (conn, _db) = import("global_clock.pftrace");
+    assert_eq!(
+        rows(&conn, "select ts, dur, name from slice order by ts"),
+        table(&[["5100", "200", "x"], ["6600", "0", "y"]])
+    );
+    let trace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/ftrace/local_clock.pftrace");
+    let db = common::TempFile::new("local_clock.sqlite");
+    let err = sextant::import::import_path(&trace, db.path())
+        .expect_err("a local ftrace clock fails the import");
+    assert!(
+        err.to_string()
+            .contains("Unable to parse ftrace packets with local clock"),
+        "{err}"
+    );
+}

@@ -876,6 +876,18 @@ fn process_tree_and_process_stats_rules() {
             ["runtime.user_ns", "proc_stat_runtime", "7"],
         ])
     );
+    // Tracks are made in ProcessStats.Process field-number order (vm_rss_kb 3,
+    // oom_score_adj 10, smr_pss_kb 17, runtime_user_mode 21), as the reference walks its
+    // per-field array, so ids follow that order.
+    assert_eq!(
+        rows(&conn, "select name from process_counter_track order by id"),
+        table(&[
+            ["mem.rss"],
+            ["oom_score_adj"],
+            ["mem.smaps.pss"],
+            ["runtime.user_ns"]
+        ])
+    );
 }
 
 #[test]
@@ -1072,6 +1084,84 @@ fn driver_markers_read_types_as_the_reference() {
             "select value from stats where name = 'systrace_parse_failure'"
         ),
         table(&[["4"]])
+    );
+}
+
+/// Camera (LWIS), display panel and Samsung markers go through the same
+/// ParseKernelTracingMarkWrite as the DPU ones: LWIS names them by `func_name` (its `value`
+/// is 64-bit), the panel by `name`, Samsung by `trace_name` with `trace_type`; the payload's
+/// `pid` is the tgid; a marker without a type is a `systrace_parse_failure`.
+#[test]
+fn lwis_panel_and_samsung_markers_are_kernel_trace_markers() {
+    let (conn, _db) = import("lwis_panel_markers.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, s.name, t.tid, p.pid from slice s
+             join thread_track tt on s.track_id = tt.id join thread t using (utid)
+             join process p using (upid) order by s.ts"
+        ),
+        table(&[
+            ["100", "30", "lwis_begin", "501", "500"],
+            ["200", "10", "panel_b", "601", "600"],
+            ["300", "5", "sam_b", "701", "700"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.ts, t.name, c.value, p.pid from counter c
+             join process_counter_track t on c.track_id = t.id join process p using (upid)
+             order by c.ts"
+        ),
+        table(&[
+            ["140", "lwis_ctr", "5000000000", "500"],
+            ["220", "panel_ctr", "3", "600"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select value from stats where name = 'systrace_parse_failure'"
+        ),
+        table(&[["3"]])
+    );
+}
+
+/// behaviour-process-tracking §5: a producer inside a pid namespace describes its process
+/// and threads with namespace-local ids; the descriptor packet's trusted pid and the process
+/// tree's `nspid` / `nstid` translate them to the root-level process and thread (which the
+/// process tree already made), so no pid-5 process or tid-6 thread appears. An `nstid` of a
+/// process without `nspid` is logged.
+#[test]
+fn namespaced_descriptor_ids_resolve_to_root_level_threads() {
+    let (conn, _db) = import("namespaced_descriptors.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.tid, coalesce(t.name, '-'), p.pid from thread t join process p using (upid)
+             where t.tid > 1 order by t.utid"
+        ),
+        table(&[
+            ["1000", "-", "1000"],
+            ["2000", "-", "2000"],
+            ["1001", "ns_thread", "1000"],
+            ["2001", "-", "2000"],
+            // Not in the process tree: its pid resolves, its tid stays.
+            ["9", "unlisted", "1000"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.name, t.tid from slice s join thread_track tt on s.track_id = tt.id
+             join thread t using (utid)"
+        ),
+        table(&[["s", "1001"]])
+    );
+    assert_eq!(
+        rows(&conn, "select name from _trace_import_logs"),
+        table(&[["namespaced_thread_missing_process"]])
     );
 }
 

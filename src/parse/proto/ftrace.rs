@@ -15,11 +15,11 @@ pub(super) struct KernelMarker {
     trace_begin: bool,
     tgid: Option<i32>,
     name: String,
-    value: i32,
+    value: i64,
 }
 
 impl KernelMarker {
-    fn new(ty: u8, tgid: Option<i32>, name: Option<String>, value: Option<i32>) -> Self {
+    fn new(ty: u8, tgid: Option<i32>, name: Option<String>, value: Option<i64>) -> Self {
         Self {
             ty,
             trace_begin: false,
@@ -147,7 +147,48 @@ pub fn decode_task_state_for(state: i64, version: Option<(u32, u32)>) -> Option<
     Some(out)
 }
 
+/// The sequence-scoped clock id of ftrace's `global` clock (the reference's
+/// kFtraceGlobalClockIdForOldKernels).
+const FTRACE_GLOBAL_CLOCK: u32 = 64;
+
 impl Parser<'_> {
+    /// A bundle's (ftrace clock, boot time) reading: a snapshot relating the sequence's
+    /// `global` ftrace clock to BOOTTIME, skipped when it repeats the latest one.
+    fn ftrace_clock_snapshot(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        ftrace_ts: i64,
+        boot_ts: Option<i64>,
+    ) {
+        if self.latest_ftrace_clock_snapshot == Some(ftrace_ts) {
+            return;
+        }
+        self.latest_ftrace_clock_snapshot = Some(ftrace_ts);
+        let domain = |clock_id, sequence| ClockDomain {
+            machine,
+            clock_id,
+            sequence,
+            file: self.ctx.file,
+            shared: false,
+        };
+        let readings = vec![
+            (domain(FTRACE_GLOBAL_CLOCK, seq_id), ftrace_ts),
+            (domain(clocks::BOOTTIME, 0), boot_ts.unwrap_or(0)),
+        ];
+        let at = i64::try_from(self.packet_at.1).ok();
+        self.sink.add_snapshot(
+            ClockSnapshot {
+                machine,
+                file: self.ctx.file,
+                primary_trace_clock: None,
+                readings,
+                units: vec![(1, false), (1, false)],
+            },
+            at,
+        );
+    }
+
     /// A kernel driver's trace marker, as the atrace text it stands for; `at` is where the
     /// ftrace event happened (machine, ts, clock, pid).
     /// A kernel driver's marker, as the reference's ParseKernelTracingMarkWrite: type 0
@@ -267,6 +308,30 @@ impl Parser<'_> {
             )));
             return;
         }
+        // The clock the kernel stamped the bundle with: boot time unless it says otherwise.
+        // The `global` clock (old kernels) is a clock of the sequence, related to boot time
+        // by the snapshots bundles carry; `local` and unknown clocks cannot be related to
+        // anything, and the reference refuses the trace.
+        let clock_id = match bundle.ftrace_clock.unwrap_or(0) {
+            0 => clocks::BOOTTIME,
+            2 => FTRACE_GLOBAL_CLOCK,
+            4 => clocks::MONOTONIC_RAW,
+            3 => {
+                self.fatal.get_or_insert(ParseError::invalid(
+                    "Unable to parse ftrace packets with local clock",
+                ));
+                return;
+            }
+            _ => {
+                self.fatal.get_or_insert(ParseError::invalid(
+                    "Unable to parse ftrace packets with unknown clock",
+                ));
+                return;
+            }
+        };
+        if let Some(ftrace_ts) = bundle.ftrace_timestamp {
+            self.ftrace_clock_snapshot(machine, seq_id, ftrace_ts, bundle.boot_timestamp);
+        }
         let mut raw_events = ftrace_raw::bundle_events(packet);
         // The kernel lost events of this cpu before the bundle (its ring buffer was full).
         if bundle.lost_events() {
@@ -285,11 +350,7 @@ impl Parser<'_> {
                 .count() as i64;
             self.sink.stat("ftrace_event_unknown", machine, missing);
         }
-        let clock_id = match bundle.ftrace_clock.unwrap_or(0) {
-            4 => clocks::MONOTONIC_RAW,
-            _ => clocks::BOOTTIME,
-        };
-        let clock = self.clock(machine, 0, clock_id);
+        let clock = self.clock(machine, seq_id, clock_id);
         // Trace Processor sorts each cpu's ftrace events in a queue of its own.
         let cpu_range = if self.ctx.machine == machine {
             0
@@ -581,7 +642,7 @@ impl Parser<'_> {
                     return;
                 }
                 let ty = m.trace_type.unwrap_or(0) as u8;
-                let mut marker = KernelMarker::new(ty, m.pid, m.trace_name, m.value);
+                let mut marker = KernelMarker::new(ty, m.pid, m.trace_name, m.value.map(i64::from));
                 marker.trace_begin = m.trace_begin.unwrap_or(0) != 0;
                 self.kernel_marker((machine, ts, clock, pid), marker);
             }
@@ -592,7 +653,8 @@ impl Parser<'_> {
                     self.sink.stat("systrace_parse_failure", machine, 1);
                     return;
                 }
-                let marker = KernelMarker::new(ty, m.pid, m.name.or(m.trace_name), m.value);
+                let marker =
+                    KernelMarker::new(ty, m.pid, m.name.or(m.trace_name), m.value.map(i64::from));
                 self.kernel_marker((machine, ts, clock, pid), marker);
             }
             E::G2dTracingMarkWrite(m) => {
@@ -601,7 +663,7 @@ impl Parser<'_> {
                     self.sink.stat("systrace_parse_failure", machine, 1);
                     return;
                 }
-                let marker = KernelMarker::new(ty, m.pid, m.name, m.value);
+                let marker = KernelMarker::new(ty, m.pid, m.name, m.value.map(i64::from));
                 self.kernel_marker((machine, ts, clock, pid), marker);
             }
             E::MaliTracingMarkWrite(m) => {
@@ -610,7 +672,37 @@ impl Parser<'_> {
                     self.sink.stat("systrace_parse_failure", machine, 1);
                     return;
                 }
-                let marker = KernelMarker::new(ty, m.pid, m.name, m.value);
+                let marker = KernelMarker::new(ty, m.pid, m.name, m.value.map(i64::from));
+                self.kernel_marker((machine, ts, clock, pid), marker);
+            }
+            // Camera (LWIS) markers name the slice or counter by the driver function.
+            E::LwisTracingMarkWrite(m) => {
+                let ty = m.r#type.unwrap_or(0) as u8;
+                if ty == 0 {
+                    self.sink.stat("systrace_parse_failure", machine, 1);
+                    return;
+                }
+                let marker = KernelMarker::new(ty, m.pid, m.func_name, m.value);
+                self.kernel_marker((machine, ts, clock, pid), marker);
+            }
+            // Samsung markers must carry a type (a `trace_begin` alone is not read).
+            E::SamsungTracingMarkWrite(m) => {
+                let Some(ty) = m.trace_type else {
+                    self.sink.stat("systrace_parse_failure", machine, 1);
+                    return;
+                };
+                let value = m.value.map(i64::from);
+                let marker = KernelMarker::new(ty as u8, m.pid, m.trace_name, value);
+                self.kernel_marker((machine, ts, clock, pid), marker);
+            }
+            // Display panel markers: the DPU marker's fields.
+            E::PanelWriteGeneric(m) => {
+                let ty = m.r#type.unwrap_or(0) as u8;
+                if ty == 0 {
+                    self.sink.stat("systrace_parse_failure", machine, 1);
+                    return;
+                }
+                let marker = KernelMarker::new(ty, m.pid, m.name, m.value.map(i64::from));
                 self.kernel_marker((machine, ts, clock, pid), marker);
             }
             E::TaskNewtask(t) => {

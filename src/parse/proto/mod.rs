@@ -214,6 +214,10 @@ struct Parser<'a> {
     probes: android_probes::ProbeState,
     /// GPU queues, stages and Vulkan object names (see [`gpu_events`]).
     gpu_events: gpu_events::GpuEventState,
+    /// Pid namespaces the process trees described (see [`system::Namespaces`]).
+    namespaces: system::Namespaces,
+    /// The ftrace `global` clock reading of the latest bundle snapshot added.
+    latest_ftrace_clock_snapshot: Option<i64>,
 }
 
 /// A sequence-scoped clock a ClockSnapshot described: its unit, and for an incremental
@@ -296,6 +300,8 @@ pub fn parse_stream(
         translatable: Vec::new(),
         module_symbols: FxHashMap::default(),
         profiling: profiling::ProfilingState::default(),
+        namespaces: system::Namespaces::default(),
+        latest_ftrace_clock_snapshot: None,
         heap_graphs: heap_graph::HeapGraphState::default(),
         probes: android_probes::ProbeState::default(),
         gpu_events: gpu_events::GpuEventState::default(),
@@ -667,7 +673,12 @@ impl Parser<'_> {
                 let raw = typed_args::field_bytes(bytes, 11).unwrap_or(&[]);
                 self.track_event(machine, seq_id, ts, clock, &ev, raw);
             }
-            trace_packet::Data::TrackDescriptor(d) => {
+            trace_packet::Data::TrackDescriptor(mut d) => {
+                // A producer in a pid namespace describes its own ids: the packet's
+                // trusted pid says which root-level process they are local to.
+                if let Some(root) = pkt.trusted_pid {
+                    self.namespaces.translate(machine, i64::from(root), &mut d);
+                }
                 self.track_descriptor(machine, seq_id, ts.unwrap_or(0), clock, d);
             }
             trace_packet::Data::ThreadDescriptor(t) => {

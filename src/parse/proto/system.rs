@@ -253,6 +253,12 @@ impl Parser<'_> {
                 continue;
             }
             let pid = i64::from(p.pid.unwrap_or(0));
+            if !p.nspid.is_empty() {
+                let nspid = p.nspid.iter().map(|&v| i64::from(v)).collect();
+                self.namespaces
+                    .processes
+                    .insert((machine, pid), (nspid, Vec::new()));
+            }
             let kworker = (p.ppid == Some(2))
                 .then(|| kworker_name(&p.cmdline[0]))
                 .flatten();
@@ -317,6 +323,17 @@ impl Parser<'_> {
                 tid: i64::from(t.tid.unwrap_or(0)),
                 pid: t.tgid.map(i64::from),
             };
+            if !t.nstid.is_empty() {
+                let tgid = i64::from(t.tgid.unwrap_or(0));
+                match self.namespaces.processes.get_mut(&(machine, tgid)) {
+                    Some((_, threads)) => {
+                        threads.push(thread.tid);
+                        let nstid = t.nstid.iter().map(|&v| i64::from(v)).collect();
+                        self.namespaces.threads.insert((machine, thread.tid), nstid);
+                    }
+                    None => self.log("namespaced_thread_missing_process", machine, &[]),
+                }
+            }
             let main_kthread = kthreads.contains(&thread.tid) && thread.pid == Some(thread.tid);
             let data = match t.name.as_deref() {
                 Some(n) if !n.is_empty() => EventData::ThreadName {
@@ -514,5 +531,64 @@ mod kworker_tests {
         );
         assert_eq!(kworker_name("kworker/0:0H"), Some("kworker/0:0H"));
         assert_eq!(kworker_name("ksoftirqd/0"), None);
+    }
+}
+
+/// Pid namespaces, from process trees' `nspid` / `nstid` (the ids inside the namespaces,
+/// outermost first, the root-level id omitted), per machine, for translating the ids a
+/// namespaced producer puts in its track descriptors to root-level ones
+/// (behaviour-process-tracking.md §5; the reference's ResolveNamespacedTid).
+#[derive(Default)]
+pub(super) struct Namespaces {
+    /// Root-level pid → (its namespace-local pids, root-level tids of its namespaced threads).
+    processes: HashMap<(MachineId, i64), (Vec<i64>, Vec<i64>)>,
+    /// Root-level tid → its namespace-local tids.
+    threads: HashMap<(MachineId, i64), Vec<i64>>,
+}
+
+impl Namespaces {
+    /// The root-level id of `id` as seen from inside root-level process `root`'s innermost
+    /// namespace: `root` itself for its local pid, else the thread whose local tid at that
+    /// level is `id`; `None` when `root` is not namespaced or nothing matches.
+    fn resolve(&self, machine: MachineId, root: i64, id: i64) -> Option<i64> {
+        if root <= 0 {
+            return None;
+        }
+        let (nspid, threads) = self.processes.get(&(machine, root))?;
+        let level = nspid.len().checked_sub(1)?;
+        if nspid.last() == Some(&id) {
+            return Some(root);
+        }
+        threads.iter().copied().find(|tid| {
+            self.threads
+                .get(&(machine, *tid))
+                .is_some_and(|nstid| nstid.get(level) == Some(&id))
+        })
+    }
+
+    /// Rewrites a descriptor's thread pid/tid and process pid to root-level ids where they
+    /// resolve; ids that do not resolve stay as given.
+    pub(super) fn translate(&self, machine: MachineId, root: i64, d: &mut protos::TrackDescriptor) {
+        if self.processes.is_empty() {
+            return;
+        }
+        let resolve = |id: i64| self.resolve(machine, root, id);
+        let fix = |v: &mut Option<i32>| {
+            if let Some(r) = v
+                .and_then(|id| resolve(i64::from(id)))
+                .and_then(|r| i32::try_from(r).ok())
+            {
+                *v = Some(r);
+            }
+        };
+        if let Some(t) = d.thread.as_mut() {
+            fix(&mut t.pid);
+            if let Some(r) = t.tid.and_then(resolve) {
+                t.tid = Some(r);
+            }
+        }
+        if let Some(p) = d.process.as_mut() {
+            fix(&mut p.pid);
+        }
     }
 }

@@ -136,6 +136,10 @@ impl Parser<'_> {
                 self.sink
                     .push(ts, clock, EventData::FileDescriptor(Box::new(row)));
             }
+            // Counters are emitted in field-number order of ProcessStats.Process, as the
+            // reference walks its per-field array (so track and counter ids follow it):
+            // memory 2-9, oom_score_adj 10, smaps rollup 16-20, runtime 21-22,
+            // smr_swap_pss 23, dmabuf_rss 24.
             let kb = |v: Option<u64>| v.map(|v| v as f64 * 1024.0);
             let memory = [
                 ("mem.virt", kb(p.vm_size_kb)),
@@ -147,25 +151,26 @@ impl Parser<'_> {
                 ("mem.locked", kb(p.vm_locked_kb)),
                 ("mem.rss.watermark", kb(p.vm_hwm_kb)),
             ];
+            let oom = [("oom_score_adj", p.oom_score_adj.map(|v| v as f64))];
             let smaps = [
                 ("mem.smaps.rss", kb(p.smr_rss_kb)),
                 ("mem.smaps.pss", kb(p.smr_pss_kb)),
                 ("mem.smaps.pss.anon", kb(p.smr_pss_anon_kb)),
                 ("mem.smaps.pss.file", kb(p.smr_pss_file_kb)),
                 ("mem.smaps.pss.smem", kb(p.smr_pss_shmem_kb)),
-                ("mem.smaps.swap.pss", kb(p.smr_swap_pss_kb)),
             ];
             let runtime = [
                 ("runtime.user_ns", p.runtime_user_mode.map(|v| v as f64)),
                 ("runtime.kernel_ns", p.runtime_kernel_mode.map(|v| v as f64)),
             ];
-            let oom = [("oom_score_adj", p.oom_score_adj.map(|v| v as f64))];
+            let swap_pss = [("mem.smaps.swap.pss", kb(p.smr_swap_pss_kb))];
             let dmabuf = [("mem.dmabuf_rss", kb(p.dmabuf_rss_kb))];
-            let groups: [(&'static str, &[Reading]); 5] = [
-                ("oom_score_adj", &oom),
+            let groups: [(&'static str, &[Reading]); 6] = [
                 ("process_memory", &memory),
+                ("oom_score_adj", &oom),
                 ("smaps", &smaps),
                 ("proc_stat_runtime", &runtime),
+                ("smaps", &swap_pss),
                 ("process_memory", &dmabuf),
             ];
             for (kind, values) in groups {
