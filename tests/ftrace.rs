@@ -744,6 +744,15 @@ fn global_ftrace_clock_bundles_convert_through_their_snapshots() {
         rows(&conn, "select ts, dur, name from slice order by ts"),
         table(&[["5100", "200", "x"], ["6600", "0", "y"]])
     );
+    // Those readings relate clocks but are no ClockSnapshot packet: they claim no trace
+    // time (behaviour-merging.md §3: only a proto's ClockSnapshot claims).
+    assert_eq!(
+        rows(
+            &conn,
+            "select count(*) from metadata where name = 'trace_time_clock_id'"
+        ),
+        table(&[["0"]])
+    );
     let trace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/ftrace/local_clock.pftrace");
     let db = common::TempFile::new("local_clock.sqlite");

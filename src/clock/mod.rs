@@ -179,6 +179,9 @@ pub struct PlacementInput<'a> {
 /// The clock a snapshot asks trace time (and its file's unlabelled packets) to be on:
 /// `primary_trace_clock`, else BOOTTIME when it has BOOTTIME and no TRACE_FILE clock.
 fn default_clock(snap: &ClockSnapshot) -> Option<u32> {
+    if snap.relates_only {
+        return None;
+    }
     if let Some(p) = snap.primary_trace_clock {
         return Some(p);
     }
@@ -701,6 +704,7 @@ mod tests {
                 })
                 .collect(),
             units: Vec::new(),
+            relates_only: false,
         }
     }
 

@@ -764,6 +764,10 @@ pub struct ClockSnapshot {
     /// Each reading's encoding as the snapshot declared it: (`unit_multiplier_ns`,
     /// `is_incremental`); empty when all are plain nanoseconds.
     pub units: Vec<(i64, bool)>,
+    /// Added by an ftrace bundle's clock reading (the reference's HandleFtraceClockSnapshot
+    /// adds it to the clock tracker directly), not read from a ClockSnapshot packet: it
+    /// relates clocks, but sets no default clock and claims no trace time.
+    pub relates_only: bool,
 }
 
 /// A stat the importer or the trace itself reports.

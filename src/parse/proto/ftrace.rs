@@ -184,6 +184,7 @@ impl Parser<'_> {
                 primary_trace_clock: None,
                 readings,
                 units: vec![(1, false), (1, false)],
+                relates_only: true,
             },
             at,
         );

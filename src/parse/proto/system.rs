@@ -91,6 +91,7 @@ impl Parser<'_> {
                     primary_trace_clock: cs.primary_trace_clock.map(|c| c as u32),
                     readings,
                     units,
+                    relates_only: false,
                 },
                 at,
             );
@@ -232,6 +233,7 @@ impl Parser<'_> {
                         (domain(client), anchor.wrapping_add(offset)),
                     ],
                     units: Vec::new(),
+                    relates_only: false,
                 },
                 at,
             );
