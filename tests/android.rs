@@ -704,3 +704,18 @@ fn power_rail_samples_sort_by_their_own_time_and_counter_dur_spans_them() {
         ])
     );
 }
+
+/// behaviour-android §3.1: a log line with a message and args keeps its message and the
+/// ` name=value` pieces follow it; a line with args only drops the first space.
+#[test]
+fn a_log_lines_args_follow_its_message() {
+    // Written by tools/gen_android_family_traces.py.
+    let (conn, _db) = import("log_message_with_args.pftrace");
+    assert_eq!(
+        rows(&conn, "select ts, prio, tag, msg from android_logs order by ts"),
+        table(&[
+            ["4000", "4", "evt", "a=3 b=\"x\""],
+            ["7000", "7", "t", "m k=-1 f=1.500000"],
+        ])
+    );
+}

@@ -15,11 +15,11 @@ pub(super) struct KernelMarker {
     trace_begin: bool,
     tgid: Option<i32>,
     name: String,
-    value: i32,
+    value: i64,
 }
 
 impl KernelMarker {
-    fn new(ty: u8, tgid: Option<i32>, name: Option<String>, value: Option<i32>) -> Self {
+    fn new(ty: u8, tgid: Option<i32>, name: Option<String>, value: Option<i64>) -> Self {
         Self {
             ty,
             trace_begin: false,
@@ -581,8 +581,28 @@ impl Parser<'_> {
                     return;
                 }
                 let ty = m.trace_type.unwrap_or(0) as u8;
-                let mut marker = KernelMarker::new(ty, m.pid, m.trace_name, m.value);
+                let mut marker = KernelMarker::new(ty, m.pid, m.trace_name, m.value.map(i64::from));
                 marker.trace_begin = m.trace_begin.unwrap_or(0) != 0;
+                self.kernel_marker((machine, ts, clock, pid), marker);
+            }
+            // Samsung markers must carry a type (their begin flag is not read).
+            E::SamsungTracingMarkWrite(m) => {
+                let Some(ty) = m.trace_type else {
+                    self.sink.stat("systrace_parse_failure", machine, 1);
+                    return;
+                };
+                let value = m.value.map(i64::from);
+                let marker = KernelMarker::new(ty as u8, m.pid, m.trace_name, value);
+                self.kernel_marker((machine, ts, clock, pid), marker);
+            }
+            // LWIS (camera) markers: a type is required; the slice is named by `func_name`.
+            E::LwisTracingMarkWrite(m) => {
+                let ty = m.r#type.unwrap_or(0) as u8;
+                if ty == 0 {
+                    self.sink.stat("systrace_parse_failure", machine, 1);
+                    return;
+                }
+                let marker = KernelMarker::new(ty, m.pid, m.func_name, m.value);
                 self.kernel_marker((machine, ts, clock, pid), marker);
             }
             // DPU, G2D and Mali markers must carry a type.
@@ -592,7 +612,7 @@ impl Parser<'_> {
                     self.sink.stat("systrace_parse_failure", machine, 1);
                     return;
                 }
-                let marker = KernelMarker::new(ty, m.pid, m.name.or(m.trace_name), m.value);
+                let marker = KernelMarker::new(ty, m.pid, m.name.or(m.trace_name), m.value.map(i64::from));
                 self.kernel_marker((machine, ts, clock, pid), marker);
             }
             E::G2dTracingMarkWrite(m) => {
@@ -601,7 +621,7 @@ impl Parser<'_> {
                     self.sink.stat("systrace_parse_failure", machine, 1);
                     return;
                 }
-                let marker = KernelMarker::new(ty, m.pid, m.name, m.value);
+                let marker = KernelMarker::new(ty, m.pid, m.name, m.value.map(i64::from));
                 self.kernel_marker((machine, ts, clock, pid), marker);
             }
             E::MaliTracingMarkWrite(m) => {
@@ -610,7 +630,7 @@ impl Parser<'_> {
                     self.sink.stat("systrace_parse_failure", machine, 1);
                     return;
                 }
-                let marker = KernelMarker::new(ty, m.pid, m.name, m.value);
+                let marker = KernelMarker::new(ty, m.pid, m.name, m.value.map(i64::from));
                 self.kernel_marker((machine, ts, clock, pid), marker);
             }
             E::TaskNewtask(t) => {
