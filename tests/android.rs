@@ -719,3 +719,35 @@ fn a_log_lines_args_follow_its_message() {
         ])
     );
 }
+
+/// Kernel wakelock packets: values accumulate per interned id, an unknown id is counted,
+/// and each `error_flags` bit the producer sets is counted under its stat.
+#[test]
+fn kernel_wakelock_error_flags_are_counted() {
+    // Written by tools/gen_android_family_traces.py.
+    let (conn, _db) = import("kernel_wakelock_errors.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.name, c.ts, c.value from counter c join counter_track t on c.track_id = t.id
+             order by c.ts"
+        ),
+        table(&[
+            ["wl_kernel", "1000000000", "100"],
+            ["wl_kernel", "2000000000", "150"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, value from stats where name like 'kernel_wakelock%' and value > 0
+             order by name"
+        ),
+        table(&[
+            ["kernel_wakelock_implausibly_large_value_reported", "1"],
+            ["kernel_wakelock_non_monotonic_value_reported", "1"],
+            ["kernel_wakelock_unknown_id", "1"],
+            ["kernel_wakelock_zero_value_reported", "2"],
+        ])
+    );
+}

@@ -35,6 +35,20 @@ packet { ftrace_events { cpu: 0
   event { timestamp: 990 pid: 15 samsung_tracing_mark_write { pid: 10 trace_name: "no_type" trace_begin: 1 } }
 } }
 ''',
+    # Trace Processor's AndroidKernelWakelocksModule: values accumulate per interned id;
+    # an unknown id is counted; each error flag bit (1 zero value, 2 non-monotonic, 4
+    # implausibly large) is counted once per packet.
+    ('android', 'kernel_wakelock_errors.pftrace'): r'''
+packet { timestamp: 1000000000 trusted_packet_sequence_id: 1 kernel_wakelock_data {
+  wakelock { wakelock_id: 1 wakelock_name: "wl_kernel" wakelock_type: WAKELOCK_TYPE_KERNEL }
+  wakelock_id: 1 time_held_millis: 100
+  error_flags: 5
+} }
+packet { timestamp: 2000000000 trusted_packet_sequence_id: 1 kernel_wakelock_data {
+  wakelock_id: 1 wakelock_id: 3 time_held_millis: 50 time_held_millis: 7
+  error_flags: 3
+} }
+''',
 }
 
 

@@ -650,6 +650,19 @@ impl Parser<'_> {
             };
             self.probe_counter(machine, ts, clock, &spec, value);
         }
+        // Problems the producer saw reading the wakelock stats, one stat per flag bit
+        // (Trace Processor's kernel_wakelock_errors.h: 1 zero value, 2 non-monotonic value,
+        // 4 implausibly large value).
+        let flags = w.error_flags.unwrap_or(0);
+        for (bit, name) in [
+            (1, "kernel_wakelock_zero_value_reported"),
+            (2, "kernel_wakelock_non_monotonic_value_reported"),
+            (4, "kernel_wakelock_implausibly_large_value_reported"),
+        ] {
+            if flags & bit != 0 {
+                self.stat(name, machine);
+            }
+        }
     }
 
     /// CPU time per uid and cluster: the packets carry deltas; each track shows the running
