@@ -49,6 +49,22 @@ packet { timestamp: 2000000000 trusted_packet_sequence_id: 1 kernel_wakelock_dat
   error_flags: 3
 } }
 ''',
+    # Trace Processor's GpuEventParser::ParseVulkanMemoryEvent: one
+    # vulkan_memory_allocations row per event (annotations as args by interned keys, the
+    # caller an interned function name) and running totals per scope / memory type.
+    ('android', 'vulkan_memory.pftrace'): r'''
+packet { trusted_packet_sequence_id: 1 sequence_flags: 1 timestamp: 10 interned_data {
+  function_names { iid: 1 str: "vkAllocateMemory" }
+  vulkan_memory_keys { iid: 1 str: "key_int" } vulkan_memory_keys { iid: 2 str: "key_str" } vulkan_memory_keys { iid: 3 str: "value_str" }
+} }
+packet { trusted_packet_sequence_id: 1 sequence_flags: 2 timestamp: 100 vulkan_memory_event { source: SOURCE_DRIVER operation: OP_CREATE timestamp: 100 pid: 42 memory_address: 4096 memory_size: 64 caller_iid: 1 allocation_scope: SCOPE_COMMAND
+  annotations { key_iid: 1 int_value: 7 } annotations { key_iid: 2 string_iid: 3 } } }
+packet { trusted_packet_sequence_id: 1 sequence_flags: 2 timestamp: 110 vulkan_memory_event { source: SOURCE_DRIVER operation: OP_CREATE timestamp: 110 pid: 43 memory_size: 16 allocation_scope: SCOPE_COMMAND } }
+packet { trusted_packet_sequence_id: 1 sequence_flags: 2 timestamp: 120 vulkan_memory_event { source: SOURCE_DEVICE_MEMORY operation: OP_CREATE timestamp: 120 pid: 42 device: 1 device_memory: 2 memory_type: 3 heap: 0 memory_size: 1000 } }
+packet { trusted_packet_sequence_id: 1 sequence_flags: 2 timestamp: 130 vulkan_memory_event { source: SOURCE_BUFFER operation: OP_BIND timestamp: 130 pid: 42 device: 1 device_memory: 2 memory_type: 3 memory_size: 500 object_handle: 77 } }
+packet { trusted_packet_sequence_id: 1 sequence_flags: 2 timestamp: 140 vulkan_memory_event { source: SOURCE_DRIVER operation: OP_DESTROY timestamp: 140 pid: 42 memory_size: 64 allocation_scope: SCOPE_COMMAND } }
+packet { trusted_packet_sequence_id: 1 sequence_flags: 2 timestamp: 150 vulkan_memory_event { source: SOURCE_DEVICE operation: OP_ANNOTATIONS timestamp: 150 pid: 42 } }
+''',
 }
 
 

@@ -97,10 +97,11 @@ pub(super) enum Table {
     GameIntervention,
     FileDescriptor,
     ProfilerSmaps,
+    VulkanMemory,
     SpuriousSchedWakeup,
 }
 
-pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 8;
+pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 9;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -168,6 +169,7 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::GameIntervention,
     Table::FileDescriptor,
     Table::ProfilerSmaps,
+    Table::VulkanMemory,
     Table::SpuriousSchedWakeup,
 ];
 
@@ -393,6 +395,13 @@ impl Table {
                  start_address, module_timestamp, module_debugid, module_debug_path, \
                  protection_flags, private_clean_resident_kb, shared_dirty_resident_kb, \
                  shared_clean_resident_kb, locked_kb, proportional_resident_kb",
+                true,
+            ),
+            Table::VulkanMemory => (
+                "vulkan_memory_allocations",
+                "id, arg_set_id, source, operation, timestamp, upid, device, device_memory, \
+                 memory_type, heap, function_name, object_handle, memory_address, memory_size, \
+                 scope",
                 true,
             ),
             Table::SpuriousSchedWakeup => (

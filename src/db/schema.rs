@@ -141,6 +141,11 @@ CREATE TABLE profiler_smaps (
   protection_flags INTEGER, private_clean_resident_kb INTEGER,
   shared_dirty_resident_kb INTEGER, shared_clean_resident_kb INTEGER, locked_kb INTEGER,
   proportional_resident_kb INTEGER);
+CREATE TABLE vulkan_memory_allocations (
+  id INTEGER PRIMARY KEY, arg_set_id INTEGER, source TEXT, operation TEXT, timestamp INTEGER,
+  upid INTEGER, device INTEGER, device_memory INTEGER, memory_type INTEGER, heap INTEGER,
+  function_name TEXT, object_handle INTEGER, memory_address INTEGER, memory_size INTEGER,
+  scope TEXT);
 CREATE TABLE __intrinsic_spurious_sched_wakeup (
   id INTEGER PRIMARY KEY, ts INTEGER, thread_state_id INTEGER, irq_context INTEGER,
   utid INTEGER, waker_utid INTEGER);

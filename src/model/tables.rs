@@ -97,6 +97,8 @@ pub struct Tables {
     pub user_machines: Vec<u32>,
     /// `filedescriptor` rows: (ts, upid, fd, path).
     pub fds: Vec<(i64, u32, i64, StrId)>,
+    /// `vulkan_memory_allocations` rows: (upid, the event).
+    pub vulkan_memory: Vec<(u32, crate::ir::VulkanMemoryRow)>,
     /// `profiler_smaps` rows: (ts, upid, the entry).
     pub smaps: Vec<(i64, u32, crate::ir::SmapsRow)>,
     /// `spurious_sched_wakeup` rows (wakings of threads already runnable or running).

@@ -612,7 +612,8 @@ impl Parser<'_> {
                     self.sink.stat("systrace_parse_failure", machine, 1);
                     return;
                 }
-                let marker = KernelMarker::new(ty, m.pid, m.name.or(m.trace_name), m.value.map(i64::from));
+                let marker =
+                    KernelMarker::new(ty, m.pid, m.name.or(m.trace_name), m.value.map(i64::from));
                 self.kernel_marker((machine, ts, clock, pid), marker);
             }
             E::G2dTracingMarkWrite(m) => {
