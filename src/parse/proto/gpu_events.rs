@@ -3,8 +3,10 @@
 //! type `gpu_render_stage`, placed in lanes so overlapping stages stay apart; queues and
 //! stages named by legacy specifications or interned ones; the `gpu_slice` columns as
 //! args), `vulkan_api_event` (debug names of Vulkan objects, `vkQueueSubmit` slices on
-//! `Vulkan Events`), `gpu_log` (instants on `GPU Log` named by severity) and `gpu_info`
-//! (the `gpu` table). Hands on slices, track renames, GPU rows and contexts.
+//! `Vulkan Events`), `vulkan_memory_event` (`vulkan_memory_allocations` rows and memory
+//! totals as process counters), `gpu_log` (instants on `GPU Log` named by severity) and
+//! `gpu_info` (the `gpu` table). Hands on slices, track renames, GPU rows, contexts and
+//! Vulkan memory rows.
 
 use super::*;
 
