@@ -859,3 +859,33 @@ fn vulkan_memory_events_are_allocation_rows_and_running_totals() {
         ])
     );
 }
+
+/// A present fence's instant carries the frame's timings, from the last queue, acquire
+/// fence and latch of its buffer and layer (Trace Processor's GraphicsFrameEventParser):
+/// queue → acquire (0 when the fence signaled before the queue), acquire → latch, latch →
+/// present; other events leave them NULL.
+#[test]
+fn present_fences_carry_the_frames_timings() {
+    let (conn, _db) = import("graphics_frames.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, layer_name, queue_to_acquire_time, acquire_to_latch_time,
+                    latch_to_present_time from frame_slice
+             where queue_to_acquire_time is not null order by ts"
+        ),
+        table(&[
+            ["14", "layer1", "2", "2", "6"],
+            ["16", "layer2", "0", "3", "5"],
+            ["24", "layer1", "2", "2", "16"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select count(*) from frame_slice
+             where name != 'PresentFenceSignaled' and queue_to_acquire_time is not null"
+        ),
+        table(&[["0"]])
+    );
+}

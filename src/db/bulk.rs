@@ -98,10 +98,11 @@ pub(super) enum Table {
     FileDescriptor,
     ProfilerSmaps,
     VulkanMemory,
+    FrameTimes,
     SpuriousSchedWakeup,
 }
 
-pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 9;
+pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 10;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -170,6 +171,7 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::FileDescriptor,
     Table::ProfilerSmaps,
     Table::VulkanMemory,
+    Table::FrameTimes,
     Table::SpuriousSchedWakeup,
 ];
 
@@ -403,6 +405,11 @@ impl Table {
                  memory_type, heap, function_name, object_handle, memory_address, memory_size, \
                  scope",
                 true,
+            ),
+            Table::FrameTimes => (
+                "__intrinsic_frame_slice_times",
+                "slice_id, queue_to_acquire_time, acquire_to_latch_time, latch_to_present_time",
+                false,
             ),
             Table::SpuriousSchedWakeup => (
                 "__intrinsic_spurious_sched_wakeup",

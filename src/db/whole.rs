@@ -326,6 +326,13 @@ impl TableWriter<'_> {
                 row.text(sink.strings.get(path));
             })?;
         }
+        for times in &t.frame_times {
+            self.row(Table::FrameTimes, |row| {
+                for &v in times {
+                    row.int(v);
+                }
+            })?;
+        }
         for (id, (upid, v)) in t.vulkan_memory.iter().enumerate() {
             let args = self.arg_set(v.args, sink)?;
             self.row(Table::VulkanMemory, |row| {
