@@ -704,3 +704,188 @@ fn power_rail_samples_sort_by_their_own_time_and_counter_dur_spans_them() {
         ])
     );
 }
+
+/// behaviour-android §3.1: a log line with a message and args keeps its message and the
+/// ` name=value` pieces follow it; a line with args only drops the first space.
+#[test]
+fn a_log_lines_args_follow_its_message() {
+    // Written by tools/gen_android_family_traces.py.
+    let (conn, _db) = import("log_message_with_args.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, prio, tag, msg from android_logs order by ts"
+        ),
+        table(&[
+            ["4000", "4", "evt", "a=3 b=\"x\""],
+            ["7000", "7", "t", "m k=-1 f=1.500000"],
+        ])
+    );
+}
+
+/// Kernel wakelock packets: values accumulate per interned id, an unknown id is counted,
+/// and each `error_flags` bit the producer sets is counted under its stat.
+#[test]
+fn kernel_wakelock_error_flags_are_counted() {
+    // Written by tools/gen_android_family_traces.py.
+    let (conn, _db) = import("kernel_wakelock_errors.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.name, c.ts, c.value from counter c join counter_track t on c.track_id = t.id
+             order by c.ts"
+        ),
+        table(&[
+            ["wl_kernel", "1000000000", "100"],
+            ["wl_kernel", "2000000000", "150"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, value from stats where name like 'kernel_wakelock%' and value > 0
+             order by name"
+        ),
+        table(&[
+            ["kernel_wakelock_implausibly_large_value_reported", "1"],
+            ["kernel_wakelock_non_monotonic_value_reported", "1"],
+            ["kernel_wakelock_unknown_id", "1"],
+            ["kernel_wakelock_zero_value_reported", "2"],
+        ])
+    );
+}
+
+/// Vulkan memory events: a `vulkan_memory_allocations` row each (annotations as args
+/// named by interned keys, the caller an interned function name, absent numbers NULL),
+/// and running totals on process counters: driver memory per scope (kept across
+/// processes), device memory allocated and bound per memory type.
+#[test]
+fn vulkan_memory_events_are_allocation_rows_and_running_totals() {
+    // Written by tools/gen_android_family_traces.py.
+    let (conn, _db) = import("vulkan_memory.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select source, operation, timestamp, p.pid, device, device_memory, memory_type, heap,
+                    function_name, object_handle, memory_address, memory_size, scope
+             from vulkan_memory_allocations v join process p using (upid) order by v.id"
+        ),
+        table(&[
+            [
+                "DRIVER",
+                "CREATE",
+                "100",
+                "42",
+                "NULL",
+                "NULL",
+                "NULL",
+                "NULL",
+                "vkAllocateMemory",
+                "NULL",
+                "4096",
+                "64",
+                "COMMAND"
+            ],
+            [
+                "DRIVER", "CREATE", "110", "43", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL",
+                "NULL", "16", "COMMAND"
+            ],
+            [
+                "DEVICE_MEMORY",
+                "CREATE",
+                "120",
+                "42",
+                "1",
+                "2",
+                "3",
+                "0",
+                "NULL",
+                "NULL",
+                "NULL",
+                "1000",
+                "NULL"
+            ],
+            [
+                "BUFFER", "BIND", "130", "42", "1", "2", "3", "NULL", "NULL", "77", "NULL", "500",
+                "NULL"
+            ],
+            [
+                "DRIVER", "DESTROY", "140", "42", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL",
+                "NULL", "64", "COMMAND"
+            ],
+            [
+                "DEVICE",
+                "ANNOTATIONS",
+                "150",
+                "42",
+                "NULL",
+                "NULL",
+                "NULL",
+                "NULL",
+                "NULL",
+                "NULL",
+                "NULL",
+                "NULL",
+                "NULL"
+            ],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select a.key, a.display_value from vulkan_memory_allocations v
+             join args a using (arg_set_id) order by a.id"
+        ),
+        table(&[["key_int", "7"], ["key_str", "value_str"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.name, p.pid, c.ts, c.value from counter c
+             join process_counter_track t on c.track_id = t.id join process p using (upid)
+             order by c.ts"
+        ),
+        table(&[
+            ["vulkan.mem.driver.scope.COMMAND", "42", "100", "64"],
+            ["vulkan.mem.driver.scope.COMMAND", "43", "110", "80"],
+            [
+                "vulkan.mem.device.memory.type.3.allocation",
+                "42",
+                "120",
+                "1000"
+            ],
+            ["vulkan.mem.device.memory.type.3.bind", "42", "130", "500"],
+            ["vulkan.mem.driver.scope.COMMAND", "42", "140", "16"],
+        ])
+    );
+}
+
+/// A present fence's instant carries the frame's timings, from the last queue, acquire
+/// fence and latch of its buffer and layer (Trace Processor's GraphicsFrameEventParser):
+/// queue → acquire (0 when the fence signaled before the queue), acquire → latch, latch →
+/// present; other events leave them NULL.
+#[test]
+fn present_fences_carry_the_frames_timings() {
+    let (conn, _db) = import("graphics_frames.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, layer_name, queue_to_acquire_time, acquire_to_latch_time,
+                    latch_to_present_time from frame_slice
+             where queue_to_acquire_time is not null order by ts"
+        ),
+        table(&[
+            ["14", "layer1", "2", "2", "6"],
+            ["16", "layer2", "0", "3", "5"],
+            ["24", "layer1", "2", "2", "16"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select count(*) from frame_slice
+             where name != 'PresentFenceSignaled' and queue_to_acquire_time is not null"
+        ),
+        table(&[["0"]])
+    );
+}

@@ -1266,3 +1266,38 @@ fn gpu_work_periods_are_slices_named_by_their_active_share_per_gpu_and_uid() {
     );
     assert_eq!(stat, table(&[["1"]]));
 }
+
+/// Trace Processor's ParseLwisTracingMarkWrite / ParseSamsungTracingMarkWrite: an LWIS
+/// marker is named by its `func_name`, and both need a type (else
+/// `systrace_parse_failure`); the tgid is the payload's `pid`.
+#[test]
+fn lwis_and_samsung_markers_are_atrace_markers() {
+    // Written by tools/gen_android_family_traces.py.
+    let (conn, _db) = import("lwis_samsung_markers.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, s.name, t.tid, p.pid from slice s
+             join thread_track tt on s.track_id = tt.id join thread t using (utid)
+             join process p using (upid) order by s.ts"
+        ),
+        table(&[
+            ["900", "50", "lwis_func", "14", "10"],
+            ["970", "10", "sam", "15", "10"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.name, c.ts, c.value from counter c join counter_track t on c.track_id = t.id"
+        ),
+        table(&[["lwis_counter", "955", "12"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select value from stats where name = 'systrace_parse_failure'"
+        ),
+        table(&[["2"]])
+    );
+}

@@ -97,10 +97,12 @@ pub(super) enum Table {
     GameIntervention,
     FileDescriptor,
     ProfilerSmaps,
+    VulkanMemory,
+    FrameTimes,
     SpuriousSchedWakeup,
 }
 
-pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 8;
+pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 10;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -168,6 +170,8 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::GameIntervention,
     Table::FileDescriptor,
     Table::ProfilerSmaps,
+    Table::VulkanMemory,
+    Table::FrameTimes,
     Table::SpuriousSchedWakeup,
 ];
 
@@ -394,6 +398,18 @@ impl Table {
                  protection_flags, private_clean_resident_kb, shared_dirty_resident_kb, \
                  shared_clean_resident_kb, locked_kb, proportional_resident_kb",
                 true,
+            ),
+            Table::VulkanMemory => (
+                "vulkan_memory_allocations",
+                "id, arg_set_id, source, operation, timestamp, upid, device, device_memory, \
+                 memory_type, heap, function_name, object_handle, memory_address, memory_size, \
+                 scope",
+                true,
+            ),
+            Table::FrameTimes => (
+                "__intrinsic_frame_slice_times",
+                "slice_id, queue_to_acquire_time, acquire_to_latch_time, latch_to_present_time",
+                false,
             ),
             Table::SpuriousSchedWakeup => (
                 "__intrinsic_spurious_sched_wakeup",

@@ -141,6 +141,14 @@ CREATE TABLE profiler_smaps (
   protection_flags INTEGER, private_clean_resident_kb INTEGER,
   shared_dirty_resident_kb INTEGER, shared_clean_resident_kb INTEGER, locked_kb INTEGER,
   proportional_resident_kb INTEGER);
+CREATE TABLE __intrinsic_frame_slice_times (
+  slice_id INTEGER, queue_to_acquire_time INTEGER, acquire_to_latch_time INTEGER,
+  latch_to_present_time INTEGER);
+CREATE TABLE vulkan_memory_allocations (
+  id INTEGER PRIMARY KEY, arg_set_id INTEGER, source TEXT, operation TEXT, timestamp INTEGER,
+  upid INTEGER, device INTEGER, device_memory INTEGER, memory_type INTEGER, heap INTEGER,
+  function_name TEXT, object_handle INTEGER, memory_address INTEGER, memory_size INTEGER,
+  scope TEXT);
 CREATE TABLE __intrinsic_spurious_sched_wakeup (
   id INTEGER PRIMARY KEY, ts INTEGER, thread_state_id INTEGER, irq_context INTEGER,
   utid INTEGER, waker_utid INTEGER);
@@ -304,9 +312,9 @@ CREATE VIEW frame_slice AS
          s.arg_set_id,
          extract_arg(s.arg_set_id, 'frame_number') AS frame_number,
          extract_arg(s.arg_set_id, 'layer_name') AS layer_name,
-         NULL AS queue_to_acquire_time, NULL AS acquire_to_latch_time,
-         NULL AS latch_to_present_time
+         ft.queue_to_acquire_time, ft.acquire_to_latch_time, ft.latch_to_present_time
   FROM slice s JOIN __intrinsic_track t ON s.track_id = t.id
+  LEFT JOIN __intrinsic_frame_slice_times ft ON ft.slice_id = s.id
   WHERE t.type = 'graphics_frame_event';
 CREATE VIEW gpu_counter_group AS
   SELECT id, group_id, name, description, track_id FROM __intrinsic_gpu_counter_group;

@@ -326,6 +326,32 @@ impl TableWriter<'_> {
                 row.text(sink.strings.get(path));
             })?;
         }
+        for times in &t.frame_times {
+            self.row(Table::FrameTimes, |row| {
+                for &v in times {
+                    row.int(v);
+                }
+            })?;
+        }
+        for (id, (upid, v)) in t.vulkan_memory.iter().enumerate() {
+            let args = self.arg_set(v.args, sink)?;
+            self.row(Table::VulkanMemory, |row| {
+                row.int(id as i64);
+                row.opt_int(args);
+                row.text(sink.strings.get(v.source));
+                row.text(sink.strings.get(v.operation));
+                row.int(v.timestamp);
+                row.int(i64::from(*upid));
+                for &n in &v.numbers[..4] {
+                    row.opt_int(n);
+                }
+                row.text(sink.strings.get(v.function_name));
+                for &n in &v.numbers[4..] {
+                    row.opt_int(n);
+                }
+                row.text(sink.strings.get(v.scope));
+            })?;
+        }
         for (id, (ts, upid, e)) in t.smaps.iter().enumerate() {
             self.row(Table::ProfilerSmaps, |row| {
                 row.int(id as i64);

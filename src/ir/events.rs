@@ -538,6 +538,9 @@ pub enum EventData {
     /// A memory mapping of a process sampled with a profile (`smaps_packet`): the
     /// `profiler_smaps` table.
     ProfilerSmaps(Box<SmapsRow>),
+    /// A Vulkan memory operation (`vulkan_memory_event`): the `vulkan_memory_allocations`
+    /// table.
+    VulkanMemory(Box<VulkanMemoryRow>),
     /// A Chrome event kept raw (`chrome_raw`): legacy metadata, text, unknown phases.
     ChromeRaw(Box<ChromeRaw>),
     /// A process name at a given priority (Trace Processor's process name priorities:
@@ -795,4 +798,21 @@ pub struct SmapsRow {
     /// protection_flags, private_clean_resident_kb, shared_dirty_resident_kb,
     /// shared_clean_resident_kb, locked_kb, proportional_resident_kb.
     pub numbers: [i64; 11],
+}
+
+/// One `vulkan_memory_event`: strings NULL and numbers NULL when absent.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct VulkanMemoryRow {
+    pub process: ProcessRef,
+    pub source: StrId,
+    pub operation: StrId,
+    /// The event's own `timestamp` field (the packet's time only sorts it).
+    pub timestamp: i64,
+    pub function_name: StrId,
+    pub scope: StrId,
+    /// device, device_memory, memory_type, heap, object_handle, memory_address,
+    /// memory_size.
+    pub numbers: [Option<i64>; 7],
+    /// The annotations, keyed by their interned names.
+    pub args: super::ArgsRef,
 }

@@ -3,7 +3,8 @@
 //! through its phases, each a slice named by the frame number on a track of its own: APP
 //! (dequeued → queued), GPU (queued → acquire fence signaled, unless it signaled first),
 //! SF (latched → present fence signaled) and Display (one present fence of the layer to the
-//! next). Hands on slices to the slice tracker.
+//! next). A present fence's instant also gets the frame's queue → acquire → latch →
+//! present times (`frame_slice` columns). Hands on slices to the slice tracker.
 
 use std::collections::HashSet;
 
@@ -16,6 +17,10 @@ pub(super) struct GraphicsState {
     /// Frames whose acquire fence signaled before they were queued:
     /// (machine, layer, buffer, frame number).
     acquired: HashSet<(MachineId, StrId, u32, u32)>,
+    /// The last time each kind of event happened to a (machine, buffer, layer): what a
+    /// present fence's timings are measured from (0 when it never happened, as in Trace
+    /// Processor's per-buffer map).
+    last: HashMap<(MachineId, u32, StrId), HashMap<i32, i64>>,
 }
 
 fn event_name(kind: i32) -> &'static str {
@@ -112,7 +117,7 @@ impl Builder<'_> {
             name: self.sink.intern(event_name(e.kind)),
             ..self.frame_slice(e.frame_number, e.layer)
         };
-        self.complete(
+        let id = self.complete(
             track,
             ts,
             e.duration_ns.max(0),
@@ -120,6 +125,26 @@ impl Builder<'_> {
             &instant,
             Overlap::Drop,
         );
+        let last = self
+            .graphics
+            .last
+            .entry((machine, buffer, e.layer))
+            .or_default();
+        last.insert(e.kind, ts);
+        if e.kind == PRESENT_FENCE {
+            // The frame's timings up to its presentation (a fence signaled before the
+            // queue counts 0).
+            let at = |kind: i32| last.get(&kind).copied().unwrap_or(0);
+            let (queue, acquire, latch) = (at(QUEUE), at(ACQUIRE_FENCE), at(LATCH));
+            if let Some(id) = id {
+                self.tables.frame_times.push([
+                    i64::from(id),
+                    acquire.saturating_sub(queue).max(0),
+                    latch.saturating_sub(acquire),
+                    ts.saturating_sub(latch),
+                ]);
+            }
+        }
         let frame = e.frame_number;
         match e.kind {
             DEQUEUE => {

@@ -436,6 +436,10 @@ impl<'s> Builder<'s> {
                 let upid = self.process(fd.0);
                 self.tables.fds.push((ts, upid, fd.1, fd.2));
             }
+            EventData::VulkanMemory(ref row) => {
+                let upid = self.process(row.process);
+                self.tables.vulkan_memory.push((upid, (**row).clone()));
+            }
             EventData::ProfilerSmaps(ref row) => {
                 let upid = self.process(row.process);
                 self.tables.smaps.push((ts, upid, (**row).clone()));

@@ -97,6 +97,11 @@ pub struct Tables {
     pub user_machines: Vec<u32>,
     /// `filedescriptor` rows: (ts, upid, fd, path).
     pub fds: Vec<(i64, u32, i64, StrId)>,
+    /// Present fences' timings: (slice id, queue to acquire, acquire to latch, latch to
+    /// present) for `frame_slice`.
+    pub frame_times: Vec<[i64; 4]>,
+    /// `vulkan_memory_allocations` rows: (upid, the event).
+    pub vulkan_memory: Vec<(u32, crate::ir::VulkanMemoryRow)>,
     /// `profiler_smaps` rows: (ts, upid, the entry).
     pub smaps: Vec<(i64, u32, crate::ir::SmapsRow)>,
     /// `spurious_sched_wakeup` rows (wakings of threads already runnable or running).

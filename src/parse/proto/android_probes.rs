@@ -202,8 +202,9 @@ impl Parser<'_> {
         let clock = self.clock(machine, 0, clocks::REALTIME);
         for ev in &log.events {
             let Some(ts) = ev.timestamp else { continue };
-            // Binary log events carry args instead of a message: ` name=value` pieces
-            // (strings quoted, floats as %f) in a 4 KiB buffer, without the first space.
+            // Binary log events carry args: ` name=value` pieces (strings quoted, floats as
+            // %f) in a 4 KiB buffer, after the message if there is one, else without the
+            // first space.
             let mut pieces = String::new();
             for arg in &ev.args {
                 let Some(name) = &arg.name else { continue };
@@ -226,7 +227,11 @@ impl Parser<'_> {
                 while !pieces.is_char_boundary(end) {
                     end -= 1;
                 }
-                self.sink.intern(&pieces[1..end.max(1)])
+                match ev.message.as_deref() {
+                    // A message and args: the message, then the pieces after their space.
+                    Some(m) => self.sink.intern(&format!("{m}{}", &pieces[..end])),
+                    None => self.sink.intern(&pieces[1..end.max(1)]),
+                }
             };
             let prio = match ev.prio.unwrap_or(0) {
                 0 => 4,
@@ -644,6 +649,19 @@ impl Parser<'_> {
                 ..ProbeSpec::new("android_kernel_wakelock", &name)
             };
             self.probe_counter(machine, ts, clock, &spec, value);
+        }
+        // Problems the producer saw reading the wakelock stats, one stat per flag bit
+        // (Trace Processor's kernel_wakelock_errors.h: 1 zero value, 2 non-monotonic value,
+        // 4 implausibly large value).
+        let flags = w.error_flags.unwrap_or(0);
+        for (bit, name) in [
+            (1, "kernel_wakelock_zero_value_reported"),
+            (2, "kernel_wakelock_non_monotonic_value_reported"),
+            (4, "kernel_wakelock_implausibly_large_value_reported"),
+        ] {
+            if flags & bit != 0 {
+                self.stat(name, machine);
+            }
         }
     }
 

@@ -3,8 +3,10 @@
 //! type `gpu_render_stage`, placed in lanes so overlapping stages stay apart; queues and
 //! stages named by legacy specifications or interned ones; the `gpu_slice` columns as
 //! args), `vulkan_api_event` (debug names of Vulkan objects, `vkQueueSubmit` slices on
-//! `Vulkan Events`), `gpu_log` (instants on `GPU Log` named by severity) and `gpu_info`
-//! (the `gpu` table). Hands on slices, track renames, GPU rows and contexts.
+//! `Vulkan Events`), `vulkan_memory_event` (`vulkan_memory_allocations` rows and memory
+//! totals as process counters), `gpu_log` (instants on `GPU Log` named by severity) and
+//! `gpu_info` (the `gpu` table). Hands on slices, track renames, GPU rows, contexts and
+//! Vulkan memory rows.
 
 use super::*;
 
@@ -23,6 +25,42 @@ pub(super) struct GpuEventState {
     stages: HashMap<MachineId, Vec<(StrId, StrId)>>,
     /// Vulkan objects' debug names by (machine, object type, handle).
     debug_names: HashMap<(MachineId, i32, u64), StrId>,
+    /// Vulkan memory totals: driver memory by allocation scope, device memory allocated
+    /// and bound by memory type. One total per machine and key, whatever the process (as
+    /// Trace Processor keeps them), shown on the tracks of each event's process.
+    vk_driver: HashMap<(MachineId, i32), i64>,
+    vk_allocated: HashMap<(MachineId, u32), i64>,
+    vk_bound: HashMap<(MachineId, u32), i64>,
+}
+
+/// Names of VulkanMemoryEvent's Source, Operation and AllocationScope values.
+const VK_SOURCES: [&str; 6] = [
+    "UNSPECIFIED",
+    "DRIVER",
+    "DEVICE",
+    "DEVICE_MEMORY",
+    "BUFFER",
+    "IMAGE",
+];
+const VK_OPERATIONS: [&str; 6] = [
+    "UNSPECIFIED",
+    "CREATE",
+    "DESTROY",
+    "BIND",
+    "DESTROY_BOUND",
+    "ANNOTATIONS",
+];
+const VK_SCOPES: [&str; 6] = [
+    "UNSPECIFIED",
+    "COMMAND",
+    "OBJECT",
+    "CACHE",
+    "DEVICE",
+    "INSTANCE",
+];
+
+fn vk_name(names: &[&'static str], v: Option<i32>) -> Option<&'static str> {
+    names.get(usize::try_from(v?).ok()?).copied()
 }
 
 /// The `render_subpasses` arg: the set bits of the mask words, as indices joined by `,`.
@@ -107,9 +145,21 @@ impl Parser<'_> {
                 )
             })
             .collect();
+        let strings = |list: &[protos::InternedString], sink: &mut Sink| -> Vec<(u64, StrId)> {
+            list.iter()
+                .map(|s| {
+                    let text = String::from_utf8_lossy(s.str.as_deref().unwrap_or_default());
+                    (s.iid.unwrap_or(0), sink.intern(&text))
+                })
+                .collect()
+        };
+        let vk_keys = strings(&d.vulkan_memory_keys, self.sink);
+        let functions = strings(&d.function_names, self.sink);
         let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) else {
             return;
         };
+        seq.vulkan_memory_keys.extend(vk_keys);
+        seq.function_names.extend(functions);
         for (iid, name, description, category) in specs {
             seq.gpu_specs
                 .entry(iid)
@@ -429,6 +479,150 @@ impl Parser<'_> {
             }
             None => {}
         }
+    }
+
+    /// `vulkan_memory_event`: a `vulkan_memory_allocations` row (its annotations as args,
+    /// keyed and valued by interned `vulkan_memory_keys`; its caller an interned function
+    /// name), and the running totals as process counters: driver memory per allocation
+    /// scope (`vulkan.mem.driver.scope.<SCOPE>`, CREATE adds, DESTROY subtracts), device
+    /// memory per memory type allocated (`vulkan.mem.device.memory.type.<n>.allocation`,
+    /// CREATE/DESTROY) and bound by buffers and images (`….bind`, BIND/DESTROY_BOUND), as
+    /// Trace Processor's GpuEventParser::ParseVulkanMemoryEvent.
+    pub(super) fn vulkan_memory_event(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        ts: i64,
+        clock: ClockRef,
+        ev: &protos::VulkanMemoryEvent,
+    ) {
+        self.sink.touch();
+        let seq = self.sequences.get(&(machine, seq_id));
+        let key = |iid: u64| seq.and_then(|s| s.vulkan_memory_keys.get(&iid).copied());
+        let function_name = ev
+            .caller_iid
+            .and_then(|iid| seq.and_then(|s| s.function_names.get(&iid).copied()))
+            .unwrap_or(NULL_STR);
+        let mut args = Vec::new();
+        for a in &ev.annotations {
+            let Some(k) = key(a.key_iid.unwrap_or(0)) else {
+                continue;
+            };
+            let value = if let Some(v) = a.int_value {
+                ArgValue::Int(v)
+            } else if let Some(v) = a.double_value {
+                ArgValue::Real(v)
+            } else if let Some(s) = a.string_iid.and_then(key) {
+                ArgValue::Str(s)
+            } else {
+                continue;
+            };
+            args.push(Arg {
+                flat_key: k,
+                key: k,
+                value,
+            });
+        }
+        let opt = |s: Option<&'static str>, sink: &mut Sink| s.map_or(NULL_STR, |s| sink.intern(s));
+        let source = opt(vk_name(&VK_SOURCES, ev.source), self.sink);
+        let operation = opt(vk_name(&VK_OPERATIONS, ev.operation), self.sink);
+        let scope = opt(
+            ev.allocation_scope
+                .and_then(|s| vk_name(&VK_SCOPES, Some(s))),
+            self.sink,
+        );
+        let process = ProcessRef {
+            machine,
+            pid: i64::from(ev.pid.unwrap_or(0)),
+        };
+        let timestamp = ev.timestamp.unwrap_or(0);
+        let row = VulkanMemoryRow {
+            process,
+            source,
+            operation,
+            timestamp,
+            function_name,
+            scope,
+            numbers: [
+                ev.device.map(|v| v as i64),
+                ev.device_memory.map(|v| v as i64),
+                ev.memory_type.map(i64::from),
+                ev.heap.map(i64::from),
+                ev.object_handle.map(|v| v as i64),
+                ev.memory_address.map(|v| v as i64),
+                ev.memory_size.map(|v| v as i64),
+            ],
+            args: self.sink.args.push(&args),
+        };
+        self.sink
+            .push(ts, clock, EventData::VulkanMemory(Box::new(row)));
+        self.vulkan_memory_counter(machine, clock, process, timestamp, ev);
+    }
+
+    fn vulkan_memory_counter(
+        &mut self,
+        machine: MachineId,
+        clock: ClockRef,
+        process: ProcessRef,
+        timestamp: i64,
+        ev: &protos::VulkanMemoryEvent,
+    ) {
+        let size = ev.memory_size.unwrap_or(0) as i64;
+        let (op, source) = (ev.operation.unwrap_or(0), ev.source.unwrap_or(0));
+        let sign = |add: i32, sub: i32| match op {
+            o if o == add => Some(size),
+            o if o == sub => Some(size.wrapping_neg()),
+            _ => None,
+        };
+        let (name, total) = match source {
+            // DRIVER: per allocation scope, an unspecified scope counts nowhere.
+            1 => {
+                let scope = ev.allocation_scope.unwrap_or(0);
+                let Some(scope_name) = vk_name(&VK_SCOPES, Some(scope)).filter(|_| scope != 0)
+                else {
+                    return;
+                };
+                let Some(delta) = sign(1, 2) else { return };
+                let total = self
+                    .gpu_events
+                    .vk_driver
+                    .entry((machine, scope))
+                    .or_insert(0);
+                *total = total.wrapping_add(delta);
+                (format!("vulkan.mem.driver.scope.{scope_name}"), *total)
+            }
+            // DEVICE_MEMORY: allocations per memory type.
+            3 => {
+                let ty = ev.memory_type.unwrap_or(0);
+                let Some(delta) = sign(1, 2) else { return };
+                let total = self
+                    .gpu_events
+                    .vk_allocated
+                    .entry((machine, ty))
+                    .or_insert(0);
+                *total = total.wrapping_add(delta);
+                (
+                    format!("vulkan.mem.device.memory.type.{ty}.allocation"),
+                    *total,
+                )
+            }
+            // BUFFER, IMAGE: bindings per memory type.
+            4 | 5 => {
+                let ty = ev.memory_type.unwrap_or(0);
+                let Some(delta) = sign(3, 4) else { return };
+                let total = self.gpu_events.vk_bound.entry((machine, ty)).or_insert(0);
+                *total = total.wrapping_add(delta);
+                (format!("vulkan.mem.device.memory.type.{ty}.bind"), *total)
+            }
+            _ => return,
+        };
+        let name = self.sink.intern(&name);
+        let track = self.sink.track(TrackKey::ProcessCounter {
+            process,
+            name,
+            kind: "vulkan_memory",
+        });
+        self.push_counter(timestamp, clock, track, total as f64, NO_ARGS);
     }
 
     pub(super) fn gpu_log(

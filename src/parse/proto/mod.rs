@@ -97,6 +97,10 @@ struct Sequence {
     graphics_contexts: FxHashMap<u64, i32>,
     gpu_specs: FxHashMap<u64, (StrId, StrId, i32)>,
     gpu_kernels: FxHashMap<u64, [StrId; 3]>,
+    /// Interned strings Vulkan memory events refer to: annotation keys and values
+    /// (`vulkan_memory_keys`) and callers (`function_names`).
+    vulkan_memory_keys: FxHashMap<u64, StrId>,
+    function_names: FxHashMap<u64, StrId>,
 }
 
 /// A delta timestamp, resolved against its sequence's running time.
@@ -379,6 +383,7 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::GenericGpuFrequencyEvent(_)) => "TracePacket.generic_gpu_frequency_event",
         Some(D::GpuRenderStageEvent(_)) => "TracePacket.gpu_render_stage_event",
         Some(D::VulkanApiEvent(_)) => "TracePacket.vulkan_api_event",
+        Some(D::VulkanMemoryEvent(_)) => "TracePacket.vulkan_memory_event",
         Some(D::GpuLog(_)) => "TracePacket.gpu_log",
         Some(D::GpuInfo(_)) => "TracePacket.gpu_info",
         Some(D::JournaldEvent(_)) => "TracePacket.journald_event",
@@ -869,6 +874,9 @@ impl Parser<'_> {
             }
             trace_packet::Data::GpuRenderStageEvent(ev) => {
                 self.gpu_render_stage(machine, seq_id, ts.unwrap_or(0), clock, &ev)
+            }
+            trace_packet::Data::VulkanMemoryEvent(ev) => {
+                self.vulkan_memory_event(machine, seq_id, ts.unwrap_or(0), clock, &ev)
             }
             trace_packet::Data::VulkanApiEvent(ev) => {
                 self.vulkan_api_event(machine, ts.unwrap_or(0), clock, &ev)
