@@ -10,8 +10,10 @@
 //! run: [`sweep_stale`] removes Sextant's own entries (recognised by name) whose process is
 //! gone.
 //!
-//! Names: `sextant-<pid>-<stamp>.sqlite` (a database), `sextant-<pid>-<stamp>` (a session
-//! directory holding only `trace-<n>.sqlite` files), and, beside an `import -o` output,
+//! Names: `sextant-<pid>-<stamp>.sqlite` (a database), `sextant-<pid>-<stamp>.archive` (an
+//! archive found inside another, decompressed to disk to be listed and read), `sextant-<pid>-
+//! <stamp>` (a session directory holding only `trace-<n>.sqlite` files), and, beside an
+//! `import -o` output,
 //! `.<output name>.sextant-<pid>-<stamp>.tmp`. The stamp is the time in nanoseconds and a
 //! per-process counter (`<nanos>-<n>`; files of older versions have no counter).
 
@@ -53,6 +55,13 @@ impl TempPath {
     /// Registers the database at `path` (it need not exist yet): it and its side files go
     /// when the guard drops, or when the process is ended by a signal.
     pub fn database(path: PathBuf) -> TempPath {
+        TempPath::register(path, Kind::Database)
+    }
+
+    /// Registers a fresh path in the temp directory for an archive found inside another
+    /// (created by the caller): removed when the guard drops, or at a signal.
+    pub fn nested_archive() -> TempPath {
+        let path = std::env::temp_dir().join(format!("{}.archive", unique_name()));
         TempPath::register(path, Kind::Database)
     }
 
@@ -238,6 +247,9 @@ pub fn temp_entry_owner(name: &str) -> Option<(u32, bool)> {
     if rest.is_empty() {
         return Some((pid, true));
     }
+    if rest == ".archive" {
+        return Some((pid, false));
+    }
     let side = rest.strip_prefix(".sqlite")?;
     is_side_suffix(side).then_some((pid, false))
 }
@@ -373,6 +385,10 @@ mod tests {
         );
         assert_eq!(
             temp_entry_owner("sextant-12-345-6.sqlite-shm"),
+            Some((12, false))
+        );
+        assert_eq!(
+            temp_entry_owner("sextant-12-345-6.archive"),
             Some((12, false))
         );
         assert_eq!(temp_entry_owner("sextant-12-345-6"), Some((12, true)));

@@ -521,8 +521,8 @@ fn add_members(
     Ok(())
 }
 
-/// Lists the members of the ZIP or TAR archive in `data` (read into memory: it is a member
-/// of another container) under the container at `parent`.
+/// Lists the members of the ZIP or TAR archive in `data` (a member of another container,
+/// decompressed to a temporary file first) under the container at `parent`.
 fn add_archive(
     name: &str,
     kind: Kind,
@@ -536,11 +536,10 @@ fn add_archive(
         error,
     };
     let mut opened = data.open().map_err(read_error)?;
-    let bytes =
-        read_bounded(&mut opened.reader, data.limits.max_decompressed, name).map_err(read_error)?;
+    let backing = stream::spill(&mut opened.reader, data.limits.max_decompressed, name)
+        .map_err(read_error)?;
     // Read whole: its size is what it holds, as for any file once parsed.
-    files[parent].size = bytes.len() as u64;
-    let backing = Backing::Memory(Arc::from(bytes));
+    files[parent].size = backing.len().map_err(read_error)?;
     let listing = if kind == Kind::Zip {
         archive::zip(name, &backing, data.limits)?
     } else {
@@ -556,15 +555,20 @@ fn add_archive(
 /// then, each time a container is processed (in processing order, which is the list's),
 /// its children in their archive order (`row` holds that position until now).
 fn number_rows(files: &mut [TraceFile]) {
+    // Each container's children, found in one pass (an archive may hold thousands).
+    let mut children_of: Vec<Vec<usize>> = vec![Vec::new(); files.len()];
+    for (j, f) in files.iter().enumerate() {
+        if let Some(list) = f.parent.and_then(|p| children_of.get_mut(p)) {
+            list.push(j);
+        }
+    }
     let mut rows = vec![0usize; files.len()];
     let mut next = 1;
     for i in 0..files.len() {
         if !files[i].kind.is_container() {
             continue;
         }
-        let mut children: Vec<usize> = (0..files.len())
-            .filter(|&j| files[j].parent == Some(i))
-            .collect();
+        let mut children = std::mem::take(&mut children_of[i]);
         children.sort_by_key(|&j| files[j].row);
         for j in children {
             rows[j] = next;

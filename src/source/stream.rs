@@ -20,14 +20,17 @@ use std::sync::Arc;
 pub enum Backing {
     File(PathBuf),
     Memory(Arc<[u8]>),
+    /// An archive found inside another, decompressed to a temporary file: removed when the
+    /// last member read from it is gone.
+    Spilled(Arc<crate::cleanup::TempPath>),
 }
 
 impl Backing {
     /// A reader positioned at `offset`, and the backing's length.
     fn open_at(&self, offset: u64) -> io::Result<(Box<dyn Read>, u64)> {
         match self {
-            Backing::File(path) => {
-                let mut f = File::open(path)?;
+            Backing::File(_) | Backing::Spilled(_) => {
+                let mut f = File::open(self.path().unwrap_or(std::path::Path::new("")))?;
                 let len = f.metadata()?.len();
                 f.seek(SeekFrom::Start(offset))?;
                 Ok((Box::new(f), len))
@@ -43,14 +46,27 @@ impl Backing {
     /// A seekable reader of the whole backing (to list an archive's members).
     pub(super) fn seekable(&self) -> io::Result<Box<dyn ReadSeek>> {
         match self {
-            Backing::File(path) => Ok(Box::new(BufReader::new(File::open(path)?))),
+            Backing::File(_) | Backing::Spilled(_) => Ok(Box::new(BufReader::new(File::open(
+                self.path().unwrap_or(std::path::Path::new("")),
+            )?))),
             Backing::Memory(bytes) => Ok(Box::new(io::Cursor::new(bytes.clone()))),
+        }
+    }
+
+    /// The file the bytes are in, unless they are in memory.
+    fn path(&self) -> Option<&std::path::Path> {
+        match self {
+            Backing::File(path) => Some(path),
+            Backing::Spilled(temp) => Some(temp.path()),
+            Backing::Memory(_) => None,
         }
     }
 
     pub(super) fn len(&self) -> io::Result<u64> {
         match self {
-            Backing::File(path) => Ok(std::fs::metadata(path)?.len()),
+            Backing::File(_) | Backing::Spilled(_) => {
+                Ok(std::fs::metadata(self.path().unwrap_or(std::path::Path::new("")))?.len())
+            }
             Backing::Memory(bytes) => Ok(bytes.len() as u64),
         }
     }
@@ -447,6 +463,27 @@ pub fn read_bounded(reader: &mut dyn Read, max: u64, what: &str) -> io::Result<V
     Ok(out)
 }
 
+/// Copies `reader` (at most `max` bytes, else the error [`read_bounded`] gives) into a
+/// private temporary file, which becomes the backing: an archive found inside another is
+/// listed and read from disk, never held in memory whole.
+pub fn spill(reader: &mut dyn Read, max: u64, what: &str) -> io::Result<Backing> {
+    let temp = crate::cleanup::TempPath::nested_archive();
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = io::BufWriter::with_capacity(1 << 20, options.open(temp.path())?);
+    let copied = io::copy(&mut reader.take(max + 1), &mut file)?;
+    io::Write::flush(&mut file)?;
+    if copied > max {
+        return Err(io::Error::other(format!(
+            "{what} is larger than {}",
+            format_size(max)
+        )));
+    }
+    Ok(Backing::Spilled(Arc::new(temp)))
+}
+
 /// Whether a buffered reader has nothing left but zero bytes (padding some tools write
 /// after compressed data); consumes them.
 pub(super) fn only_zeros_left(r: &mut dyn BufRead) -> io::Result<bool> {
@@ -468,6 +505,32 @@ pub(super) fn only_zeros_left(r: &mut dyn BufRead) -> io::Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A nested archive is read from a private temporary file that goes with the last
+    /// reader of it; past the limit nothing is kept.
+    #[test]
+    fn a_spilled_archive_is_on_disk_until_its_last_reader_goes() {
+        let backing = spill(&mut &b"PK\x03\x04 archive bytes"[..], 1 << 20, "inner.zip").unwrap();
+        let Backing::Spilled(temp) = &backing else {
+            panic!("not spilled: {backing:?}");
+        };
+        let path = temp.path().to_path_buf();
+        assert!(path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().ends_with(".archive")));
+        assert_eq!(backing.len().unwrap(), 18);
+        let mut read = Vec::new();
+        backing.seekable().unwrap().read_to_end(&mut read).unwrap();
+        assert_eq!(read, b"PK\x03\x04 archive bytes");
+        let copy = backing.clone();
+        drop(backing);
+        assert!(path.exists(), "removed while a reader remains");
+        drop(copy);
+        assert!(!path.exists(), "left behind");
+
+        let err = spill(&mut &[0u8; 100][..], 10, "big.tar").unwrap_err();
+        assert!(err.to_string().contains("big.tar is larger than"), "{err}");
+    }
 
     #[test]
     fn sizes_parse_with_units() {
