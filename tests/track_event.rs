@@ -849,3 +849,24 @@ fn debug_annotations_that_cannot_be_read_add_nothing_and_are_counted() {
     assert_eq!(stat(&conn, "track_event_parser_errors"), "3");
     assert_eq!(stat(&conn, "interned_data_tokenizer_errors"), "1");
 }
+
+#[test]
+fn descriptor_parent_loops_drop_their_events_instead_of_recursing() {
+    // Trace Processor's track resolution detects parent loops and self-loops and fails,
+    // so events on such a track (or a child of one) are parser errors; the import used to
+    // overflow the stack. descriptor_parent_loop.textproto is the source.
+    let (conn, _db) = import("descriptor_parent_loop");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.name, t.name from slice s join track t on t.id = s.track_id"
+        ),
+        vec![vec!["fine".to_string(), "ok".into()]]
+    );
+    assert_eq!(rows(&conn, "select count(*) from counter"), vec![vec!["0"]]);
+    assert_eq!(stat(&conn, "track_event_parser_errors"), "4");
+    assert_eq!(
+        rows(&conn, "select name from track order by id"),
+        vec![vec!["ok".to_string()]]
+    );
+}
