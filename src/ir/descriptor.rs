@@ -47,29 +47,30 @@ pub struct CounterInfo {
     pub category: StrId,
 }
 
+/// The deepest descriptor hierarchy resolved: a longer parent chain is treated like a loop.
+/// (Real traces nest a few levels; the bound keeps resolution, which recurses through the
+/// ancestors, within the stack on hostile input.)
+pub const MAX_TRACK_HIERARCHY_DEPTH: usize = 256;
+
 /// Whether the parent chain of `uuid` runs into a loop (a descriptor that is its own
 /// ancestor, or a child of such a one): Trace Processor's track resolution detects this
 /// ("input data may contain loops or self-loops") and fails, so such a track never
-/// resolves. A chain that ends at an undescribed parent is not a loop.
+/// resolves. A chain deeper than [`MAX_TRACK_HIERARCHY_DEPTH`] counts as one (a loop is
+/// exactly a chain that never ends). A chain that ends at an undescribed parent is not.
 pub fn descriptor_chain_loops(
     descriptors: &FxHashMap<(MachineId, u64), Descriptor>,
     machine: MachineId,
     uuid: u64,
 ) -> bool {
-    let mut seen: Vec<u64> = vec![uuid];
     let mut current = uuid;
-    while let Some(parent) = descriptors
-        .get(&(machine, current))
-        .and_then(|d| d.parent_uuid)
-    {
-        if parent == 0 {
-            return false;
+    for _ in 0..=MAX_TRACK_HIERARCHY_DEPTH {
+        match descriptors
+            .get(&(machine, current))
+            .and_then(|d| d.parent_uuid)
+        {
+            None | Some(0) => return false,
+            Some(parent) => current = parent,
         }
-        if seen.contains(&parent) {
-            return true;
-        }
-        seen.push(parent);
-        current = parent;
     }
-    false
+    true
 }
