@@ -849,3 +849,88 @@ fn debug_annotations_that_cannot_be_read_add_nothing_and_are_counted() {
     assert_eq!(stat(&conn, "track_event_parser_errors"), "3");
     assert_eq!(stat(&conn, "interned_data_tokenizer_errors"), "1");
 }
+
+#[test]
+fn descriptor_parent_loops_drop_their_events_instead_of_recursing() {
+    // Trace Processor's track resolution detects parent loops and self-loops and fails,
+    // so events on such a track (or a child of one) are parser errors; the import used to
+    // overflow the stack. descriptor_parent_loop.textproto is the source.
+    let (conn, _db) = import("descriptor_parent_loop");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.name, t.name from slice s join track t on t.id = s.track_id"
+        ),
+        vec![vec!["fine".to_string(), "ok".into()]]
+    );
+    assert_eq!(rows(&conn, "select count(*) from counter"), vec![vec!["0"]]);
+    assert_eq!(stat(&conn, "track_event_parser_errors"), "4");
+    assert_eq!(
+        rows(&conn, "select name from track order by id"),
+        vec![vec!["ok".to_string()]]
+    );
+}
+
+/// Protobuf varint.
+fn varint(mut v: u64, out: &mut Vec<u8>) {
+    loop {
+        let b = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(b);
+            return;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+/// A length-delimited protobuf field.
+fn message(field: u64, body: &[u8], out: &mut Vec<u8>) {
+    varint(field << 3 | 2, out);
+    varint(body.len() as u64, out);
+    out.extend_from_slice(body);
+}
+
+#[test]
+fn a_descriptor_hierarchy_past_the_depth_bound_is_unresolved_not_a_hang() {
+    // 20,000 nested track descriptors and an instant on the deepest: resolution recurses
+    // through the ancestors, so chains deeper than the bound are treated like a loop
+    // (event dropped as track_event_parser_errors) instead of exhausting the stack or
+    // rescanning the chain at every level.
+    let mut trace = Vec::new();
+    let n = 20_000u64;
+    for uuid in 1..=n {
+        let mut td = Vec::new();
+        varint(1 << 3, &mut td); // uuid
+        varint(uuid, &mut td);
+        if uuid > 1 {
+            varint(5 << 3, &mut td); // parent_uuid
+            varint(uuid - 1, &mut td);
+        }
+        let mut packet = Vec::new();
+        varint(10 << 3, &mut packet); // trusted_packet_sequence_id
+        varint(1, &mut packet);
+        message(60, &td, &mut packet); // track_descriptor
+        message(1, &packet, &mut trace);
+    }
+    let mut te = Vec::new();
+    varint(9 << 3, &mut te); // type = TYPE_INSTANT
+    varint(3, &mut te);
+    varint(11 << 3, &mut te); // track_uuid
+    varint(n, &mut te);
+    message(23, b"leaf", &mut te); // name
+    let mut packet = Vec::new();
+    varint(8 << 3, &mut packet); // timestamp
+    varint(10, &mut packet);
+    varint(10 << 3, &mut packet);
+    varint(1, &mut packet);
+    message(11, &te, &mut packet); // track_event
+    message(1, &packet, &mut trace);
+
+    let input = TempFile::with_bytes("deep_hierarchy.pftrace", &trace);
+    let db = TempFile::new("deep_hierarchy.sqlite");
+    sextant::import::import_path(input.path(), db.path()).expect("import");
+    let conn = sextant::db::open_read_only(db.path()).expect("open");
+    assert_eq!(rows(&conn, "select count(*) from slice"), vec![vec!["0"]]);
+    assert_eq!(stat(&conn, "track_event_parser_errors"), "1");
+}

@@ -8,7 +8,9 @@
 //! [`TrackKey`] interner, args into an [`ArgArena`]) because a large trace holds millions of
 //! them in memory between parsing and sorting.
 
+mod descriptor;
 mod events;
+pub use descriptor::*;
 pub use events::*;
 
 use std::collections::HashMap;
@@ -784,49 +786,6 @@ pub struct StatKey {
 pub enum MetaValue {
     Int(i64),
     Str(String),
-}
-
-/// TrackDescriptor facts (proto), registered in file order.
-#[derive(Clone, Debug, Default)]
-pub struct Descriptor {
-    pub uuid: u64,
-    pub parent_uuid: Option<u64>,
-    pub name: StrId,
-    pub process: Option<ProcessRef>,
-    pub thread: Option<ThreadRef>,
-    pub counter: Option<CounterInfo>,
-    /// A state track: its TYPE_STATE events go to the `state` table.
-    pub is_state: bool,
-    pub disallow_merging_with_system_tracks: bool,
-    pub description: StrId,
-    /// `child_ordering` enum (1 lexicographic, 2 chronological, 3 explicit).
-    pub child_ordering: i32,
-    pub sibling_order_rank: Option<i32>,
-    /// The describing sequence had `first_packet_on_sequence`.
-    pub has_first_packet_on_sequence: bool,
-    /// `sibling_merge_behavior` enum (0 unspecified / 1 by name, 2 none, 3 by key).
-    pub sibling_merge_behavior: i32,
-    pub sibling_merge_key: Option<MergeKeyValue>,
-}
-
-/// A TrackDescriptor's `sibling_merge_key` (string or int).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MergeKeyValue {
-    Str(StrId),
-    Int(u64),
-}
-
-#[derive(Clone, Copy, Debug, Default)]
-pub struct CounterInfo {
-    /// Builtin counter type (1 thread time, 2 instruction count).
-    pub builtin: i32,
-    /// `unit` enum: 1 time ns, 2 count, 3 bytes.
-    pub unit: i32,
-    pub unit_name: StrId,
-    pub unit_multiplier: i64,
-    pub is_incremental: bool,
-    /// The first of the descriptor's `categories` (track arg `category`), or NULL.
-    pub category: StrId,
 }
 
 /// Machine facts from SystemInfo.

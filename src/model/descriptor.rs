@@ -126,6 +126,8 @@ impl<'s> Builder<'s> {
             .iter()
             .filter(|(_, d)| d.thread.is_none() && !merges(Some(d)))
             .map(|(k, _)| *k)
+            // A track in (or under) a parent loop never resolves.
+            .filter(|&(m, u)| !crate::ir::descriptor_chain_loops(&self.sink.descriptors, m, u))
             .collect();
         described.sort_unstable();
         for (machine, uuid) in described {
@@ -277,6 +279,10 @@ impl<'s> Builder<'s> {
     /// root (or unknown).
     fn descriptor_parent_track(&mut self, machine: MachineId, d: &Descriptor) -> Option<u32> {
         let p = d.parent_uuid?;
+        // A looping chain has no parent track (and would recurse forever).
+        if crate::ir::descriptor_chain_loops(&self.sink.descriptors, machine, d.uuid) {
+            return None;
+        }
         let pd = self.sink.descriptors.get(&(machine, p))?;
         if pd.thread.is_some() || pd.process.is_some() {
             return None;

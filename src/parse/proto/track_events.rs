@@ -447,6 +447,15 @@ impl Parser<'_> {
             self.sink.stat("track_event_parser_errors", machine, 1);
             return;
         }
+        // A described track whose parent chain loops never resolves in Trace Processor:
+        // the event is dropped as a parser error.
+        if uuid != 0
+            && overrides.is_none()
+            && crate::ir::descriptor_chain_loops(&self.sink.descriptors, machine, uuid)
+        {
+            self.sink.stat("track_event_parser_errors", machine, 1);
+            return;
+        }
         let ev_type = ev.r#type.unwrap_or(0);
 
         // Extra counter values share the event's timestamp.
