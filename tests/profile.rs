@@ -649,3 +649,35 @@ fn smaps_packets_become_profiler_smaps_rows_of_their_process() {
         ])
     );
 }
+
+#[test]
+fn skipped_perf_samples_are_counted_and_make_no_row() {
+    use sextant::protos::{
+        trace_packet::{Data, OptionalTrustedPacketSequenceId},
+        PerfSample, TracePacket,
+    };
+    let sample = |ts: u64, skipped: Option<i32>| TracePacket {
+        timestamp: Some(ts),
+        optional_trusted_packet_sequence_id: Some(
+            OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(1),
+        ),
+        data: Some(Data::PerfSample(PerfSample {
+            cpu: Some(1),
+            pid: Some(10),
+            tid: Some(11),
+            cpu_mode: Some(2),
+            sample_skipped_reason: skipped,
+            ..Default::default()
+        })),
+        ..Default::default()
+    };
+    // Reasons 1 (read stage) and 3 (unwind enqueue: data loss).
+    let packets = vec![sample(100, None), sample(110, Some(1)), sample(120, Some(3))];
+    let (conn, _input, _db) = import_packets("perf_skipped", packets);
+    assert_eq!(
+        rows(&conn, "select ts, cpu, cpu_mode from perf_sample"),
+        table(&[["100", "1", "user"]])
+    );
+    assert_eq!(stat(&conn, "perf_samples_skipped"), "2");
+    assert_eq!(stat(&conn, "perf_samples_skipped_dataloss"), "1");
+}
