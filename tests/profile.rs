@@ -681,3 +681,28 @@ fn skipped_perf_samples_are_counted_and_make_no_row() {
     assert_eq!(stat(&conn, "perf_samples_skipped"), "2");
     assert_eq!(stat(&conn, "perf_samples_skipped_dataloss"), "1");
 }
+
+#[test]
+fn perf_flamegraphs_take_a_group_of_processes_and_time_bounds() {
+    // One sample of pid 10 at 100, two of pid 20 at 200 and 300, one of pid 30 at 400.
+    let (conn, _db) = import("perf_three_processes.pftrace");
+    let roots = |args: &str| {
+        rows(
+            &conn,
+            &format!(
+                "select cumulative_count from experimental_flamegraph('perf', {args})
+                 where depth = 0"
+            ),
+        )
+    };
+    let group = "(select group_concat(upid) from process where pid in (10, 20))";
+    assert_eq!(
+        roots(&format!("NULL, NULL, NULL, {group}, NULL")),
+        table(&[["3"]])
+    );
+    assert_eq!(
+        roots("NULL, '>=200,<400', NULL, '1,2,3', NULL"),
+        table(&[["2"]])
+    );
+    assert_eq!(roots("NULL, '<= 100', 1, NULL, NULL"), table(&[["1"]]));
+}
