@@ -448,8 +448,6 @@ impl Parser<'_> {
             if reason == 3 {
                 self.sink.stat("perf_samples_skipped_dataloss", machine, 1);
             }
-            // A skipped sample is only counted: it makes no perf_sample row.
-            return;
         }
         if let Some(event) = &s.producer_event {
             if event.source_stop_reason == Some(1) {
