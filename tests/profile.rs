@@ -674,11 +674,19 @@ fn skipped_perf_samples_are_counted_and_keep_their_row() {
     // Reasons 1 (read stage) and 3 (unwind enqueue: data loss). The newest reference
     // keeps a skipped sample as a row without a callstack (conformance case
     // perf_sample_counter_only), only counting it.
-    let packets = vec![sample(100, None), sample(110, Some(1)), sample(120, Some(3))];
+    let packets = vec![
+        sample(100, None),
+        sample(110, Some(1)),
+        sample(120, Some(3)),
+    ];
     let (conn, _input, _db) = import_packets("perf_skipped", packets);
     assert_eq!(
         rows(&conn, "select ts, cpu, cpu_mode from perf_sample"),
-        table(&[["100", "1", "user"], ["110", "1", "user"], ["120", "1", "user"]])
+        table(&[
+            ["100", "1", "user"],
+            ["110", "1", "user"],
+            ["120", "1", "user"]
+        ])
     );
     assert_eq!(stat(&conn, "perf_samples_skipped"), "2");
     assert_eq!(stat(&conn, "perf_samples_skipped_dataloss"), "1");

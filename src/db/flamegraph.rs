@@ -151,7 +151,11 @@ fn compute(conn: &Connection, args: &[Value]) -> rusqlite::Result<Vec<Vec<Value>
         // A process, or a group of them (`upid_group`: upids joined by commas).
         let mut upids: Vec<i64> = upid.into_iter().collect();
         if let Some(Value::Text(group)) = args.get(4) {
-            upids.extend(group.split(',').filter_map(|u| u.trim().parse::<i64>().ok()));
+            upids.extend(
+                group
+                    .split(',')
+                    .filter_map(|u| u.trim().parse::<i64>().ok()),
+            );
         }
         if let Some(Value::Integer(u)) = args.get(4) {
             upids.push(*u);
