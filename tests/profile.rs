@@ -649,3 +649,70 @@ fn smaps_packets_become_profiler_smaps_rows_of_their_process() {
         ])
     );
 }
+
+#[test]
+fn skipped_perf_samples_are_counted_and_keep_their_row() {
+    use sextant::protos::{
+        trace_packet::{Data, OptionalTrustedPacketSequenceId},
+        PerfSample, TracePacket,
+    };
+    let sample = |ts: u64, skipped: Option<i32>| TracePacket {
+        timestamp: Some(ts),
+        optional_trusted_packet_sequence_id: Some(
+            OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(1),
+        ),
+        data: Some(Data::PerfSample(PerfSample {
+            cpu: Some(1),
+            pid: Some(10),
+            tid: Some(11),
+            cpu_mode: Some(2),
+            sample_skipped_reason: skipped,
+            ..Default::default()
+        })),
+        ..Default::default()
+    };
+    // Reasons 1 (read stage) and 3 (unwind enqueue: data loss). The newest reference
+    // keeps a skipped sample as a row without a callstack (conformance case
+    // perf_sample_counter_only), only counting it.
+    let packets = vec![
+        sample(100, None),
+        sample(110, Some(1)),
+        sample(120, Some(3)),
+    ];
+    let (conn, _input, _db) = import_packets("perf_skipped", packets);
+    assert_eq!(
+        rows(&conn, "select ts, cpu, cpu_mode from perf_sample"),
+        table(&[
+            ["100", "1", "user"],
+            ["110", "1", "user"],
+            ["120", "1", "user"]
+        ])
+    );
+    assert_eq!(stat(&conn, "perf_samples_skipped"), "2");
+    assert_eq!(stat(&conn, "perf_samples_skipped_dataloss"), "1");
+}
+
+#[test]
+fn perf_flamegraphs_take_a_group_of_processes_and_time_bounds() {
+    // One sample of pid 10 at 100, two of pid 20 at 200 and 300, one of pid 30 at 400.
+    let (conn, _db) = import("perf_three_processes.pftrace");
+    let roots = |args: &str| {
+        rows(
+            &conn,
+            &format!(
+                "select cumulative_count from experimental_flamegraph('perf', {args})
+                 where depth = 0"
+            ),
+        )
+    };
+    let group = "(select group_concat(upid) from process where pid in (10, 20))";
+    assert_eq!(
+        roots(&format!("NULL, NULL, NULL, {group}, NULL")),
+        table(&[["3"]])
+    );
+    assert_eq!(
+        roots("NULL, '>=200,<400', NULL, '1,2,3', NULL"),
+        table(&[["2"]])
+    );
+    assert_eq!(roots("NULL, '<= 100', 1, NULL, NULL"), table(&[["1"]]));
+}

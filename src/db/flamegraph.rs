@@ -9,7 +9,9 @@
 //! - `native`: heapprofd allocations of `upid` (`ts_constraint` such as `<= 100` or
 //!   `= 100`, else up to `ts`): a node per frame name and mapping under its caller's node;
 //!   count/size are what is still allocated, alloc_count/alloc_size what was allocated.
-//! - `perf`: perf and stack samples of the threads of `upid`: count is samples.
+//! - `perf`: perf and stack samples of the threads of `upid` or of the processes of
+//!   `upid_group` (upids joined by commas), within `ts_constraint` (`>=100,<200`): count
+//!   is samples.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -144,15 +146,46 @@ fn compute(conn: &Connection, args: &[Value]) -> rusqlite::Result<Vec<Vec<Value>
         Some(Value::Text(t)) => Some(t.trim().to_string()),
         _ => None,
     };
-    let Some(upid) = args.get(3).and_then(int) else {
+    let upid = args.get(3).and_then(int);
+    if kind == "perf" {
+        // A process, or a group of them (`upid_group`: upids joined by commas).
+        let mut upids: Vec<i64> = upid.into_iter().collect();
+        if let Some(Value::Text(group)) = args.get(4) {
+            upids.extend(
+                group
+                    .split(',')
+                    .filter_map(|u| u.trim().parse::<i64>().ok()),
+            );
+        }
+        if let Some(Value::Integer(u)) = args.get(4) {
+            upids.push(*u);
+        }
+        let bounds = constraint.as_deref().map(time_bounds).unwrap_or_default();
+        return perf(conn, &upids, &bounds);
+    }
+    let Some(upid) = upid else {
         return Ok(Vec::new());
     };
     match kind.as_str() {
         "graph" => graph(conn, upid, ts),
         "native" | "heap_profile" => native(conn, upid, ts, constraint.as_deref()),
-        "perf" => perf(conn, upid),
         _ => Ok(Vec::new()),
     }
+}
+
+/// Time bounds such as `>= 100` or `>=100,<200` as (SQL operator, value) pairs; parts
+/// that do not parse are ignored.
+fn time_bounds(text: &str) -> Vec<(&'static str, i64)> {
+    text.split(',')
+        .filter_map(|part| {
+            let part = part.trim();
+            let op = ["<=", ">=", "==", "!=", "=", "<", ">"]
+                .into_iter()
+                .find(|o| part.starts_with(o))?;
+            let value = part[op.len()..].trim().parse().ok()?;
+            Some((if op == "==" { "=" } else { op }, value))
+        })
+        .collect()
 }
 
 /// The heap dump's shortest-path tree by class.
@@ -327,14 +360,26 @@ fn native(
     callsite_tree(conn, &totals)
 }
 
-/// Stack samples of a process's threads.
-fn perf(conn: &Connection, upid: i64) -> rusqlite::Result<Vec<Vec<Value>>> {
-    let mut stmt = conn.prepare(
+/// Stack samples of the threads of some processes, within the time bounds.
+fn perf(
+    conn: &Connection,
+    upids: &[i64],
+    bounds: &[(&str, i64)],
+) -> rusqlite::Result<Vec<Vec<Value>>> {
+    if upids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let list: Vec<String> = upids.iter().map(i64::to_string).collect();
+    let mut filter = format!("t.upid IN ({})", list.join(","));
+    for (op, value) in bounds {
+        filter.push_str(&format!(" AND s.ts {op} {value}"));
+    }
+    let mut stmt = conn.prepare(&format!(
         "SELECT s.callsite_id, count(*) FROM stack_sample s
-         JOIN thread t USING (utid) WHERE t.upid = ?1 GROUP BY s.callsite_id",
-    )?;
+         JOIN thread t USING (utid) WHERE {filter} GROUP BY s.callsite_id"
+    ))?;
     let mut totals = HashMap::new();
-    let mut rows = stmt.query([upid])?;
+    let mut rows = stmt.query([])?;
     while let Some(r) = rows.next()? {
         let n: i64 = r.get(1)?;
         totals.insert(r.get(0)?, [n, n, n, n]);

@@ -155,7 +155,7 @@ pub fn rows(
     for (k, &v) in counted {
         let pos = index().get(k.name).copied();
         match pos.map(|i| (i, &STATS[i])) {
-            Some((_, d)) if d.global => *globals.entry(d.name).or_default() += v,
+            Some((_, d)) if d.global && !d.indexed => *globals.entry(d.name).or_default() += v,
             Some((i, d)) if d.indexed => {
                 let idx = k.idx.unwrap_or(0);
                 let first = rank.get(k).copied().unwrap_or(usize::MAX);
@@ -359,5 +359,28 @@ mod tests {
             .find(|r| r.name == "traced_chunks_discarded" && r.machine == Some(0))
             .unwrap();
         assert_eq!((discarded.value, discarded.key), (3, Some(157)));
+    }
+
+    /// A global indexed stat (heap graph packet gaps) has one row per index, every
+    /// machine and file folded together.
+    #[test]
+    fn global_indexed_stats_have_a_row_per_index() {
+        let mut counted = HashMap::new();
+        let k = |idx, machine, file| StatKey {
+            name: "heap_graph_missing_packet",
+            idx: Some(idx),
+            machine,
+            file,
+        };
+        counted.insert(k(3, 0, 0), 1);
+        counted.insert(k(3, 1, 1), 2);
+        counted.insert(k(5, 0, 0), 1);
+        let rows = rows(&counted, &[], &[(0, 0), (1, 1)]);
+        let got: Vec<_> = rows
+            .iter()
+            .filter(|r| r.name == "heap_graph_missing_packet")
+            .map(|r| (r.idx, r.value, r.machine))
+            .collect();
+        assert_eq!(got, [(Some(3), 3, None), (Some(5), 1, None)]);
     }
 }
