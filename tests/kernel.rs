@@ -1301,3 +1301,24 @@ fn lwis_and_samsung_markers_are_atrace_markers() {
         table(&[["2"]])
     );
 }
+
+/// Trace Processor's ParseKgslGpuFreq: `kgsl_gpu_frequency` reports kHz / 1000 and lands,
+/// scaled back, on the same `gpufreq` track as `gpu_frequency` for that GPU.
+#[test]
+fn kgsl_gpu_frequency_is_scaled_onto_the_gpufreq_track() {
+    // heldout-gpu2/kgsl.txt: two kgsl events (gpu 0 and 1), then gpu_frequency on gpu 0.
+    let (conn, _db) = import("kgsl_gpu_frequency.pftrace");
+    let got = rows(
+        &conn,
+        "select c.ts, c.value, t.name, extract_arg(t.dimension_arg_set_id, 'gpu'), t.id
+         from counter c join counter_track t on c.track_id = t.id order by c.ts",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["100", "585000000", "gpufreq", "0", "0"],
+            ["200", "300000000", "gpufreq", "1", "1"],
+            ["300", "400000", "gpufreq", "0", "0"],
+        ])
+    );
+}

@@ -22,7 +22,9 @@ pub(crate) fn handle(
 ) -> bool {
     let done = match name {
         "gpu_mem_total" => gpu_mem_total(sink, o, f),
-        "gpu_frequency" => gpu_frequency(sink, o, f),
+        "gpu_frequency" => gpu_frequency(sink, o, f, "state", 1.0),
+        // KGSL reports the frequency divided by 1000; the reference scales it back.
+        "kgsl_gpu_frequency" => gpu_frequency(sink, o, f, "gpu_freq", 1000.0),
         "gpu_work_period" => gpu_work_period(sink, o, f),
         "kgsl_adreno_cmdbatch_queued"
         | "kgsl_adreno_cmdbatch_sync"
@@ -86,9 +88,9 @@ fn gpu_mem_total(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
 }
 
 /// `gpu_frequency`: a GPU's frequency, on the same track as the GPU frequency packets.
-fn gpu_frequency(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
+fn gpu_frequency(sink: &mut Sink, o: &Origin, f: &Fields, key: &str, scale: f64) -> Option<()> {
     let gpu = f.uint(sink, "gpu_id").unwrap_or(0);
-    let state = f.uint(sink, "state").unwrap_or(0);
+    let state = f.uint(sink, key).unwrap_or(0);
     let ugpu = sink.gpu(o.machine, gpu as i64) as i64;
     let dims = [
         ("ugpu", ArgValue::Int(ugpu)),
@@ -99,7 +101,7 @@ fn gpu_frequency(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
         unit: Some("kHz"),
         ..Blueprint::counter("gpu_frequency", "gpufreq")
     };
-    bp.counter_at(sink, o, state as f64, NO_ARGS);
+    bp.counter_at(sink, o, state as f64 * scale, NO_ARGS);
     Some(())
 }
 
