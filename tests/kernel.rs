@@ -1322,3 +1322,24 @@ fn kgsl_gpu_frequency_is_scaled_onto_the_gpufreq_track() {
         ])
     );
 }
+
+/// An atrace `S` while its cookie's slice is open adds nothing and, as Trace Processor's
+/// saturating unnestable nesting, leaves the slot's open count at 1: after one `F` the
+/// slot is free again, so a new cookie takes the first slot (idx 0), not the second.
+#[test]
+fn an_ignored_unnestable_begin_does_not_keep_its_async_slot_busy() {
+    let (conn, _db) = import("unnestable_slot_reuse.systrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, extract_arg(t.dimension_arg_set_id, 'track_compressor_idx'),
+                    extract_arg(s.arg_set_id, 'cookie')
+             from slice s join track t on s.track_id = t.id order by s.ts"
+        ),
+        table(&[
+            ["1000010000", "30000", "0", "1"],
+            ["1000019999", "30001", "1", "2"],
+            ["1000060000", "10000", "0", "3"],
+        ])
+    );
+}

@@ -219,7 +219,7 @@ impl<'s> Builder<'s> {
                 self.last_slice = self.begin(track, ts, &s).map(|id| (ts, id, track));
             }
             EventData::BeginUnnestable(s) => {
-                let track = self.slice_track(s.track, ts, AsyncPhase::Begin, s.name);
+                let track = self.slice_track(s.track, ts, AsyncPhase::BeginSaturating, s.name);
                 self.note_ts(ts);
                 self.begin_unnestable(track, ts, &s);
             }

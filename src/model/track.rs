@@ -29,7 +29,7 @@ impl AsyncSetState {
                 .position(|s| s.cookie == Some(c))
                 // A cookie not seen yet takes the first free cookie slot, for an End too.
                 .or_else(|| match phase {
-                    AsyncPhase::Begin | AsyncPhase::End => self
+                    AsyncPhase::Begin | AsyncPhase::BeginSaturating | AsyncPhase::End => self
                         .slots
                         .iter()
                         .position(|s| s.cookie.is_some() && s.open == 0),
@@ -62,6 +62,7 @@ impl AsyncSetState {
         }
         match phase {
             AsyncPhase::Begin => s.open += 1,
+            AsyncPhase::BeginSaturating => s.open = 1,
             AsyncPhase::End => s.open = s.open.saturating_sub(1),
             AsyncPhase::Scoped { end } => s.last_end = s.last_end.max(end),
         }
@@ -86,8 +87,13 @@ pub(super) enum DescriptorTrack {
 #[derive(Clone, Copy)]
 pub(super) enum AsyncPhase {
     Begin,
+    /// A legacy unnestable begin (atrace `S`): the slot's open count saturates at 1, as
+    /// Trace Processor's `kLegacySaturatingUnnestable` nesting.
+    BeginSaturating,
     End,
-    Scoped { end: i64 },
+    Scoped {
+        end: i64,
+    },
 }
 
 pub(super) enum Scope {

@@ -155,11 +155,19 @@ pub fn sniff(bytes: &[u8]) -> Kind {
             return Kind::Json;
         }
     }
-    if bytes.first() == Some(&0x0a) {
-        return Kind::Proto;
-    }
     let head = &bytes[..bytes.len().min(4096)];
     let head_has = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
+    // Trace Processor looks for the systrace markers in its 64-byte lookahead before it
+    // takes a leading 0x0a (`\n`) as a protobuf packet: text with blank lines before
+    // `# tracer` is systrace.
+    let lookahead = &bytes[..bytes.len().min(64)];
+    let lookahead_has = |needle: &[u8]| lookahead.windows(needle.len()).any(|w| w == needle);
+    if bytes.first() == Some(&0x0a) {
+        if lookahead_has(b"# tracer") || lookahead_has(b"TRACE:\n") {
+            return Kind::Systrace;
+        }
+        return Kind::Proto;
+    }
     if head_has(b"# tracer")
         || head_has(b"TRACE:\n")
         || starts_with_ci(text, b"<!doctype html>")
@@ -662,6 +670,12 @@ mod tests {
         assert_eq!(sniff(b"[{\"ph\":\"X\"}"), Kind::Json);
         assert_eq!(sniff(b"{\"perfetto_manifest\": {}}"), Kind::Manifest);
         assert_eq!(sniff(b"# tracer: nop\n"), Kind::Systrace);
+        assert_eq!(sniff(b"\n\n# tracer: nop\n"), Kind::Systrace);
+        assert_eq!(
+            sniff(b"\ncapturing trace... done\nTRACE:\n# tracer"),
+            Kind::Systrace
+        );
+        assert_eq!(sniff(b"\x0a\x02\x08\x01"), Kind::Proto);
         assert_eq!(sniff(b"PK\x03\x04rest"), Kind::Zip);
         assert_eq!(sniff(b"\x1f\x8b\x08"), Kind::Gzip);
         assert_eq!(sniff(b"hello world"), Kind::Unknown);
