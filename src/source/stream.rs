@@ -25,17 +25,31 @@ pub enum Backing {
     Spilled(Arc<crate::cleanup::TempPath>),
 }
 
+/// Where a backing's bytes are.
+enum Place<'a> {
+    Disk(&'a std::path::Path),
+    Memory(&'a Arc<[u8]>),
+}
+
 impl Backing {
+    fn place(&self) -> Place<'_> {
+        match self {
+            Backing::File(path) => Place::Disk(path),
+            Backing::Spilled(temp) => Place::Disk(temp.path()),
+            Backing::Memory(bytes) => Place::Memory(bytes),
+        }
+    }
+
     /// A reader positioned at `offset`, and the backing's length.
     fn open_at(&self, offset: u64) -> io::Result<(Box<dyn Read>, u64)> {
-        match self {
-            Backing::File(_) | Backing::Spilled(_) => {
-                let mut f = File::open(self.path().unwrap_or(std::path::Path::new("")))?;
+        match self.place() {
+            Place::Disk(path) => {
+                let mut f = File::open(path)?;
                 let len = f.metadata()?.len();
                 f.seek(SeekFrom::Start(offset))?;
                 Ok((Box::new(f), len))
             }
-            Backing::Memory(bytes) => {
+            Place::Memory(bytes) => {
                 let mut c = io::Cursor::new(bytes.clone());
                 c.set_position(offset);
                 Ok((Box::new(c), bytes.len() as u64))
@@ -45,29 +59,16 @@ impl Backing {
 
     /// A seekable reader of the whole backing (to list an archive's members).
     pub(super) fn seekable(&self) -> io::Result<Box<dyn ReadSeek>> {
-        match self {
-            Backing::File(_) | Backing::Spilled(_) => Ok(Box::new(BufReader::new(File::open(
-                self.path().unwrap_or(std::path::Path::new("")),
-            )?))),
-            Backing::Memory(bytes) => Ok(Box::new(io::Cursor::new(bytes.clone()))),
-        }
-    }
-
-    /// The file the bytes are in, unless they are in memory.
-    fn path(&self) -> Option<&std::path::Path> {
-        match self {
-            Backing::File(path) => Some(path),
-            Backing::Spilled(temp) => Some(temp.path()),
-            Backing::Memory(_) => None,
+        match self.place() {
+            Place::Disk(path) => Ok(Box::new(BufReader::new(File::open(path)?))),
+            Place::Memory(bytes) => Ok(Box::new(io::Cursor::new(bytes.clone()))),
         }
     }
 
     pub(super) fn len(&self) -> io::Result<u64> {
-        match self {
-            Backing::File(_) | Backing::Spilled(_) => {
-                Ok(std::fs::metadata(self.path().unwrap_or(std::path::Path::new("")))?.len())
-            }
-            Backing::Memory(bytes) => Ok(bytes.len() as u64),
+        match self.place() {
+            Place::Disk(path) => Ok(std::fs::metadata(path)?.len()),
+            Place::Memory(bytes) => Ok(bytes.len() as u64),
         }
     }
 }
