@@ -241,8 +241,12 @@ fn whitespace_only_file_is_an_empty_systrace() {
 #[test]
 fn random_garbage_never_panics() {
     // Plain garbage, and garbage behind each format's magic so every parser sees it.
-    let prefixes: [(&str, &[u8]); 6] = [
+    let prefixes: [(&str, &[u8]); 7] = [
         ("raw", b""),
+        (
+            "strace",
+            b"1000  1700000052.321000 openat(AT_FDCWD) = 3\n1000 ",
+        ),
         ("proto", b"\x0a"),
         ("json_obj", b"{\"traceEvents\": [{\"ph\": "),
         ("json_arr", b"[{"),
@@ -677,6 +681,24 @@ fn strace_pids_padded_to_five_columns_are_read() {
         "openat@1000 read@12345 close@1000"
     );
     assert_eq!(db.stat("strace_parse_failure"), 0);
+}
+
+#[test]
+fn strace_resumed_without_unfinished_is_counted_not_dropped() {
+    // strace attached mid-call prints `<... read resumed>` with no unfinished line before:
+    // nothing to end, so the line is counted (Sextant's own stat) and makes no track.
+    let db = expect_ok(
+        "orphan.strace",
+        b"1000 1700000052.321000 futex(0x7f, FUTEX_WAIT, 2, NULL <unfinished ...>\n\
+1002 1700000052.321100 <... read resumed>\"abc\", 1024) = 3\n\
+1000 1700000052.321500 <... futex resumed> )  = 0\n",
+    );
+    assert_eq!(db.stat("strace_resumed_without_unfinished"), 1);
+    assert_eq!(
+        db.slices(),
+        vec![("futex".to_string(), 1_700_000_052_321_000_000, 500_000)]
+    );
+    assert_eq!(db.count("select count(*) from thread_track"), 1);
 }
 
 #[test]

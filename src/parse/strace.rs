@@ -4,8 +4,11 @@
 //! `<... name resumed>` line. Timestamps are wall-clock (REALTIME). Lines that are not
 //! syscalls (signals, exits, anything else) count in `strace_parse_failure`, lines
 //! without a pid in `strace_missing_pid`, `-t`/`-tt` clock times in
-//! `strace_unsupported_timestamp_format`. Hands on slice events.
+//! `strace_unsupported_timestamp_format`; a `resumed` line of a thread with no unfinished
+//! call open counts in Sextant's own `strace_resumed_without_unfinished`. Hands on slice
+//! events.
 
+use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read};
 
 use super::atrace::clean_utf8;
@@ -121,6 +124,8 @@ pub fn parse_stream(
     let clock = sink.builtin_clock(ctx.machine, clocks::REALTIME);
     let mut reader = BufReader::new(reader);
     let mut buf = Vec::new();
+    // Threads with an `<unfinished ...>` call open.
+    let mut unfinished = HashSet::new();
     loop {
         buf.clear();
         let n = reader
@@ -135,13 +140,19 @@ pub fn parse_stream(
             continue;
         }
         sink.begin_input();
-        parse_line(sink, ctx, clock, line);
+        parse_line(sink, ctx, clock, &mut unfinished, line);
         sink.end_input();
     }
     Ok(())
 }
 
-fn parse_line(sink: &mut Sink, ctx: &FileContext, clock: ClockRef, line: &str) {
+fn parse_line(
+    sink: &mut Sink,
+    ctx: &FileContext,
+    clock: ClockRef,
+    unfinished: &mut HashSet<u32>,
+    line: &str,
+) {
     let machine = ctx.machine;
     let (first, time, rest) = fields(line);
     // No pid: the line starts with its time.
@@ -168,6 +179,16 @@ fn parse_line(sink: &mut Sink, ctx: &FileContext, clock: ClockRef, line: &str) {
         sink.stat("strace_parse_failure", machine, 1);
         return;
     };
+    match call {
+        Call::Unfinished { .. } => {
+            unfinished.insert(pid);
+        }
+        Call::Resumed { .. } if !unfinished.remove(&pid) => {
+            sink.stat("strace_resumed_without_unfinished", machine, 1);
+            return;
+        }
+        _ => {}
+    }
     let thread = ThreadRef {
         machine,
         tid: i64::from(pid),
