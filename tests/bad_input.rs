@@ -57,6 +57,14 @@ impl Imported {
             .unwrap_or_else(|e| panic!("{sql}: {e}"))
     }
 
+    /// A query's single text value ("" for NULL).
+    fn text(&self, sql: &str) -> String {
+        self.conn
+            .query_row(sql, [], |r| r.get::<_, Option<String>>(0))
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+            .unwrap_or_default()
+    }
+
     /// (name, ts, dur) of every slice, by ts then name.
     fn slices(&self) -> Vec<(String, i64, i64)> {
         let mut stmt = self
@@ -233,8 +241,12 @@ fn whitespace_only_file_is_an_empty_systrace() {
 #[test]
 fn random_garbage_never_panics() {
     // Plain garbage, and garbage behind each format's magic so every parser sees it.
-    let prefixes: [(&str, &[u8]); 6] = [
+    let prefixes: [(&str, &[u8]); 7] = [
         ("raw", b""),
+        (
+            "strace",
+            b"1000  1700000052.321000 openat(AT_FDCWD) = 3\n1000 ",
+        ),
         ("proto", b"\x0a"),
         ("json_obj", b"{\"traceEvents\": [{\"ph\": "),
         ("json_arr", b"[{"),
@@ -639,6 +651,68 @@ fn json_unbalanced_begin_end() {
             ("inner".to_string(), 2000, 1000),
             ("never_closed".to_string(), 5000, -1),
         ]
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// strace
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn strace_pids_padded_to_five_columns_are_read() {
+    // `strace -f -o FILE` pads pids to five columns: the fields are split on runs of blanks,
+    // and such a file is still told to be strace from its first line.
+    let db = expect_ok(
+        "padded.strace",
+        b"1000  1700000052.321000 openat(AT_FDCWD, \"/x\", O_RDONLY) = 3\n\
+12345 1700000052.321100 read(3, \"a = b\", 1024) = 5\n\
+1000  1700000052.321200 close(3)                = 0\n",
+    );
+    assert_eq!(
+        db.count("select count(*) from trace_file where trace_type = 'strace'"),
+        1
+    );
+    assert_eq!(
+        db.text(
+            "select group_concat(name || '@' || tid, ' ') from (select s.name, t.tid
+             from slice s join thread_track tt on s.track_id = tt.id join thread t using (utid)
+             order by s.ts)"
+        ),
+        "openat@1000 read@12345 close@1000"
+    );
+    assert_eq!(db.stat("strace_parse_failure"), 0);
+}
+
+#[test]
+fn strace_resumed_without_unfinished_is_counted_not_dropped() {
+    // strace attached mid-call prints `<... read resumed>` with no unfinished line before:
+    // nothing to end, so the line is counted (Sextant's own stat) and makes no track.
+    let db = expect_ok(
+        "orphan.strace",
+        b"1000 1700000052.321000 futex(0x7f, FUTEX_WAIT, 2, NULL <unfinished ...>\n\
+1002 1700000052.321100 <... read resumed>\"abc\", 1024) = 3\n\
+1000 1700000052.321500 <... futex resumed> )  = 0\n",
+    );
+    assert_eq!(db.stat("strace_resumed_without_unfinished"), 1);
+    assert_eq!(
+        db.slices(),
+        vec![("futex".to_string(), 1_700_000_052_321_000_000, 500_000)]
+    );
+    assert_eq!(db.count("select count(*) from thread_track"), 1);
+}
+
+#[test]
+fn strace_leaves_thread_zero_unnamed() {
+    // Only proto and systrace take tid 0 as the idle `swapper` (process-tracking §1,
+    // `pid_zero_is_idle`); strace, like JSON, leaves the reserved thread unnamed.
+    let db = expect_ok("plain.strace", b"1000 1700000052.321000 close(3) = 0\n");
+    assert_eq!(
+        db.count("select count(*) from thread where tid = 0 and name is null"),
+        1
+    );
+    assert_eq!(
+        db.count("select count(*) from thread where name = 'swapper'"),
+        0
     );
 }
 

@@ -169,6 +169,14 @@ fn cpu_info_fills_the_cpu_table_with_clusters_features_and_frequencies() {
         ),
         table(&[["300000", "0,1,2,3,4,5,6,7"], ["652800", "6,7"]])
     );
+    // Row ids count from 0, as in every reference table.
+    assert_eq!(
+        rows(
+            &conn,
+            "select min(id), max(id), count(*) from cpu_available_frequencies"
+        ),
+        table(&[["0", "73", "74"]])
+    );
 }
 
 #[test]

@@ -264,7 +264,7 @@ impl Table {
                 "id, ucpu, cpu, cluster_id, processor, machine_id, capacity, arg_set_id",
                 true,
             ),
-            Table::CpuFrequency => ("cpu_available_frequencies", "cpu, freq, ucpu", false),
+            Table::CpuFrequency => ("cpu_available_frequencies", "id, cpu, freq, ucpu", true),
             Table::ImportLog => (
                 "_trace_import_logs",
                 "id, trace_id, ts, byte_offset, severity, name, arg_set_id",

@@ -470,13 +470,17 @@ impl TableWriter<'_> {
                 row.opt_int(args);
             })?;
         }
+        // Row ids count from 0 like every reference table's.
+        let mut id = 0i64;
         for c in &cpus {
             for &freq in &c.frequencies {
                 self.row(Table::CpuFrequency, |row| {
+                    row.int(id);
                     row.int(c.cpu);
                     row.int(freq);
                     row.int(c.ucpu);
                 })?;
+                id += 1;
             }
         }
         Ok(())

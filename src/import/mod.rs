@@ -378,7 +378,9 @@ impl Session {
                 }
                 (None, Ok(())) => {}
             }
-            if file.kind != Kind::Json {
+            // Only proto and systrace readers take pid/tid 0 as the idle `swapper`
+            // (the reference's `pid_zero_is_idle`); JSON and strace leave thread 0 unnamed.
+            if matches!(file.kind, Kind::Proto | Kind::Systrace) {
                 sink.name_swapper(ctx.machine);
             }
             if file.kind == Kind::Proto

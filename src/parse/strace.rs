@@ -4,8 +4,11 @@
 //! `<... name resumed>` line. Timestamps are wall-clock (REALTIME). Lines that are not
 //! syscalls (signals, exits, anything else) count in `strace_parse_failure`, lines
 //! without a pid in `strace_missing_pid`, `-t`/`-tt` clock times in
-//! `strace_unsupported_timestamp_format`. Hands on slice events.
+//! `strace_unsupported_timestamp_format`; a `resumed` line of a thread with no unfinished
+//! call open counts in Sextant's own `strace_resumed_without_unfinished`. Hands on slice
+//! events.
 
+use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read};
 
 use super::atrace::clean_utf8;
@@ -21,14 +24,22 @@ pub fn looks_like_strace(head: &[u8]) -> bool {
     let Ok(line) = std::str::from_utf8(line) else {
         return false;
     };
-    let mut parts = line.splitn(3, ' ');
-    let (Some(pid), Some(ts), Some(rest)) = (parts.next(), parts.next(), parts.next()) else {
-        return false;
-    };
+    let (pid, ts, rest) = fields(line);
     !pid.is_empty()
         && pid.bytes().all(|b| b.is_ascii_digit())
         && seconds_to_ns(ts).is_some()
         && call_name(rest).is_some()
+}
+
+/// A line's first two fields and the rest. `strace -f -o FILE` pads pids to five
+/// columns (`1000  1700000052.321000 …`), so fields are separated by runs of blanks.
+fn fields(line: &str) -> (&str, &str, &str) {
+    let blank = |c: char| c == ' ' || c == '\t';
+    let line = line.trim_start_matches(blank);
+    let (first, rest) = line.split_once(blank).unwrap_or((line, ""));
+    let rest = rest.trim_start_matches(blank);
+    let (second, rest) = rest.split_once(blank).unwrap_or((rest, ""));
+    (first, second, rest.trim_start_matches(blank))
 }
 
 /// `<seconds>.<frac>` as ns, exactly (no float rounding).
@@ -113,6 +124,8 @@ pub fn parse_stream(
     let clock = sink.builtin_clock(ctx.machine, clocks::REALTIME);
     let mut reader = BufReader::new(reader);
     let mut buf = Vec::new();
+    // Threads with an `<unfinished ...>` call open.
+    let mut unfinished = HashSet::new();
     loop {
         buf.clear();
         let n = reader
@@ -127,16 +140,21 @@ pub fn parse_stream(
             continue;
         }
         sink.begin_input();
-        parse_line(sink, ctx, clock, line);
+        parse_line(sink, ctx, clock, &mut unfinished, line);
         sink.end_input();
     }
     Ok(())
 }
 
-fn parse_line(sink: &mut Sink, ctx: &FileContext, clock: ClockRef, line: &str) {
+fn parse_line(
+    sink: &mut Sink,
+    ctx: &FileContext,
+    clock: ClockRef,
+    unfinished: &mut HashSet<u32>,
+    line: &str,
+) {
     let machine = ctx.machine;
-    let mut parts = line.splitn(3, ' ');
-    let first = parts.next().unwrap_or("");
+    let (first, time, rest) = fields(line);
     // No pid: the line starts with its time.
     if seconds_to_ns(first).is_some() || is_clock_time(first) {
         sink.stat("strace_missing_pid", machine, 1);
@@ -146,8 +164,6 @@ fn parse_line(sink: &mut Sink, ctx: &FileContext, clock: ClockRef, line: &str) {
         sink.stat("strace_parse_failure", machine, 1);
         return;
     };
-    let time = parts.next().unwrap_or("");
-    let rest = parts.next().unwrap_or("").trim_start();
     let ts = match seconds_to_ns(time) {
         Some(ts) => ts,
         None if is_clock_time(time) => {
@@ -163,6 +179,16 @@ fn parse_line(sink: &mut Sink, ctx: &FileContext, clock: ClockRef, line: &str) {
         sink.stat("strace_parse_failure", machine, 1);
         return;
     };
+    match call {
+        Call::Unfinished { .. } => {
+            unfinished.insert(pid);
+        }
+        Call::Resumed { .. } if !unfinished.remove(&pid) => {
+            sink.stat("strace_resumed_without_unfinished", machine, 1);
+            return;
+        }
+        _ => {}
+    }
     let thread = ThreadRef {
         machine,
         tid: i64::from(pid),

@@ -282,6 +282,10 @@ pub fn advice(name: &str) -> Option<Advice> {
             "the trace has ftrace events newer than this Sextant",
             "update Sextant (tools/gen_schemas.py ftrace)",
         ),
+        "strace_resumed_without_unfinished" => a(
+            "strace was attached while calls were running, or the start of its output is missing",
+            "start the program under strace, or keep the whole output",
+        ),
         "syscall_unknown" => a(
             "syscall numbers could not be named for the machine",
             "record SystemInfo (utsname) in the trace; Sextant knows aarch64, arm, x86 and x86_64",
