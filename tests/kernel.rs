@@ -1424,3 +1424,30 @@ fn thermal_exynos_high_overhead_and_unknown_zones() {
         table(&[["2"]])
     );
 }
+
+#[test]
+fn block_ios_in_flight_together_take_separate_lanes() {
+    let (conn, _db) = import("block_io_in_flight.pftrace");
+    // Each I/O is a slice from start to done whatever else is in flight; a device's lanes
+    // are reused once free.
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, s.name, extract_arg(t.dimension_arg_set_id, 'block_device'),
+                    extract_arg(t.dimension_arg_set_id, 'track_compressor_idx'),
+                    extract_arg(s.arg_set_id, 'sector')
+             from slice s join track t on s.track_id = t.id and t.type = 'block_io'
+             order by s.ts"
+        ),
+        table(&[
+            ["1000", "2000", "block_io", "45824", "0", "100"],
+            ["2000", "2000", "block_io", "45824", "1", "200"],
+            ["5000", "1000", "block_io", "7", "0", "1"],
+            ["7000", "500", "block_io", "45824", "0", "300"],
+        ])
+    );
+    assert_eq!(
+        rows(&conn, "select count(*) from stats where name like 'slice_drop%' and value > 0"),
+        table(&[["0"]])
+    );
+}

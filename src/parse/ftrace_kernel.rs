@@ -4,7 +4,7 @@
 //! slice, counter and DRM events to the sink.
 
 use super::ftrace_events::{
-    counter, global_counter, instant, kernel_op, slice, thread_track, Blueprint, Fields, Origin,
+    cookie_slice, counter, global_counter, instant, kernel_op, slice, thread_track, Blueprint, Fields, Origin,
 };
 use crate::ir::*;
 
@@ -531,24 +531,26 @@ fn android_fs(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Option<()>
     Some(())
 }
 
-/// `block_io_start` / `_done`: an I/O on a block device, paired by device and sector.
+/// `block_io_start` / `_done`: an I/O on a block device, a slice from start to done on the
+/// device's `block_io` tracks (dimension `block_device`), I/Os in flight together on
+/// separate lanes: Trace Processor's track compressor keyed by the sector.
 fn block_io(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Option<()> {
     let dev = f.uint(sink, "dev").unwrap_or(0);
     let sector = f.uint(sink, "sector").unwrap_or(0);
-    let key = PairKey {
-        machine: o.machine,
+    let track_name = sink.intern("block_io");
+    let set = AsyncSet {
         kind: "block_io",
-        a: dev,
-        b: sector,
+        machine: o.machine,
+        process: None,
+        name: track_name,
+        scope: sink.intern(&dev.to_string()),
     };
+    if !sink.async_dims.contains_key(&set) {
+        let dim = sink.static_arg("block_device", ArgValue::Uint(dev));
+        let dims = sink.args.push_shared(&[dim]);
+        sink.async_dims.insert(set, dims);
+    }
     if name == "block_io_start" {
-        let track_name = sink.intern("block_io");
-        let track = sink.track(TrackKey::KernelSlices {
-            machine: o.machine,
-            kind: "block_io",
-            name: track_name,
-            dim: Some(("block_device", dev as i64)),
-        });
         let mut args = Vec::new();
         for k in ["sector", "nr_sector", "bytes", "ioprio"] {
             if let Some(v) = f.uint(sink, k) {
@@ -561,10 +563,9 @@ fn block_io(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Option<()> {
             }
         }
         let args = sink.args.push(&args);
-        let data = EventData::PairBegin(Box::new((key, slice(track, NULL_STR, track_name, args))));
-        o.push(sink, data);
+        cookie_slice(sink, o, set, sector, Some(track_name), args);
     } else {
-        o.push(sink, EventData::PairEnd(Box::new((key, NO_ARGS))));
+        cookie_slice(sink, o, set, sector, None, NO_ARGS);
     }
     Some(())
 }
