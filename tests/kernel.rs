@@ -1451,3 +1451,23 @@ fn block_ios_in_flight_together_take_separate_lanes() {
         table(&[["0"]])
     );
 }
+
+#[test]
+fn interrupts_are_cpu_slices_and_unknown_softirq_vectors_make_none() {
+    let (conn, _db) = import("interrupts.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, s.category, s.name, t.name,
+                    (select group_concat(key || '=' || display_value, ' ') from args a
+                     where a.arg_set_id = s.arg_set_id)
+             from slice s join cpu_track t on s.track_id = t.id order by s.ts"
+        ),
+        table(&[
+            ["1000", "100", "irq", "IRQ (eth0)", "Irq Cpu 1", "irq=5 ret=handled"],
+            ["2000", "300", "softirq", "NET_RX", "SoftIrq Cpu 1", "vec=3"],
+        ])
+    );
+    // Every event keeps its raw row.
+    assert_eq!(rows(&conn, "select count(*) from ftrace_event"), table(&[["6"]]));
+}
