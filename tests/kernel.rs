@@ -1390,6 +1390,18 @@ fn pkvm_hypervisor_slices_dcvsh_limits_and_ufs_clock_gating() {
             ],
         ])
     );
+    // The standard library's view of them (module pkvm.hypervisor).
+    assert_eq!(
+        rows(
+            &conn,
+            "select cpu, ts, dur, reason from pkvm_hypervisor_events order by ts"
+        ),
+        table(&[
+            ["2", "100", "10", "host_hcall"],
+            ["0", "150", "-1", "host_mem_abort"],
+            ["2", "200", "30", "host_smc"],
+        ])
+    );
     assert_eq!(
         rows(
             &conn,
