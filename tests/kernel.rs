@@ -542,7 +542,12 @@ fn gpu_and_video_devices_from_ftrace() {
             ["400", "300", "Virtgpu Control Latency", "virtgpu_latency"],
             ["400", "10", "Virtgpu Control Num Free", "virtgpu_num_free"],
             ["600", "11", "Virtgpu Control Num Free", "virtgpu_num_free"],
-            ["1100", "3", "io.ufs.clkgating (OFF:0/REQ_OFF/REQ_ON/ON:3)", "ufs_clkgating"],
+            [
+                "1100",
+                "3",
+                "io.ufs.clkgating (OFF:0/REQ_OFF/REQ_ON/ON:3)",
+                "ufs_clkgating"
+            ],
         ])
     );
     assert_eq!(
@@ -1409,9 +1414,24 @@ fn pkvm_hypervisor_slices_dcvsh_limits_and_ufs_clock_gating() {
              on c.track_id = t.id order by c.ts"
         ),
         table(&[
-            ["400", "Cpu 3 Max Freq Limit", "cpu_max_frequency_limit", "1200000"],
-            ["500", "io.ufs.clkgating (OFF:0/REQ_OFF/REQ_ON/ON:3)", "ufs_clkgating", "3"],
-            ["510", "io.ufs.clkgating (OFF:0/REQ_OFF/REQ_ON/ON:3)", "ufs_clkgating", "1"],
+            [
+                "400",
+                "Cpu 3 Max Freq Limit",
+                "cpu_max_frequency_limit",
+                "1200000"
+            ],
+            [
+                "500",
+                "io.ufs.clkgating (OFF:0/REQ_OFF/REQ_ON/ON:3)",
+                "ufs_clkgating",
+                "3"
+            ],
+            [
+                "510",
+                "io.ufs.clkgating (OFF:0/REQ_OFF/REQ_ON/ON:3)",
+                "ufs_clkgating",
+                "1"
+            ],
         ])
     );
 }
@@ -1426,7 +1446,10 @@ fn thermal_exynos_high_overhead_and_unknown_zones() {
             "select c.ts, t.name, c.value from counter c join counter_track t
              on c.track_id = t.id order by c.ts"
         ),
-        table(&[["3000", "MID Temperature", "50"], ["5000", "MID Temperature", "35"]])
+        table(&[
+            ["3000", "MID Temperature", "50"],
+            ["5000", "MID Temperature", "35"]
+        ])
     );
     assert_eq!(
         rows(
@@ -1459,7 +1482,10 @@ fn block_ios_in_flight_together_take_separate_lanes() {
         ])
     );
     assert_eq!(
-        rows(&conn, "select count(*) from stats where name like 'slice_drop%' and value > 0"),
+        rows(
+            &conn,
+            "select count(*) from stats where name like 'slice_drop%' and value > 0"
+        ),
         table(&[["0"]])
     );
 }
@@ -1476,10 +1502,20 @@ fn interrupts_are_cpu_slices_and_unknown_softirq_vectors_make_none() {
              from slice s join cpu_track t on s.track_id = t.id order by s.ts"
         ),
         table(&[
-            ["1000", "100", "irq", "IRQ (eth0)", "Irq Cpu 1", "irq=5 ret=handled"],
+            [
+                "1000",
+                "100",
+                "irq",
+                "IRQ (eth0)",
+                "Irq Cpu 1",
+                "irq=5 ret=handled"
+            ],
             ["2000", "300", "softirq", "NET_RX", "SoftIrq Cpu 1", "vec=3"],
         ])
     );
     // Every event keeps its raw row.
-    assert_eq!(rows(&conn, "select count(*) from ftrace_event"), table(&[["6"]]));
+    assert_eq!(
+        rows(&conn, "select count(*) from ftrace_event"),
+        table(&[["6"]])
+    );
 }

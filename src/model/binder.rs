@@ -132,7 +132,12 @@ impl<'s> Builder<'s> {
 
     /// The topmost open slice on `track` matching `category` and `name` (NULL matches
     /// anything), as Trace Processor's `AddArgs` finds it.
-    pub(super) fn open_slice_matching(&self, track: u32, category: StrId, name: StrId) -> Option<u32> {
+    pub(super) fn open_slice_matching(
+        &self,
+        track: u32,
+        category: StrId,
+        name: StrId,
+    ) -> Option<u32> {
         let stack = self.stacks.get(track as usize)?;
         for e in stack.iter().rev() {
             if e.dur >= 0 {

@@ -4,7 +4,8 @@
 //! slice, counter and DRM events to the sink.
 
 use super::ftrace_events::{
-    cookie_slice, counter, global_counter, instant, kernel_op, slice, thread_track, Blueprint, Fields, Origin,
+    cookie_slice, counter, global_counter, instant, kernel_op, slice, thread_track, Blueprint,
+    Fields, Origin,
 };
 use crate::ir::*;
 
@@ -96,7 +97,10 @@ fn pkvm_hyp(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Option<()> {
             return Some(());
         }
         "hyp_exit" => {
-            o.push(sink, EventData::End(slice(track, NULL_STR, NULL_STR, NO_ARGS)));
+            o.push(
+                sink,
+                EventData::End(slice(track, NULL_STR, NULL_STR, NO_ARGS)),
+            );
             return Some(());
         }
         "host_hcall" => &["id", "invalid"],
