@@ -542,7 +542,12 @@ fn gpu_and_video_devices_from_ftrace() {
             ["400", "300", "Virtgpu Control Latency", "virtgpu_latency"],
             ["400", "10", "Virtgpu Control Num Free", "virtgpu_num_free"],
             ["600", "11", "Virtgpu Control Num Free", "virtgpu_num_free"],
-            ["1100", "3", "io.ufs.clkgating", "ufs_clkgating"],
+            [
+                "1100",
+                "3",
+                "io.ufs.clkgating (OFF:0/REQ_OFF/REQ_ON/ON:3)",
+                "ufs_clkgating"
+            ],
         ])
     );
     assert_eq!(
@@ -1341,5 +1346,176 @@ fn an_ignored_unnestable_begin_does_not_keep_its_async_slot_busy() {
             ["1000019999", "30001", "1", "2"],
             ["1000060000", "10000", "0", "3"],
         ])
+    );
+}
+
+#[test]
+fn pkvm_hypervisor_slices_dcvsh_limits_and_ufs_clock_gating() {
+    let (conn, _db) = import("hypervisor_cpu_limits.pftrace");
+    // hyp_enter/hyp_exit bound `hyp` slices on the cpu's track; host_* events add the
+    // reason to the open one (none open on cpu 2 at 300: nothing).
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, s.category, s.name, t.cpu, t.name, t.type,
+                    (select group_concat(key || '=' || display_value, ' ') from args a
+                     where a.arg_set_id = s.arg_set_id)
+             from slice s join cpu_track t on s.track_id = t.id order by s.ts"
+        ),
+        table(&[
+            [
+                "100",
+                "10",
+                "pkvm_hyp",
+                "hyp",
+                "2",
+                "pKVM Hypervisor CPU 2",
+                "pkvm_hypervisor",
+                "hyp_enter_reason=host_hcall id=7 invalid=0",
+            ],
+            [
+                "150",
+                "-1",
+                "pkvm_hyp",
+                "hyp",
+                "0",
+                "pKVM Hypervisor CPU 0",
+                "pkvm_hypervisor",
+                "hyp_enter_reason=host_mem_abort esr=5 addr=4096",
+            ],
+            [
+                "200",
+                "30",
+                "pkvm_hyp",
+                "hyp",
+                "2",
+                "pKVM Hypervisor CPU 2",
+                "pkvm_hypervisor",
+                "hyp_enter_reason=host_smc id=9 forwarded=1",
+            ],
+        ])
+    );
+    // The standard library's view of them (module pkvm.hypervisor).
+    assert_eq!(
+        rows(
+            &conn,
+            "select cpu, ts, dur, reason from pkvm_hypervisor_events order by ts"
+        ),
+        table(&[
+            ["2", "100", "10", "host_hcall"],
+            ["0", "150", "-1", "host_mem_abort"],
+            ["2", "200", "30", "host_smc"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.ts, t.name, t.type, c.value from counter c join counter_track t
+             on c.track_id = t.id order by c.ts"
+        ),
+        table(&[
+            [
+                "400",
+                "Cpu 3 Max Freq Limit",
+                "cpu_max_frequency_limit",
+                "1200000"
+            ],
+            [
+                "500",
+                "io.ufs.clkgating (OFF:0/REQ_OFF/REQ_ON/ON:3)",
+                "ufs_clkgating",
+                "3"
+            ],
+            [
+                "510",
+                "io.ufs.clkgating (OFF:0/REQ_OFF/REQ_ON/ON:3)",
+                "ufs_clkgating",
+                "1"
+            ],
+        ])
+    );
+}
+
+#[test]
+fn thermal_exynos_high_overhead_and_unknown_zones() {
+    let (conn, _db) = import("thermal_exynos_zones.pftrace");
+    // Bulk at the firmware's time, high-overhead at the event's; unknown zones counted.
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.ts, t.name, c.value from counter c join counter_track t
+             on c.track_id = t.id order by c.ts"
+        ),
+        table(&[
+            ["3000", "MID Temperature", "50"],
+            ["5000", "MID Temperature", "35"]
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select value from stats where name = 'ftrace_thermal_exynos_acpm_unknown_tz_id'"
+        ),
+        table(&[["2"]])
+    );
+}
+
+#[test]
+fn block_ios_in_flight_together_take_separate_lanes() {
+    let (conn, _db) = import("block_io_in_flight.pftrace");
+    // Each I/O is a slice from start to done whatever else is in flight; a device's lanes
+    // are reused once free.
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, s.name, extract_arg(t.dimension_arg_set_id, 'block_device'),
+                    extract_arg(t.dimension_arg_set_id, 'track_compressor_idx'),
+                    extract_arg(s.arg_set_id, 'sector')
+             from slice s join track t on s.track_id = t.id and t.type = 'block_io'
+             order by s.ts"
+        ),
+        table(&[
+            ["1000", "2000", "block_io", "45824", "0", "100"],
+            ["2000", "2000", "block_io", "45824", "1", "200"],
+            ["5000", "1000", "block_io", "7", "0", "1"],
+            ["7000", "500", "block_io", "45824", "0", "300"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select count(*) from stats where name like 'slice_drop%' and value > 0"
+        ),
+        table(&[["0"]])
+    );
+}
+
+#[test]
+fn interrupts_are_cpu_slices_and_unknown_softirq_vectors_make_none() {
+    let (conn, _db) = import("interrupts.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, s.category, s.name, t.name,
+                    (select group_concat(key || '=' || display_value, ' ') from args a
+                     where a.arg_set_id = s.arg_set_id)
+             from slice s join cpu_track t on s.track_id = t.id order by s.ts"
+        ),
+        table(&[
+            [
+                "1000",
+                "100",
+                "irq",
+                "IRQ (eth0)",
+                "Irq Cpu 1",
+                "irq=5 ret=handled"
+            ],
+            ["2000", "300", "softirq", "NET_RX", "SoftIrq Cpu 1", "vec=3"],
+        ])
+    );
+    // Every event keeps its raw row.
+    assert_eq!(
+        rows(&conn, "select count(*) from ftrace_event"),
+        table(&[["6"]])
     );
 }

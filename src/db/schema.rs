@@ -419,6 +419,12 @@ CREATE VIEW android_power_rails_metadata AS
     extract_arg(t.source_arg_set_id, 'subsystem_name') AS subsystem_name,
     t.id AS track_id, t.machine_id
   FROM __intrinsic_track t WHERE t.type = 'power_rails';
+-- pkvm.hypervisor: the times cpus spent in the pKVM hypervisor and why they entered it.
+CREATE VIEW pkvm_hypervisor_events AS
+  SELECT s.id AS slice_id, ct.cpu AS cpu, s.ts AS ts, s.dur AS dur,
+    extract_arg(s.arg_set_id, 'hyp_enter_reason') AS reason
+  FROM slices s JOIN cpu_track ct ON ct.id = s.track_id
+  WHERE s.category = 'pkvm_hyp';
 "#;
 
 /// Perfetto standard-library modules `INCLUDE PERFETTO MODULE` accepts: their tables and
@@ -436,4 +442,5 @@ pub const KNOWN_MODULES: &[&str] = &[
     "linux.systemd_journald",
     "android.user_list",
     "std.gpu.context",
+    "pkvm.hypervisor",
 ];

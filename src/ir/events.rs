@@ -397,6 +397,10 @@ pub enum KernelOp {
         seqno: u32,
         start: bool,
     },
+    /// Args for the topmost open slice on `slice.track` whose category and name match
+    /// `slice`'s (NULL matches anything), as Trace Processor's `SliceTracker::AddArgs`;
+    /// nothing when there is none.
+    SliceArgs { slice: SliceEvent },
 }
 
 /// A [`KernelOp`] and where it ran.

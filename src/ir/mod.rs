@@ -871,6 +871,9 @@ pub struct Sink {
     pub proto_content: Vec<ProtoContent>,
     /// Legacy async sets' track args, from the first event of each set.
     pub legacy_async: HashMap<AsyncSet, LegacyAsyncInfo>,
+    /// Dimensions of other async sets' tracks besides the compressor index (e.g. a block
+    /// device's `block_io` tracks: `block_device`).
+    pub async_dims: HashMap<AsyncSet, ArgsRef>,
     /// Machines whose idle thread (tid 0) is `swapper` (proto and systrace sources).
     pub swapper_machines: Vec<MachineId>,
     /// Trace Processor's sorter queue of the events pushed from each `ord` on, as runs

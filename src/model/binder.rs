@@ -132,7 +132,12 @@ impl<'s> Builder<'s> {
 
     /// The topmost open slice on `track` matching `category` and `name` (NULL matches
     /// anything), as Trace Processor's `AddArgs` finds it.
-    fn open_slice_matching(&self, track: u32, category: StrId, name: StrId) -> Option<u32> {
+    pub(super) fn open_slice_matching(
+        &self,
+        track: u32,
+        category: StrId,
+        name: StrId,
+    ) -> Option<u32> {
         let stack = self.stacks.get(track as usize)?;
         for e in stack.iter().rev() {
             if e.dur >= 0 {
@@ -151,7 +156,7 @@ impl<'s> Builder<'s> {
     }
 
     /// Adds args to a slice still on its stack (same key: the new value wins).
-    fn add_slice_args(&mut self, slice: u32, args: &[Arg]) {
+    pub(super) fn add_slice_args(&mut self, slice: u32, args: &[Arg]) {
         let Some(current) = self.live_slices.get(&slice).map(|r| r.args) else {
             return;
         };

@@ -56,6 +56,14 @@ impl Builder<'_> {
                 start,
                 retire,
             } => self.adreno_retired(machine, ev.tid, (ctx, seqno, prio), start, retire),
+            KernelOp::SliceArgs { slice } => {
+                self.note_ts(ts);
+                let track = self.resolve_track(slice.track);
+                if let Some(open) = self.open_slice_matching(track, slice.category, slice.name) {
+                    let args = self.sink.args.get(slice.args).to_vec();
+                    self.add_slice_args(open, &args);
+                }
+            }
             KernelOp::V4l2Buffer { slice, key, queue } => {
                 self.v4l2_buffer(ts, machine, slice, key, queue)
             }

@@ -450,6 +450,8 @@ impl<'s> Builder<'s> {
                 row.compressor_idx = Some(idx as u32);
                 if let Some(info) = self.sink.legacy_async.get(&set).copied() {
                     self.legacy_async_args(&mut row, &set, info);
+                } else if let Some(dims) = self.sink.async_dims.get(&set).copied() {
+                    row.extra_dims = dims;
                 } else if let ("atrace_async_slice" | "atrace_async_slice_for_track", Some(upid)) =
                     (set.kind, upid)
                 {

@@ -506,12 +506,11 @@ fn ufs_clk_gating(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
         3 => 2,
         _ => 0,
     };
-    Blueprint::counter("ufs_clkgating", "io.ufs.clkgating").counter_at(
-        sink,
-        o,
-        f64::from(state),
-        NO_ARGS,
-    );
+    Blueprint::counter(
+        "ufs_clkgating",
+        "io.ufs.clkgating (OFF:0/REQ_OFF/REQ_ON/ON:3)",
+    )
+    .counter_at(sink, o, f64::from(state), NO_ARGS);
     Some(())
 }
 

@@ -4,7 +4,8 @@
 //! slice, counter and DRM events to the sink.
 
 use super::ftrace_events::{
-    counter, global_counter, instant, slice, thread_track, Blueprint, Fields, Origin,
+    cookie_slice, counter, global_counter, instant, kernel_op, slice, thread_track, Blueprint,
+    Fields, Origin,
 };
 use crate::ir::*;
 
@@ -26,7 +27,9 @@ pub(crate) fn handle(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> boo
         | "dma_fence_wait_end" => drm(sink, o, name, f),
         "kprobe_event" => kprobe(sink, o, f),
         "sched_cpu_util_cfs" => cpu_util(sink, o, f),
-        "thermal_exynos_acpm_bulk" => thermal_exynos(sink, o, f),
+        "thermal_exynos_acpm_bulk" | "thermal_exynos_acpm_high_overhead" => {
+            thermal_exynos(sink, o, f)
+        }
         "kfree_skb" => kfree_skb(sink, o, f),
         "net_dev_xmit" | "netif_receive_skb" => net_bytes(sink, o, name, f),
         "inet_sock_set_state" => inet_sock(sink, o, f),
@@ -39,6 +42,10 @@ pub(crate) fn handle(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> boo
         | "android_fs_fsync_end" => android_fs(sink, o, name, f),
         "block_io_start" | "block_io_done" => block_io(sink, o, name, f),
         "devfreq_frequency" => devfreq(sink, o, f),
+        "dcvsh_freq" => dcvsh_freq(sink, o, f),
+        "hyp_enter" | "hyp_exit" | "host_hcall" | "host_smc" | "host_mem_abort" => {
+            pkvm_hyp(sink, o, name, f)
+        }
         "scm_call_start" => scm_call_start(sink, o, f),
         "scm_call_end" => {
             let track = thread_track(sink, o.machine, o.pid);
@@ -52,6 +59,66 @@ pub(crate) fn handle(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> boo
     };
     let _ = done;
     true
+}
+
+/// `dcvsh_freq`: the hardware's cap on a cpu's frequency, on the same `Cpu <n> Max Freq
+/// Limit` track as `cpu_frequency_limits` (Trace Processor's `ParseDcvshFreq`).
+fn dcvsh_freq(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
+    let cpu = u32::try_from(f.uint(sink, "cpu").unwrap_or(0)).ok()?;
+    let freq = f.uint(sink, "freq").unwrap_or(0) as f64;
+    let name = sink.intern(&format!("Cpu {cpu} Max Freq Limit"));
+    let key = TrackKey::CpuCounter {
+        machine: o.machine,
+        cpu,
+        name,
+        kind: "cpu_max_frequency_limit",
+    };
+    counter(sink, o, key, freq);
+    Some(())
+}
+
+/// pKVM hypervisor events (Trace Processor's `PkvmHypervisorCpuTracker`): `hyp_enter` /
+/// `hyp_exit` bound a `hyp` slice (category `pkvm_hyp`) on the cpu's `pkVM Hypervisor CPU
+/// <n>` track; `host_hcall`, `host_smc` and `host_mem_abort` say why, as args of the open
+/// slice (`hyp_enter_reason` and the event's fields).
+fn pkvm_hyp(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Option<()> {
+    let track_name = sink.intern(&format!("pKVM Hypervisor CPU {}", o.cpu));
+    let track = sink.track(TrackKey::CpuSlices {
+        machine: o.machine,
+        cpu: o.cpu,
+        name: track_name,
+        kind: "pkvm_hypervisor",
+    });
+    let category = sink.intern("pkvm_hyp");
+    let hyp = sink.intern("hyp");
+    let fields: &[&'static str] = match name {
+        "hyp_enter" => {
+            o.push(sink, EventData::Begin(slice(track, category, hyp, NO_ARGS)));
+            return Some(());
+        }
+        "hyp_exit" => {
+            o.push(
+                sink,
+                EventData::End(slice(track, NULL_STR, NULL_STR, NO_ARGS)),
+            );
+            return Some(());
+        }
+        "host_hcall" => &["id", "invalid"],
+        "host_smc" => &["id", "forwarded"],
+        _ => &["esr", "addr"],
+    };
+    let reason = sink.intern(name);
+    let mut args = vec![sink.static_arg("hyp_enter_reason", ArgValue::Str(reason))];
+    for &key in fields {
+        let v = f.uint(sink, key).unwrap_or(0);
+        args.push(sink.static_arg(key, ArgValue::Uint(v)));
+    }
+    let args = sink.args.push(&args);
+    let op = KernelOp::SliceArgs {
+        slice: slice(track, category, hyp, args),
+    };
+    kernel_op(sink, o, op);
+    Some(())
 }
 
 /// `devfreq_frequency`: a device's frequency on its `linux_device_frequency` counter
@@ -226,10 +293,16 @@ fn cpu_util(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
 /// Exynos thermal zones by `tz_id`.
 const EXYNOS_ZONES: [&str; 6] = ["BIG", "MID", "LITTLE", "GPU", "ISP", "TPU"];
 
-/// `thermal_exynos_acpm_bulk`: a zone's temperature at the time the firmware read it.
+/// `thermal_exynos_acpm_bulk`: a zone's temperature at the time the firmware read it;
+/// `thermal_exynos_acpm_high_overhead` (no firmware time): at the event's time. A zone
+/// id past the known zones is counted (`ftrace_thermal_exynos_acpm_unknown_tz_id`).
 fn thermal_exynos(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
-    let zone = EXYNOS_ZONES.get(usize::try_from(f.uint(sink, "tz_id")?).ok()?)?;
-    let temp = f.real(sink, "current_temp")?;
+    let tz = f.int(sink, "tz_id").unwrap_or(0);
+    let Some(zone) = usize::try_from(tz).ok().and_then(|i| EXYNOS_ZONES.get(i)) else {
+        sink.stat("ftrace_thermal_exynos_acpm_unknown_tz_id", o.machine, 1);
+        return None;
+    };
+    let temp = f.real(sink, "current_temp").unwrap_or(0.0);
     let at = f.int(sink, "timestamp").unwrap_or(o.ts);
     let name = sink.intern(&format!("{zone} Temperature"));
     let origin = Origin { ts: at, ..*o };
@@ -462,24 +535,26 @@ fn android_fs(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Option<()>
     Some(())
 }
 
-/// `block_io_start` / `_done`: an I/O on a block device, paired by device and sector.
+/// `block_io_start` / `_done`: an I/O on a block device, a slice from start to done on the
+/// device's `block_io` tracks (dimension `block_device`), I/Os in flight together on
+/// separate lanes: Trace Processor's track compressor keyed by the sector.
 fn block_io(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Option<()> {
     let dev = f.uint(sink, "dev").unwrap_or(0);
     let sector = f.uint(sink, "sector").unwrap_or(0);
-    let key = PairKey {
-        machine: o.machine,
+    let track_name = sink.intern("block_io");
+    let set = AsyncSet {
         kind: "block_io",
-        a: dev,
-        b: sector,
+        machine: o.machine,
+        process: None,
+        name: track_name,
+        scope: sink.intern(&dev.to_string()),
     };
+    if !sink.async_dims.contains_key(&set) {
+        let dim = sink.static_arg("block_device", ArgValue::Uint(dev));
+        let dims = sink.args.push_shared(&[dim]);
+        sink.async_dims.insert(set, dims);
+    }
     if name == "block_io_start" {
-        let track_name = sink.intern("block_io");
-        let track = sink.track(TrackKey::KernelSlices {
-            machine: o.machine,
-            kind: "block_io",
-            name: track_name,
-            dim: Some(("block_device", dev as i64)),
-        });
         let mut args = Vec::new();
         for k in ["sector", "nr_sector", "bytes", "ioprio"] {
             if let Some(v) = f.uint(sink, k) {
@@ -492,10 +567,9 @@ fn block_io(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Option<()> {
             }
         }
         let args = sink.args.push(&args);
-        let data = EventData::PairBegin(Box::new((key, slice(track, NULL_STR, track_name, args))));
-        o.push(sink, data);
+        cookie_slice(sink, o, set, sector, Some(track_name), args);
     } else {
-        o.push(sink, EventData::PairEnd(Box::new((key, NO_ARGS))));
+        cookie_slice(sink, o, set, sector, None, NO_ARGS);
     }
     Some(())
 }

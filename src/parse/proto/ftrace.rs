@@ -754,12 +754,13 @@ impl Parser<'_> {
                 self.cpu_slice(origin, ts, clock, Interrupt::Hard, None, &args);
             }
             E::SoftirqEntry(s) => {
-                let vec = s.vec.unwrap_or(u32::MAX);
-                let name = SOFTIRQ_NAMES
-                    .get(vec as usize)
-                    .map_or_else(|| format!("softirq {vec}"), |n| n.to_string());
-                let args = vec![("vec", ArgValue::Int(i64::from(vec)))];
-                self.cpu_slice(origin, ts, clock, Interrupt::Soft, Some(&name), &args);
+                let vec = s.vec.unwrap_or(0);
+                // A vector the kernel does not have begins nothing (as the reference,
+                // which has no name for it); its raw row stays.
+                if let Some(name) = SOFTIRQ_NAMES.get(vec as usize) {
+                    let args = vec![("vec", ArgValue::Int(i64::from(vec)))];
+                    self.cpu_slice(origin, ts, clock, Interrupt::Soft, Some(name), &args);
+                }
             }
             E::SoftirqExit(_) => {
                 self.cpu_slice(origin, ts, clock, Interrupt::Soft, None, &[]);
