@@ -889,3 +889,47 @@ fn present_fences_carry_the_frames_timings() {
         table(&[["0"]])
     );
 }
+
+#[test]
+fn network_packets_are_slices_named_by_their_apps_package() {
+    // tools/gen_network_trace.py: the packages list comes after the packets; 1010123 is
+    // app 10123 of user 10; the last bundle's context was never interned.
+    let (conn, _db) = import("network_packets.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, dur, track_name, package_name, iface, direction, packet_count,
+               packet_length, packet_transport, packet_tcp_flags, socket_tag, socket_uid,
+               local_port, remote_port, packet_icmp_type, packet_icmp_code
+             from android_network_packets order by ts"
+        ),
+        table(&[
+            ["1000", "0", "wlan0 Transmitted", "com.example.app", "wlan0", "Transmitted", "1", "58", "IPPROTO_TCP", "2", "0x407", "10123", "5100", "443", "NULL", "NULL"],
+            ["1500", "0", "wlan0 Received", "com.example.app", "wlan0", "Received", "1", "100", "IPPROTO_UDP", "0", "0x0", "1010123", "NULL", "NULL", "NULL", "NULL"],
+            ["2000", "0", "rmnet0 Transmitted", "uid=1000", "rmnet0", "Transmitted", "1", "10", "IPPROTO_ICMP", "0", "0x0", "1000", "NULL", "NULL", "8", "0"],
+            ["2050", "0", "rmnet0 Transmitted", "uid=1000", "rmnet0", "Transmitted", "1", "20", "IPPROTO_ICMP", "0", "0x0", "1000", "NULL", "NULL", "8", "0"],
+            ["2100", "0", "rmnet0 Transmitted", "uid=1000", "rmnet0", "Transmitted", "1", "30", "IPPROTO_ICMP", "0", "0x0", "1000", "NULL", "NULL", "8", "0"],
+            ["3000", "400", "rmnet0 Transmitted", "uid=1000", "rmnet0", "Transmitted", "5", "500", "IPPROTO_ICMP", "0", "0x0", "1000", "NULL", "NULL", "8", "0"],
+            ["3100", "100", "rmnet0 Transmitted", "uid=1000", "rmnet0", "Transmitted", "2", "80", "IPPROTO_ICMP", "0", "0x0", "1000", "NULL", "NULL", "8", "0"],
+        ])
+    );
+    // Overlapping aggregates take separate lanes of the interface's tracks.
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, t.type, extract_arg(t.dimension_arg_set_id, 'track_compressor_idx')
+             from slice s join track t on s.track_id = t.id where s.ts >= 3000 order by s.ts"
+        ),
+        table(&[
+            ["3000", "android_network_packets", "0"],
+            ["3100", "android_network_packets", "1"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, value from stats where name glob 'network_trace_*' and value > 0"
+        ),
+        table(&[["network_trace_intern_errors", "1"]])
+    );
+}

@@ -419,6 +419,27 @@ CREATE VIEW android_power_rails_metadata AS
     extract_arg(t.source_arg_set_id, 'subsystem_name') AS subsystem_name,
     t.id AS track_id, t.machine_id
   FROM __intrinsic_track t WHERE t.type = 'power_rails';
+-- android.network_packets: every packet (or aggregate) of an Android network trace, its
+-- interface and direction from its track's name, its fields from the slice's args.
+CREATE VIEW android_network_packets AS
+  SELECT s.ts, s.dur,
+    t.name AS track_name,
+    s.name AS package_name,
+    substr(t.name, 1, instr(t.name, ' ') - 1) AS iface,
+    substr(t.name, instr(t.name, ' ') + 1) AS direction,
+    ifnull(extract_arg(s.arg_set_id, 'packet_count'), 1) AS packet_count,
+    extract_arg(s.arg_set_id, 'packet_length') AS packet_length,
+    extract_arg(s.arg_set_id, 'packet_transport') AS packet_transport,
+    extract_arg(s.arg_set_id, 'packet_tcp_flags') AS packet_tcp_flags,
+    extract_arg(s.arg_set_id, 'socket_tag') AS socket_tag,
+    extract_arg(s.arg_set_id, 'socket_uid') AS socket_uid,
+    extract_arg(s.arg_set_id, 'local_port') AS local_port,
+    extract_arg(s.arg_set_id, 'remote_port') AS remote_port,
+    extract_arg(s.arg_set_id, 'packet_icmp_type') AS packet_icmp_type,
+    extract_arg(s.arg_set_id, 'packet_icmp_code') AS packet_icmp_code
+  FROM slice s JOIN track t ON s.track_id = t.id
+  WHERE t.type = 'android_network_packets';
+
 -- pkvm.hypervisor: the times cpus spent in the pKVM hypervisor and why they entered it.
 CREATE VIEW pkvm_hypervisor_events AS
   SELECT s.id AS slice_id, ct.cpu AS cpu, s.ts AS ts, s.dur AS dur,
@@ -443,4 +464,5 @@ pub const KNOWN_MODULES: &[&str] = &[
     "android.user_list",
     "std.gpu.context",
     "pkvm.hypervisor",
+    "android.network_packets",
 ];

@@ -918,6 +918,8 @@ pub struct Sink {
     /// `package_list` rows, and the names already listed.
     pub packages: Vec<PackageRow>,
     pub package_names: std::collections::HashSet<String>,
+    /// The first package listed for each uid, by name (network packets are named by it).
+    pub package_by_uid: FxHashMap<i64, StrId>,
     /// GPU counter groups: (group id, name, description, the counter's track).
     pub gpu_counter_groups: Vec<(i64, StrId, StrId, TrackRef)>,
     /// `android_user_list` rows: (machine, android user id, type), and the games of

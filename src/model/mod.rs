@@ -264,6 +264,21 @@ impl<'s> Builder<'s> {
                     .complete(track, ts, dur, thread_dur, &slice, overlap)
                     .map(|id| (ts, id, track));
             }
+            EventData::NetworkPacket {
+                mut slice,
+                dur,
+                uid,
+            } => {
+                if let Some(&name) = self.sink.package_by_uid.get(&uid) {
+                    slice.name = name;
+                }
+                let data = EventData::Complete {
+                    slice,
+                    dur,
+                    thread_dur: NO_TS,
+                };
+                self.apply(ts, &data);
+            }
             EventData::SliceCallstack(ref cs) => self.slice_callstack(ts, cs),
             EventData::SliceInstructions {
                 track,

@@ -281,10 +281,13 @@ impl Parser<'_> {
             if !self.sink.package_names.insert(name.clone()) {
                 continue;
             }
+            let uid = p.uid.unwrap_or(0) as i64;
+            let name_id = self.sink.intern(&name);
+            self.sink.package_by_uid.entry(uid).or_insert(name_id);
             self.sink.packages.push(PackageRow {
                 machine,
                 name,
-                uid: p.uid.unwrap_or(0) as i64,
+                uid,
                 debuggable: p.debuggable.unwrap_or(false),
                 profileable_from_shell: p.profileable_from_shell.unwrap_or(false),
                 version_code: p.version_code.unwrap_or(0),

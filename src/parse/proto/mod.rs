@@ -28,6 +28,7 @@ mod gpu;
 mod gpu_events;
 mod heap_graph;
 mod heapprofd;
+mod network;
 mod packets;
 mod profiling;
 mod stack_sample;
@@ -101,6 +102,8 @@ struct Sequence {
     /// (`vulkan_memory_keys`) and callers (`function_names`).
     vulkan_memory_keys: FxHashMap<u64, StrId>,
     function_names: FxHashMap<u64, StrId>,
+    /// Interned network packet contexts (`network.rs`).
+    packet_contexts: FxHashMap<u64, protos::NetworkPacketEvent>,
 }
 
 /// A delta timestamp, resolved against its sequence's running time.
@@ -387,6 +390,8 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::GpuLog(_)) => "TracePacket.gpu_log",
         Some(D::GpuInfo(_)) => "TracePacket.gpu_info",
         Some(D::JournaldEvent(_)) => "TracePacket.journald_event",
+        Some(D::NetworkPacket(_)) => "TracePacket.network_packet",
+        Some(D::NetworkPacketBundle(_)) => "TracePacket.network_packet_bundle",
         Some(D::AndroidGameInterventionList(_)) => "TracePacket.android_game_intervention_list",
         None => "TracePacket (payload Sextant does not read)",
     }
@@ -396,7 +401,7 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
 const KNOWN_PACKET_FIELDS: &[u32] = &[
     1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
     47, 48, 50, 51, 52, 53, 54, 57, 58, 59, 60, 61, 63, 64, 65, 66, 67, 69, 70, 71, 72, 76, 77, 79,
-    82, 83, 86, 87, 89, 91, 98, 107, 109, 113, 115, 119, 123, 126, 128, 129, 132, 133,
+    82, 83, 86, 87, 88, 89, 91, 92, 98, 107, 109, 113, 115, 119, 123, 126, 128, 129, 132, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
@@ -886,6 +891,12 @@ impl Parser<'_> {
             trace_packet::Data::JournaldEvent(ev) => {
                 self.journald(machine, ts.unwrap_or(0), clock, &ev)
             }
+            trace_packet::Data::NetworkPacket(ev) => {
+                self.network_packet(machine, ts.unwrap_or(0), clock, &ev)
+            }
+            trace_packet::Data::NetworkPacketBundle(b) => {
+                self.network_packet_bundle(machine, seq_id, ts.unwrap_or(0), clock, &b)
+            }
             data => {
                 let ts = ts.unwrap_or(0);
                 match data {
@@ -1204,6 +1215,13 @@ impl Parser<'_> {
         }
         for (iid, v) in unsymbolized {
             seq.unsymbolized.entry(iid).or_insert(v);
+        }
+        for c in &d.packet_context {
+            if let Some(ctx) = &c.ctx {
+                seq.packet_contexts
+                    .entry(c.iid.unwrap_or(0))
+                    .or_insert_with(|| ctx.clone());
+            }
         }
         for g in &d.gpu_counter_descriptors {
             if let Some(desc) = &g.counter_descriptor {
