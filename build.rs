@@ -28,6 +28,7 @@ const REFLECTED_FILES: &[&str] = &[
     "track_event.proto",
     "chrome_track_event.proto",
     "gpu_track_event.proto",
+    "android_input_event.proto",
 ];
 
 fn main() -> Result<(), Box<dyn Error>> {

@@ -933,3 +933,62 @@ fn network_packets_are_slices_named_by_their_apps_package() {
         table(&[["network_trace_intern_errors", "1"]])
     );
 }
+
+#[test]
+fn input_events_keep_their_fields_as_args_and_their_protos_in_base64() {
+    // tools/gen_input_event_trace.py: a motion event, a redacted key event, a dispatch of
+    // the motion to a window, and a view capture (not imported, counted).
+    let (conn, _db) = import("input_events.pftrace");
+    assert_eq!(
+        rows(&conn, "select id, event_id, ts, base64_proto_id from android_motion_events"),
+        table(&[["0", "2882343476", "5000000", "0"]])
+    );
+    assert_eq!(
+        rows(&conn, "select id, event_id, ts, base64_proto_id from android_key_events"),
+        table(&[["0", "77", "6000000", "1"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select id, event_id, vsync_id, window_id, base64_proto from android_input_event_dispatch"
+        ),
+        table(&[[
+            "0",
+            "2882343476",
+            "99",
+            "12",
+            "DTQSzasQYxgMIhUIABUAAMlCHQBASEMiBwgAFQAAIEEoAA=="
+        ]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select a.key, a.value_type, a.display_value from android_motion_events e
+             join args a using (arg_set_id) where a.key glob 'pointer[[]0]*' order by a.id"
+        ),
+        table(&[
+            ["pointer[0].axis_value[0].axis", "int", "0"],
+            ["pointer[0].axis_value[0].value", "real", "100.5"],
+            ["pointer[0].axis_value[1].axis", "int", "1"],
+            ["pointer[0].axis_value[1].value", "real", "200.25"],
+            ["pointer[0].pointer_id", "int", "0"],
+            ["pointer[0].tool_type", "int", "1"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select a.key, a.display_value from android_key_events e
+             join args a using (arg_set_id) where a.key in ('event_id', 'display_id', 'action')
+             order by a.id"
+        ),
+        table(&[["event_id", "77"], ["action", "1"], ["display_id", "-1"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, idx, value from sextant_stats where name = 'proto_packet_kind_not_imported'"
+        ),
+        table(&[["proto_packet_kind_not_imported", "112", "1"]])
+    );
+}

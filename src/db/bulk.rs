@@ -100,9 +100,14 @@ pub(super) enum Table {
     VulkanMemory,
     FrameTimes,
     SpuriousSchedWakeup,
+    // Android input events and the base64 protos they keep.
+    MotionEvents,
+    KeyEvents,
+    InputDispatch,
+    Base64Protos,
 }
 
-pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 10;
+pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 10 + 4;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -173,6 +178,10 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::VulkanMemory,
     Table::FrameTimes,
     Table::SpuriousSchedWakeup,
+    Table::MotionEvents,
+    Table::KeyEvents,
+    Table::InputDispatch,
+    Table::Base64Protos,
 ];
 
 impl Table {
@@ -406,6 +415,22 @@ impl Table {
                  scope",
                 true,
             ),
+            Table::MotionEvents => (
+                "__intrinsic_android_motion_events",
+                "id, event_id, ts, arg_set_id, base64_proto_id",
+                true,
+            ),
+            Table::KeyEvents => (
+                "__intrinsic_android_key_events",
+                "id, event_id, ts, arg_set_id, base64_proto_id",
+                true,
+            ),
+            Table::InputDispatch => (
+                "__intrinsic_android_input_event_dispatch",
+                "id, event_id, arg_set_id, vsync_id, window_id, base64_proto_id",
+                true,
+            ),
+            Table::Base64Protos => ("__intrinsic_base64_proto", "id, str", true),
             Table::FrameTimes => (
                 "__intrinsic_frame_slice_times",
                 "slice_id, queue_to_acquire_time, acquire_to_latch_time, latch_to_present_time",

@@ -149,6 +149,16 @@ CREATE TABLE vulkan_memory_allocations (
   upid INTEGER, device INTEGER, device_memory INTEGER, memory_type INTEGER, heap INTEGER,
   function_name TEXT, object_handle INTEGER, memory_address INTEGER, memory_size INTEGER,
   scope TEXT);
+CREATE TABLE __intrinsic_android_motion_events (
+  id INTEGER PRIMARY KEY, event_id INTEGER, ts INTEGER, arg_set_id INTEGER,
+  base64_proto_id INTEGER);
+CREATE TABLE __intrinsic_android_key_events (
+  id INTEGER PRIMARY KEY, event_id INTEGER, ts INTEGER, arg_set_id INTEGER,
+  base64_proto_id INTEGER);
+CREATE TABLE __intrinsic_android_input_event_dispatch (
+  id INTEGER PRIMARY KEY, event_id INTEGER, arg_set_id INTEGER, vsync_id INTEGER,
+  window_id INTEGER, base64_proto_id INTEGER);
+CREATE TABLE __intrinsic_base64_proto (id INTEGER PRIMARY KEY, str TEXT);
 CREATE TABLE __intrinsic_spurious_sched_wakeup (
   id INTEGER PRIMARY KEY, ts INTEGER, thread_state_id INTEGER, irq_context INTEGER,
   utid INTEGER, waker_utid INTEGER);
@@ -440,6 +450,22 @@ CREATE VIEW android_network_packets AS
   FROM slice s JOIN track t ON s.track_id = t.id
   WHERE t.type = 'android_network_packets';
 
+-- android.input: the input dispatcher's motion and key events and their dispatches to
+-- windows, each with its fields as args and its proto in base64.
+CREATE VIEW android_motion_events AS
+  SELECT e.id, e.event_id, e.ts, e.arg_set_id, p.str AS base64_proto, e.base64_proto_id
+  FROM __intrinsic_android_motion_events e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW android_key_events AS
+  SELECT e.id, e.event_id, e.ts, e.arg_set_id, p.str AS base64_proto, e.base64_proto_id
+  FROM __intrinsic_android_key_events e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW android_input_event_dispatch AS
+  SELECT e.id, e.event_id, e.arg_set_id, e.vsync_id, e.window_id, p.str AS base64_proto,
+    e.base64_proto_id
+  FROM __intrinsic_android_input_event_dispatch e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+
 -- pkvm.hypervisor: the times cpus spent in the pKVM hypervisor and why they entered it.
 CREATE VIEW pkvm_hypervisor_events AS
   SELECT s.id AS slice_id, ct.cpu AS cpu, s.ts AS ts, s.dur AS dur,
@@ -465,4 +491,5 @@ pub const KNOWN_MODULES: &[&str] = &[
     "std.gpu.context",
     "pkvm.hypervisor",
     "android.network_packets",
+    "android.input",
 ];

@@ -8,7 +8,7 @@
 use super::bulk::Table;
 use super::writer::TableWriter;
 use super::{DbError, ImportFacts};
-use crate::ir::{clocks, Arg, ArgValue, MachineId, MetaValue, Sink, NO_FILE, NO_MACHINE};
+use crate::ir::{clocks, Arg, ArgValue, MachineId, MetaValue, Sink, StrId, NO_FILE, NO_MACHINE};
 use crate::model::Tables;
 use crate::stats;
 
@@ -261,6 +261,46 @@ impl TableWriter<'_> {
         Ok(())
     }
 
+    /// Android input events, each table numbered from 0; their base64 protos stored once
+    /// each (ids in order of first use, as a string pool interns them).
+    fn input_events(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        use crate::ir::InputEventKind;
+        let mut protos: std::collections::HashMap<StrId, i64> = Default::default();
+        let mut ids = [0i64; 3];
+        for e in &t.input_events {
+            let next = protos.len() as i64;
+            let proto = *protos.entry(e.base64).or_insert(next);
+            if proto == next {
+                self.row(Table::Base64Protos, |row| {
+                    row.int(proto);
+                    row.text(sink.strings.get(e.base64));
+                })?;
+            }
+            let args = self.arg_set(e.args, sink)?;
+            let (table, slot) = match e.kind {
+                InputEventKind::Motion => (Table::MotionEvents, 0),
+                InputEventKind::Key => (Table::KeyEvents, 1),
+                InputEventKind::Dispatch => (Table::InputDispatch, 2),
+            };
+            let id = ids[slot];
+            ids[slot] += 1;
+            self.row(table, |row| {
+                row.int(id);
+                row.int(e.event_id);
+                if e.kind == InputEventKind::Dispatch {
+                    row.opt_int(args);
+                    row.opt_int(e.vsync_id);
+                    row.opt_int(e.window_id);
+                } else {
+                    row.opt_int(e.ts);
+                    row.opt_int(args);
+                }
+                row.int(proto);
+            })?;
+        }
+        Ok(())
+    }
+
     fn chrome_raw(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
         for (id, raw) in t.chrome_raw.iter().enumerate() {
             let args = self.arg_set(raw.args, sink)?;
@@ -333,6 +373,7 @@ impl TableWriter<'_> {
                 }
             })?;
         }
+        self.input_events(t, sink)?;
         for (id, (upid, v)) in t.vulkan_memory.iter().enumerate() {
             let args = self.arg_set(v.args, sink)?;
             self.row(Table::VulkanMemory, |row| {

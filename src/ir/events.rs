@@ -549,6 +549,9 @@ pub enum EventData {
     /// A Vulkan memory operation (`vulkan_memory_event`): the `vulkan_memory_allocations`
     /// table.
     VulkanMemory(Box<VulkanMemoryRow>),
+    /// An Android input event (`android_motion_events`, `android_key_events`,
+    /// `android_input_event_dispatch`).
+    InputEvent(Box<InputEventRow>),
     /// A Chrome event kept raw (`chrome_raw`): legacy metadata, text, unknown phases.
     ChromeRaw(Box<ChromeRaw>),
     /// A process name at a given priority (Trace Processor's process name priorities:
@@ -806,6 +809,29 @@ pub struct SmapsRow {
     /// protection_flags, private_clean_resident_kb, shared_dirty_resident_kb,
     /// shared_clean_resident_kb, locked_kb, proportional_resident_kb.
     pub numbers: [i64; 11],
+}
+
+/// Which input event table a row belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum InputEventKind {
+    Motion,
+    Key,
+    Dispatch,
+}
+
+/// One Android input event, as the dispatcher traced it: its fields as args (reflected),
+/// the message itself in base64.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct InputEventRow {
+    pub kind: InputEventKind,
+    pub event_id: i64,
+    /// Motion and key events: their `event_time_nanos` as the event has it (the reference
+    /// does not convert it); dispatches have none.
+    pub ts: Option<i64>,
+    pub vsync_id: Option<i64>,
+    pub window_id: Option<i64>,
+    pub args: ArgsRef,
+    pub base64: StrId,
 }
 
 /// One `vulkan_memory_event`: strings NULL and numbers NULL when absent.

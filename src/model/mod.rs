@@ -451,6 +451,7 @@ impl<'s> Builder<'s> {
                 let upid = self.process(fd.0);
                 self.tables.fds.push((ts, upid, fd.1, fd.2));
             }
+            EventData::InputEvent(ref row) => self.tables.input_events.push((**row).clone()),
             EventData::VulkanMemory(ref row) => {
                 let upid = self.process(row.process);
                 self.tables.vulkan_memory.push((upid, (**row).clone()));

@@ -102,6 +102,8 @@ pub struct Tables {
     pub frame_times: Vec<[i64; 4]>,
     /// `vulkan_memory_allocations` rows: (upid, the event).
     pub vulkan_memory: Vec<(u32, crate::ir::VulkanMemoryRow)>,
+    /// Android input event rows, in sorted order.
+    pub input_events: Vec<crate::ir::InputEventRow>,
     /// `profiler_smaps` rows: (ts, upid, the entry).
     pub smaps: Vec<(i64, u32, crate::ir::SmapsRow)>,
     /// `spurious_sched_wakeup` rows (wakings of threads already runnable or running).

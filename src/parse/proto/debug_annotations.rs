@@ -68,7 +68,9 @@ impl Parser<'_> {
                 None => None,
             };
             match type_name {
-                Some(t) => self.reflect_proto_value(args, key, &t, bytes, machine, seq_id),
+                Some(t) => {
+                    self.reflect_proto_value(args, key, &t, bytes, machine, seq_id);
+                }
                 None => self.sink.stat("track_event_parser_errors", machine, 1),
             }
             return;

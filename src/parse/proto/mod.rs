@@ -16,6 +16,7 @@ use crate::manifest::ManifestError;
 use crate::protos::{self, debug_annotation, ftrace_event, trace_packet, track_event, TracePacket};
 use trace_stats::LossTracker;
 
+mod android_input;
 mod android_probes;
 mod chrome;
 mod chrome_descriptors;
@@ -392,6 +393,7 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::JournaldEvent(_)) => "TracePacket.journald_event",
         Some(D::NetworkPacket(_)) => "TracePacket.network_packet",
         Some(D::NetworkPacketBundle(_)) => "TracePacket.network_packet_bundle",
+        Some(D::WinscopeExtensions(_)) => "TracePacket.winscope_extensions",
         Some(D::AndroidGameInterventionList(_)) => "TracePacket.android_game_intervention_list",
         None => "TracePacket (payload Sextant does not read)",
     }
@@ -401,7 +403,7 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
 const KNOWN_PACKET_FIELDS: &[u32] = &[
     1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
     47, 48, 50, 51, 52, 53, 54, 57, 58, 59, 60, 61, 63, 64, 65, 66, 67, 69, 70, 71, 72, 76, 77, 79,
-    82, 83, 86, 87, 88, 89, 91, 92, 98, 107, 109, 113, 115, 119, 123, 126, 128, 129, 132, 133,
+    82, 83, 86, 87, 88, 89, 91, 92, 98, 107, 109, 112, 113, 115, 119, 123, 126, 128, 129, 132, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
@@ -896,6 +898,9 @@ impl Parser<'_> {
             }
             trace_packet::Data::NetworkPacketBundle(b) => {
                 self.network_packet_bundle(machine, seq_id, ts.unwrap_or(0), clock, &b)
+            }
+            trace_packet::Data::WinscopeExtensions(bytes) => {
+                self.winscope_extensions(machine, seq_id, ts.unwrap_or(0), clock, &bytes)
             }
             data => {
                 let ts = ts.unwrap_or(0);

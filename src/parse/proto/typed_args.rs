@@ -454,7 +454,8 @@ impl Parser<'_> {
         translatable
     }
 
-    /// A DebugAnnotation's `proto_value`, reflected under the annotation's key.
+    /// A DebugAnnotation's `proto_value` (or another message), reflected under `key`.
+    /// Returns how many fields its descriptor does not know (they are not reflected).
     pub(super) fn reflect_proto_value(
         &mut self,
         args: &mut ArgsBuilder,
@@ -463,7 +464,7 @@ impl Parser<'_> {
         bytes: &[u8],
         machine: MachineId,
         seq_id: u32,
-    ) {
+    ) -> i64 {
         let pool = self.pool.take();
         let p = pool.as_ref().unwrap_or_else(|| Pool::builtin());
         let full = if type_name.starts_with('.') {
@@ -474,7 +475,7 @@ impl Parser<'_> {
         let Some(msg) = p.message(&full) else {
             self.pool = pool;
             self.sink.stat("track_event_parser_errors", machine, 1);
-            return;
+            return 0;
         };
         let cx = EventContext {
             machine,
@@ -498,7 +499,9 @@ impl Parser<'_> {
             cx,
         };
         r.message(msg, bytes, false, 0);
+        let unknown = r.unknown;
         self.pool = pool;
+        unknown
     }
 
     /// §5 at the end of the file: arg sets with hashed names get the names the
