@@ -479,6 +479,48 @@ fn demo_trace_time_chooser_switches_and_panes_follow() {
     }
 }
 
+/// The SQL pane's result follows a trace_time switch: the query shown runs again on the
+/// re-placed database (it kept the old database's timestamps, with nothing saying so).
+#[test]
+fn the_sql_result_follows_a_trace_time_switch() {
+    let mut harness = Harness::demo(160, 48);
+    let first_ts = |h: &Harness| match h.app.query.result.as_ref().map(|r| &r.rows[0][0]) {
+        Some(query::Cell::Int(v)) => *v,
+        other => panic!("no result: {other:?}"),
+    };
+    harness.key(KeyCode::Char('4'));
+    harness.keys("select sum(ts) from slice");
+    harness.key(KeyCode::Enter);
+    let before = first_ts(&harness);
+    harness.key(KeyCode::Esc);
+    harness.key(KeyCode::Char('t'));
+    let list = harness.app.chooser.candidates.clone();
+    let target = list
+        .as_ref()
+        .and_then(|r| r.as_ref().ok())
+        .and_then(|c| c.iter().position(|c| c.label == "watch BOOTTIME"))
+        .expect("watch BOOTTIME is a candidate");
+    let current = harness.app.chooser.cursor;
+    let code = if target > current {
+        KeyCode::Down
+    } else {
+        KeyCode::Up
+    };
+    for _ in 0..target.abs_diff(current) {
+        harness.key(code);
+    }
+    harness.key(KeyCode::Enter);
+    harness.key(KeyCode::Char('4'));
+    let after = first_ts(&harness);
+    let db = &harness.app.db.as_ref().expect("a database").path;
+    let conn = query::open(db).expect("opens");
+    let now: i64 = conn
+        .query_row("select sum(ts) from slice", [], |r| r.get(0))
+        .expect("queries");
+    assert_ne!(before, now, "the switch moves the slices");
+    assert_eq!(after, now, "the pane shows the new database's rows");
+}
+
 #[test]
 fn help_lists_every_pane() {
     for (w, h) in SIZES {
