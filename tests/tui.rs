@@ -1300,10 +1300,7 @@ fn stats_name_a_lone_or_gzipped_trace_by_the_input() {
     let mut harness = Harness::fixture("i3_concat.pftrace.gz", 160, 48);
     harness.key(KeyCode::Char('3'));
     let screen = harness.screen();
-    assert!(
-        screen.contains("machine 0 · i3_concat.pftrace.gz"),
-        "{screen}"
-    );
+    assert!(screen.contains("host · i3_concat.pftrace.gz"), "{screen}");
     assert!(
         !screen.contains("· :") && !screen.contains("file 0"),
         "{screen}"
@@ -1333,4 +1330,46 @@ fn the_clock_graph_says_why_a_snapshot_was_refused() {
         screen.contains("its clock snapshots relate clocks, but none of its timestamps"),
         "{screen}"
     );
+}
+
+/// A file the manifest puts on no machine lands on the host, and every pane calls it so, as
+/// the clock graph and `sextant merge` do ("host"); the timeline and the Stats pane said
+/// "machine 0", and the Stats pane "machine <row id>" (`machine 1` here), for the same one.
+/// The Stats pane also tells each file's events once, under that file's own machine.
+#[test]
+fn the_unnamed_host_is_called_host_in_every_pane() {
+    use std::io::Write;
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default();
+    let manifest = r#"{"perfetto_manifest": {"version": 1, "files": [
+        {"path": "c_sched.pftrace", "machine": {"name": "phone"}}]}}"#;
+    for (name, bytes) in [
+        (
+            "c_sched.pftrace",
+            std::fs::read(data("c_sched.pftrace")).expect("fixture"),
+        ),
+        (
+            "g_chrome.json",
+            std::fs::read(data("g_chrome.json")).expect("fixture"),
+        ),
+        ("perfetto_manifest.json", manifest.as_bytes().to_vec()),
+    ] {
+        w.start_file(name, opts).expect("zip");
+        w.write_all(&bytes).expect("zip");
+    }
+    let zip = w.finish().expect("zip").into_inner();
+    let files = sextant::source::open_bytes("host.zip", zip).expect("opens");
+    let mut harness = Harness::import("host.zip", files, 160, 48);
+    let screen = harness.screen();
+    assert!(
+        screen.contains("▾ host") || screen.contains("▸ host"),
+        "{screen}"
+    );
+    assert!(!screen.contains("machine 0"), "{screen}");
+    harness.key(KeyCode::Char('3'));
+    let screen = harness.screen();
+    assert!(screen.contains("▸ host · g_chrome.json"), "{screen}");
+    assert!(screen.contains("▸ phone · c_sched.pftrace"), "{screen}");
+    assert!(!screen.contains("machine 1"), "{screen}");
+    assert_eq!(screen.matches("events read").count(), 2, "{screen}");
 }

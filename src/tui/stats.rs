@@ -26,8 +26,8 @@ pub struct StatRow {
     pub source: String,
     pub value: i64,
     pub description: String,
-    /// The machine's name (`machine <raw id>` when it has none, as the timeline calls it);
-    /// None for the whole import.
+    /// The machine's name (`host` or `machine <raw id>` when it has none, as the timeline
+    /// and the clock graph call it); None for the whole import.
     pub machine: Option<String>,
     /// The file's name (`file <id>` when it has none, as a lone trace file); None for the
     /// whole import.
@@ -105,7 +105,9 @@ pub fn load(conn: &Connection) -> rusqlite::Result<Vec<StatRow>> {
     };
     let mut stmt = conn.prepare(&format!(
         "SELECT s.name, s.idx, s.severity, s.source, s.value, s.description,
-                coalesce(nullif(m.name, ''), 'machine ' || coalesce(m.raw_id, s.machine_id)),
+                coalesce(nullif(m.name, ''),
+                         CASE coalesce(m.raw_id, s.machine_id) WHEN 0 THEN 'host'
+                         ELSE 'machine ' || coalesce(m.raw_id, s.machine_id) END),
                 CASE WHEN s.trace_id IS NOT NULL THEN coalesce(f.name, '') END, f.trace_type
          FROM ({tables}) s
          LEFT JOIN machine m ON m.id = s.machine_id
@@ -854,7 +856,8 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &StatsState, theme: &Theme) {
             text.push(Line::raw(format!("  Means: {}.", a.means)));
             text.push(Line::styled(format!("  Fix: {}.", a.fix), theme.key()));
         }
-        frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: false }), detail);
+        // Continuation lines stay under the text, clear of the left edge.
+        frame.render_widget(super::wrap::paragraph(&text, detail.width, 4), detail);
     }
 }
 

@@ -581,8 +581,10 @@ pub(super) fn draw_details(frame: &mut Frame, rect: Rect, state: &TimelineState,
                 ("machine", &d.machine),
             ] {
                 if let Some(v) = value {
-                    // An unnamed machine is called "machine N" already.
-                    let label = if v.starts_with(&format!("{label} ")) {
+                    // An unnamed machine is called "machine N" or "host" already.
+                    let label = if v.starts_with(&format!("{label} "))
+                        || (label == "machine" && v == "host")
+                    {
                         " ".to_string()
                     } else {
                         format!(" {label} ")
