@@ -168,12 +168,14 @@ pub fn load_events(conn: &Connection) -> Vec<FileEvents> {
 }
 
 impl FileEvents {
-    /// `1,234 events read: 1,230 imported, 4 dropped (counted below)`: every filter lists
-    /// the stats that count a file's drops (see [`StatsState::shown`]).
+    /// `1,234 events read: 1,230 imported, 4 dropped (counted in the list)`: every filter lists
+    /// the stats that count a file's drops (see [`StatsState::shown`]), which are the file's
+    /// or, for events placed before trace time's zero, the whole import's
+    /// (`trace_sorter_negative_timestamp_dropped`, listed first: not "below").
     pub fn describe(&self) -> String {
         let mut text = format!("{} events read: {} imported", self.read, self.imported);
         if self.dropped > 0 {
-            text.push_str(&format!(", {} dropped (counted below)", self.dropped));
+            text.push_str(&format!(", {} dropped (counted in the list)", self.dropped));
         }
         if self.unaccounted > 0 {
             text.push_str(&format!(", {} lost without a count", self.unaccounted));
@@ -553,7 +555,7 @@ impl StatsState {
     /// Whether the list's filter shows `r`. Losses and notices also list a file's non-zero
     /// `analysis` stats when the file dropped events: the stats that count the drops are
     /// the importer's own, and may be `info` ones (`compact_sched_switch_skipped`), so its
-    /// header's "N dropped (counted below)" holds under every filter.
+    /// header's "N dropped (counted in the list)" holds under every filter.
     fn shown(&self, r: &StatRow) -> bool {
         match self.filter {
             Filter::Findings => {
@@ -931,7 +933,7 @@ mod tests {
             .starts_with("no TraceStats: buffer losses unknown"));
     }
 
-    /// "counted below" must hold under the default filter: the `info` stats that count a
+    /// "counted in the list" must hold under the default filter: the `info` stats that count a
     /// file's drops (api32's `compact_sched_switch_skipped`) are listed for a file that
     /// dropped events, and only for it; a file read on two machines tells its events once.
     #[test]
@@ -968,7 +970,7 @@ mod tests {
         assert_eq!(
             state.groups[0].checked(),
             "no TraceStats: buffer losses unknown · no FtraceStats · loss markers · \
-             10 events read: 8 imported, 2 dropped (counted below)"
+             10 events read: 8 imported, 2 dropped (counted in the list)"
         );
         let b: Vec<Option<i64>> = state
             .groups
