@@ -1373,3 +1373,36 @@ fn the_unnamed_host_is_called_host_in_every_pane() {
     assert!(!screen.contains("machine 1"), "{screen}");
     assert_eq!(screen.matches("events read").count(), 2, "{screen}");
 }
+
+/// A member cut short loses data without dropping a placed event: the status bar still
+/// points at the Stats pane (it said only "N events from 2 files"), and at any width its
+/// text stops short of the key hint (it ran into it: "in 0.4 sq quit").
+#[test]
+fn the_status_bar_points_at_losses_a_parser_counted() {
+    use std::io::Write;
+    let sched = std::fs::read(data("c_sched.pftrace")).expect("fixture");
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default();
+    for (name, bytes) in [
+        ("cut.pftrace", &sched[..sched.len() / 2 + 3]),
+        (
+            "g_chrome.json",
+            &std::fs::read(data("g_chrome.json")).expect("fixture")[..],
+        ),
+    ] {
+        w.start_file(name, opts).expect("zip");
+        w.write_all(bytes).expect("zip");
+    }
+    let zip = w.finish().expect("zip").into_inner();
+    let files = sextant::source::open_bytes("cut.zip", zip).expect("opens");
+    let mut harness = Harness::import("cut.zip", files, 160, 48);
+    let status = |h: &Harness| h.screen().lines().last().unwrap_or_default().to_string();
+    assert!(
+        status(&harness).contains(" loss, see 3") || status(&harness).contains(" losses, see 3"),
+        "{}",
+        status(&harness)
+    );
+    harness.send(AppEvent::Input(Event::Resize(40, 12)));
+    let line = status(&harness);
+    assert!(line.ends_with("… q quit · ? help"), "{line}");
+}

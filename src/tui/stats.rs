@@ -545,6 +545,11 @@ impl StatsState {
         self.cursor = 0;
     }
 
+    /// How many stats report lost data or errors (0 before the stats are read).
+    pub fn losses(&self) -> usize {
+        self.all().iter().filter(|r| r.is_loss()).count()
+    }
+
     fn all(&self) -> &[StatRow] {
         match &self.rows {
             Some(Ok(rows)) => rows,
