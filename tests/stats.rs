@@ -552,3 +552,38 @@ fn a_packet_needing_incremental_state_on_sequence_zero_fails_the_import() {
     let error = import_error("needs_state_seq0.pftrace", &encode(vec![packet]));
     assert!(error.contains("SEQ_NEEDS_INCREMENTAL_STATE"), "{error}");
 }
+
+/// A stat the model counts (after every file was read) belongs to the file its event came
+/// from, not to the archive's last file: `a.json`'s flow end without a start is `a.json`'s,
+/// and `b.json`, which lost nothing, gets no row of it (the Stats pane listed the loss
+/// under `b.json`, and under every machine the last file was read after).
+#[test]
+fn a_stat_counted_by_the_model_belongs_to_the_file_of_its_event() {
+    use std::io::Write;
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default();
+    for (name, text) in [
+        (
+            "a.json",
+            r#"[{"ph":"X","name":"x","ts":1,"dur":2,"pid":1,"tid":1},
+                {"ph":"f","bp":"e","id":7,"name":"fl","cat":"c","ts":2,"pid":1,"tid":1}]"#,
+        ),
+        (
+            "b.json",
+            r#"[{"ph":"X","name":"y","ts":1,"dur":2,"pid":2,"tid":2}]"#,
+        ),
+    ] {
+        w.start_file(name, opts).unwrap();
+        w.write_all(text.as_bytes()).unwrap();
+    }
+    let zip = w.finish().unwrap().into_inner();
+    let (conn, _db, _zip) = import_bytes("model-stat-file.zip", &zip);
+    assert_eq!(
+        rows(
+            &conn,
+            "select f.name, s.value from stats s join __intrinsic_trace_file f on f.id = s.trace_id
+             where s.name = 'flow_end_without_start' order by f.name"
+        ),
+        table(&[["a.json", "1"], ["b.json", "0"]])
+    );
+}

@@ -479,6 +479,48 @@ fn demo_trace_time_chooser_switches_and_panes_follow() {
     }
 }
 
+/// The SQL pane's result follows a trace_time switch: the query shown runs again on the
+/// re-placed database (it kept the old database's timestamps, with nothing saying so).
+#[test]
+fn the_sql_result_follows_a_trace_time_switch() {
+    let mut harness = Harness::demo(160, 48);
+    let first_ts = |h: &Harness| match h.app.query.result.as_ref().map(|r| &r.rows[0][0]) {
+        Some(query::Cell::Int(v)) => *v,
+        other => panic!("no result: {other:?}"),
+    };
+    harness.key(KeyCode::Char('4'));
+    harness.keys("select sum(ts) from slice");
+    harness.key(KeyCode::Enter);
+    let before = first_ts(&harness);
+    harness.key(KeyCode::Esc);
+    harness.key(KeyCode::Char('t'));
+    let list = harness.app.chooser.candidates.clone();
+    let target = list
+        .as_ref()
+        .and_then(|r| r.as_ref().ok())
+        .and_then(|c| c.iter().position(|c| c.label == "watch BOOTTIME"))
+        .expect("watch BOOTTIME is a candidate");
+    let current = harness.app.chooser.cursor;
+    let code = if target > current {
+        KeyCode::Down
+    } else {
+        KeyCode::Up
+    };
+    for _ in 0..target.abs_diff(current) {
+        harness.key(code);
+    }
+    harness.key(KeyCode::Enter);
+    harness.key(KeyCode::Char('4'));
+    let after = first_ts(&harness);
+    let db = &harness.app.db.as_ref().expect("a database").path;
+    let conn = query::open(db).expect("opens");
+    let now: i64 = conn
+        .query_row("select sum(ts) from slice", [], |r| r.get(0))
+        .expect("queries");
+    assert_ne!(before, now, "the switch moves the slices");
+    assert_eq!(after, now, "the pane shows the new database's rows");
+}
+
 #[test]
 fn help_lists_every_pane() {
     for (w, h) in SIZES {
@@ -1258,10 +1300,7 @@ fn stats_name_a_lone_or_gzipped_trace_by_the_input() {
     let mut harness = Harness::fixture("i3_concat.pftrace.gz", 160, 48);
     harness.key(KeyCode::Char('3'));
     let screen = harness.screen();
-    assert!(
-        screen.contains("machine 0 · i3_concat.pftrace.gz"),
-        "{screen}"
-    );
+    assert!(screen.contains("host · i3_concat.pftrace.gz"), "{screen}");
     assert!(
         !screen.contains("· :") && !screen.contains("file 0"),
         "{screen}"
@@ -1291,4 +1330,79 @@ fn the_clock_graph_says_why_a_snapshot_was_refused() {
         screen.contains("its clock snapshots relate clocks, but none of its timestamps"),
         "{screen}"
     );
+}
+
+/// A file the manifest puts on no machine lands on the host, and every pane calls it so, as
+/// the clock graph and `sextant merge` do ("host"); the timeline and the Stats pane said
+/// "machine 0", and the Stats pane "machine <row id>" (`machine 1` here), for the same one.
+/// The Stats pane also tells each file's events once, under that file's own machine.
+#[test]
+fn the_unnamed_host_is_called_host_in_every_pane() {
+    use std::io::Write;
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default();
+    let manifest = r#"{"perfetto_manifest": {"version": 1, "files": [
+        {"path": "c_sched.pftrace", "machine": {"name": "phone"}}]}}"#;
+    for (name, bytes) in [
+        (
+            "c_sched.pftrace",
+            std::fs::read(data("c_sched.pftrace")).expect("fixture"),
+        ),
+        (
+            "g_chrome.json",
+            std::fs::read(data("g_chrome.json")).expect("fixture"),
+        ),
+        ("perfetto_manifest.json", manifest.as_bytes().to_vec()),
+    ] {
+        w.start_file(name, opts).expect("zip");
+        w.write_all(&bytes).expect("zip");
+    }
+    let zip = w.finish().expect("zip").into_inner();
+    let files = sextant::source::open_bytes("host.zip", zip).expect("opens");
+    let mut harness = Harness::import("host.zip", files, 160, 48);
+    let screen = harness.screen();
+    assert!(
+        screen.contains("▾ host") || screen.contains("▸ host"),
+        "{screen}"
+    );
+    assert!(!screen.contains("machine 0"), "{screen}");
+    harness.key(KeyCode::Char('3'));
+    let screen = harness.screen();
+    assert!(screen.contains("▸ host · g_chrome.json"), "{screen}");
+    assert!(screen.contains("▸ phone · c_sched.pftrace"), "{screen}");
+    assert!(!screen.contains("machine 1"), "{screen}");
+    assert_eq!(screen.matches("events read").count(), 2, "{screen}");
+}
+
+/// A member cut short loses data without dropping a placed event: the status bar still
+/// points at the Stats pane (it said only "N events from 2 files"), and at any width its
+/// text stops short of the key hint (it ran into it: "in 0.4 sq quit").
+#[test]
+fn the_status_bar_points_at_losses_a_parser_counted() {
+    use std::io::Write;
+    let sched = std::fs::read(data("c_sched.pftrace")).expect("fixture");
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default();
+    for (name, bytes) in [
+        ("cut.pftrace", &sched[..sched.len() / 2 + 3]),
+        (
+            "g_chrome.json",
+            &std::fs::read(data("g_chrome.json")).expect("fixture")[..],
+        ),
+    ] {
+        w.start_file(name, opts).expect("zip");
+        w.write_all(bytes).expect("zip");
+    }
+    let zip = w.finish().expect("zip").into_inner();
+    let files = sextant::source::open_bytes("cut.zip", zip).expect("opens");
+    let mut harness = Harness::import("cut.zip", files, 160, 48);
+    let status = |h: &Harness| h.screen().lines().last().unwrap_or_default().to_string();
+    assert!(
+        status(&harness).contains(" loss, see 3") || status(&harness).contains(" losses, see 3"),
+        "{}",
+        status(&harness)
+    );
+    harness.send(AppEvent::Input(Event::Resize(40, 12)));
+    let line = status(&harness);
+    assert!(line.ends_with("… q quit · ? help"), "{line}");
 }

@@ -551,6 +551,8 @@ impl<'s> Builder<'s> {
 
     /// Finishes the import: hands over what is still open and returns the small tables.
     pub fn finish(mut self) -> Tables {
+        // Stats counted while finishing belong to no one event's file.
+        self.event_file = NO_FILE;
         self.tables.missing_chrome_processes = self.chrome_processes.with_data_loss();
         self.settle_process_counters_for_threads();
         self.described_tracks();

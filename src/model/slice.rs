@@ -148,9 +148,16 @@ impl<'s> Builder<'s> {
         });
     }
 
+    /// Counts `name` in the (machine, file) context of the event being applied: the file
+    /// that event came from (the model runs after every file was read, so the sink's
+    /// current file is the last one), else, outside an event, the sink's current file.
     pub(super) fn stat(&mut self, name: &'static str, machine_row: u32) {
         let raw = machine_row as MachineId;
-        let file = self.sink.current_file;
+        let file = if self.event_file != NO_FILE {
+            self.event_file
+        } else {
+            self.sink.current_file
+        };
         *self
             .sink
             .stats

@@ -600,12 +600,14 @@ impl App {
         effects
     }
 
-    /// A trace_time switch or a manifest edit put a new database in place.
+    /// A trace_time switch or a manifest edit put a new database in place; the SQL pane's
+    /// query runs again on it.
     fn replaced(
         &mut self,
         db: PathBuf,
         summary: ImportSummary,
         candidates: Vec<crate::import::TraceTimeCandidate>,
+        now: Instant,
     ) -> Vec<Effect> {
         self.chooser
             .set(candidates.iter().map(Candidate::from).collect());
@@ -613,7 +615,17 @@ impl App {
         // The old details refer to rows of the old database.
         self.timeline.selection = None;
         self.timeline.details = Default::default();
-        self.load_all(db, false)
+        let interrupt = self.query.running();
+        let mut effects = self.load_all(db, false);
+        if let (Some(QueryCommand::Run { id, sql }), Some(db)) =
+            (self.query.rerun(now), self.db.clone())
+        {
+            if interrupt {
+                effects.push(Effect::InterruptQuery);
+            }
+            effects.push(Effect::RunQuery { db, id, sql });
+        }
+        effects
     }
 
     fn on_import(&mut self, event: ImportEvent, now: Instant) -> Vec<Effect> {
@@ -683,7 +695,7 @@ impl App {
                     "trace time is now on {label}: {} events placed, {} dropped",
                     summary.events, summary.dropped_events
                 )));
-                self.replaced(db, summary, candidates)
+                self.replaced(db, summary, candidates, now)
             }
             ImportEvent::Manifest { manifest, members } => {
                 self.clocks.edit.set_manifest(manifest, members);
@@ -702,7 +714,7 @@ impl App {
                 self.clocks
                     .edit
                     .on_applied(summary.events as u64, summary.dropped_events);
-                self.replaced(db, summary, candidates)
+                self.replaced(db, summary, candidates, now)
             }
             ImportEvent::ApplyFailed(message) => {
                 self.replacing = None;

@@ -563,6 +563,28 @@ impl QueryState {
         Some(QueryCommand::Run { id, sql })
     }
 
+    /// The database changed under the pane (trace time moved, a manifest edit applied):
+    /// runs the query whose result is shown (or the one running) again, so its rows follow
+    /// the new placement instead of showing the old database's timestamps.
+    pub fn rerun(&mut self, now: Instant) -> Option<QueryCommand> {
+        let sql = if self.running() {
+            self.running_sql.clone()
+        } else if self.result.is_some() {
+            self.result_sql.clone()
+        } else {
+            return None;
+        };
+        let id = self.next_id;
+        self.next_id += 1;
+        self.running_sql = sql.clone();
+        self.status = Status::Running {
+            id,
+            started: now,
+            elapsed: Duration::ZERO,
+        };
+        Some(QueryCommand::Run { id, sql })
+    }
+
     /// Moves the selected row by `by`, the table scrolling to keep it among the `body`
     /// rows shown.
     fn move_cursor(&mut self, by: isize, body: usize) {

@@ -26,7 +26,8 @@ pub struct StatRow {
     pub source: String,
     pub value: i64,
     pub description: String,
-    /// The machine's name (`machine <id>` when it has none); None for the whole import.
+    /// The machine's name (`host` or `machine <raw id>` when it has none, as the timeline
+    /// and the clock graph call it); None for the whole import.
     pub machine: Option<String>,
     /// The file's name (`file <id>` when it has none, as a lone trace file); None for the
     /// whole import.
@@ -104,7 +105,9 @@ pub fn load(conn: &Connection) -> rusqlite::Result<Vec<StatRow>> {
     };
     let mut stmt = conn.prepare(&format!(
         "SELECT s.name, s.idx, s.severity, s.source, s.value, s.description,
-                coalesce(m.name, 'machine ' || s.machine_id),
+                coalesce(nullif(m.name, ''),
+                         CASE coalesce(m.raw_id, s.machine_id) WHEN 0 THEN 'host'
+                         ELSE 'machine ' || coalesce(m.raw_id, s.machine_id) END),
                 CASE WHEN s.trace_id IS NOT NULL THEN coalesce(f.name, '') END, f.trace_type
          FROM ({tables}) s
          LEFT JOIN machine m ON m.id = s.machine_id
@@ -165,18 +168,14 @@ pub fn load_events(conn: &Connection) -> Vec<FileEvents> {
 }
 
 impl FileEvents {
-    /// `1,234 events read: 1,230 imported, 4 dropped (counted below)`; with `hidden`, the
-    /// filter hides some non-zero counts (the stats that count drops may be `info` ones), so
-    /// the text says they may be under `z`.
-    pub fn describe(&self, hidden: bool) -> String {
+    /// `1,234 events read: 1,230 imported, 4 dropped (counted in the list)`: every filter lists
+    /// the stats that count a file's drops (see [`StatsState::shown`]), which are the file's
+    /// or, for events placed before trace time's zero, the whole import's
+    /// (`trace_sorter_negative_timestamp_dropped`, listed first: not "below").
+    pub fn describe(&self) -> String {
         let mut text = format!("{} events read: {} imported", self.read, self.imported);
         if self.dropped > 0 {
-            let whence = if hidden {
-                "below or under z"
-            } else {
-                "counted below"
-            };
-            text.push_str(&format!(", {} dropped ({whence})", self.dropped));
+            text.push_str(&format!(", {} dropped (counted in the list)", self.dropped));
         }
         if self.unaccounted > 0 {
             text.push_str(&format!(", {} lost without a count", self.unaccounted));
@@ -357,13 +356,12 @@ pub struct Group {
 }
 
 impl Group {
-    /// What was checked for this group, so no one reads "no loss" where nothing looked
-    /// (`hidden`: the list's filter hides some of the group's non-zero counts).
-    pub fn checked(&self, hidden: bool) -> String {
+    /// What was checked for this group, so no one reads "no loss" where nothing looked.
+    pub fn checked(&self) -> String {
         let format = self.checked_format();
         match &self.events {
-            Some(e) if !format.is_empty() => format!("{format} · {}", e.describe(hidden)),
-            Some(e) => e.describe(hidden),
+            Some(e) if !format.is_empty() => format!("{format} · {}", e.describe()),
+            Some(e) => e.describe(),
             None => format,
         }
     }
@@ -429,9 +427,12 @@ pub fn group(rows: &[StatRow], events: &[FileEvents]) -> Vec<Group> {
                     trace_stats: false,
                     ftrace_stats: false,
                     rows: Vec::new(),
+                    // A file read on several machines tells its events once, in its
+                    // first group.
                     events: r
                         .file
                         .as_ref()
+                        .filter(|_| !groups.iter().any(|g| g.file == r.file))
                         .and_then(|f| events.iter().find(|e| &e.file == f).cloned()),
                 });
                 let last = groups.len() - 1;
@@ -502,6 +503,8 @@ pub struct StatsState {
     pub input: String,
     rows: Option<Result<Vec<StatRow>, String>>,
     groups: Vec<Group>,
+    /// The files whose parser dropped events (`FileEvents::dropped` above 0).
+    dropping: Vec<String>,
     pub filter: Filter,
     pub cursor: usize,
 }
@@ -532,6 +535,11 @@ impl StatsState {
                 }
             }
             self.groups = group(&rows, &events);
+            self.dropping = events
+                .iter()
+                .filter(|e| e.dropped > 0)
+                .map(|e| e.file.clone())
+                .collect();
             rows
         });
         if rows.is_err() {
@@ -541,6 +549,11 @@ impl StatsState {
         self.cursor = 0;
     }
 
+    /// How many stats report lost data or errors (0 before the stats are read).
+    pub fn losses(&self) -> usize {
+        self.all().iter().filter(|r| r.is_loss()).count()
+    }
+
     fn all(&self) -> &[StatRow] {
         match &self.rows {
             Some(Ok(rows)) => rows,
@@ -548,9 +561,18 @@ impl StatsState {
         }
     }
 
+    /// Whether the list's filter shows `r`. Losses and notices also list a file's non-zero
+    /// `analysis` stats when the file dropped events: the stats that count the drops are
+    /// the importer's own, and may be `info` ones (`compact_sched_switch_skipped`), so its
+    /// header's "N dropped (counted in the list)" holds under every filter.
     fn shown(&self, r: &StatRow) -> bool {
         match self.filter {
-            Filter::Findings => r.is_finding(),
+            Filter::Findings => {
+                r.is_finding()
+                    || (r.value != 0
+                        && r.source == "analysis"
+                        && r.file.as_ref().is_some_and(|f| self.dropping.contains(f)))
+            }
             Filter::NonZero => r.value != 0,
             Filter::All => true,
         }
@@ -719,12 +741,19 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &StatsState, theme: &Theme) {
     .areas(area);
     let summary = if losses > 0 {
         Span::styled(
-            format!("  {losses} losses or errors, {notices} notices, by machine and file"),
+            format!(
+                "  {losses} {} or errors, {notices} {}, by machine and file",
+                if losses == 1 { "loss" } else { "losses" },
+                if notices == 1 { "notice" } else { "notices" }
+            ),
             theme.warning(),
         )
     } else {
         Span::styled(
-            format!("  no loss reported by what was checked ({notices} notices): see each file"),
+            format!(
+                "  no loss reported by what was checked ({notices} {}): see each file",
+                if notices == 1 { "notice" } else { "notices" }
+            ),
             theme.ok(),
         )
     };
@@ -763,26 +792,13 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &StatsState, theme: &Theme) {
                 f.as_deref().unwrap_or("no file")
             ),
         };
-        let hidden = g
-            .rows
-            .iter()
-            .any(|&i| rows[i].value != 0 && !state.shown(&rows[i]));
-        let checked = g.checked(hidden);
+        let checked = g.checked();
         if g.file.is_none() && listed.is_empty() {
             continue;
         }
         let group_losses = listed.iter().filter(|r| r.is_loss()).count();
-        let mut header = vec![
-            Span::styled(format!("▸ {where_}"), theme.title()),
-            Span::styled(
-                if checked.is_empty() {
-                    String::new()
-                } else {
-                    format!(": {checked}")
-                },
-                theme.dim(),
-            ),
-        ];
+        // The loss count comes before what was checked, which may run past the width.
+        let mut header = vec![Span::styled(format!("▸ {where_}"), theme.title())];
         if group_losses > 0 {
             header.push(Span::styled(
                 format!(
@@ -791,6 +807,9 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &StatsState, theme: &Theme) {
                 ),
                 theme.warning(),
             ));
+        }
+        if !checked.is_empty() {
+            header.push(Span::styled(format!(": {checked}"), theme.dim()));
         }
         lines.push(Line::from(header));
         if !g.buffers.is_empty() {
@@ -848,7 +867,8 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &StatsState, theme: &Theme) {
             text.push(Line::raw(format!("  Means: {}.", a.means)));
             text.push(Line::styled(format!("  Fix: {}.", a.fix), theme.key()));
         }
-        frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: false }), detail);
+        // Continuation lines stay under the text, clear of the left edge.
+        frame.render_widget(super::wrap::paragraph(&text, detail.width, 4), detail);
     }
 }
 
@@ -916,31 +936,58 @@ mod tests {
                 "traced_buf_chunks_discarded"
             ]
         );
-        assert!(a.checked(false).starts_with("TraceStats: 1 buffer ·"));
+        assert!(a.checked().starts_with("TraceStats: 1 buffer ·"));
         assert!(groups[1]
-            .checked(false)
+            .checked()
             .starts_with("no TraceStats: buffer losses unknown"));
     }
 
-    /// "counted below" must hold under the list's filter: when the filter hides non-zero
-    /// counts (the drops may be counted by `info` stats), the header says where they are.
+    /// "counted in the list" must hold under the default filter: the `info` stats that count a
+    /// file's drops (api32's `compact_sched_switch_skipped`) are listed for a file that
+    /// dropped events, and only for it; a file read on two machines tells its events once.
     #[test]
-    fn dropped_events_point_at_their_counts_under_the_filter() {
-        let e = FileEvents {
-            file: "t.pftrace".into(),
+    fn dropped_events_are_counted_in_the_default_list() {
+        let events = |file: &str, dropped| FileEvents {
+            file: file.into(),
             read: 10,
-            imported: 8,
-            dropped: 2,
+            imported: 10 - dropped,
+            dropped,
             unaccounted: 0,
         };
+        let analysis = |name: &str, value, file: &str| StatRow {
+            source: "analysis".into(),
+            ..row(name, None, "info", value, file)
+        };
+        let mut state = StatsState::new("x.zip".into());
+        let mut on_b = analysis("compact_sched_switch_skipped", 2, "b");
+        on_b.machine = Some("tablet".into());
+        state.set_rows(Ok((
+            vec![
+                analysis("compact_sched_switch_skipped", 2, "a"),
+                row("traced_producers_seen", None, "info", 3, "a"),
+                analysis("compact_sched_switch_skipped", 2, "b"),
+                on_b,
+            ],
+            vec![events("a", 2), events("b", 0)],
+        )));
+        let names: Vec<(&str, &str)> = state
+            .visible()
+            .iter()
+            .map(|r| (r.name.as_str(), r.file.as_deref().unwrap_or("")))
+            .collect();
+        assert_eq!(names, [("compact_sched_switch_skipped", "a")]);
         assert_eq!(
-            e.describe(false),
-            "10 events read: 8 imported, 2 dropped (counted below)"
+            state.groups[0].checked(),
+            "no TraceStats: buffer losses unknown · no FtraceStats · loss markers · \
+             10 events read: 8 imported, 2 dropped (counted in the list)"
         );
-        assert_eq!(
-            e.describe(true),
-            "10 events read: 8 imported, 2 dropped (below or under z)"
-        );
+        let b: Vec<Option<i64>> = state
+            .groups
+            .iter()
+            .filter(|g| g.file.as_deref() == Some("b"))
+            .map(|g| g.events.as_ref().map(|e| e.read))
+            .collect();
+        assert_eq!(b, [Some(10), None]);
     }
 
     #[test]

@@ -225,17 +225,27 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
                         s.files,
                         if s.files == 1 { "" } else { "s" },
                         s.total_secs,
-                        if s.dropped_events > 0 {
-                            format!(" · {} dropped, see 3", s.dropped_events)
-                        } else {
-                            String::new()
+                        // Losses a parser counted (a truncated member, a bad JSON
+                        // event) drop no placed event but must be seen too.
+                        match (s.dropped_events, app.stats.losses()) {
+                            (0, 0) => String::new(),
+                            (0, 1) => " · 1 loss, see 3".to_string(),
+                            (0, n) => format!(" · {n} losses, see 3"),
+                            (d, _) => format!(" · {d} dropped, see 3"),
                         },
                     ),
                     None => " opened database".to_string(),
                 };
                 let hint = "q quit · ? help ";
                 let room = (area.width as usize).saturating_sub(hint.chars().count());
-                let what: String = what.chars().take(room).collect();
+                // Cut with an ellipsis and a space, so the text never runs into the hint.
+                let what: String = if what.chars().count() < room {
+                    what
+                } else {
+                    let mut cut: String = what.chars().take(room.saturating_sub(2)).collect();
+                    cut.push_str("… ");
+                    cut
+                };
                 Line::from(vec![
                     Span::styled(format!("{what:<room$}"), theme.dim()),
                     Span::styled(hint, theme.dim()),

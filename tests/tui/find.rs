@@ -103,7 +103,7 @@ fn the_track_filter_narrows_keeps_groups_and_esc_clears_it() {
         let screen = h.screen();
         assert!(screen.contains("tracks matching \"surfacef\""), "{screen}");
         // The machine and the process stay around the matches; other processes go.
-        assert!(screen.contains("▾ machine 0"), "{screen}");
+        assert!(screen.contains("▾ host"), "{screen}");
         // The name is cut in the middle at 80 columns: its pid stays.
         assert!(screen.contains("/system/bin/"), "{screen}");
         assert!(
@@ -148,7 +148,7 @@ fn a_pinned_track_stays_on_top_while_scrolling_and_unpins() {
     h.key(KeyCode::Char('g'));
     h.key(KeyCode::Char('p'));
     let rows = labels(&h.screen());
-    assert!(rows[0].contains("machine 0"), "{rows:#?}");
+    assert!(rows[0].contains("host"), "{rows:#?}");
 }
 
 /// The area: the whole machine (its header row) over the middle of the trace.
@@ -574,7 +574,7 @@ fn c_twice_reopens_the_machines_only() {
     let before = h.app.timeline.collapsed.clone();
     assert!(!before.is_empty());
     h.key(KeyCode::Char('C'));
-    assert!(h.screen().contains("▸ machine"), "{}", h.screen());
+    assert!(h.screen().contains("▸ host"), "{}", h.screen());
     h.key(KeyCode::Char('C'));
     assert_eq!(h.app.timeline.collapsed, before);
 }

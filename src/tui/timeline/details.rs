@@ -194,7 +194,9 @@ fn machine_label(conn: &Connection, machine: Option<i64>) -> rusqlite::Result<Op
             Ok((r.get::<_, Option<String>>(0)?, r.get::<_, Option<i64>>(1)?))
         })
         .optional()?
-        .map(|(name, raw)| clean(name).unwrap_or_else(|| format!("machine {}", raw.unwrap_or(m)))))
+        .map(|(name, raw)| {
+            clean(name).unwrap_or_else(|| super::load::unnamed_machine(raw.unwrap_or(m)))
+        }))
 }
 
 /// The trace files whose events were placed on this machine.

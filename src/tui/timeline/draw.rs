@@ -514,10 +514,12 @@ pub(super) fn draw_counter(
         let Some((_, hi)) = c.range(t0, t1.max(t0 + 1)) else {
             continue;
         };
+        // A series without range (0 throughout: max is then the base) lies on the floor,
+        // a flat line that reads as zero, not a half-height bar that reads as a value.
         let level = if range > 0.0 {
             (((hi - base) / range) * 8.0).round().clamp(1.0, 8.0) as usize
         } else {
-            4
+            1
         };
         if let Some(cell) = buf.cell_mut((geo.lanes.x + col, y)) {
             cell.set_char(BARS[level]).set_style(theme.counter());
@@ -579,8 +581,10 @@ pub(super) fn draw_details(frame: &mut Frame, rect: Rect, state: &TimelineState,
                 ("machine", &d.machine),
             ] {
                 if let Some(v) = value {
-                    // An unnamed machine is called "machine N" already.
-                    let label = if v.starts_with(&format!("{label} ")) {
+                    // An unnamed machine is called "machine N" or "host" already.
+                    let label = if v.starts_with(&format!("{label} "))
+                        || (label == "machine" && v == "host")
+                    {
                         " ".to_string()
                     } else {
                         format!(" {label} ")
@@ -734,4 +738,40 @@ pub(super) fn draw_footer(
         )
     };
     frame.render_widget(Paragraph::new(line), rect);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bars(samples: Vec<(i64, f64)>) -> String {
+        let area = Rect::new(0, 0, 8, 1);
+        let geo = Geometry {
+            ruler: Rect::default(),
+            labels: Rect::default(),
+            lanes: area,
+            details: None,
+            footer: Rect::default(),
+        };
+        let mut buf = Buffer::empty(area);
+        let series = index::CounterSeries::new(samples);
+        let cols = Columns::new(0, 80, area.width);
+        draw_counter(
+            &mut buf,
+            &geo,
+            0,
+            &cols,
+            &series,
+            &Theme::new(ColorMode::Ansi16),
+        );
+        (0..area.width).map(|x| buf[(x, 0)].symbol()).collect()
+    }
+
+    /// A counter that is 0 throughout is a flat line at the floor (it was a half-height
+    /// bar, `mem.locked ≤0` on api32); one that rises fills to its maximum.
+    #[test]
+    fn a_counter_at_zero_throughout_lies_on_the_floor() {
+        assert_eq!(bars(vec![(0, 0.0), (40, 0.0)]), "▁▁▁▁▁▁▁▁");
+        assert_eq!(bars(vec![(0, 0.0), (40, 4.0)]), "▁▁▁▁████");
+    }
 }

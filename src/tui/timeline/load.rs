@@ -279,6 +279,15 @@ fn load_samples(conn: &Connection, names: &mut Names) -> Vec<(i64, Lane)> {
     out
 }
 
+/// What an unnamed machine is called, as the clock graph and `sextant merge` call it: the
+/// host (raw id 0), else `machine <raw id>`.
+pub fn unnamed_machine(raw: i64) -> String {
+    match raw {
+        0 => "host".to_string(),
+        raw => format!("machine {raw}"),
+    }
+}
+
 pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
     let mut names = Names::default();
     let machines: Vec<(i64, String)> = {
@@ -289,7 +298,7 @@ pub fn load(conn: &Connection) -> rusqlite::Result<TimelineData> {
             let raw: Option<i64> = r.get(2)?;
             Ok((
                 id,
-                name.unwrap_or_else(|| format!("machine {}", raw.unwrap_or(id))),
+                name.unwrap_or_else(|| unnamed_machine(raw.unwrap_or(id))),
             ))
         })?;
         rows.collect::<rusqlite::Result<_>>()?
