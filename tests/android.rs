@@ -904,13 +904,132 @@ fn network_packets_are_slices_named_by_their_apps_package() {
              from android_network_packets order by ts"
         ),
         table(&[
-            ["1000", "0", "wlan0 Transmitted", "com.example.app", "wlan0", "Transmitted", "1", "58", "IPPROTO_TCP", "2", "0x407", "10123", "5100", "443", "NULL", "NULL"],
-            ["1500", "0", "wlan0 Received", "com.example.app", "wlan0", "Received", "1", "100", "IPPROTO_UDP", "0", "0x0", "1010123", "NULL", "NULL", "NULL", "NULL"],
-            ["2000", "0", "rmnet0 Transmitted", "uid=1000", "rmnet0", "Transmitted", "1", "10", "IPPROTO_ICMP", "0", "0x0", "1000", "NULL", "NULL", "8", "0"],
-            ["2050", "0", "rmnet0 Transmitted", "uid=1000", "rmnet0", "Transmitted", "1", "20", "IPPROTO_ICMP", "0", "0x0", "1000", "NULL", "NULL", "8", "0"],
-            ["2100", "0", "rmnet0 Transmitted", "uid=1000", "rmnet0", "Transmitted", "1", "30", "IPPROTO_ICMP", "0", "0x0", "1000", "NULL", "NULL", "8", "0"],
-            ["3000", "400", "rmnet0 Transmitted", "uid=1000", "rmnet0", "Transmitted", "5", "500", "IPPROTO_ICMP", "0", "0x0", "1000", "NULL", "NULL", "8", "0"],
-            ["3100", "100", "rmnet0 Transmitted", "uid=1000", "rmnet0", "Transmitted", "2", "80", "IPPROTO_ICMP", "0", "0x0", "1000", "NULL", "NULL", "8", "0"],
+            [
+                "1000",
+                "0",
+                "wlan0 Transmitted",
+                "com.example.app",
+                "wlan0",
+                "Transmitted",
+                "1",
+                "58",
+                "IPPROTO_TCP",
+                "2",
+                "0x407",
+                "10123",
+                "5100",
+                "443",
+                "NULL",
+                "NULL"
+            ],
+            [
+                "1500",
+                "0",
+                "wlan0 Received",
+                "com.example.app",
+                "wlan0",
+                "Received",
+                "1",
+                "100",
+                "IPPROTO_UDP",
+                "0",
+                "0x0",
+                "1010123",
+                "NULL",
+                "NULL",
+                "NULL",
+                "NULL"
+            ],
+            [
+                "2000",
+                "0",
+                "rmnet0 Transmitted",
+                "uid=1000",
+                "rmnet0",
+                "Transmitted",
+                "1",
+                "10",
+                "IPPROTO_ICMP",
+                "0",
+                "0x0",
+                "1000",
+                "NULL",
+                "NULL",
+                "8",
+                "0"
+            ],
+            [
+                "2050",
+                "0",
+                "rmnet0 Transmitted",
+                "uid=1000",
+                "rmnet0",
+                "Transmitted",
+                "1",
+                "20",
+                "IPPROTO_ICMP",
+                "0",
+                "0x0",
+                "1000",
+                "NULL",
+                "NULL",
+                "8",
+                "0"
+            ],
+            [
+                "2100",
+                "0",
+                "rmnet0 Transmitted",
+                "uid=1000",
+                "rmnet0",
+                "Transmitted",
+                "1",
+                "30",
+                "IPPROTO_ICMP",
+                "0",
+                "0x0",
+                "1000",
+                "NULL",
+                "NULL",
+                "8",
+                "0"
+            ],
+            [
+                "3000",
+                "400",
+                "rmnet0 Transmitted",
+                "uid=1000",
+                "rmnet0",
+                "Transmitted",
+                "5",
+                "500",
+                "IPPROTO_ICMP",
+                "0",
+                "0x0",
+                "1000",
+                "NULL",
+                "NULL",
+                "8",
+                "0"
+            ],
+            [
+                "3100",
+                "100",
+                "rmnet0 Transmitted",
+                "uid=1000",
+                "rmnet0",
+                "Transmitted",
+                "2",
+                "80",
+                "IPPROTO_ICMP",
+                "0",
+                "0x0",
+                "1000",
+                "NULL",
+                "NULL",
+                "8",
+                "0"
+            ],
         ])
     );
     // Overlapping aggregates take separate lanes of the interface's tracks.
@@ -940,11 +1059,17 @@ fn input_events_keep_their_fields_as_args_and_their_protos_in_base64() {
     // the motion to a window, and a view capture (not imported, counted).
     let (conn, _db) = import("input_events.pftrace");
     assert_eq!(
-        rows(&conn, "select id, event_id, ts, base64_proto_id from android_motion_events"),
+        rows(
+            &conn,
+            "select id, event_id, ts, base64_proto_id from android_motion_events"
+        ),
         table(&[["0", "2882343476", "5000000", "0"]])
     );
     assert_eq!(
-        rows(&conn, "select id, event_id, ts, base64_proto_id from android_key_events"),
+        rows(
+            &conn,
+            "select id, event_id, ts, base64_proto_id from android_key_events"
+        ),
         table(&[["0", "77", "6000000", "1"]])
     );
     assert_eq!(

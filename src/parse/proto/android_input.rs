@@ -76,7 +76,10 @@ impl Parser<'_> {
                 continue;
             };
             let (kind, type_name) = match number {
-                1 | 2 => (InputEventKind::Motion, ".perfetto.protos.AndroidMotionEvent"),
+                1 | 2 => (
+                    InputEventKind::Motion,
+                    ".perfetto.protos.AndroidMotionEvent",
+                ),
                 3 | 4 => (InputEventKind::Key, ".perfetto.protos.AndroidKeyEvent"),
                 5 | 6 => (
                     InputEventKind::Dispatch,
