@@ -216,6 +216,8 @@ fn demo_session_query_trace_time_switch_and_clean_exit() {
     pty.wait_for("watch", 0);
     // The import finished: its summary replaces the progress bar.
     pty.wait_for("events from", 0);
+    // The header says this is the demo and how to open one's own trace.
+    pty.wait_for("opens", 0);
     // Idle: nothing more is sent to the terminal, even while the pointer moves over it
     // (SGR mouse reports of motion without a button).
     std::thread::sleep(Duration::from_millis(700));

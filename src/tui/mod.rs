@@ -147,8 +147,15 @@ fn session(
     let mut guard = terminal::TerminalGuard::enter()?;
     let size = guard.size()?;
     let now = Instant::now();
+    // The embedded demo says what it is and how to open one's own trace.
+    let title = match &input {
+        Input::Bytes { name, .. } if name == crate::demo::NAME => {
+            "demo (sextant TRACE opens yours)".to_string()
+        }
+        _ => input.display_name(),
+    };
     let mut app = App::new(
-        input.display_name(),
+        title,
         Theme::new(ColorMode::detect()),
         Rect::new(0, 0, size.width, size.height),
         QueryState::new(query::history_path()),
