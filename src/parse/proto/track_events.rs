@@ -1201,7 +1201,13 @@ impl Parser<'_> {
     /// A raw value on a described counter track made absolute, as Trace Processor's
     /// ConvertToAbsoluteCounterValue: × `unit_multiplier` (if > 0), then, on an incremental
     /// track, added to the running sum of this sequence. None if `uuid` is not a counter track.
-    fn counter_value(&mut self, machine: MachineId, seq_id: u32, uuid: u64, raw: f64) -> Option<f64> {
+    fn counter_value(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        uuid: u64,
+        raw: f64,
+    ) -> Option<f64> {
         let info = self.sink.descriptors.get(&(machine, uuid))?.counter?;
         let mut value = raw;
         if info.unit_multiplier > 0 {
