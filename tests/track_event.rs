@@ -464,6 +464,20 @@ fn counter_values_are_checked_in_tokenizer_order_and_advance_sums_before_a_drop(
 }
 
 #[test]
+fn new_trace_packet_defaults_replace_the_old_ones_as_a_whole() {
+    // replaced_defaults.textproto: the second TracePacketDefaults has no TrackEventDefaults,
+    // so the sequence no longer has a default track.
+    let (conn, _db) = import("replaced_defaults");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.name, t.name from slice s join track t on t.id = s.track_id order by s.ts"
+        ),
+        table(&[["on_t1", "t1"], ["on_default", "Default Track"]])
+    );
+}
+
+#[test]
 fn legacy_phases_flows_and_marks_on_a_thread_descriptor_sequence() {
     // tools/gen_track_event_legacy.py; behaviour-parsers §3.4 and §3.7.
     let (conn, _db) = import("legacy_phases");

@@ -989,12 +989,15 @@ impl Parser<'_> {
             self.sink.touch();
             self.profiling.defaults(machine, seq_id, defaults);
             if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
+                // New defaults replace the old ones as a whole (those without
+                // TrackEventDefaults leave none), as the reference's sequence state does.
                 seq.clock_id = defaults.timestamp_clock_id;
-                if let Some(te) = &defaults.track_event_defaults {
-                    seq.default_track = te.track_uuid;
-                    seq.default_extra_counters = te.extra_counter_track_uuids.clone();
-                    seq.default_extra_double_counters = te.extra_double_counter_track_uuids.clone();
-                }
+                let te = defaults.track_event_defaults.as_ref();
+                seq.default_track = te.and_then(|te| te.track_uuid);
+                seq.default_extra_counters =
+                    te.map_or_else(Vec::new, |te| te.extra_counter_track_uuids.clone());
+                seq.default_extra_double_counters =
+                    te.map_or_else(Vec::new, |te| te.extra_double_counter_track_uuids.clone());
             }
         }
         let valid = self
