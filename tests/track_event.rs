@@ -478,6 +478,24 @@ fn new_trace_packet_defaults_replace_the_old_ones_as_a_whole() {
 }
 
 #[test]
+fn a_thread_track_descriptor_sets_the_delta_timestamp_bases() {
+    // thread_track_descriptor_references.textproto: delta timestamps and thread times after
+    // a thread TrackDescriptor with references (they used to be dropped as lacking a base).
+    let (conn, _db) = import("thread_track_descriptor_references");
+    assert_eq!(
+        rows(&conn, "select ts, dur, thread_ts, thread_dur from slice"),
+        table(&[["1010000", "10000", "55000", "5000"]])
+    );
+    assert_eq!(
+        stat(
+            &conn,
+            "track_event_skipped_timestamp_delta_without_valid_state"
+        ),
+        "0"
+    );
+}
+
+#[test]
 fn legacy_phases_flows_and_marks_on_a_thread_descriptor_sequence() {
     // tools/gen_track_event_legacy.py; behaviour-parsers §3.4 and §3.7.
     let (conn, _db) = import("legacy_phases");

@@ -79,10 +79,15 @@ impl Parser<'_> {
             self.sink.explicit_thread_ordering |= d.thread_ordering.unwrap_or(0) == 1;
         }
         if let Some(td) = &d.thread {
-            // Whichever descriptor a sequence emits, it writes for that thread.
+            // Whichever descriptor a sequence emits, it writes for that thread; one with a
+            // pid and tid on a valid sequence also sets the delta-timestamp bases (Trace
+            // Processor's tokenizer calls SetThreadDescriptor for it too).
             let thread = self.chrome_thread(machine, td, d.chrome_thread.as_ref());
             if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
                 seq.thread = Some(thread);
+                if seq.valid && td.pid.is_some() && td.tid.is_some() {
+                    seq.set_thread_references(td);
+                }
             }
         }
         // A re-description must be of the same track: same parent, thread or process ids and
