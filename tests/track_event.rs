@@ -440,6 +440,62 @@ fn counter_problems_are_counted_by_name_and_bad_extra_counters_drop_their_event(
 }
 
 #[test]
+fn counter_values_are_checked_in_tokenizer_order_and_advance_sums_before_a_drop() {
+    // counter_check_order.textproto: explicit track_uuid 0 is a given (invalid) uuid, the
+    // uuid is checked before the value, extra values fail at the first bad index (invalid
+    // track before a missing uuid or the 8-value bound), and a counter's own incremental
+    // value counts even when its extras drop the event (10 + 5 = 15).
+    let (conn, _db) = import("counter_check_order");
+    for (name, n) in [
+        ("track_event_counter_missing_track_uuid", "1"),
+        ("track_event_counter_missing_value", "0"),
+        ("track_event_counter_invalid_track_uuid", "1"),
+        ("track_event_extra_counter_invalid_track", "2"),
+        ("track_event_extra_counter_track_uuid_mismatch", "1"),
+        ("track_event_extra_counter_exceeds_max", "0"),
+    ] {
+        assert_eq!(stat(&conn, name), n, "{name}");
+    }
+    assert_eq!(rows(&conn, "select count(*) from slice"), table(&[["0"]]));
+    assert_eq!(
+        rows(&conn, "select ts, value from counter"),
+        table(&[["60", "15"]])
+    );
+}
+
+#[test]
+fn new_trace_packet_defaults_replace_the_old_ones_as_a_whole() {
+    // replaced_defaults.textproto: the second TracePacketDefaults has no TrackEventDefaults,
+    // so the sequence no longer has a default track.
+    let (conn, _db) = import("replaced_defaults");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.name, t.name from slice s join track t on t.id = s.track_id order by s.ts"
+        ),
+        table(&[["on_t1", "t1"], ["on_default", "Default Track"]])
+    );
+}
+
+#[test]
+fn a_thread_track_descriptor_sets_the_delta_timestamp_bases() {
+    // thread_track_descriptor_references.textproto: delta timestamps and thread times after
+    // a thread TrackDescriptor with references (they used to be dropped as lacking a base).
+    let (conn, _db) = import("thread_track_descriptor_references");
+    assert_eq!(
+        rows(&conn, "select ts, dur, thread_ts, thread_dur from slice"),
+        table(&[["1010000", "10000", "55000", "5000"]])
+    );
+    assert_eq!(
+        stat(
+            &conn,
+            "track_event_skipped_timestamp_delta_without_valid_state"
+        ),
+        "0"
+    );
+}
+
+#[test]
 fn legacy_phases_flows_and_marks_on_a_thread_descriptor_sequence() {
     // tools/gen_track_event_legacy.py; behaviour-parsers §3.4 and §3.7.
     let (conn, _db) = import("legacy_phases");

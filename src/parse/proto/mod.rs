@@ -117,6 +117,17 @@ enum DeltaTs {
 }
 
 impl Sequence {
+    /// A ThreadDescriptor (packet-level, or a thread TrackDescriptor's) resets the bases of
+    /// delta timestamps, thread times and instruction counts, as Trace Processor's
+    /// SetThreadDescriptor: an absent reference is 0.
+    fn set_thread_references(&mut self, t: &protos::ThreadDescriptor) {
+        let reference = t.reference_timestamp_us.unwrap_or(0).checked_mul(1000);
+        self.ref_ts_broken = reference.is_none();
+        self.ref_ts_ns = reference;
+        self.ref_thread_time_us = Some(t.reference_thread_time_us.unwrap_or(0));
+        self.ref_thread_ic = Some(t.reference_thread_instruction_count.unwrap_or(0));
+    }
+
     /// Adds a µs delta to the running time, as Trace Processor does: a result below zero
     /// or an overflow makes this and (for an overflow) every later delta invalid.
     fn advance(&mut self, delta_us: i64) -> DeltaTs {
@@ -697,11 +708,7 @@ impl Parser<'_> {
                 let thread = self.chrome_thread(machine, &t, None);
                 if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
                     seq.thread = Some(thread);
-                    let reference = t.reference_timestamp_us.map(|us| us.checked_mul(1000));
-                    seq.ref_ts_broken = matches!(reference, Some(None));
-                    seq.ref_ts_ns = reference.flatten();
-                    seq.ref_thread_time_us = t.reference_thread_time_us;
-                    seq.ref_thread_ic = t.reference_thread_instruction_count;
+                    seq.set_thread_references(&t);
                 }
                 self.sink
                     .push(ts.unwrap_or(0), clock, EventData::Thread(thread));
@@ -1005,12 +1012,15 @@ impl Parser<'_> {
             self.sink.touch();
             self.profiling.defaults(machine, seq_id, defaults);
             if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
+                // New defaults replace the old ones as a whole (those without
+                // TrackEventDefaults leave none), as the reference's sequence state does.
                 seq.clock_id = defaults.timestamp_clock_id;
-                if let Some(te) = &defaults.track_event_defaults {
-                    seq.default_track = te.track_uuid;
-                    seq.default_extra_counters = te.extra_counter_track_uuids.clone();
-                    seq.default_extra_double_counters = te.extra_double_counter_track_uuids.clone();
-                }
+                let te = defaults.track_event_defaults.as_ref();
+                seq.default_track = te.and_then(|te| te.track_uuid);
+                seq.default_extra_counters =
+                    te.map_or_else(Vec::new, |te| te.extra_counter_track_uuids.clone());
+                seq.default_extra_double_counters =
+                    te.map_or_else(Vec::new, |te| te.extra_double_counter_track_uuids.clone());
             }
         }
         let valid = self

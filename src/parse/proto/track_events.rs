@@ -79,10 +79,15 @@ impl Parser<'_> {
             self.sink.explicit_thread_ordering |= d.thread_ordering.unwrap_or(0) == 1;
         }
         if let Some(td) = &d.thread {
-            // Whichever descriptor a sequence emits, it writes for that thread.
+            // Whichever descriptor a sequence emits, it writes for that thread; one with a
+            // pid and tid on a valid sequence also sets the delta-timestamp bases (Trace
+            // Processor's tokenizer calls SetThreadDescriptor for it too).
             let thread = self.chrome_thread(machine, td, d.chrome_thread.as_ref());
             if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
                 seq.thread = Some(thread);
+                if seq.valid && td.pid.is_some() && td.tid.is_some() {
+                    seq.set_thread_references(td);
+                }
             }
         }
         // A re-description must be of the same track: same parent, thread or process ids and
@@ -441,22 +446,8 @@ impl Parser<'_> {
             None if ev.track_uuid.is_none() || ev.r#type.is_none() => seq.thread,
             None => None,
         };
-        // Falling back to a thread whose tid or pid is 0 (e.g. Chrome's `num_cpus` metadata
-        // with tid override 0) is an error in Trace Processor: the event is dropped.
-        if uuid == 0 && seq_thread.is_some_and(|t| t.tid == 0 || t.pid == Some(0)) {
-            self.sink.stat("track_event_parser_errors", machine, 1);
-            return;
-        }
-        // A described track whose parent chain loops never resolves in Trace Processor:
-        // the event is dropped as a parser error.
-        if uuid != 0
-            && overrides.is_none()
-            && crate::ir::descriptor_chain_loops(&self.sink.descriptors, machine, uuid)
-        {
-            self.sink.stat("track_event_parser_errors", machine, 1);
-            return;
-        }
         let ev_type = ev.r#type.unwrap_or(0);
+        let counter_uuid = ev.track_uuid.or(seq.default_track);
 
         // Extra counter values share the event's timestamp.
         let extra_int_uuids = if ev.extra_counter_track_uuids.is_empty() {
@@ -469,63 +460,90 @@ impl Parser<'_> {
         } else {
             ev.extra_double_counter_track_uuids.clone()
         };
+
+        // Counter values are checked and made absolute in Trace Processor's tokenizer order:
+        // a TYPE_COUNTER event's own value first (a uuid, the event's or the defaults', even an
+        // explicit 0; then a value; then a counter track), then the extra values one by one
+        // (int ones, then double ones, sharing one index of at most 8). The first problem drops
+        // the whole event with its one stat; running sums already advanced stay advanced.
+        let mut own_value = None;
+        if ev_type == track_event::Type::Counter as i32 {
+            let Some(uuid) = counter_uuid else {
+                self.sink
+                    .stat("track_event_counter_missing_track_uuid", machine, 1);
+                return;
+            };
+            let raw_value = match ev.counter_value_field {
+                Some(track_event::CounterValueField::CounterValue(v)) => v as f64,
+                Some(track_event::CounterValueField::DoubleCounterValue(v)) => v,
+                None => {
+                    self.sink
+                        .stat("track_event_counter_missing_value", machine, 1);
+                    return;
+                }
+            };
+            let Some(value) = self.counter_value(machine, seq_id, uuid, raw_value) else {
+                self.sink
+                    .stat("track_event_counter_invalid_track_uuid", machine, 1);
+                return;
+            };
+            own_value = Some((uuid, value));
+        }
+        let int_values = ev.extra_counter_values.iter().map(|v| *v as f64);
+        let double_values = ev.extra_double_counter_values.iter().copied();
+        let mut extras: Vec<(u64, f64)> = Vec::new();
+        for (values, uuids) in [
+            (int_values.collect::<Vec<f64>>(), &extra_int_uuids),
+            (double_values.collect::<Vec<f64>>(), &extra_double_uuids),
+        ] {
+            if values.is_empty() {
+                continue;
+            }
+            if uuids.is_empty() {
+                self.sink
+                    .stat("track_event_extra_counter_missing_track_uuids", machine, 1);
+                return;
+            }
+            for (i, raw_value) in values.into_iter().enumerate() {
+                let Some(&u) = uuids.get(i) else {
+                    self.sink
+                        .stat("track_event_extra_counter_track_uuid_mismatch", machine, 1);
+                    return;
+                };
+                if extras.len() >= 8 {
+                    self.sink
+                        .stat("track_event_extra_counter_exceeds_max", machine, 1);
+                    return;
+                }
+                let Some(value) = self.counter_value(machine, seq_id, u, raw_value) else {
+                    self.sink
+                        .stat("track_event_extra_counter_invalid_track", machine, 1);
+                    return;
+                };
+                extras.push((u, value));
+            }
+        }
+        // Falling back to a thread whose tid or pid is 0 (e.g. Chrome's `num_cpus` metadata
+        // with tid override 0) is an error in Trace Processor: the event is dropped.
+        if uuid == 0 && seq_thread.is_some_and(|t| t.tid == 0 || t.pid == Some(0)) {
+            self.sink.stat("track_event_parser_errors", machine, 1);
+            return;
+        }
+        // A described track whose parent chain loops never resolves in Trace Processor:
+        // the event is dropped as a parser error (after its counter values were
+        // converted, as the reference's tokenizer does that first).
+        if uuid != 0
+            && overrides.is_none()
+            && crate::ir::descriptor_chain_loops(&self.sink.descriptors, machine, uuid)
+        {
+            self.sink.stat("track_event_parser_errors", machine, 1);
+            return;
+        }
         // Extra counters that are the thread's time or instruction count also give the
         // event its thread timestamp / instruction count (as Trace Processor reads them).
         let mut extra_instructions = None;
-        let values = ev
-            .extra_counter_values
-            .iter()
-            .map(|v| *v as f64)
-            .zip(
-                extra_int_uuids
-                    .iter()
-                    .map(Some)
-                    .chain(std::iter::repeat(None)),
-            )
-            .chain(
-                ev.extra_double_counter_values.iter().copied().zip(
-                    extra_double_uuids
-                        .iter()
-                        .map(Some)
-                        .chain(std::iter::repeat(None)),
-                ),
-            );
-        // Most events have no extra values: nothing to collect.
-        let values: Vec<(f64, Option<u64>)> =
-            if ev.extra_counter_values.is_empty() && ev.extra_double_counter_values.is_empty() {
-                Vec::new()
-            } else {
-                values.map(|(v, u)| (v, u.copied())).collect()
-            };
-        // Every extra counter must be good, or the whole event is dropped (one stat).
-        let problem = if (!ev.extra_counter_values.is_empty() && extra_int_uuids.is_empty())
-            || (!ev.extra_double_counter_values.is_empty() && extra_double_uuids.is_empty())
-        {
-            Some("track_event_extra_counter_missing_track_uuids")
-        } else if values.iter().any(|(_, u)| u.is_none()) {
-            Some("track_event_extra_counter_track_uuid_mismatch")
-        } else if values.len() > 8 {
-            Some("track_event_extra_counter_exceeds_max")
-        } else if values.iter().any(|(_, u)| {
-            u.and_then(|u| self.sink.descriptors.get(&(machine, u)))
-                .and_then(|d| d.counter)
-                .is_none()
-        }) {
-            Some("track_event_extra_counter_invalid_track")
-        } else {
-            None
-        };
-        if let Some(stat) = problem {
-            self.sink.stat(stat, machine, 1);
-            return;
-        }
-        for (v, uuid) in values {
-            let Some(u) = uuid else {
-                continue;
-            };
-            let Some(value) = self.counter(machine, seq_id, ts, clock, u, v, true) else {
-                continue;
-            };
+        for (u, value) in extras {
+            self.push_descriptor_counter(machine, (ts, clock), u, value, NO_ARGS);
             match self
                 .sink
                 .descriptors
@@ -538,31 +556,7 @@ impl Parser<'_> {
             }
         }
 
-        if ev_type == track_event::Type::Counter as i32 {
-            let value = match ev.counter_value_field {
-                Some(track_event::CounterValueField::CounterValue(v)) => (v as f64, true),
-                Some(track_event::CounterValueField::DoubleCounterValue(v)) => (v, false),
-                None => {
-                    self.sink
-                        .stat("track_event_counter_missing_value", machine, 1);
-                    return;
-                }
-            };
-            if uuid == 0 {
-                self.sink
-                    .stat("track_event_counter_missing_track_uuid", machine, 1);
-                return;
-            }
-            let is_counter = self
-                .sink
-                .descriptors
-                .get(&(machine, uuid))
-                .is_some_and(|d| d.counter.is_some());
-            if !is_counter {
-                self.sink
-                    .stat("track_event_counter_invalid_track_uuid", machine, 1);
-                return;
-            }
+        if let Some((uuid, value)) = own_value {
             // The counter row carries the event's args (its annotations, and the
             // sequence's thread as `legacy_event.passthrough_utid`).
             let thread = self
@@ -580,7 +574,7 @@ impl Parser<'_> {
                 passthrough: seq_pid_tid,
             };
             let args = self.track_event_args(ev, raw, cx);
-            self.counter_with_args(machine, seq_id, (ts, clock), uuid, value.0, args);
+            self.push_descriptor_counter(machine, (ts, clock), uuid, value, args);
             return;
         }
 
@@ -1209,38 +1203,17 @@ impl Parser<'_> {
         })
     }
 
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn counter(
+    /// A raw value on a described counter track made absolute, as Trace Processor's
+    /// ConvertToAbsoluteCounterValue: × `unit_multiplier` (if > 0), then, on an incremental
+    /// track, added to the running sum of this sequence. None if `uuid` is not a counter track.
+    fn counter_value(
         &mut self,
         machine: MachineId,
         seq_id: u32,
-        ts: i64,
-        clock: ClockRef,
         uuid: u64,
         raw: f64,
-        _integer: bool,
     ) -> Option<f64> {
-        self.counter_with_args(machine, seq_id, (ts, clock), uuid, raw, NO_ARGS)
-    }
-
-    /// A counter value on a described counter track, with the row's args.
-    fn counter_with_args(
-        &mut self,
-        machine: MachineId,
-        seq_id: u32,
-        (ts, clock): (i64, ClockRef),
-        uuid: u64,
-        raw: f64,
-        args: ArgsRef,
-    ) -> Option<f64> {
-        let Some(desc) = self.sink.descriptors.get(&(machine, uuid)) else {
-            self.sink.stat("track_event_parser_errors", machine, 1);
-            return None;
-        };
-        let Some(info) = desc.counter else {
-            self.sink.stat("track_event_parser_errors", machine, 1);
-            return None;
-        };
+        let info = self.sink.descriptors.get(&(machine, uuid))?.counter?;
         let mut value = raw;
         if info.unit_multiplier > 0 {
             value *= info.unit_multiplier as f64;
@@ -1252,6 +1225,18 @@ impl Parser<'_> {
                 value = *running;
             }
         }
+        Some(value)
+    }
+
+    /// A counter row (value already absolute) on a described counter track, with its args.
+    fn push_descriptor_counter(
+        &mut self,
+        machine: MachineId,
+        (ts, clock): (i64, ClockRef),
+        uuid: u64,
+        value: f64,
+        args: ArgsRef,
+    ) {
         let track = self.sink.track(TrackKey::Descriptor {
             machine,
             uuid,
@@ -1266,6 +1251,5 @@ impl Parser<'_> {
                 args,
             },
         );
-        Some(value)
     }
 }
