@@ -640,12 +640,15 @@ fn phase(name: &str, since: Instant) {
 fn contexts(sink: &Sink, formats: &[Option<Format>]) -> Vec<Context> {
     let mut out: Vec<Context> = Vec::new();
     let mut seen: HashMap<(u32, MachineId), usize> = HashMap::new();
-    let mut note = |file: u32, machine: MachineId, converts: bool| {
+    let mut note = |file: u32, machine: MachineId, converts: bool, early: bool| {
         let Some(Some(format)) = formats.get(file as usize) else {
             return;
         };
         match seen.get(&(file, machine)) {
-            Some(&i) => out[i].converts |= converts,
+            Some(&i) => {
+                out[i].converts |= converts;
+                out[i].early |= early;
+            }
             None => {
                 seen.insert((file, machine), out.len());
                 out.push(Context {
@@ -653,6 +656,7 @@ fn contexts(sink: &Sink, formats: &[Option<Format>]) -> Vec<Context> {
                     machine,
                     format: *format,
                     converts,
+                    early,
                 });
             }
         }
@@ -660,6 +664,8 @@ fn contexts(sink: &Sink, formats: &[Option<Format>]) -> Vec<Context> {
     // A text format's clock is named at the start of the file; it converts only if
     // events are on it (an empty systrace must not be bridged, nor counted unrelatable).
     let per_clock = report::events_per_clock(sink);
+    let own_snapshots: std::collections::HashSet<(u32, MachineId)> =
+        sink.snapshots.iter().map(|s| (s.file, s.machine)).collect();
     for c in 0..sink.clocks.len() {
         let d = sink.clocks.get(c as u32);
         let is_proto = formats.get(d.file as usize) == Some(&Some(Format::Proto));
@@ -669,10 +675,13 @@ fn contexts(sink: &Sink, formats: &[Option<Format>]) -> Vec<Context> {
                 d.clock_id,
                 clocks::PACKET_DEFAULT | clocks::UNTIMED | clocks::LATEST | clocks::UNCONVERTED
             );
-        note(d.file, d.machine, converts);
+        // A proto event on a builtin clock read before the file's first own snapshot
+        // (`shared`) converted before it, in a file that has one.
+        let early = converts && d.shared && own_snapshots.contains(&(d.file, d.machine));
+        note(d.file, d.machine, converts, early);
     }
     for s in &sink.snapshots {
-        note(s.file, s.machine, false);
+        note(s.file, s.machine, false, false);
     }
     // Packets that name no clock convert through the file's default clock once it has one.
     let with_snapshots: std::collections::HashSet<u32> =
