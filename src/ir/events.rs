@@ -445,7 +445,11 @@ pub enum EventData {
     /// An Android network packet (or an aggregate of several): a slice of `dur` named by
     /// the package of `uid`, which the packages list may give later in the file, else by
     /// `slice.name` (`uid=<uid>`). The model names it, then places it as a `Complete`.
-    NetworkPacket { slice: SliceEvent, dur: i64, uid: i64 },
+    NetworkPacket {
+        slice: SliceEvent,
+        dur: i64,
+        uid: i64,
+    },
     /// A TYPE_STATE event: `value` holds on its track until the next state there.
     State {
         track: TrackRef,

@@ -418,9 +418,8 @@ fn a_context_that_converted_before_its_snapshot_cannot_claim_trace_time() {
     ])];
     b.extend(thread_tracks(20, 21, "srv", "main"));
     b.extend(slice("b", 5_100_000_000, 10));
-    let meta = manifest(
-        r#"{"version": 1, "files": [{"path": "b.pb", "machine": {"name": "server"}}]}"#,
-    );
+    let meta =
+        manifest(r#"{"version": 1, "files": [{"path": "b.pb", "machine": {"name": "server"}}]}"#);
     let i = expect_ok(
         "converted_cannot_claim.zip",
         &zip(&[
@@ -432,7 +431,11 @@ fn a_context_that_converted_before_its_snapshot_cannot_claim_trace_time() {
     // With a.pb claiming BOOTTIME, b would be moved to 2.1e9 by the REALTIME rendezvous.
     assert_eq!(
         rows(&i.conn, "select name, ts from slice order by ts, name"),
-        table(&[["a", "1100000000"], ["early", "1100000000"], ["b", "5100000000"]])
+        table(&[
+            ["a", "1100000000"],
+            ["early", "1100000000"],
+            ["b", "5100000000"]
+        ])
     );
     assert_eq!(trace_time_clock_id(&i.conn), table(&[["6"]]));
 }
@@ -458,7 +461,10 @@ fn a_global_clock_with_a_unit_scales_the_values_read_on_it() {
         table(&[["mono", "1100000000", "100000000"]])
     );
     assert_eq!(
-        rows(&i.conn, "select clock_id, clock_value from clock_snapshot order by id"),
+        rows(
+            &i.conn,
+            "select clock_id, clock_value from clock_snapshot order by id"
+        ),
         table(&[["6", "1000000000"], ["3", "500000000"]])
     );
 }

@@ -67,11 +67,13 @@ impl Parser<'_> {
                 // A global clock's unit is fixed at its first appearance (a snapshot that
                 // declares another is refused by the clock tracker, as is an incremental
                 // one); every value read on it is scaled, whichever sequence reads it.
-                self.seq_clocks.entry((machine, 0, id)).or_insert(SequenceClock {
-                    unit_ns: mult,
-                    incremental: false,
-                    last_ns: v,
-                });
+                self.seq_clocks
+                    .entry((machine, 0, id))
+                    .or_insert(SequenceClock {
+                        unit_ns: mult,
+                        incremental: false,
+                        last_ns: v,
+                    });
             }
             let domain = ClockDomain {
                 machine,
