@@ -579,13 +579,11 @@ pub fn place(input: &PlacementInput) -> Placement {
                 file: ctx.file,
                 shared: false,
             },
+            // A proto's deferred clock is BOOTTIME whatever its default clock (which only
+            // decides its claim and its clockless packets): the fall-backs join that.
             Format::Proto => ClockDomain {
                 machine: ctx.machine,
-                clock_id: p
-                    .default_clocks
-                    .get(&ctx.file)
-                    .copied()
-                    .unwrap_or(clocks::BOOTTIME),
+                clock_id: clocks::BOOTTIME,
                 sequence: 0,
                 file: ctx.file,
                 shared: false,

@@ -440,6 +440,34 @@ fn a_context_that_converted_before_its_snapshot_cannot_claim_trace_time() {
     assert_eq!(trace_time_clock_id(&i.conn), table(&[["6"]]));
 }
 
+/// behaviour-merging.md §4 "Deferred clock": a proto context's fall-backs are decided for
+/// BOOTTIME, whatever its default clock. b.pb (second file on the host, its own snapshot
+/// with `primary_trace_clock` MONOTONIC) is isolated and reconnected BOOTTIME to BOOTTIME,
+/// so its MONOTONIC slice reaches trace time through its own snapshot; deciding them for
+/// MONOTONIC found no relation and dropped it as unrelatable.
+#[test]
+fn a_proto_context_is_reconnected_by_its_boottime_whatever_its_default_clock() {
+    let mut a = vec![snapshot(&[(BOOTTIME, 1_000_000_000)])];
+    a.extend(thread_tracks(10, 11, "app", "main"));
+    a.extend(slice("a", 1_100_000_000, 10));
+    let mut snap = snapshot(&[(BOOTTIME, 5_000_000_000), (MONOTONIC, 2_000_000_000)]);
+    if let Some(trace_packet::Data::ClockSnapshot(cs)) = snap.data.as_mut() {
+        cs.primary_trace_clock = Some(MONOTONIC as i32);
+    }
+    let mut b = vec![snap];
+    b.extend(thread_tracks(20, 21, "other", "worker"));
+    b.extend(slice("b", 2_100_000_000, 10));
+    let i = expect_ok(
+        "deferred_boottime.zip",
+        &zip(&[("a.pb", &encode(a, None)), ("b.pb", &encode(b, None))]),
+    );
+    assert_eq!(
+        rows(&i.conn, "select name, ts from slice order by ts"),
+        table(&[["a", "1100000000"], ["b", "5100000000"]])
+    );
+    assert_eq!(rows(&i.conn, SYNC_FAILURES), table::<2>(&[]));
+}
+
 /// behaviour-merging.md §1 "Units": every value read on a clock is scaled by the unit its
 /// first snapshot declared, a global clock's too (not only sequence-scoped ones): MONOTONIC
 /// in µs reads 500000 at BOOTTIME 1 s, so a slice at MONOTONIC 600000 µs is at 1.1 s.
