@@ -544,6 +544,7 @@ impl Session {
             .filter(|c| c.format == Format::Proto)
             .map(|c| c.file)
             .collect();
+        // Clears the placement's logs of an earlier placement, then logs its own.
         mixed_clock_sources(sink, &placement);
         let converted = convert_events(sink, &placement, &protos, keep);
         let raw = converted.map(|events| std::mem::replace(&mut sink.events, events));
@@ -719,10 +720,24 @@ fn convert_events(
         sink.stat("invalid_clock_snapshots", NO_MACHINE, n);
         sink.current_file = prev;
     }
+    // Each is also logged with the two raw clock numbers (behaviour-merging.md §4b4).
     for u in &placement.unrelatable {
         let prev = sink.current_file;
         sink.current_file = u.file;
-        sink.stat("clock_sync_unrelatable_clock_domains", u.machine, 1);
+        let name = "clock_sync_unrelatable_clock_domains";
+        sink.stat(name, u.machine, 1);
+        let source = i64::from(u.clock.clock_id);
+        let target = i64::from(u.trace_time.clock_id);
+        let source = sink.arg("source_clock_id", crate::ir::ArgValue::Int(source));
+        let target = sink.arg("target_clock_id", crate::ir::ArgValue::Int(target));
+        let args = sink.args.push(&[source, target]);
+        sink.placement_logs.push(crate::model::ImportLogRow {
+            ts: None,
+            byte_offset: None,
+            name,
+            file: u.file,
+            args,
+        });
         sink.current_file = prev;
     }
     let latest: Vec<bool> = domains

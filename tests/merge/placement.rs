@@ -134,6 +134,21 @@ fn a_text_file_whose_clock_cannot_be_placed_loses_lines_not_deferred_packets() {
             ["clock_sync_unrelatable_clock_domains", "1"]
         ])
     );
+    // The unrelatable pair is logged on the systrace's file with the raw clock numbers
+    // (behaviour-merging.md §4b4): MONOTONIC cannot reach trace time (BOOTTIME).
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select l.severity, f.name, a.key, a.int_value from _trace_import_logs l
+             join __intrinsic_trace_file f on f.id = l.trace_id
+             join args a using (arg_set_id)
+             where l.name = 'clock_sync_unrelatable_clock_domains' order by a.key"
+        ),
+        table(&[
+            ["error", "s.txt", "source_clock_id", "3"],
+            ["error", "s.txt", "target_clock_id", "6"]
+        ])
+    );
     assert_eq!(
         rows(
             &i.conn,
