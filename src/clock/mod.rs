@@ -436,7 +436,9 @@ impl Placement {
         self.stamp(self.inserted.len() - 1, trace_time);
     }
 
-    fn add_snapshot(&mut self, snap: &ClockSnapshot, trace_time: Option<ClockDomain>) {
+    /// Adds a snapshot's relations; `trace_time` is trace time as the snapshot is added
+    /// (after the claim it makes, initially the private timeline of machine row 0).
+    fn add_snapshot(&mut self, snap: &ClockSnapshot, trace_time: ClockDomain) {
         let mut readings: Vec<(u32, ClockDomain, i64)> = Vec::with_capacity(snap.readings.len());
         for &(raw, v) in &snap.readings {
             let node = self.node_in_context(raw);
@@ -447,7 +449,7 @@ impl Placement {
             // An isolated file on another machine than trace time still meets the rest of the
             // world through its machine's wall clock.
             let realtime = matches!(raw.clock_id, clocks::REALTIME | clocks::REALTIME_COARSE);
-            if realtime && node.file != 0 && trace_time.is_none_or(|t| t.machine != node.machine) {
+            if realtime && node.file != 0 && trace_time.machine != node.machine {
                 let twin = ClockDomain { file: 0, ..node };
                 if !readings.iter().any(|r| r.1 == twin) {
                     readings.push((raw.clock_id, twin, v));
@@ -628,7 +630,8 @@ pub fn place(input: &PlacementInput) -> Placement {
                 p.reject_snapshot(snap, message, now(trace_time));
                 continue;
             }
-            p.add_snapshot(snap, trace_time);
+            // The claim comes first: no twins on the machine that just claimed.
+            p.add_snapshot(snap, now(trace_time.or(claim)));
             let at = p.inserted.len() - 1;
             if trace_time.is_none() && may_claim {
                 if let Some(c) = default_clock(snap) {
@@ -656,7 +659,7 @@ pub fn place(input: &PlacementInput) -> Placement {
             p.reject_snapshot(snap, message, now);
             continue;
         }
-        p.add_snapshot(snap, trace_time);
+        p.add_snapshot(snap, now);
         let at = p.inserted.len() - 1;
         p.stamp(
             at,

@@ -342,6 +342,39 @@ fn a_clock_going_back_is_no_longer_a_source() {
     );
 }
 
+/// behaviour-merging.md §2 "REALTIME twins" are added only off the trace-time machine, and a
+/// proto claims trace time at its snapshot before the snapshot is added: b.pb (second file
+/// on the host, a.pb has no snapshot) claims the host's BOOTTIME, so its REALTIME reading is
+/// not re-added as the host's own. Its rows: the reconnect of its isolated BOOTTIME (0/0, at
+/// trace time 0), then its snapshot's two readings, no third.
+#[test]
+fn no_realtime_twin_on_the_machine_that_claims_trace_time() {
+    let mut a = thread_tracks(10, 11, "app", "main");
+    a.extend(slice("a", 5_000, 10));
+    let b = boot_realtime_proto("b", 1_000_000_000);
+    let i = expect_ok(
+        "no_twin.zip",
+        &zip(&[("a.pb", &encode(a, None)), ("b.pb", &b)]),
+    );
+    assert_eq!(
+        rows(&i.conn, SNAPSHOT_ROWS),
+        table(&[
+            ["0", "6", "BOOTTIME", "0", "1", "-"],
+            ["0", "6", "BOOTTIME", "0", "1", "-"],
+            ["1000000000", "6", "BOOTTIME", "1000000000", "0", "-"],
+            [
+                "1000000000",
+                "1",
+                "REALTIME",
+                "1700000001000000000",
+                "0",
+                "-"
+            ],
+        ])
+    );
+    assert_eq!(trace_time_clock_id(&i.conn), table(&[["6"]]));
+}
+
 /// A second file on a machine converts through the machine's shared clocks until its first
 /// own ClockSnapshot, then through its own: an event read before that snapshot is placed by
 /// the first file's snapshot, and the context logs `clock_sync_mixed_clock_sources` once with
