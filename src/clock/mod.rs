@@ -39,6 +39,10 @@ pub struct Context {
     pub format: Format,
     /// Some event of the context is on a clock that needs converting.
     pub converts: bool,
+    /// The context converted (or tried to) before its first own ClockSnapshot: its
+    /// fall-backs are decided then, on the machine's shared clocks, and it can no longer
+    /// claim trace time.
+    pub early: bool,
 }
 
 /// A manifest `clocks` override: `from` reads T when `to` reads T + `offset_ns`.
@@ -147,6 +151,10 @@ pub struct Placement {
     tags: HashMap<(u32, MachineId), u32>,
     /// Each proto file's default clock (from its first ClockSnapshot).
     default_clocks: HashMap<u32, u32>,
+    /// The trace time a file's events were converted to when it differs from the final one:
+    /// the reference converts each file as it reads it and never redoes it, so a file read
+    /// before a later file claimed trace time stays on the timeline of its own time.
+    targets: HashMap<u32, ClockDomain>,
     /// Relations whose `clock_snapshot` rows were written so far.
     stamps: usize,
     /// Snapshots refused (`invalid_clock_snapshots`), each with the reference's message.
@@ -239,6 +247,11 @@ impl Placement {
         raw.shared && self.tag(raw.file, raw.machine) != 0
     }
 
+    /// The trace time the events of `file` were converted to.
+    pub fn target_of(&self, file: u32) -> ClockDomain {
+        self.targets.get(&file).copied().unwrap_or(self.trace_time)
+    }
+
     /// How events on a raw clock reach trace time.
     pub fn plan(&self, raw: ClockDomain) -> Plan {
         let plan = self.strict_plan(raw);
@@ -260,16 +273,17 @@ impl Placement {
         let Some(node) = self.node_of(raw) else {
             return Plan::Identity;
         };
-        if node == self.trace_time {
+        let target = self.target_of(raw.file);
+        if node == target {
             return Plan::Identity;
         }
         if self.graph.find(&node).is_none() {
             return Plan::Drop(Failure::UnknownSourceClock);
         }
-        if self.graph.find(&self.trace_time).is_none() {
+        if self.graph.find(&target).is_none() {
             return Plan::Drop(Failure::UnknownTargetClock);
         }
-        match self.graph.path(&node, &self.trace_time) {
+        match self.graph.path(&node, &target) {
             Some(path) if path.is_empty() => Plan::Identity,
             Some(path) => Plan::Path(path),
             None => Plan::Drop(Failure::NoPath),
@@ -422,7 +436,9 @@ impl Placement {
         self.stamp(self.inserted.len() - 1, trace_time);
     }
 
-    fn add_snapshot(&mut self, snap: &ClockSnapshot, trace_time: Option<ClockDomain>) {
+    /// Adds a snapshot's relations; `trace_time` is trace time as the snapshot is added
+    /// (after the claim it makes, initially the private timeline of machine row 0).
+    fn add_snapshot(&mut self, snap: &ClockSnapshot, trace_time: ClockDomain) {
         let mut readings: Vec<(u32, ClockDomain, i64)> = Vec::with_capacity(snap.readings.len());
         for &(raw, v) in &snap.readings {
             let node = self.node_in_context(raw);
@@ -433,7 +449,7 @@ impl Placement {
             // An isolated file on another machine than trace time still meets the rest of the
             // world through its machine's wall clock.
             let realtime = matches!(raw.clock_id, clocks::REALTIME | clocks::REALTIME_COARSE);
-            if realtime && node.file != 0 && trace_time.is_none_or(|t| t.machine != node.machine) {
+            if realtime && node.file != 0 && trace_time.machine != node.machine {
                 let twin = ClockDomain { file: 0, ..node };
                 if !readings.iter().any(|r| r.1 == twin) {
                     readings.push((raw.clock_id, twin, v));
@@ -540,6 +556,8 @@ pub fn place(input: &PlacementInput) -> Placement {
     }
 
     let mut by_context: HashMap<(u32, MachineId), Vec<&ClockSnapshot>> = HashMap::new();
+    // Trace time as each file finished converting.
+    let mut file_targets: HashMap<u32, ClockDomain> = HashMap::new();
     for snap in input.snapshots {
         by_context
             .entry((snap.file, snap.machine))
@@ -563,13 +581,11 @@ pub fn place(input: &PlacementInput) -> Placement {
                 file: ctx.file,
                 shared: false,
             },
+            // A proto's deferred clock is BOOTTIME whatever its default clock (which only
+            // decides its claim and its clockless packets): the fall-backs join that.
             Format::Proto => ClockDomain {
                 machine: ctx.machine,
-                clock_id: p
-                    .default_clocks
-                    .get(&ctx.file)
-                    .copied()
-                    .unwrap_or(clocks::BOOTTIME),
+                clock_id: clocks::BOOTTIME,
                 sequence: 0,
                 file: ctx.file,
                 shared: false,
@@ -588,14 +604,25 @@ pub fn place(input: &PlacementInput) -> Placement {
         let now =
             |t: Option<ClockDomain>| t.unwrap_or_else(|| file_timeline(0, input.first_machine));
         // The context's fall-backs are decided at its first conversion: converting its
-        // first snapshot's readings for `clock_snapshot`, or its first event.
+        // first snapshot's readings for `clock_snapshot`, or its first event. An event read
+        // before the context's first own snapshot decides them on the machine's shared
+        // clock, and keeps the context from claiming trace time.
         let mut resolved = false;
+        if ctx.early && ctx.converts {
+            resolved = true;
+            let shared = p.node_in_context(ClockDomain {
+                shared: true,
+                ..format_clock
+            });
+            p.bridge(ctx, shared, now(trace_time));
+        }
+        let may_claim = ctx.format == Format::Proto && !ctx.early;
         for snap in by_context
             .remove(&(ctx.file, ctx.machine))
             .unwrap_or_default()
         {
             // A proto claims trace time at its snapshot before the snapshot is added.
-            let claim = (trace_time.is_none() && ctx.format == Format::Proto)
+            let claim = (trace_time.is_none() && may_claim)
                 .then(|| default_clock(snap))
                 .flatten()
                 .map(|c| builtin(ctx.machine, c));
@@ -603,9 +630,10 @@ pub fn place(input: &PlacementInput) -> Placement {
                 p.reject_snapshot(snap, message, now(trace_time));
                 continue;
             }
-            p.add_snapshot(snap, trace_time);
+            // The claim comes first: no twins on the machine that just claimed.
+            p.add_snapshot(snap, now(trace_time.or(claim)));
             let at = p.inserted.len() - 1;
-            if trace_time.is_none() && ctx.format == Format::Proto {
+            if trace_time.is_none() && may_claim {
                 if let Some(c) = default_clock(snap) {
                     trace_time = Some(builtin(ctx.machine, c));
                 }
@@ -620,6 +648,7 @@ pub fn place(input: &PlacementInput) -> Placement {
             p.bridge(ctx, clock, now(trace_time));
         }
         p.context_clocks.push((ctx.clone(), clock));
+        file_targets.insert(ctx.file, now(trace_time));
     }
     // Snapshots of files that have no events still relate clocks.
     let mut rest: Vec<_> = by_context.into_values().flatten().collect();
@@ -630,7 +659,7 @@ pub fn place(input: &PlacementInput) -> Placement {
             p.reject_snapshot(snap, message, now);
             continue;
         }
-        p.add_snapshot(snap, trace_time);
+        p.add_snapshot(snap, now);
         let at = p.inserted.len() - 1;
         p.stamp(
             at,
@@ -639,6 +668,11 @@ pub fn place(input: &PlacementInput) -> Placement {
     }
     p.claimed |= trace_time.is_some();
     p.trace_time = trace_time.unwrap_or_else(|| file_timeline(0, input.first_machine));
+    let last = p.trace_time;
+    p.targets = file_targets
+        .into_iter()
+        .filter(|&(_, t)| t != last)
+        .collect();
     p
 }
 
@@ -714,6 +748,7 @@ mod tests {
             machine,
             format: Format::Proto,
             converts: true,
+            early: false,
         }
     }
 
@@ -809,6 +844,7 @@ mod tests {
             machine: 1,
             format: Format::Json,
             converts: true,
+            early: false,
         };
         let p = place(&PlacementInput {
             contexts: &[proto(1, 0), json],

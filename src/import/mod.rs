@@ -544,6 +544,7 @@ impl Session {
             .filter(|c| c.format == Format::Proto)
             .map(|c| c.file)
             .collect();
+        // Clears the placement's logs of an earlier placement, then logs its own.
         mixed_clock_sources(sink, &placement);
         let converted = convert_events(sink, &placement, &protos, keep);
         let raw = converted.map(|events| std::mem::replace(&mut sink.events, events));
@@ -640,12 +641,15 @@ fn phase(name: &str, since: Instant) {
 fn contexts(sink: &Sink, formats: &[Option<Format>]) -> Vec<Context> {
     let mut out: Vec<Context> = Vec::new();
     let mut seen: HashMap<(u32, MachineId), usize> = HashMap::new();
-    let mut note = |file: u32, machine: MachineId, converts: bool| {
+    let mut note = |file: u32, machine: MachineId, converts: bool, early: bool| {
         let Some(Some(format)) = formats.get(file as usize) else {
             return;
         };
         match seen.get(&(file, machine)) {
-            Some(&i) => out[i].converts |= converts,
+            Some(&i) => {
+                out[i].converts |= converts;
+                out[i].early |= early;
+            }
             None => {
                 seen.insert((file, machine), out.len());
                 out.push(Context {
@@ -653,6 +657,7 @@ fn contexts(sink: &Sink, formats: &[Option<Format>]) -> Vec<Context> {
                     machine,
                     format: *format,
                     converts,
+                    early,
                 });
             }
         }
@@ -660,6 +665,8 @@ fn contexts(sink: &Sink, formats: &[Option<Format>]) -> Vec<Context> {
     // A text format's clock is named at the start of the file; it converts only if
     // events are on it (an empty systrace must not be bridged, nor counted unrelatable).
     let per_clock = report::events_per_clock(sink);
+    let own_snapshots: std::collections::HashSet<(u32, MachineId)> =
+        sink.snapshots.iter().map(|s| (s.file, s.machine)).collect();
     for c in 0..sink.clocks.len() {
         let d = sink.clocks.get(c as u32);
         let is_proto = formats.get(d.file as usize) == Some(&Some(Format::Proto));
@@ -669,10 +676,13 @@ fn contexts(sink: &Sink, formats: &[Option<Format>]) -> Vec<Context> {
                 d.clock_id,
                 clocks::PACKET_DEFAULT | clocks::UNTIMED | clocks::LATEST | clocks::UNCONVERTED
             );
-        note(d.file, d.machine, converts);
+        // A proto event on a builtin clock read before the file's first own snapshot
+        // (`shared`) converted before it, in a file that has one.
+        let early = converts && d.shared && own_snapshots.contains(&(d.file, d.machine));
+        note(d.file, d.machine, converts, early);
     }
     for s in &sink.snapshots {
-        note(s.file, s.machine, false);
+        note(s.file, s.machine, false, false);
     }
     // Packets that name no clock convert through the file's default clock once it has one.
     let with_snapshots: std::collections::HashSet<u32> =
@@ -710,10 +720,24 @@ fn convert_events(
         sink.stat("invalid_clock_snapshots", NO_MACHINE, n);
         sink.current_file = prev;
     }
+    // Each is also logged with the two raw clock numbers (behaviour-merging.md §4b4).
     for u in &placement.unrelatable {
         let prev = sink.current_file;
         sink.current_file = u.file;
-        sink.stat("clock_sync_unrelatable_clock_domains", u.machine, 1);
+        let name = "clock_sync_unrelatable_clock_domains";
+        sink.stat(name, u.machine, 1);
+        let source = i64::from(u.clock.clock_id);
+        let target = i64::from(u.trace_time.clock_id);
+        let source = sink.arg("source_clock_id", crate::ir::ArgValue::Int(source));
+        let target = sink.arg("target_clock_id", crate::ir::ArgValue::Int(target));
+        let args = sink.args.push(&[source, target]);
+        sink.placement_logs.push(crate::model::ImportLogRow {
+            ts: None,
+            byte_offset: None,
+            name,
+            file: u.file,
+            args,
+        });
         sink.current_file = prev;
     }
     let latest: Vec<bool> = domains

@@ -134,6 +134,21 @@ fn a_text_file_whose_clock_cannot_be_placed_loses_lines_not_deferred_packets() {
             ["clock_sync_unrelatable_clock_domains", "1"]
         ])
     );
+    // The unrelatable pair is logged on the systrace's file with the raw clock numbers
+    // (behaviour-merging.md §4b4): MONOTONIC cannot reach trace time (BOOTTIME).
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select l.severity, f.name, a.key, a.int_value from _trace_import_logs l
+             join __intrinsic_trace_file f on f.id = l.trace_id
+             join args a using (arg_set_id)
+             where l.name = 'clock_sync_unrelatable_clock_domains' order by a.key"
+        ),
+        table(&[
+            ["error", "s.txt", "source_clock_id", "3"],
+            ["error", "s.txt", "target_clock_id", "6"]
+        ])
+    );
     assert_eq!(
         rows(
             &i.conn,
@@ -327,11 +342,46 @@ fn a_clock_going_back_is_no_longer_a_source() {
     );
 }
 
+/// behaviour-merging.md §2 "REALTIME twins" are added only off the trace-time machine, and a
+/// proto claims trace time at its snapshot before the snapshot is added: b.pb (second file
+/// on the host, a.pb has no snapshot) claims the host's BOOTTIME, so its REALTIME reading is
+/// not re-added as the host's own. Its rows: the reconnect of its isolated BOOTTIME (0/0, at
+/// trace time 0), then its snapshot's two readings, no third.
+#[test]
+fn no_realtime_twin_on_the_machine_that_claims_trace_time() {
+    let mut a = thread_tracks(10, 11, "app", "main");
+    a.extend(slice("a", 5_000, 10));
+    let b = boot_realtime_proto("b", 1_000_000_000);
+    let i = expect_ok(
+        "no_twin.zip",
+        &zip(&[("a.pb", &encode(a, None)), ("b.pb", &b)]),
+    );
+    assert_eq!(
+        rows(&i.conn, SNAPSHOT_ROWS),
+        table(&[
+            ["0", "6", "BOOTTIME", "0", "1", "-"],
+            ["0", "6", "BOOTTIME", "0", "1", "-"],
+            ["1000000000", "6", "BOOTTIME", "1000000000", "0", "-"],
+            [
+                "1000000000",
+                "1",
+                "REALTIME",
+                "1700000001000000000",
+                "0",
+                "-"
+            ],
+        ])
+    );
+    assert_eq!(trace_time_clock_id(&i.conn), table(&[["6"]]));
+}
+
 /// A second file on a machine converts through the machine's shared clocks until its first
-/// own ClockSnapshot, then through its own (reconnected to the machine's): an event read
-/// before that snapshot is placed by the first file's snapshot, one read after it by its
-/// own, and the context logs `clock_sync_mixed_clock_sources` once with the number of
-/// conversions made before it (behaviour-merging.md §2, top-10 rule 7).
+/// own ClockSnapshot, then through its own: an event read before that snapshot is placed by
+/// the first file's snapshot, and the context logs `clock_sync_mixed_clock_sources` once with
+/// the number of conversions made before it (behaviour-merging.md §2, top-10 rule 7). Its
+/// fall-backs were decided at that first conversion, while it still used the machine's
+/// clocks, and are never decided again (§4 "resolved once"), so nothing reconnects its own
+/// clocks: an event read after its snapshot has no path and is dropped.
 #[test]
 fn a_second_file_uses_the_machines_clocks_until_its_own_snapshot() {
     let monotonic = |name: &str, ts: u64| {
@@ -352,10 +402,22 @@ fn a_second_file_uses_the_machines_clocks_until_its_own_snapshot() {
     let archive = zip(&[("a.pb", &encode(a, None)), ("b.pb", &encode(b, None))]);
     let i = expect_ok("mixed-clock-sources", &archive);
     // b_early: 2000 on MONOTONIC through a.pb's snapshot (+1000), not b's (+90000);
-    // b_late: 500 through b.pb's own snapshot (+90000).
+    // b_late: b.pb's own clocks were never reconnected to the machine's.
     assert_eq!(
         rows(&i.conn, "select name, ts from slice order by ts"),
-        table(&[["a", "1500"], ["b_early", "3000"], ["b_late", "90500"]])
+        table(&[["a", "1500"], ["b_early", "3000"]])
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select s.name, s.value, f.name from stats s
+             join __intrinsic_trace_file f on f.id = s.trace_id
+             where s.name glob 'clock_sync_failure_*' and s.value != 0 order by s.name"
+        ),
+        table(&[
+            ["clock_sync_failure_no_path", "2", "b.pb"],
+            ["clock_sync_failure_undeferrable_packet_loss", "2", "b.pb"],
+        ])
     );
     // Two conversions (the slice's begin and end) used the machine's clocks.
     assert_eq!(
@@ -376,6 +438,110 @@ fn a_second_file_uses_the_machines_clocks_until_its_own_snapshot() {
              where l.name = 'clock_sync_mixed_clock_sources'"
         ),
         table(&[["error", "b.pb", "num_conversions_using_primary", "2"]])
+    );
+}
+
+/// behaviour-merging.md §3: a context that converted anything (here an explicit MONOTONIC
+/// slice, read before its file's first ClockSnapshot) cannot claim trace time at that
+/// snapshot. a.pb's events stay on the initial timeline (its BOOTTIME joined to it by the
+/// assumption at its first conversion); b.pb, read later on another machine, claims its own
+/// BOOTTIME, so nothing shifts it onto a.pb's clocks by REALTIME. Files are converted as
+/// they are read and never again: a.pb keeps the timeline of its time.
+#[test]
+fn a_context_that_converted_before_its_snapshot_cannot_claim_trace_time() {
+    let mut a = thread_tracks(10, 11, "app", "main");
+    a.extend(slice("early", 600_000_000, 10).into_iter().map(|mut p| {
+        p.timestamp_clock_id = Some(MONOTONIC);
+        p
+    }));
+    a.push(snapshot(&[
+        (BOOTTIME, 1_000_000_000),
+        (MONOTONIC, 500_000_000),
+        (REALTIME, 1_700_000_001_000_000_000),
+    ]));
+    a.extend(slice("a", 1_100_000_000, 10));
+    let mut b = vec![snapshot(&[
+        (BOOTTIME, 5_000_000_000),
+        (REALTIME, 1_700_000_002_000_000_000),
+    ])];
+    b.extend(thread_tracks(20, 21, "srv", "main"));
+    b.extend(slice("b", 5_100_000_000, 10));
+    let meta =
+        manifest(r#"{"version": 1, "files": [{"path": "b.pb", "machine": {"name": "server"}}]}"#);
+    let i = expect_ok(
+        "converted_cannot_claim.zip",
+        &zip(&[
+            ("meta.json", &meta),
+            ("a.pb", &encode(a, None)),
+            ("b.pb", &encode(b, None)),
+        ]),
+    );
+    // With a.pb claiming BOOTTIME, b would be moved to 2.1e9 by the REALTIME rendezvous.
+    assert_eq!(
+        rows(&i.conn, "select name, ts from slice order by ts, name"),
+        table(&[
+            ["a", "1100000000"],
+            ["early", "1100000000"],
+            ["b", "5100000000"]
+        ])
+    );
+    assert_eq!(trace_time_clock_id(&i.conn), table(&[["6"]]));
+}
+
+/// behaviour-merging.md §4 "Deferred clock": a proto context's fall-backs are decided for
+/// BOOTTIME, whatever its default clock. b.pb (second file on the host, its own snapshot
+/// with `primary_trace_clock` MONOTONIC) is isolated and reconnected BOOTTIME to BOOTTIME,
+/// so its MONOTONIC slice reaches trace time through its own snapshot; deciding them for
+/// MONOTONIC found no relation and dropped it as unrelatable.
+#[test]
+fn a_proto_context_is_reconnected_by_its_boottime_whatever_its_default_clock() {
+    let mut a = vec![snapshot(&[(BOOTTIME, 1_000_000_000)])];
+    a.extend(thread_tracks(10, 11, "app", "main"));
+    a.extend(slice("a", 1_100_000_000, 10));
+    let mut snap = snapshot(&[(BOOTTIME, 5_000_000_000), (MONOTONIC, 2_000_000_000)]);
+    if let Some(trace_packet::Data::ClockSnapshot(cs)) = snap.data.as_mut() {
+        cs.primary_trace_clock = Some(MONOTONIC as i32);
+    }
+    let mut b = vec![snap];
+    b.extend(thread_tracks(20, 21, "other", "worker"));
+    b.extend(slice("b", 2_100_000_000, 10));
+    let i = expect_ok(
+        "deferred_boottime.zip",
+        &zip(&[("a.pb", &encode(a, None)), ("b.pb", &encode(b, None))]),
+    );
+    assert_eq!(
+        rows(&i.conn, "select name, ts from slice order by ts"),
+        table(&[["a", "1100000000"], ["b", "5100000000"]])
+    );
+    assert_eq!(rows(&i.conn, SYNC_FAILURES), table::<2>(&[]));
+}
+
+/// behaviour-merging.md §1 "Units": every value read on a clock is scaled by the unit its
+/// first snapshot declared, a global clock's too (not only sequence-scoped ones): MONOTONIC
+/// in µs reads 500000 at BOOTTIME 1 s, so a slice at MONOTONIC 600000 µs is at 1.1 s.
+#[test]
+fn a_global_clock_with_a_unit_scales_the_values_read_on_it() {
+    let mut snap = snapshot(&[(BOOTTIME, 1_000_000_000), (MONOTONIC, 500_000)]);
+    if let Some(trace_packet::Data::ClockSnapshot(cs)) = snap.data.as_mut() {
+        cs.clocks[1].unit_multiplier_ns = Some(1_000);
+    }
+    let mut packets = vec![snap];
+    packets.extend(thread_tracks(10, 11, "app", "main"));
+    packets.extend(slice("mono", 600_000, 100_000).into_iter().map(|mut p| {
+        p.timestamp_clock_id = Some(MONOTONIC);
+        p
+    }));
+    let i = expect_ok("units.zip", &zip(&[("p.pb", &encode(packets, None))]));
+    assert_eq!(
+        rows(&i.conn, "select name, ts, dur from slice"),
+        table(&[["mono", "1100000000", "100000000"]])
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select clock_id, clock_value from clock_snapshot order by id"
+        ),
+        table(&[["6", "1000000000"], ["3", "500000000"]])
     );
 }
 

@@ -215,8 +215,8 @@ struct Parser<'a> {
     losses: LossTracker,
     /// The packet being parsed: where its bytes are in memory, and its offset in the file.
     packet_at: (usize, u64),
-    /// Sequence-scoped clocks with a unit or incremental values (see
-    /// [`Parser::sequence_clock_ts`]), by (machine, sequence, clock id).
+    /// Clocks with a unit or incremental values (see [`Parser::sequence_clock_ts`]), by
+    /// (machine, sequence, clock id); sequence 0 for global clocks (ids outside 64..128).
     seq_clocks: FxHashMap<(MachineId, u32, u32), SequenceClock>,
     /// This file's descriptor pool, once an `extension_descriptor` extended the builtin one.
     pool: Option<descriptor_pool::Pool>,
@@ -1099,7 +1099,7 @@ impl Parser<'_> {
         })
     }
 
-    /// A packet timestamp on a sequence-scoped clock, in ns: scaled by the clock's unit,
+    /// A packet timestamp in ns: scaled by its clock's unit (any clock that declared one),
     /// and for an incremental clock added to the last value read on it (in file order, as
     /// Trace Processor's clock tracker reads them).
     fn sequence_clock_ts(
@@ -1109,9 +1109,12 @@ impl Parser<'_> {
         clock_id: u32,
         ts: i64,
     ) -> i64 {
-        if clock_id < FIRST_SEQUENCE_CLOCK {
-            return ts;
-        }
+        // Only ids 64..128 are sequence-scoped; any other clock with a unit is global.
+        let seq_id = if (FIRST_SEQUENCE_CLOCK..LAST_SEQUENCE_CLOCK).contains(&clock_id) {
+            seq_id
+        } else {
+            0
+        };
         let Some(clock) = self.seq_clocks.get_mut(&(machine, seq_id, clock_id)) else {
             return ts;
         };

@@ -52,13 +52,28 @@ impl Parser<'_> {
             let mult = c.unit_multiplier_ns.unwrap_or(1).max(1) as i64;
             units.push((mult, c.is_incremental()));
             let v = (c.timestamp.unwrap_or(0) as i64).saturating_mul(mult);
-            if id >= FIRST_SEQUENCE_CLOCK && (mult != 1 || c.is_incremental()) {
+            if (FIRST_SEQUENCE_CLOCK..LAST_SEQUENCE_CLOCK).contains(&id)
+                && (mult != 1 || c.is_incremental())
+            {
                 let clock = SequenceClock {
                     unit_ns: mult,
                     incremental: c.is_incremental(),
                     last_ns: v,
                 };
                 self.seq_clocks.insert((machine, seq_id, id), clock);
+            } else if !(FIRST_SEQUENCE_CLOCK..LAST_SEQUENCE_CLOCK).contains(&id)
+                && !c.is_incremental()
+            {
+                // A global clock's unit is fixed at its first appearance (a snapshot that
+                // declares another is refused by the clock tracker, as is an incremental
+                // one); every value read on it is scaled, whichever sequence reads it.
+                self.seq_clocks
+                    .entry((machine, 0, id))
+                    .or_insert(SequenceClock {
+                        unit_ns: mult,
+                        incremental: false,
+                        last_ns: v,
+                    });
             }
             let domain = ClockDomain {
                 machine,
