@@ -5,36 +5,11 @@ tests/android.rs: a motion event with two pointers, a redacted key event, a disp
 motion to a window, and a winscope extension Sextant does not import (view capture).
 Encoded by hand (the perfetto Python package lacks these messages)."""
 
-import struct
+import os
 import sys
 
-def varint(v):
-    if v < 0:
-        v += 1 << 64
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-def f_int(n, v):
-    return varint(n << 3) + varint(v)
-
-def f_sint(n, v):
-    return varint(n << 3) + varint((v << 1) ^ (v >> 63))
-
-def f_fixed32(n, v):
-    return varint(n << 3 | 5) + struct.pack('<I', v)
-
-def f_float(n, v):
-    return varint(n << 3 | 5) + struct.pack('<f', v)
-
-def f_bytes(n, b):
-    return varint(n << 3 | 2) + varint(len(b)) + b
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pbwire import f_bytes, f_fixed32, f_float, f_int, f_sint  # noqa: E402
 
 def axis(a, v):
     return f_int(1, a) + f_float(2, v)

@@ -6,29 +6,11 @@ and two overlapping aggregates on an interned context, a bundle whose context wa
 interned, and a packages list written after the packets. Encoded by hand (the network
 packets are not in the perfetto Python package's descriptors)."""
 
+import os
 import sys
 
-def varint(v):
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-def f_int(n, v):
-    return varint(n << 3) + varint(v)
-
-def f_bytes(n, b):
-    if isinstance(b, str):
-        b = b.encode()
-    return varint(n << 3 | 2) + varint(len(b)) + b
-
-def packed(n, values):
-    return f_bytes(n, b''.join(varint(v) for v in values))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pbwire import f_bytes, f_int, packed  # noqa: E402
 
 # NetworkPacketEvent: direction 1, interface 2, length 3, uid 4, tag 5, ip_proto 6,
 # tcp_flags 7, local_port 8, remote_port 9, icmp_type 10, icmp_code 11.
