@@ -893,7 +893,8 @@ fn present_fences_carry_the_frames_timings() {
 #[test]
 fn network_packets_are_slices_named_by_their_apps_package() {
     // tools/gen_network_trace.py: the packages list comes after the packets; 1010123 is
-    // app 10123 of user 10; the last bundle's context was never interned.
+    // app 10123 of user 10; one bundle's context was never interned, another has more
+    // timestamps than lengths.
     let (conn, _db) = import("network_packets.pftrace");
     assert_eq!(
         rows(
@@ -1030,6 +1031,24 @@ fn network_packets_are_slices_named_by_their_apps_package() {
                 "8",
                 "0"
             ],
+            [
+                "3300",
+                "0",
+                "rmnet0 Transmitted",
+                "uid=1000",
+                "rmnet0",
+                "Transmitted",
+                "1",
+                "40",
+                "IPPROTO_ICMP",
+                "0",
+                "0x0",
+                "1000",
+                "NULL",
+                "NULL",
+                "8",
+                "0"
+            ],
         ])
     );
     // Overlapping aggregates take separate lanes of the interface's tracks.
@@ -1037,7 +1056,8 @@ fn network_packets_are_slices_named_by_their_apps_package() {
         rows(
             &conn,
             "select s.ts, t.type, extract_arg(t.dimension_arg_set_id, 'track_compressor_idx')
-             from slice s join track t on s.track_id = t.id where s.ts >= 3000 order by s.ts"
+             from slice s join track t on s.track_id = t.id where s.ts in (3000, 3100)
+             order by s.ts"
         ),
         table(&[
             ["3000", "android_network_packets", "0"],
@@ -1047,9 +1067,13 @@ fn network_packets_are_slices_named_by_their_apps_package() {
     assert_eq!(
         rows(
             &conn,
-            "select name, value from stats where name glob 'network_trace_*' and value > 0"
+            "select name, value from stats where name glob 'network_trace_*' and value > 0
+             order by name"
         ),
-        table(&[["network_trace_intern_errors", "1"]])
+        table(&[
+            ["network_trace_intern_errors", "1"],
+            ["network_trace_parse_errors", "1"]
+        ])
     );
 }
 

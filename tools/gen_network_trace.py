@@ -3,7 +3,8 @@
 android.network_packets data source) for tests/android.rs. Single packets in both directions
 (one of a secondary user's uid, named through its app id), a bundle of three single packets
 and two overlapping aggregates on an interned context, a bundle whose context was never
-interned, and a packages list written after the packets. Encoded by hand (the network
+interned, one whose timestamps outnumber its lengths, and a packages list written after
+the packets. Encoded by hand (the network
 packets are not in the perfetto Python package's descriptors)."""
 
 import os
@@ -53,6 +54,8 @@ trace += packet(2, f_bytes(92, f_int(1, 1) + f_int(5, 2) + f_int(6, 100) + f_int
                 ts=3100)
 trace += packet(2, f_bytes(92, f_int(1, 7) + f_int(5, 5) + f_int(6, 400) + f_int(7, 500)),
                 ts=3200)
+# Two timestamps, one length: the packet that pairs up is kept, the bundle counted.
+trace += packet(2, f_bytes(92, f_int(1, 1) + packed(3, [0, 10]) + packed(4, [40])), ts=3300)
 # PackagesList.packages (1): name 1, uid 2.
 trace += packet(3, f_bytes(47, f_bytes(1, f_bytes(1, 'com.example.app') + f_int(2, 10123))))
 

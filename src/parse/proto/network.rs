@@ -9,8 +9,8 @@
 //! when the packet has them. A bundle of single packets is one slice per packet, at the
 //! bundle's time plus the packet's offset; an aggregate bundle (`total_length`) is one slice
 //! lasting `total_duration`. A bundle whose interned context is unknown is dropped and
-//! counted (`network_trace_intern_errors`); so is one whose timestamps and lengths do not
-//! pair up (`network_trace_parse_errors`).
+//! counted (`network_trace_intern_errors`); one whose lists of timestamps and lengths differ
+//! in length keeps the packets that pair up and is counted (`network_trace_parse_errors`).
 //!
 //! Hands on [`EventData::NetworkPacket`] events, which the model names from the packages
 //! list (it may come later in the file).
@@ -96,9 +96,13 @@ impl Parser<'_> {
             self.network_slice(machine, ts, clock, &packet);
             return;
         }
+        // The packets pair up as far as both lists go, as the reference reads them; a list
+        // longer than the other is malformed and counted.
         if bundle.packet_timestamps.len() != bundle.packet_lengths.len() {
             self.sink.stat("network_trace_parse_errors", machine, 1);
-            return;
+        } else if bundle.packet_timestamps.is_empty() {
+            // An empty bundle: nothing to place, nothing lost.
+            self.sink.touch();
         }
         for (&offset, &length) in bundle.packet_timestamps.iter().zip(&bundle.packet_lengths) {
             let at = i64::try_from(offset)
