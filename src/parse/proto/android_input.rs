@@ -11,27 +11,13 @@
 //! Hands on [`EventData::InputEvent`] rows.
 
 use super::schema::{next_field, Value};
+use super::typed_args::field_scalar;
 use super::*;
 
 /// `WinscopeExtensionsImpl.android_input_event`.
 const ANDROID_INPUT_EVENT: u32 = 5;
 /// The TracePacket field of winscope extensions.
 const WINSCOPE_EXTENSIONS: i64 = 112;
-
-/// The first varint or fixed value of field `number` in `bytes`.
-fn scalar(bytes: &[u8], number: u32) -> Option<u64> {
-    let mut rest = bytes;
-    while let Some((n, value)) = next_field(&mut rest) {
-        if n == number {
-            match value {
-                Value::Varint(v) | Value::Fixed64(v) => return Some(v),
-                Value::Fixed32(v) => return Some(u64::from(v)),
-                Value::Len(_) => return None,
-            }
-        }
-    }
-    None
-}
 
 impl Parser<'_> {
     /// `winscope_extensions`: the input events it holds, or a count of what it holds else.
@@ -88,14 +74,14 @@ impl Parser<'_> {
                 _ => continue,
             };
             let signed = |v: u64| v as i64;
-            let event_id = scalar(message, 1).map_or(0, signed);
+            let event_id = field_scalar(message, 1).map_or(0, signed);
             let (event_ts, vsync_id, window_id) = match kind {
                 InputEventKind::Dispatch => (
                     None,
-                    scalar(message, 2).map(signed),
-                    scalar(message, 3).map(|v| i64::from(v as i32)),
+                    field_scalar(message, 2).map(signed),
+                    field_scalar(message, 3).map(|v| i64::from(v as i32)),
                 ),
-                _ => (Some(scalar(message, 2).map_or(0, signed)), None, None),
+                _ => (Some(field_scalar(message, 2).map_or(0, signed)), None, None),
             };
             let mut args = std::mem::take(&mut self.args);
             args.clear();

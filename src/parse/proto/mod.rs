@@ -836,7 +836,7 @@ impl Parser<'_> {
                 }
                 // statsd_metadata (7).triggering_subscription_id (4).
                 if let Some(id) =
-                    typed_args::field_bytes(&bytes, 7).and_then(|m| typed_args::field_varint(m, 4))
+                    typed_args::field_bytes(&bytes, 7).and_then(|m| typed_args::field_scalar(m, 4))
                 {
                     self.sink.metadata(
                         "statsd_triggering_subscription_id",

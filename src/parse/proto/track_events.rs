@@ -252,7 +252,7 @@ impl Parser<'_> {
     /// TrackEvents are dropped (from the next TrackEvent on, as the reference's tokenizer
     /// reads the file). Without `start_us`: `track_event_range_of_interest_missing_start_us`.
     pub(super) fn range_of_interest(&mut self, machine: MachineId, bytes: &[u8]) {
-        let Some(start_us) = typed_args::field_varint(bytes, 1) else {
+        let Some(start_us) = typed_args::field_scalar(bytes, 1) else {
             let name = "track_event_range_of_interest_missing_start_us";
             self.sink.stat(name, machine, 1);
             return;

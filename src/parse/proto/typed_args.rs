@@ -58,12 +58,18 @@ pub(super) fn field_bytes(mut msg: &[u8], field: u32) -> Option<&[u8]> {
     None
 }
 
-/// The last varint occurrence of `field` in a message.
-pub(super) fn field_varint(mut msg: &[u8], field: u32) -> Option<u64> {
+/// The last scalar (varint or fixed-width) occurrence of `field` in a message, as its raw
+/// 64 bits: a later occurrence of a scalar field replaces an earlier one.
+pub(super) fn field_scalar(mut msg: &[u8], field: u32) -> Option<u64> {
     let mut found = None;
     while let Some((number, value)) = next_field(&mut msg) {
-        if let (true, Value::Varint(v)) = (number == field, value) {
-            found = Some(v);
+        if number != field {
+            continue;
+        }
+        match value {
+            Value::Varint(v) | Value::Fixed64(v) => found = Some(v),
+            Value::Fixed32(v) => found = Some(u64::from(v)),
+            Value::Len(_) => {}
         }
     }
     found
