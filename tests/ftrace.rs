@@ -797,3 +797,16 @@ fn rss_stat_members_past_the_references_list_are_dropped_and_counted() {
         table(&[["rss_stat_unknown_keys", "2"]])
     );
 }
+
+#[test]
+fn oom_score_adj_update_values_are_read_as_int16() {
+    let (conn, _db) = import("oom_score_adj_int16.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.ts, c.value from counter c join counter_track t on t.id = c.track_id
+             where t.name = 'oom_score_adj' order by c.ts"
+        ),
+        table(&[["100", "-900"], ["200", "4464"]])
+    );
+}
