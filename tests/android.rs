@@ -1219,8 +1219,9 @@ fn app_wakelocks_are_slices_from_acquire_to_release_named_by_their_tag() {
 
 #[test]
 fn statsd_atoms_are_instants_on_the_statsd_atoms_track_at_their_own_times() {
-    // Three atoms, two times: the last atom takes the packet's time. Sextant has no atoms
-    // descriptor: atoms are named by number, and all but the vendor atom counted unknown.
+    // Four atoms, three times: the last atom takes the packet's time. Atoms are named by
+    // atoms.proto's field names; one not in the list is named by number and counted, a
+    // vendor atom (>= 100000) is not counted.
     let (conn, _db) = import("app_wakelocks_statsd.pftrace");
     assert_eq!(
         rows(
@@ -1229,9 +1230,10 @@ fn statsd_atoms_are_instants_on_the_statsd_atoms_track_at_their_own_times() {
              join track t on s.track_id = t.id where t.type = 'statsd_atoms' order by s.ts"
         ),
         table(&[
-            ["3000", "0", "atom_29", "Statsd Atoms", "statsd_atoms"],
-            ["3100", "0", "atom_10", "Statsd Atoms", "statsd_atoms"],
+            ["3000", "0", "screen_state_changed", "Statsd Atoms", "statsd_atoms"],
+            ["3100", "0", "wakelock_state_changed", "Statsd Atoms", "statsd_atoms"],
             ["3200", "0", "atom_100001", "Statsd Atoms", "statsd_atoms"],
+            ["3250", "0", "atom_88888", "Statsd Atoms", "statsd_atoms"],
         ])
     );
     assert_eq!(
@@ -1239,6 +1241,6 @@ fn statsd_atoms_are_instants_on_the_statsd_atoms_track_at_their_own_times() {
             &conn,
             "select name, value from stats where name like 'atom%' order by name"
         ),
-        table(&[["atom_timestamp_missing", "1"], ["atom_unknown", "2"]])
+        table(&[["atom_timestamp_missing", "1"], ["atom_unknown", "1"]])
     );
 }

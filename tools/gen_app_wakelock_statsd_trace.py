@@ -4,7 +4,8 @@
 wakelocks acquired and released in one bundle (released in the other order than acquired),
 an event of a wakelock never interned, a bundle with more ids than times, and a single
 event with its description inline, never released. Atoms: a batch with fewer times than
-atoms (one falls back to the packet's time), a vendor atom. Encoded by hand (neither
+atoms (one falls back to the packet's time): two named atoms, a vendor atom and an atom not
+in the list. Encoded by hand (neither
 family is in the perfetto Python package's descriptors)."""
 
 import os
@@ -58,8 +59,8 @@ def atom(kind, payload=b''):
     return f_bytes(1, f_bytes(kind, payload))
 
 
-trace += packet(2, f_bytes(84, atom(10, f_int(1, 1)) + atom(100001) + atom(29)
-                            + f_int(2, 3100) + f_int(2, 3200)), ts=3000)
+trace += packet(2, f_bytes(84, atom(10, f_int(1, 1)) + atom(100001) + atom(88888) + atom(29)
+                            + f_int(2, 3100) + f_int(2, 3200) + f_int(2, 3250)), ts=3000)
 
 out = sys.argv[1] if len(sys.argv) > 1 else 'tests/data/android/app_wakelocks_statsd.pftrace'
 with open(out, 'wb') as f:

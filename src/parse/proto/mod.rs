@@ -32,6 +32,7 @@ mod heapprofd;
 mod network;
 mod app_wakelock;
 mod statsd;
+mod statsd_atom_names;
 mod packets;
 mod profiling;
 mod stack_sample;
