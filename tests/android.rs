@@ -1213,7 +1213,10 @@ fn app_wakelocks_are_slices_from_acquire_to_release_named_by_their_tag() {
             &conn,
             "select name, value from stats where name like 'app_wakelock%' order by name"
         ),
-        table(&[["app_wakelock_parse_error", "1"], ["app_wakelock_unknown_id", "1"]])
+        table(&[
+            ["app_wakelock_parse_error", "1"],
+            ["app_wakelock_unknown_id", "1"]
+        ])
     );
 }
 
@@ -1230,8 +1233,20 @@ fn statsd_atoms_are_instants_on_the_statsd_atoms_track_at_their_own_times() {
              join track t on s.track_id = t.id where t.type = 'statsd_atoms' order by s.ts"
         ),
         table(&[
-            ["3000", "0", "screen_state_changed", "Statsd Atoms", "statsd_atoms"],
-            ["3100", "0", "wakelock_state_changed", "Statsd Atoms", "statsd_atoms"],
+            [
+                "3000",
+                "0",
+                "screen_state_changed",
+                "Statsd Atoms",
+                "statsd_atoms"
+            ],
+            [
+                "3100",
+                "0",
+                "wakelock_state_changed",
+                "Statsd Atoms",
+                "statsd_atoms"
+            ],
             ["3200", "0", "atom_100001", "Statsd Atoms", "statsd_atoms"],
             ["3250", "0", "atom_88888", "Statsd Atoms", "statsd_atoms"],
         ])

@@ -62,15 +62,19 @@ impl Parser<'_> {
         info: &protos::AppWakelockInfo,
         acquired: bool,
     ) {
-        let set = global_set(self.sink, machine, "app_wakelock_events", "app_wakelock_events");
+        let set = global_set(
+            self.sink,
+            machine,
+            "app_wakelock_events",
+            "app_wakelock_events",
+        );
         // The wakelock's interned id pairs a release with its acquire.
         let cookie = info.iid.unwrap_or(0) as u32 as u64;
         let track = self.sink.track(TrackKey::AsyncCookie { set, cookie });
         let event = if acquired {
-            let mut args = vec![self.sink.static_arg(
-                "flags",
-                ArgValue::Int(i64::from(info.flags.unwrap_or(0))),
-            )];
+            let mut args = vec![self
+                .sink
+                .static_arg("flags", ArgValue::Int(i64::from(info.flags.unwrap_or(0))))];
             let optional = [
                 ("owner_pid", info.owner_pid),
                 ("owner_uid", info.owner_uid),
