@@ -1141,3 +1141,121 @@ fn input_events_keep_their_fields_as_args_and_their_protos_in_base64() {
         table(&[["proto_packet_kind_not_imported", "112", "1"]])
     );
 }
+
+#[test]
+fn app_wakelocks_are_slices_from_acquire_to_release_named_by_their_tag() {
+    // tools/gen_app_wakelock_statsd_trace.py: two interned wakelocks overlap (two lanes), one
+    // is acquired again and never released, an inline one too; wakelock 7 was never
+    // interned, and one bundle has an id without a time.
+    let (conn, _db) = import("app_wakelocks_statsd.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, s.name, t.name, t.type, s.track_id,
+                    extract_arg(s.arg_set_id, 'flags'), extract_arg(s.arg_set_id, 'owner_pid'),
+                    extract_arg(s.arg_set_id, 'owner_uid'), extract_arg(s.arg_set_id, 'work_uid')
+             from slice s join track t on s.track_id = t.id
+             where t.type = 'app_wakelock_events' order by s.ts"
+        ),
+        table(&[
+            [
+                "1000",
+                "30",
+                "*job*/com.example/.Sync",
+                "app_wakelock_events",
+                "app_wakelock_events",
+                "0",
+                "1",
+                "1234",
+                "10123",
+                "NULL"
+            ],
+            [
+                "1010",
+                "40",
+                "AudioMix",
+                "app_wakelock_events",
+                "app_wakelock_events",
+                "1",
+                "26",
+                "567",
+                "1041",
+                "10200"
+            ],
+            [
+                "2100",
+                "-1",
+                "*job*/com.example/.Sync",
+                "app_wakelock_events",
+                "app_wakelock_events",
+                "0",
+                "1",
+                "1234",
+                "10123",
+                "NULL"
+            ],
+            [
+                "2500",
+                "-1",
+                "inline",
+                "app_wakelock_events",
+                "app_wakelock_events",
+                "1",
+                "1",
+                "42",
+                "10042",
+                "NULL"
+            ],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, value from stats where name like 'app_wakelock%' order by name"
+        ),
+        table(&[
+            ["app_wakelock_parse_error", "1"],
+            ["app_wakelock_unknown_id", "1"]
+        ])
+    );
+}
+
+#[test]
+fn statsd_atoms_are_instants_on_the_statsd_atoms_track_at_their_own_times() {
+    // Four atoms, three times: the last atom takes the packet's time. Atoms are named by
+    // atoms.proto's field names; one not in the list is named by number and counted, a
+    // vendor atom (>= 100000) is not counted.
+    let (conn, _db) = import("app_wakelocks_statsd.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, s.name, t.name, t.type from slice s
+             join track t on s.track_id = t.id where t.type = 'statsd_atoms' order by s.ts"
+        ),
+        table(&[
+            [
+                "3000",
+                "0",
+                "screen_state_changed",
+                "Statsd Atoms",
+                "statsd_atoms"
+            ],
+            [
+                "3100",
+                "0",
+                "wakelock_state_changed",
+                "Statsd Atoms",
+                "statsd_atoms"
+            ],
+            ["3200", "0", "atom_100001", "Statsd Atoms", "statsd_atoms"],
+            ["3250", "0", "atom_88888", "Statsd Atoms", "statsd_atoms"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, value from stats where name like 'atom%' order by name"
+        ),
+        table(&[["atom_timestamp_missing", "1"], ["atom_unknown", "1"]])
+    );
+}

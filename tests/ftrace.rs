@@ -772,3 +772,41 @@ fn global_ftrace_clock_bundles_convert_through_their_snapshots() {
         "{err}"
     );
 }
+
+#[test]
+fn rss_stat_members_past_the_references_list_are_dropped_and_counted() {
+    // Members 4 (unreclaimable), 5 (the reference's own `mem.unknown`), then 6 and 40,
+    // which it does not know.
+    let (conn, _db) = import("rss_stat_members.systrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.ts, t.name from counter c join counter_track t on t.id = c.track_id
+             order by c.ts"
+        ),
+        table(&[
+            ["100000000000", "mem.unreclaimable"],
+            ["100000100000", "mem.unknown"]
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, value from stats where name like 'rss_stat%' and value > 0"
+        ),
+        table(&[["rss_stat_unknown_keys", "2"]])
+    );
+}
+
+#[test]
+fn oom_score_adj_update_values_are_read_as_int16() {
+    let (conn, _db) = import("oom_score_adj_int16.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.ts, c.value from counter c join counter_track t on t.id = c.track_id
+             where t.name = 'oom_score_adj' order by c.ts"
+        ),
+        table(&[["100", "-900"], ["200", "4464"]])
+    );
+}

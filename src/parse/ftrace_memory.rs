@@ -11,13 +11,16 @@ use super::ftrace_events::{
 };
 use crate::ir::*;
 
-/// The kernel's MM_* counters, by `rss_stat` member; any other member is `mem.unknown`.
-const RSS_MEMBERS: [&str; 5] = [
+/// The kernel's MM_* counters, by `rss_stat` member, as the reference lists them: the
+/// last, `mem.unknown`, is a member of its own (5); a member past it is dropped and counted
+/// (`rss_stat_unknown_keys`).
+const RSS_MEMBERS: [&str; 6] = [
     "mem.rss.file",
     "mem.rss.anon",
     "mem.swap",
     "mem.rss.shmem",
     "mem.unreclaimable",
+    "mem.unknown",
 ];
 
 /// `mm_event_record` types, by number.
@@ -111,15 +114,17 @@ fn rss_stat(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
             f.int(sink, "mm_id"),
         ),
     };
+    let Some(&name) = usize::try_from(member)
+        .ok()
+        .and_then(|m| RSS_MEMBERS.get(m))
+    else {
+        sink.stat("rss_stat_unknown_keys", o.machine, 1);
+        return None;
+    };
     if size < 0 {
         sink.stat("rss_stat_negative_size", o.machine, 1);
         return None;
     }
-    let name = usize::try_from(member)
-        .ok()
-        .and_then(|m| RSS_MEMBERS.get(m))
-        .copied()
-        .unwrap_or("mem.unknown");
     let name = sink.intern(name);
     let op = KernelOp::RssStat {
         tid: o.pid,

@@ -771,7 +771,9 @@ impl Parser<'_> {
                     tid: i64::from(o.pid.unwrap_or(0)),
                     pid: None,
                 };
-                let value = f64::from(o.oom_score_adj.unwrap_or(0));
+                // As the reference reads it: an int16 (older tracers mis-encoded negative
+                // varints, b/120618641).
+                let value = f64::from(o.oom_score_adj.unwrap_or(0) as i16);
                 self.thread_process_counter(
                     thread,
                     "oom_score_adj",

@@ -18,6 +18,7 @@ use trace_stats::LossTracker;
 
 mod android_input;
 mod android_probes;
+mod app_wakelock;
 mod chrome;
 mod chrome_descriptors;
 mod debug_annotations;
@@ -33,6 +34,8 @@ mod network;
 mod packets;
 mod profiling;
 mod stack_sample;
+mod statsd;
+mod statsd_atom_names;
 mod system;
 mod system_probes;
 mod trace_stats;
@@ -105,6 +108,8 @@ struct Sequence {
     function_names: FxHashMap<u64, StrId>,
     /// Interned network packet contexts (`network.rs`).
     packet_contexts: FxHashMap<u64, protos::NetworkPacketEvent>,
+    /// Interned app wakelock descriptions (`app_wakelock.rs`).
+    app_wakelocks: FxHashMap<u32, protos::AppWakelockInfo>,
 }
 
 /// A delta timestamp, resolved against its sequence's running time.
@@ -404,6 +409,8 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::JournaldEvent(_)) => "TracePacket.journald_event",
         Some(D::NetworkPacket(_)) => "TracePacket.network_packet",
         Some(D::NetworkPacketBundle(_)) => "TracePacket.network_packet_bundle",
+        Some(D::AppWakelockBundle(_)) => "TracePacket.app_wakelock_bundle",
+        Some(D::StatsdAtom(_)) => "TracePacket.statsd_atom",
         Some(D::WinscopeExtensions(_)) => "TracePacket.winscope_extensions",
         Some(D::AndroidGameInterventionList(_)) => "TracePacket.android_game_intervention_list",
         None => "TracePacket (payload Sextant does not read)",
@@ -414,7 +421,8 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
 const KNOWN_PACKET_FIELDS: &[u32] = &[
     1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
     47, 48, 50, 51, 52, 53, 54, 57, 58, 59, 60, 61, 63, 64, 65, 66, 67, 69, 70, 71, 72, 76, 77, 79,
-    82, 83, 86, 87, 88, 89, 91, 92, 98, 107, 109, 112, 113, 115, 119, 123, 126, 128, 129, 132, 133,
+    82, 83, 84, 86, 87, 88, 89, 91, 92, 98, 107, 109, 112, 113, 115, 116, 119, 123, 126, 128, 129,
+    132, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
@@ -906,6 +914,12 @@ impl Parser<'_> {
             trace_packet::Data::NetworkPacketBundle(b) => {
                 self.network_packet_bundle(machine, seq_id, ts.unwrap_or(0), clock, &b)
             }
+            trace_packet::Data::AppWakelockBundle(b) => {
+                self.app_wakelock_bundle(machine, seq_id, ts.unwrap_or(0), clock, &b)
+            }
+            trace_packet::Data::StatsdAtom(b) => {
+                self.statsd_atoms(machine, ts.unwrap_or(0), clock, &b)
+            }
             trace_packet::Data::WinscopeExtensions(bytes) => {
                 self.winscope_extensions(machine, seq_id, ts.unwrap_or(0), clock, &bytes)
             }
@@ -1233,6 +1247,11 @@ impl Parser<'_> {
         }
         for (iid, v) in unsymbolized {
             seq.unsymbolized.entry(iid).or_insert(v);
+        }
+        for info in &d.app_wakelock_info {
+            seq.app_wakelocks
+                .entry(info.iid.unwrap_or(0) as u32)
+                .or_insert_with(|| info.clone());
         }
         for c in &d.packet_context {
             if let Some(ctx) = &c.ctx {
