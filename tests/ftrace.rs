@@ -194,6 +194,64 @@ fn cpu_capacity_is_kept_and_the_host_ucpu_is_the_cpu_number() {
     );
 }
 
+/// Clusters are ranked as the reference ranks them: by capacity when every cpu has one, else
+/// by each cpu's highest frequency when every cpu lists frequencies, else all 0 — not by
+/// runs of equal frequency tables.
+#[test]
+fn cpu_clusters_rank_capacities_else_highest_frequencies() {
+    use prost::Message;
+    use sextant::protos::{cpu_info::Cpu, trace_packet::Data, CpuInfo, Trace, TracePacket};
+    let cpu = |name: &str, freqs: &[u32], capacity: Option<u32>| Cpu {
+        processor: Some(name.into()),
+        frequencies: freqs.to_vec(),
+        capacity,
+        ..Default::default()
+    };
+    let clusters = |cpus: Vec<Cpu>| {
+        let packet = TracePacket {
+            data: Some(Data::CpuInfo(CpuInfo { cpus })),
+            ..Default::default()
+        };
+        let bytes = Trace {
+            packet: vec![packet],
+        }
+        .encode_to_vec();
+        let input = TempFile::with_bytes("cpu_clusters.pftrace", &bytes);
+        let db = TempFile::new("cpu_clusters.sqlite");
+        sextant::import::import_path(input.path(), db.path()).expect("imports");
+        let conn = sextant::db::open_read_only(db.path()).expect("opens");
+        rows(
+            &conn,
+            "select group_concat(cluster_id) from (select cluster_id from cpu order by cpu)",
+        )
+    };
+    // Big cpu first, two equal littles, a mid one: capacity ranks, ties share.
+    assert_eq!(
+        clusters(vec![
+            cpu("big", &[500, 3000], Some(1024)),
+            cpu("little", &[300, 1000], Some(200)),
+            cpu("little", &[300, 1000], Some(200)),
+            cpu("mid", &[300, 2000], Some(600)),
+        ]),
+        table(&[["2,0,0,1"]])
+    );
+    // One cpu lacks a capacity: highest frequencies rank (tables differ, maxima tie).
+    assert_eq!(
+        clusters(vec![
+            cpu("a", &[300, 1000], None),
+            cpu("b", &[500, 2000], None),
+            cpu("c", &[400, 1000], None),
+            cpu("d", &[300, 1000], Some(5)),
+        ]),
+        table(&[["0,1,0,0"]])
+    );
+    // One cpu lists no frequencies (and none has a capacity): a single cluster.
+    assert_eq!(
+        clusters(vec![cpu("a", &[300, 1000], None), cpu("b", &[], None)]),
+        table(&[["0,0"]])
+    );
+}
+
 #[test]
 fn interrupt_handlers_are_slices_on_their_cpu_track() {
     let (conn, _db) = import("irq.pftrace");

@@ -453,8 +453,10 @@ impl Parser<'_> {
         }
     }
 
-    /// One `cpu` row per cpu. Cpus with the same frequency table as the one before them are
-    /// in its cluster; a new table starts the next cluster.
+    /// One `cpu` row per cpu. Clusters are ranked as the reference's ParseCpuInfo ranks them:
+    /// by capacity when every cpu reports one (equal capacities share a cluster, ids rise with
+    /// capacity), else by each cpu's highest frequency when every cpu lists frequencies;
+    /// otherwise every cpu is in cluster 0.
     pub(super) fn cpu_info(
         &mut self,
         machine: MachineId,
@@ -465,13 +467,9 @@ impl Parser<'_> {
         /// Feature bits Trace Processor names.
         const FEATURES: [(u64, &str); 2] = [(1, "cpu_features.mte"), (2, "cpu_features.mte3")];
         let known = FEATURES.iter().fold(0, |all, f| all | f.0);
-        let mut cluster = 0u32;
-        let mut previous: Option<&[u32]> = None;
+        let clusters = cpu_clusters(&info.cpus);
         for (index, cpu) in info.cpus.iter().enumerate() {
-            if previous.is_some_and(|p| p != cpu.frequencies.as_slice()) {
-                cluster += 1;
-            }
-            previous = Some(&cpu.frequencies);
+            let cluster = clusters[index];
             let mut args = Vec::new();
             let mut add =
                 |sink: &mut Sink, key: &str, value: ArgValue| args.push(sink.arg(key, value));
@@ -517,6 +515,27 @@ impl Parser<'_> {
             self.sink.push(ts.unwrap_or(0), clock, data);
         }
     }
+}
+
+/// Each cpu's cluster id: the rank of its capacity among the distinct capacities when every
+/// cpu has one, else the rank of its highest frequency when every cpu lists frequencies, else 0.
+fn cpu_clusters(cpus: &[protos::cpu_info::Cpu]) -> Vec<u32> {
+    let keys: Option<Vec<u32>> = if cpus.iter().all(|c| c.capacity.is_some()) {
+        cpus.iter().map(|c| c.capacity).collect()
+    } else {
+        cpus.iter()
+            .map(|c| c.frequencies.iter().copied().max())
+            .collect()
+    };
+    let Some(keys) = keys else {
+        return vec![0; cpus.len()];
+    };
+    let mut distinct = keys.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    keys.iter()
+        .map(|k| distinct.partition_point(|d| d < k) as u32)
+        .collect()
 }
 
 /// A kworker's name without its workqueue suffix: cut at the first `+` or `-` at position
