@@ -1207,6 +1207,60 @@ fn app_wakelocks_are_slices_from_acquire_to_release_named_by_their_tag() {
                 "NULL"
             ],
         ])
+/// Entity residencies as the reference counts their faults: a descriptor without its
+/// indices is an invalid energy descriptor, a packet without residencies (descriptors only
+/// too) is invalid, and a residency of an undescribed state skips the rest of its packet.
+#[test]
+fn entity_residency_faults_are_counted_as_the_reference_counts_them() {
+    use prost::Message;
+    use sextant::protos::{
+        entity_state_residency::{PowerEntityState, StateResidency},
+        trace_packet::Data,
+        EntityStateResidency, Trace, TracePacket,
+    };
+    let state = |entity: Option<i32>, state: Option<i32>| PowerEntityState {
+        entity_index: entity,
+        state_index: state,
+        entity_name: Some("Bluetooth".into()),
+        state_name: Some("Idle".into()),
+        ..Default::default()
+    };
+    let residency = |entity: i32, ms: u64| StateResidency {
+        entity_index: Some(entity),
+        state_index: Some(0),
+        total_time_in_state_ms: Some(ms),
+        ..Default::default()
+    };
+    let packet = |ts: u64, power_entity_state, residency| TracePacket {
+        timestamp: Some(ts),
+        data: Some(Data::EntityStateResidency(EntityStateResidency {
+            power_entity_state,
+            residency,
+        })),
+        ..Default::default()
+    };
+    let bytes = Trace {
+        packet: vec![
+            packet(
+                10,
+                vec![state(Some(0), Some(0)), state(None, Some(1))],
+                vec![],
+            ),
+            packet(20, vec![], vec![residency(5, 1), residency(0, 2)]),
+            packet(30, vec![], vec![residency(0, 3)]),
+        ],
+    }
+    .encode_to_vec();
+    let input = TempFile::with_bytes("entity_residency.pftrace", &bytes);
+    let db = TempFile::new("entity_residency.sqlite");
+    sextant::import::import_path(input.path(), db.path()).expect("imports");
+    let conn = sextant::db::open_read_only(db.path()).expect("opens");
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.name, c.ts, c.value from counter c join counter_track t on t.id = c.track_id"
+        ),
+        table(&[["Entity residency: Bluetooth is Idle", "30", "3"]])
     );
     assert_eq!(
         rows(
@@ -1257,5 +1311,14 @@ fn statsd_atoms_are_instants_on_the_statsd_atoms_track_at_their_own_times() {
             "select name, value from stats where name like 'atom%' order by name"
         ),
         table(&[["atom_timestamp_missing", "1"], ["atom_unknown", "1"]])
+    );
+}
+            "select name, value from stats where value > 0 order by name"
+        ),
+        table(&[
+            ["energy_descriptor_invalid", "1"],
+            ["entity_state_residency_invalid", "1"],
+            ["entity_state_residency_lookup_failed", "1"],
+        ])
     );
 }

@@ -491,7 +491,9 @@ impl Parser<'_> {
         self.sink.touch();
         for s in &e.power_entity_state {
             let (Some(entity), Some(state)) = (s.entity_index, s.state_index) else {
-                self.stat("entity_state_descriptor_invalid", machine);
+                // The reference counts entity-state descriptors without their ids under
+                // the energy descriptors' stat (entity_state_descriptor_invalid has no writer).
+                self.stat("energy_descriptor_invalid", machine);
                 continue;
             };
             let names = (
@@ -502,10 +504,10 @@ impl Parser<'_> {
                 .entity_states
                 .insert((machine, entity, state), names);
         }
+        // The reference reads the descriptors when the packet is tokenized and still parses
+        // the packet for residencies: one without any (a descriptor-only packet too) is invalid.
         if e.residency.is_empty() {
-            if e.power_entity_state.is_empty() {
-                self.stat("entity_state_residency_invalid", machine);
-            }
+            self.stat("entity_state_residency_invalid", machine);
             return;
         }
         for r in &e.residency {
