@@ -1322,3 +1322,56 @@ fn statsd_atoms_are_instants_on_the_statsd_atoms_track_at_their_own_times() {
         ])
     );
 }
+
+/// A CpuInfo packet without cpus and /proc/stat times without their cpu are counted
+/// (`cpu_info_empty`, `invalid_cpu_times`) and leave no rows, as in the reference.
+#[test]
+fn empty_cpu_info_and_cpu_times_without_a_cpu_are_counted() {
+    use prost::Message;
+    use sextant::protos::{
+        sys_stats::CpuTimes, trace_packet::Data, CpuInfo, SysStats, Trace, TracePacket,
+    };
+    let times = |cpu_id: Option<u32>| CpuTimes {
+        cpu_id,
+        user_ns: Some(5),
+        ..Default::default()
+    };
+    let bytes = Trace {
+        packet: vec![
+            TracePacket {
+                data: Some(Data::CpuInfo(CpuInfo { cpus: vec![] })),
+                ..Default::default()
+            },
+            TracePacket {
+                timestamp: Some(10),
+                data: Some(Data::SysStats(SysStats {
+                    cpu_stat: vec![times(None), times(Some(1))],
+                    ..Default::default()
+                })),
+                ..Default::default()
+            },
+        ],
+    }
+    .encode_to_vec();
+    let input = TempFile::with_bytes("cpu_faults.pftrace", &bytes);
+    let db = TempFile::new("cpu_faults.sqlite");
+    sextant::import::import_path(input.path(), db.path()).expect("imports");
+    let conn = sextant::db::open_read_only(db.path()).expect("opens");
+    assert_eq!(
+        rows(
+            &conn,
+            "select extract_arg(t.dimension_arg_set_id, 'cpu'), c.value from counter c
+             join counter_track t on t.id = c.track_id where t.name = 'cpu.times.user_ns'"
+        ),
+        table(&[["1", "5"]])
+    );
+    // Only the cpu the times name has a row (the empty CpuInfo adds none).
+    assert_eq!(rows(&conn, "select cpu from cpu"), table(&[["1"]]));
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, value from stats where value > 0 order by name"
+        ),
+        table(&[["cpu_info_empty", "1"], ["invalid_cpu_times", "1"]])
+    );
+}

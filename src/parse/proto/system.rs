@@ -467,6 +467,10 @@ impl Parser<'_> {
         /// Feature bits Trace Processor names.
         const FEATURES: [(u64, &str); 2] = [(1, "cpu_features.mte"), (2, "cpu_features.mte3")];
         let known = FEATURES.iter().fold(0, |all, f| all | f.0);
+        if info.cpus.is_empty() {
+            self.stat("cpu_info_empty", machine);
+            return;
+        }
         let clusters = cpu_clusters(&info.cpus);
         for (index, cpu) in info.cpus.iter().enumerate() {
             let cluster = clusters[index];

@@ -232,7 +232,11 @@ impl Parser<'_> {
             self.probe_counter(machine, ts, clock, &spec, v.value.unwrap_or(0) as f64);
         }
         for c in &s.cpu_stat {
-            let cpu = c.cpu_id.unwrap_or(0);
+            // Times without their cpu are counted and skipped, as the reference does.
+            let Some(cpu) = c.cpu_id else {
+                self.stat("invalid_cpu_times", machine);
+                continue;
+            };
             let times = [
                 ("user_ns", c.user_ns),
                 ("user_nice_ns", c.user_nice_ns),
