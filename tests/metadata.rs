@@ -298,3 +298,46 @@ fn system_info_device_facts_are_metadata() {
         ])
     );
 }
+
+/// The tracing service's version is metadata (`tracing_service_version`, which the
+/// write-into-file checks read back), and a later SystemInfo without a fact keeps the
+/// machine's earlier value.
+#[test]
+fn system_info_service_version_is_metadata_and_later_packets_keep_facts() {
+    use prost::Message;
+    use sextant::protos::{trace_packet::Data, SystemInfo, Trace, TracePacket};
+    let packet = |info: SystemInfo| TracePacket {
+        data: Some(Data::SystemInfo(info)),
+        ..Default::default()
+    };
+    let bytes = Trace {
+        packet: vec![
+            packet(SystemInfo {
+                tracing_service_version: Some("Perfetto v50.1 (abc)".into()),
+                num_cpus: Some(8),
+                android_sdk_version: Some(34),
+                ..Default::default()
+            }),
+            packet(SystemInfo {
+                timezone_off_mins: Some(60),
+                ..Default::default()
+            }),
+        ],
+    }
+    .encode_to_vec();
+    let input = TempFile::with_bytes("system_info_version.pftrace", &bytes);
+    let db = TempFile::new("system_info_version.sqlite");
+    sextant::import::import_path(input.path(), db.path()).expect("imports");
+    let conn = sextant::db::open_read_only(db.path()).expect("opens");
+    assert_eq!(
+        rows(
+            &conn,
+            "select str_value from metadata where name = 'tracing_service_version'"
+        ),
+        table(&[["Perfetto v50.1 (abc)"]])
+    );
+    assert_eq!(
+        rows(&conn, "select num_cpus, android_sdk_version from machine"),
+        table(&[["8", "34"]])
+    );
+}

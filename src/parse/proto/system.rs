@@ -378,11 +378,22 @@ impl Parser<'_> {
             m.version = u.version.clone();
             m.arch = u.machine.clone();
         }
-        m.num_cpus = info.num_cpus.map(i64::from);
-        m.android_build_fingerprint = info.android_build_fingerprint.clone();
-        m.android_device_manufacturer = info.android_device_manufacturer.clone();
-        m.android_sdk_version = info.android_sdk_version.map(|v| v as i64);
-        m.system_ram_bytes = info.system_ram_bytes.map(|v| v as i64);
+        // Each fact is set when the packet has it: a later SystemInfo without one keeps it.
+        if let Some(n) = info.num_cpus {
+            m.num_cpus = Some(i64::from(n));
+        }
+        if let Some(f) = &info.android_build_fingerprint {
+            m.android_build_fingerprint = Some(f.clone());
+        }
+        if let Some(d) = &info.android_device_manufacturer {
+            m.android_device_manufacturer = Some(d.clone());
+        }
+        if let Some(v) = info.android_sdk_version {
+            m.android_sdk_version = Some(v as i64);
+        }
+        if let Some(v) = info.system_ram_bytes {
+            m.system_ram_bytes = Some(v as i64);
+        }
         let mut meta = Vec::new();
         if let Some(u) = &info.utsname {
             for (k, v) in [
@@ -398,6 +409,10 @@ impl Parser<'_> {
         }
         if let Some(f) = &info.android_build_fingerprint {
             meta.push(("android_build_fingerprint", MetaValue::Str(f.clone())));
+        }
+        // The service's version (behaviour-stats §4 reads it back from metadata).
+        if let Some(v) = &info.tracing_service_version {
+            meta.push(("tracing_service_version", MetaValue::Str(v.clone())));
         }
         // BRAND/PRODUCT/DEVICE:RELEASE/ID/INCREMENTAL:TYPE/TAGS
         let fingerprint: Vec<&str> = info
