@@ -1223,7 +1223,6 @@ fn entity_residency_faults_are_counted_as_the_reference_counts_them() {
         state_index: state,
         entity_name: Some("Bluetooth".into()),
         state_name: Some("Idle".into()),
-        ..Default::default()
     };
     let residency = |entity: i32, ms: u64| StateResidency {
         entity_index: Some(entity),
