@@ -1207,6 +1207,59 @@ fn app_wakelocks_are_slices_from_acquire_to_release_named_by_their_tag() {
                 "NULL"
             ],
         ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, value from stats where name like 'app_wakelock%' order by name"
+        ),
+        table(&[
+            ["app_wakelock_parse_error", "1"],
+            ["app_wakelock_unknown_id", "1"]
+        ])
+    );
+}
+
+#[test]
+fn statsd_atoms_are_instants_on_the_statsd_atoms_track_at_their_own_times() {
+    // Four atoms, three times: the last atom takes the packet's time. Atoms are named by
+    // atoms.proto's field names; one not in the list is named by number and counted, a
+    // vendor atom (>= 100000) is not counted.
+    let (conn, _db) = import("app_wakelocks_statsd.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, s.name, t.name, t.type from slice s
+             join track t on s.track_id = t.id where t.type = 'statsd_atoms' order by s.ts"
+        ),
+        table(&[
+            [
+                "3000",
+                "0",
+                "screen_state_changed",
+                "Statsd Atoms",
+                "statsd_atoms"
+            ],
+            [
+                "3100",
+                "0",
+                "wakelock_state_changed",
+                "Statsd Atoms",
+                "statsd_atoms"
+            ],
+            ["3200", "0", "atom_100001", "Statsd Atoms", "statsd_atoms"],
+            ["3250", "0", "atom_88888", "Statsd Atoms", "statsd_atoms"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, value from stats where name like 'atom%' order by name"
+        ),
+        table(&[["atom_timestamp_missing", "1"], ["atom_unknown", "1"]])
+    );
+}
+
 /// Entity residencies as the reference counts their faults: a descriptor without its
 /// indices is an invalid energy descriptor, a packet without residencies (descriptors only
 /// too) is invalid, and a residency of an undescribed state skips the rest of its packet.
@@ -1264,54 +1317,6 @@ fn entity_residency_faults_are_counted_as_the_reference_counts_them() {
     assert_eq!(
         rows(
             &conn,
-            "select name, value from stats where name like 'app_wakelock%' order by name"
-        ),
-        table(&[
-            ["app_wakelock_parse_error", "1"],
-            ["app_wakelock_unknown_id", "1"]
-        ])
-    );
-}
-
-#[test]
-fn statsd_atoms_are_instants_on_the_statsd_atoms_track_at_their_own_times() {
-    // Four atoms, three times: the last atom takes the packet's time. Atoms are named by
-    // atoms.proto's field names; one not in the list is named by number and counted, a
-    // vendor atom (>= 100000) is not counted.
-    let (conn, _db) = import("app_wakelocks_statsd.pftrace");
-    assert_eq!(
-        rows(
-            &conn,
-            "select s.ts, s.dur, s.name, t.name, t.type from slice s
-             join track t on s.track_id = t.id where t.type = 'statsd_atoms' order by s.ts"
-        ),
-        table(&[
-            [
-                "3000",
-                "0",
-                "screen_state_changed",
-                "Statsd Atoms",
-                "statsd_atoms"
-            ],
-            [
-                "3100",
-                "0",
-                "wakelock_state_changed",
-                "Statsd Atoms",
-                "statsd_atoms"
-            ],
-            ["3200", "0", "atom_100001", "Statsd Atoms", "statsd_atoms"],
-            ["3250", "0", "atom_88888", "Statsd Atoms", "statsd_atoms"],
-        ])
-    );
-    assert_eq!(
-        rows(
-            &conn,
-            "select name, value from stats where name like 'atom%' order by name"
-        ),
-        table(&[["atom_timestamp_missing", "1"], ["atom_unknown", "1"]])
-    );
-}
             "select name, value from stats where value > 0 order by name"
         ),
         table(&[
@@ -1372,5 +1377,91 @@ fn empty_cpu_info_and_cpu_times_without_a_cpu_are_counted() {
             "select name, value from stats where value > 0 order by name"
         ),
         table(&[["cpu_info_empty", "1"], ["invalid_cpu_times", "1"]])
+    );
+}
+
+/// App wakelocks: each bundle event's interned info names a slice on the global
+/// `app_wakelock_events` tracks (one lane per lock held at once) from the acquire to the
+/// release, at the packet's time plus the event's encoded delta (`delta << 1 | acquired`),
+/// with the lock's flags and owners as args; an unknown interned id is counted.
+#[test]
+fn app_wakelocks_are_slices_from_acquire_to_release() {
+    use prost::Message;
+    use sextant::protos::{
+        trace_packet::{Data, OptionalTrustedPacketSequenceId},
+        AppWakelockBundle, AppWakelockInfo, InternedData, Trace, TracePacket,
+    };
+    let info = |iid: i32, tag: &str, work_uid: Option<i32>| AppWakelockInfo {
+        iid: Some(iid),
+        tag: Some(tag.into()),
+        flags: Some(iid),
+        owner_pid: Some(100 * iid),
+        owner_uid: Some(10_000 + iid),
+        work_uid,
+    };
+    let packet = TracePacket {
+        timestamp: Some(1000),
+        optional_trusted_packet_sequence_id: Some(
+            OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(5),
+        ),
+        sequence_flags: Some(1),
+        interned_data: Some(InternedData {
+            app_wakelock_info: vec![info(1, "*job*/com.foo", None), info(2, "alarm", Some(7))],
+            ..Default::default()
+        }),
+        data: Some(Data::AppWakelockBundle(AppWakelockBundle {
+            intern_id: vec![1, 2, 1, 9, 2],
+            // 1 acquired at +0, 2 at +10, 1 released at +20, 9 unknown, 2 released at +30.
+            encoded_ts: vec![1, 21, 40, 41, 60],
+            ..Default::default()
+        })),
+        ..Default::default()
+    };
+    let bytes = Trace {
+        packet: vec![packet],
+    }
+    .encode_to_vec();
+    let input = TempFile::with_bytes("app_wakelocks.pftrace", &bytes);
+    let db = TempFile::new("app_wakelocks.sqlite");
+    sextant::import::import_path(input.path(), db.path()).expect("imports");
+    let conn = sextant::db::open_read_only(db.path()).expect("opens");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, s.name, t.name, t.type, s.track_id,
+                    extract_arg(s.arg_set_id, 'flags'), extract_arg(s.arg_set_id, 'owner_pid'),
+                    extract_arg(s.arg_set_id, 'owner_uid'), extract_arg(s.arg_set_id, 'work_uid')
+             from slice s join track t on t.id = s.track_id order by s.ts"
+        ),
+        table(&[
+            [
+                "1000",
+                "20",
+                "*job*/com.foo",
+                "app_wakelock_events",
+                "app_wakelock_events",
+                "0",
+                "1",
+                "100",
+                "10001",
+                "NULL"
+            ],
+            [
+                "1010",
+                "20",
+                "alarm",
+                "app_wakelock_events",
+                "app_wakelock_events",
+                "1",
+                "2",
+                "200",
+                "10002",
+                "7"
+            ],
+        ])
+    );
+    assert_eq!(
+        rows(&conn, "select name, value from stats where value > 0"),
+        table(&[["app_wakelock_unknown_id", "1"]])
     );
 }
