@@ -811,3 +811,88 @@ fn processes_chrome_lists_without_describing_them_are_missing_until_described() 
         table(&[["100", "1000000000"], ["1000", "5000000000"]])
     );
 }
+
+/// v8_code.textproto: one isolate with a process-wide code range and an embedded blob, a
+/// JS script with two functions, a wasm script; code of every kind, inside and outside the
+/// isolate's regions, with and without a tid (the sequence's V8 defaults give 11), and
+/// events naming what was never interned.
+#[test]
+fn v8_code_events_fill_the_v8_tables_and_jit_code() {
+    let (conn, _db) = import("v8_code");
+    assert_eq!(
+        rows(&conn, "select * from v8_isolate"),
+        table(&[
+            ["0", "1", "3", "1048576", "4096", "4096", "65536", "1", "NULL"],
+            // Sequence 2's isolate: its code range starts at 0.
+            ["1", "2", "1", "0", "0", "0", "100000", "0", "NULL"],
+        ])
+    );
+    assert_eq!(
+        rows(&conn, "select * from v8_js_script"),
+        table(&[["0", "0", "7", "NORMAL", "https://a.com/s.js", "function f(){}"]])
+    );
+    assert_eq!(
+        rows(&conn, "select * from v8_js_function"),
+        table(&[
+            ["0", "f", "0", "0", "NORMAL_FUNCTION", "1", "10"],
+            ["1", "g", "0", "1", "ARROW_FUNCTION", "NULL", "NULL"],
+        ])
+    );
+    // Interpreted code keeps its bytecode and has no JIT code.
+    assert_eq!(
+        rows(&conn, "select * from v8_js_code"),
+        table(&[
+            ["0", "0", "0", "TURBOFAN", "NULL"],
+            ["1", "NULL", "1", "IGNITION", "qrs="],
+            ["2", "1", "0", "SPARKPLUG", "NULL"],
+        ])
+    );
+    assert_eq!(
+        rows(&conn, "select * from v8_internal_code"),
+        table(&[["0", "2", "0", "Builtin:Abort", "BUILTIN"]])
+    );
+    assert_eq!(
+        rows(&conn, "select * from v8_wasm_script"),
+        table(&[["0", "0", "9", "https://a.com/m.wasm", "AGFzbQ==", "NULL"]])
+    );
+    assert_eq!(
+        rows(&conn, "select * from v8_wasm_code"),
+        table(&[["0", "3", "0", "0", "wf", "LIFTOFF", "33"]])
+    );
+    assert_eq!(
+        rows(&conn, "select * from v8_regexp_code"),
+        table(&[["0", "4", "0", "a+b"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select j.id, create_ts, estimated_delete_ts, tid, start_address, size, \
+             function_name, native_code_base64 from __intrinsic_jit_code j \
+             join thread using(utid) order by j.id"
+        ),
+        table(&[
+            ["0", "100", "NULL", "11", "8192", "64", "f", "AQID"],
+            ["1", "120", "NULL", "11", "12288", "32", "f", "NULL"],
+            ["2", "130", "NULL", "11", "1048580", "16", "Builtin:Abort", "NULL"],
+            ["3", "140", "NULL", "11", "16384", "100", "wf", "NULL"],
+            ["4", "150", "NULL", "11", "20480", "50", "a+b", "NULL"],
+        ])
+    );
+    // The IGNITION code's own tid 12 is a thread of the isolate's process.
+    assert_eq!(
+        rows(&conn, "select pid from thread join process using(upid) where tid = 12"),
+        table(&[["10"]])
+    );
+    // Unknown isolate and function iids; an isolate without a code range; code outside
+    // every region; code without a size; no tid and no defaults on sequence 2.
+    for (name, n) in [
+        ("v8_intern_errors", "2"),
+        ("v8_isolate_has_no_code_range", "1"),
+        ("v8_no_code_range", "1"),
+        ("v8_code_load_missing_code_range", "1"),
+        ("v8_no_defaults", "1"),
+        ("proto_packet_kind_not_imported", "0"),
+    ] {
+        assert_eq!(stat(&conn, name), n, "{name}");
+    }
+}

@@ -27,6 +27,7 @@ mod syscall_table;
 mod tables;
 mod thread_state;
 mod track;
+mod v8;
 
 use flow::FlowState;
 use slice::{Overlap, StackEntry};
@@ -40,6 +41,7 @@ pub use stack_profile::{
     ProfilerSession, SampleCounterDesc, StackProfile, StackSampleData, SymbolRow, TaskRef,
 };
 pub use tables::*;
+pub use v8::*;
 
 use std::collections::HashMap;
 
@@ -446,6 +448,7 @@ impl<'s> Builder<'s> {
             } => self.process_arg(process, key, ArgValue::Int(value)),
             EventData::ThreadState(ref st) => self.thread_state_event(ts, st),
             EventData::AndroidLog(ref log) => self.android_log(ts, log),
+            EventData::V8Code(ref code) => self.v8_code(ts, code),
             EventData::Journald(ref entry) => self.journald(ts, entry),
             EventData::FileDescriptor(ref fd) => {
                 let upid = self.process(fd.0);

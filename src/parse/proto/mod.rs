@@ -33,6 +33,7 @@ mod network;
 mod packets;
 mod profiling;
 mod stack_sample;
+mod v8;
 mod system;
 mod system_probes;
 mod trace_stats;
@@ -105,6 +106,8 @@ struct Sequence {
     function_names: FxHashMap<u64, StrId>,
     /// Interned network packet contexts (`network.rs`).
     packet_contexts: FxHashMap<u64, protos::NetworkPacketEvent>,
+    /// Interned V8 isolates, scripts and functions, and the code defaults (`v8.rs`).
+    v8: v8::V8Interned,
 }
 
 /// A delta timestamp, resolved against its sequence's running time.
@@ -406,6 +409,11 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::NetworkPacketBundle(_)) => "TracePacket.network_packet_bundle",
         Some(D::WinscopeExtensions(_)) => "TracePacket.winscope_extensions",
         Some(D::AndroidGameInterventionList(_)) => "TracePacket.android_game_intervention_list",
+        Some(D::V8JsCode(_)) => "TracePacket.v8_js_code",
+        Some(D::V8InternalCode(_)) => "TracePacket.v8_internal_code",
+        Some(D::V8WasmCode(_)) => "TracePacket.v8_wasm_code",
+        Some(D::V8RegExpCode(_)) => "TracePacket.v8_reg_exp_code",
+        Some(D::V8CodeMove(_)) => "TracePacket.v8_code_move",
         None => "TracePacket (payload Sextant does not read)",
     }
 }
@@ -414,7 +422,7 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
 const KNOWN_PACKET_FIELDS: &[u32] = &[
     1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
     47, 48, 50, 51, 52, 53, 54, 57, 58, 59, 60, 61, 63, 64, 65, 66, 67, 69, 70, 71, 72, 76, 77, 79,
-    82, 83, 86, 87, 88, 89, 91, 92, 98, 107, 109, 112, 113, 115, 119, 123, 126, 128, 129, 132, 133,
+    82, 83, 86, 87, 88, 89, 91, 92, 98, 99, 100, 101, 102, 103, 107, 109, 112, 113, 115, 119, 123, 126, 128, 129, 132, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
@@ -906,6 +914,19 @@ impl Parser<'_> {
             trace_packet::Data::NetworkPacketBundle(b) => {
                 self.network_packet_bundle(machine, seq_id, ts.unwrap_or(0), clock, &b)
             }
+            trace_packet::Data::V8JsCode(c) => {
+                self.v8_js_code(machine, seq_id, ts.unwrap_or(0), clock, &c)
+            }
+            trace_packet::Data::V8InternalCode(c) => {
+                self.v8_internal_code(machine, seq_id, ts.unwrap_or(0), clock, &c)
+            }
+            trace_packet::Data::V8WasmCode(c) => {
+                self.v8_wasm_code(machine, seq_id, ts.unwrap_or(0), clock, &c)
+            }
+            trace_packet::Data::V8RegExpCode(c) => {
+                self.v8_regexp_code(machine, seq_id, ts.unwrap_or(0), clock, &c)
+            }
+            trace_packet::Data::V8CodeMove(m) => self.v8_code_move(machine, seq_id, &m),
             trace_packet::Data::WinscopeExtensions(bytes) => {
                 self.winscope_extensions(machine, seq_id, ts.unwrap_or(0), clock, &bytes)
             }
@@ -1021,6 +1042,7 @@ impl Parser<'_> {
                     te.map_or_else(Vec::new, |te| te.extra_counter_track_uuids.clone());
                 seq.default_extra_double_counters =
                     te.map_or_else(Vec::new, |te| te.extra_double_counter_track_uuids.clone());
+                seq.v8.default_tid = Some(defaults.v8_code_defaults.as_ref().and_then(|d| d.tid));
             }
         }
         let valid = self
@@ -1234,6 +1256,7 @@ impl Parser<'_> {
         for (iid, v) in unsymbolized {
             seq.unsymbolized.entry(iid).or_insert(v);
         }
+        seq.v8.intern(d);
         for c in &d.packet_context {
             if let Some(ctx) = &c.ctx {
                 seq.packet_contexts
