@@ -896,3 +896,74 @@ fn v8_code_events_fill_the_v8_tables_and_jit_code() {
         assert_eq!(stat(&conn, name), n, "{name}");
     }
 }
+
+/// memory_snapshot.textproto: two dumps at 1000 (pids 20 and 10; one global, shared node
+/// owned by a node of each, at importance 2 and 1) make one snapshot, a dump at 2000 of pid
+/// 20 with no nodes another.
+#[test]
+fn memory_snapshots_become_graphs_with_effective_sizes() {
+    let (conn, _db) = import("memory_snapshot");
+    assert_eq!(
+        rows(
+            &conn,
+            "select m.id, timestamp, t.type, detail_level from memory_snapshot m \
+             join track t on t.id = m.track_id"
+        ),
+        table(&[
+            ["0", "1000", "legacy_chrome_global_instants", "detailed"],
+            ["1", "2000", "legacy_chrome_global_instants", "background"],
+        ])
+    );
+    // Processes by pid, then the shared graph as pid 0's.
+    assert_eq!(
+        rows(
+            &conn,
+            "select snapshot_id, pid from process_memory_snapshot join process using(upid) \
+             order by process_memory_snapshot.id"
+        ),
+        table(&[["0", "10"], ["0", "20"], ["0", "0"], ["1", "20"], ["1", "0"]])
+    );
+    // Depth first by name; malloc's children leave 40 bytes to `<unspecified>`; the shared
+    // node's memory all goes to its most important owner (gpu/buf), none to cc/tiles or
+    // itself.
+    assert_eq!(
+        rows(
+            &conn,
+            "select id, process_snapshot_id, parent_node_id, path, size, effective_size, \
+             arg_set_id is not null from memory_snapshot_node"
+        ),
+        table(&[
+            ["0", "0", "NULL", "cc", "30", "0", "0"],
+            ["1", "0", "0", "cc/tiles", "30", "0", "0"],
+            ["2", "1", "NULL", "gpu", "50", "50", "0"],
+            ["3", "1", "2", "gpu/buf", "50", "50", "0"],
+            ["4", "1", "NULL", "malloc", "100", "100", "0"],
+            ["5", "1", "4", "malloc/<unspecified>", "40", "40", "0"],
+            ["6", "1", "4", "malloc/allocated_objects", "60", "60", "1"],
+            ["7", "1", "NULL", "v8", "40", "40", "0"],
+            ["8", "1", "7", "v8/heap", "40", "40", "1"],
+            ["9", "1", "NULL", "weakone", "1", "1", "0"],
+            ["10", "2", "NULL", "global", "50", "0", "0"],
+            ["11", "2", "10", "global/shm1", "50", "0", "0"],
+        ])
+    );
+    // Edges newest first; the edge to an unknown node is ignored.
+    assert_eq!(
+        rows(&conn, "select * from memory_snapshot_edge"),
+        table(&[["0", "3", "11", "2"], ["1", "1", "11", "1"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select n.path, key, display_value from memory_snapshot_node n \
+             join args using(arg_set_id) order by n.id, args.id"
+        ),
+        table(&[
+            ["malloc/allocated_objects", "note.value", "hi"],
+            ["malloc/allocated_objects", "object_count.value", "7"],
+            ["v8/heap", "allocated_objects_size.value", "30"],
+            ["v8/heap", "allocated_objects_size.unit", "bytes"],
+        ])
+    );
+    assert_eq!(stat(&conn, "proto_packet_kind_not_imported"), "0");
+}

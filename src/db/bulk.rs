@@ -115,9 +115,14 @@ pub(super) enum Table {
     V8WasmCode,
     V8RegExpCode,
     JitCode,
+    // Chrome's memory-infra snapshots.
+    MemorySnapshot,
+    ProcessMemorySnapshot,
+    MemorySnapshotNode,
+    MemorySnapshotEdge,
 }
 
-pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 10 + 4 + 9;
+pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 10 + 4 + 9 + 4;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -201,6 +206,10 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::V8WasmCode,
     Table::V8RegExpCode,
     Table::JitCode,
+    Table::MemorySnapshot,
+    Table::ProcessMemorySnapshot,
+    Table::MemorySnapshotNode,
+    Table::MemorySnapshotEdge,
 ];
 
 impl Table {
@@ -419,6 +428,26 @@ impl Table {
                 true,
             ),
             Table::FileDescriptor => ("filedescriptor", "id, ufd, fd, ts, upid, path", true),
+            Table::MemorySnapshot => (
+                "memory_snapshot",
+                "id, timestamp, track_id, detail_level",
+                true,
+            ),
+            Table::ProcessMemorySnapshot => (
+                "process_memory_snapshot",
+                "id, snapshot_id, upid",
+                true,
+            ),
+            Table::MemorySnapshotNode => (
+                "memory_snapshot_node",
+                "id, process_snapshot_id, parent_node_id, path, size, effective_size, arg_set_id",
+                true,
+            ),
+            Table::MemorySnapshotEdge => (
+                "memory_snapshot_edge",
+                "id, source_node_id, target_node_id, importance",
+                true,
+            ),
             Table::V8Isolate => (
                 "__intrinsic_v8_isolate",
                 "id, upid, internal_isolate_id, embedded_blob_code_start_address, \

@@ -134,6 +134,15 @@ CREATE TABLE android_game_intervention_list (
   battery_mode_use_angle INTEGER, battery_mode_fps REAL);
 CREATE TABLE filedescriptor (
   id INTEGER PRIMARY KEY, ufd INTEGER, fd INTEGER, ts INTEGER, upid INTEGER, path TEXT);
+CREATE TABLE memory_snapshot (
+  id INTEGER PRIMARY KEY, timestamp INTEGER, track_id INTEGER, detail_level TEXT);
+CREATE TABLE process_memory_snapshot (
+  id INTEGER PRIMARY KEY, snapshot_id INTEGER, upid INTEGER);
+CREATE TABLE memory_snapshot_node (
+  id INTEGER PRIMARY KEY, process_snapshot_id INTEGER, parent_node_id INTEGER, path TEXT,
+  size INTEGER, effective_size INTEGER, arg_set_id INTEGER);
+CREATE TABLE memory_snapshot_edge (
+  id INTEGER PRIMARY KEY, source_node_id INTEGER, target_node_id INTEGER, importance INTEGER);
 CREATE TABLE __intrinsic_v8_isolate (
   id INTEGER PRIMARY KEY, upid INTEGER, internal_isolate_id INTEGER,
   embedded_blob_code_start_address INTEGER, embedded_blob_code_size INTEGER,

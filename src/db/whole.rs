@@ -42,6 +42,7 @@ impl TableWriter<'_> {
         self.android_logs(t, sink)?;
         self.chrome_raw(t, sink)?;
         self.v8(t, sink)?;
+        self.memory_snapshots(t, sink)?;
         self.packages(sink)?;
         self.gpus(t, sink)?;
         for (id, &(group, name, description, track)) in t.gpu_counter_groups.iter().enumerate() {
@@ -243,6 +244,47 @@ impl TableWriter<'_> {
                 row.text(sink.strings.get(s.category));
                 row.text(sink.strings.get(s.value));
                 row.opt_int(args);
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Memory-infra snapshots: the snapshots, their processes, nodes and edges.
+    fn memory_snapshots(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        let m = &t.memory;
+        for (id, &(ts, track, detail)) in m.snapshots.iter().enumerate() {
+            self.row(Table::MemorySnapshot, |row| {
+                row.int(id as i64);
+                row.int(ts);
+                row.int(track);
+                row.text(sink.strings.get(detail));
+            })?;
+        }
+        for (id, &(snapshot, upid)) in m.process_snapshots.iter().enumerate() {
+            self.row(Table::ProcessMemorySnapshot, |row| {
+                row.int(id as i64);
+                row.int(snapshot);
+                row.int(upid);
+            })?;
+        }
+        for (id, n) in m.nodes.iter().enumerate() {
+            let args = self.arg_set(n.args, sink)?;
+            self.row(Table::MemorySnapshotNode, |row| {
+                row.int(id as i64);
+                row.int(n.process_snapshot);
+                row.opt_int(n.parent);
+                row.text(sink.strings.get(n.path));
+                row.int(n.size);
+                row.int(n.effective_size);
+                row.opt_int(args);
+            })?;
+        }
+        for (id, &(source, target, importance)) in m.edges.iter().enumerate() {
+            self.row(Table::MemorySnapshotEdge, |row| {
+                row.int(id as i64);
+                row.int(source);
+                row.int(target);
+                row.int(importance);
             })?;
         }
         Ok(())

@@ -95,3 +95,47 @@ pub struct V8Code {
     /// The machine code in base64, NULL when absent.
     pub machine_code: StrId,
 }
+
+/// One value of a memory-infra node's entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemoryEntryValue {
+    Uint(u64),
+    Str(StrId),
+}
+
+/// An entry of a memory-infra node (`size` from `size_bytes` first, then the node's list).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MemoryEntry {
+    pub name: StrId,
+    /// Its units are bytes (else objects or unspecified).
+    pub bytes: bool,
+    pub value: MemoryEntryValue,
+}
+
+/// An allocator dump of one process.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MemoryNodeDump {
+    pub id: u64,
+    pub absolute_name: StrId,
+    pub weak: bool,
+    pub entries: Vec<MemoryEntry>,
+}
+
+/// One process's part of a memory-infra snapshot: its allocator dumps and ownership edges
+/// (source id, target id, importance).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ProcessMemoryDump {
+    pub pid: i64,
+    pub nodes: Vec<MemoryNodeDump>,
+    pub edges: Vec<(u64, u64, u32)>,
+}
+
+/// A `memory_tracker_snapshot` packet. `detail` is the level of detail's name
+/// (`detailed`, `light`, `background`); `track` the global instant track snapshots sit on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MemorySnapshotDump {
+    pub machine: super::MachineId,
+    pub track: super::TrackRef,
+    pub detail: StrId,
+    pub processes: Vec<ProcessMemoryDump>,
+}

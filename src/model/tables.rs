@@ -86,6 +86,8 @@ pub struct Tables {
     pub chrome_raw: Vec<ChromeRawRow>,
     /// V8's isolates, scripts, functions and code (`v8.rs`).
     pub v8: super::V8Tables,
+    /// Memory-infra snapshots (`memory_snapshot.rs`).
+    pub memory: super::MemorySnapshotTables,
     /// `experimental_missing_chrome_processes` rows: (upid, reliable_from), by upid.
     pub missing_chrome_processes: Vec<(u32, Option<i64>)>,
     /// `__intrinsic_track_event_callstacks` rows.

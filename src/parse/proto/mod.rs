@@ -29,6 +29,7 @@ mod gpu;
 mod gpu_events;
 mod heap_graph;
 mod heapprofd;
+mod memory_snapshot;
 mod network;
 mod packets;
 mod profiling;
@@ -414,6 +415,7 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::V8WasmCode(_)) => "TracePacket.v8_wasm_code",
         Some(D::V8RegExpCode(_)) => "TracePacket.v8_reg_exp_code",
         Some(D::V8CodeMove(_)) => "TracePacket.v8_code_move",
+        Some(D::MemoryTrackerSnapshot(_)) => "TracePacket.memory_tracker_snapshot",
         None => "TracePacket (payload Sextant does not read)",
     }
 }
@@ -421,7 +423,7 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
 /// TracePacket fields Sextant's `TracePacket` declares.
 const KNOWN_PACKET_FIELDS: &[u32] = &[
     1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
-    47, 48, 50, 51, 52, 53, 54, 57, 58, 59, 60, 61, 63, 64, 65, 66, 67, 69, 70, 71, 72, 76, 77, 79,
+    47, 48, 50, 51, 52, 53, 54, 57, 58, 59, 60, 61, 63, 64, 65, 66, 67, 69, 70, 71, 72, 73, 76, 77, 79,
     82, 83, 86, 87, 88, 89, 91, 92, 98, 99, 100, 101, 102, 103, 107, 109, 112, 113, 115, 119, 123, 126, 128, 129, 132, 133,
 ];
 
@@ -927,6 +929,9 @@ impl Parser<'_> {
                 self.v8_regexp_code(machine, seq_id, ts.unwrap_or(0), clock, &c)
             }
             trace_packet::Data::V8CodeMove(m) => self.v8_code_move(machine, seq_id, &m),
+            trace_packet::Data::MemoryTrackerSnapshot(m) => {
+                self.memory_snapshot(machine, ts.unwrap_or(0), clock, &m)
+            }
             trace_packet::Data::WinscopeExtensions(bytes) => {
                 self.winscope_extensions(machine, seq_id, ts.unwrap_or(0), clock, &bytes)
             }
