@@ -967,3 +967,38 @@ fn memory_snapshots_become_graphs_with_effective_sizes() {
     );
     assert_eq!(stat(&conn, "proto_packet_kind_not_imported"), "0");
 }
+
+/// chrome_process_stats.textproto: Chrome's memory-infra OS dump fields in process_stats
+/// (pid 20 with both counters and `is_peak_rss_resettable`, pid 10 with a footprint only)
+/// beside a light memory snapshot at the same time.
+#[test]
+fn chrome_process_stats_fields_are_counters_and_a_process_arg() {
+    let (conn, _db) = import("chrome_process_stats");
+    assert_eq!(
+        rows(
+            &conn,
+            "select pid, t.name, t.type, c.ts, c.value from counter c \
+             join process_counter_track t on c.track_id = t.id join process using(upid) \
+             order by pid, t.name"
+        ),
+        table(&[
+            ["10", "chrome.private_footprint_kb", "chrome_process_stats", "1000", "5120"],
+            ["20", "chrome.peak_resident_set_kb", "chrome_process_stats", "1000", "40960"],
+            ["20", "chrome.private_footprint_kb", "chrome_process_stats", "1000", "28672"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select pid, extract_arg(arg_set_id, 'is_peak_rss_resettable') from process \
+             where pid in (10, 20) order by pid"
+        ),
+        table(&[["10", "NULL"], ["20", "1"]])
+    );
+    // The reference's system probes parser still counts the peak as a field it skips.
+    assert_eq!(stat(&conn, "proc_stat_unknown_counters"), "1");
+    assert_eq!(
+        rows(&conn, "select timestamp, detail_level from memory_snapshot"),
+        table(&[["1000", "light"]])
+    );
+}
