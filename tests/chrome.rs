@@ -829,7 +829,14 @@ fn v8_code_events_fill_the_v8_tables_and_jit_code() {
     );
     assert_eq!(
         rows(&conn, "select * from v8_js_script"),
-        table(&[["0", "0", "7", "NORMAL", "https://a.com/s.js", "function f(){}"]])
+        table(&[[
+            "0",
+            "0",
+            "7",
+            "NORMAL",
+            "https://a.com/s.js",
+            "function f(){}"
+        ]])
     );
     assert_eq!(
         rows(&conn, "select * from v8_js_function"),
@@ -873,14 +880,26 @@ fn v8_code_events_fill_the_v8_tables_and_jit_code() {
         table(&[
             ["0", "100", "NULL", "11", "8192", "64", "f", "AQID"],
             ["1", "120", "NULL", "11", "12288", "32", "f", "NULL"],
-            ["2", "130", "NULL", "11", "1048580", "16", "Builtin:Abort", "NULL"],
+            [
+                "2",
+                "130",
+                "NULL",
+                "11",
+                "1048580",
+                "16",
+                "Builtin:Abort",
+                "NULL"
+            ],
             ["3", "140", "NULL", "11", "16384", "100", "wf", "NULL"],
             ["4", "150", "NULL", "11", "20480", "50", "a+b", "NULL"],
         ])
     );
     // The IGNITION code's own tid 12 is a thread of the isolate's process.
     assert_eq!(
-        rows(&conn, "select pid from thread join process using(upid) where tid = 12"),
+        rows(
+            &conn,
+            "select pid from thread join process using(upid) where tid = 12"
+        ),
         table(&[["10"]])
     );
     // Unknown isolate and function iids; an isolate without a code range; code outside
@@ -921,7 +940,13 @@ fn memory_snapshots_become_graphs_with_effective_sizes() {
             "select snapshot_id, pid from process_memory_snapshot join process using(upid) \
              order by process_memory_snapshot.id"
         ),
-        table(&[["0", "10"], ["0", "20"], ["0", "0"], ["1", "20"], ["1", "0"]])
+        table(&[
+            ["0", "10"],
+            ["0", "20"],
+            ["0", "0"],
+            ["1", "20"],
+            ["1", "0"]
+        ])
     );
     // Depth first by name; malloc's children leave 40 bytes to `<unspecified>`; the shared
     // node's memory all goes to its most important owner (gpu/buf), none to cc/tiles or
@@ -982,9 +1007,27 @@ fn chrome_process_stats_fields_are_counters_and_a_process_arg() {
              order by pid, t.name"
         ),
         table(&[
-            ["10", "chrome.private_footprint_kb", "chrome_process_stats", "1000", "5120"],
-            ["20", "chrome.peak_resident_set_kb", "chrome_process_stats", "1000", "40960"],
-            ["20", "chrome.private_footprint_kb", "chrome_process_stats", "1000", "28672"],
+            [
+                "10",
+                "chrome.private_footprint_kb",
+                "chrome_process_stats",
+                "1000",
+                "5120"
+            ],
+            [
+                "20",
+                "chrome.peak_resident_set_kb",
+                "chrome_process_stats",
+                "1000",
+                "40960"
+            ],
+            [
+                "20",
+                "chrome.private_footprint_kb",
+                "chrome_process_stats",
+                "1000",
+                "28672"
+            ],
         ])
     );
     assert_eq!(

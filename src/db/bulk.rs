@@ -433,11 +433,9 @@ impl Table {
                 "id, timestamp, track_id, detail_level",
                 true,
             ),
-            Table::ProcessMemorySnapshot => (
-                "process_memory_snapshot",
-                "id, snapshot_id, upid",
-                true,
-            ),
+            Table::ProcessMemorySnapshot => {
+                ("process_memory_snapshot", "id, snapshot_id, upid", true)
+            }
             Table::MemorySnapshotNode => (
                 "memory_snapshot_node",
                 "id, process_snapshot_id, parent_node_id, path, size, effective_size, arg_set_id",

@@ -171,7 +171,8 @@ impl Graph {
     fn post_order(&self) -> Vec<usize> {
         let mut out = Vec::with_capacity(self.nodes.len());
         let mut state = vec![0u8; self.nodes.len()];
-        let mut stack: Vec<(usize, bool)> = self.roots().into_iter().rev().map(|r| (r, false)).collect();
+        let mut stack: Vec<(usize, bool)> =
+            self.roots().into_iter().rev().map(|r| (r, false)).collect();
         while let Some((n, expanded)) = stack.pop() {
             if expanded {
                 if state[n] != 2 {
@@ -350,8 +351,7 @@ impl Graph {
         }
         let owning = match (node.owns, node.parent) {
             (Some(e), _) => {
-                node.owning_coefficient
-                    * self.nodes[self.edges[e].1].cumulative_owning_coefficient
+                node.owning_coefficient * self.nodes[self.edges[e].1].cumulative_owning_coefficient
             }
             (None, Some(p)) => self.nodes[p].cumulative_owning_coefficient,
             (None, None) => 1.0,
@@ -385,10 +385,13 @@ impl Graph {
             }
             sum
         };
-        self.nodes[n].entries.entry("effective_size".into()).or_insert(Entry {
-            bytes: true,
-            value: MemoryEntryValue::Uint(effective),
-        });
+        self.nodes[n]
+            .entries
+            .entry("effective_size".into())
+            .or_insert(Entry {
+                bytes: true,
+                value: MemoryEntryValue::Uint(effective),
+            });
     }
 
     fn calculate_sizes(&mut self) {
@@ -514,10 +517,7 @@ impl Builder<'_> {
                 pid,
             });
             let process_snapshot = self.tables.memory.process_snapshots.len() as u32;
-            self.tables
-                .memory
-                .process_snapshots
-                .push((snapshot, upid));
+            self.tables.memory.process_snapshots.push((snapshot, upid));
             // Depth first, children by name; the root itself is no row.
             let mut stack: Vec<(usize, String, Option<u32>)> = graph.nodes[root]
                 .children
@@ -569,8 +569,7 @@ impl Builder<'_> {
                             if e.bytes {
                                 let unit = self.sink.intern("bytes");
                                 args.push(
-                                    self.sink
-                                        .arg(&format!("{name}.unit"), ArgValue::Str(unit)),
+                                    self.sink.arg(&format!("{name}.unit"), ArgValue::Str(unit)),
                                 );
                             }
                         }

@@ -37,12 +37,12 @@ use track::{AsyncPhase, AsyncSetState, DescriptorTrack};
 pub use heap_graph::{
     package_of, HeapClassRow, HeapDump, HeapGraphStore, HeapObjectRow, HeapReferenceRow, OomStack,
 };
+pub use memory_snapshot::*;
 pub use stack_profile::{
     AsyncContextRow, CallsiteRow, FrameRow, MappingRow, PerfSampleData, PerfSession, ProfileRow,
     ProfilerSession, SampleCounterDesc, StackProfile, StackSampleData, SymbolRow, TaskRef,
 };
 pub use tables::*;
-pub use memory_snapshot::*;
 pub use v8::*;
 
 use std::collections::HashMap;

@@ -98,8 +98,7 @@ impl V8Tables {
         let contains = |base: i64, len: i64| start >= base && end <= base.saturating_add(len);
         contains(i.code_range.base, i.code_range.size)
             || contains(i.blob_start, i.blob_size)
-            || i
-                .code_range
+            || i.code_range
                 .blob_copy_start
                 .is_some_and(|copy| contains(copy, i.blob_size))
     }
@@ -114,7 +113,13 @@ impl Builder<'_> {
         };
         let utid = self.thread(thread);
         let v8 = &mut self.tables.v8;
-        let interpreted = matches!(kind, V8CodeKind::Js { bytecode: Some(_), .. });
+        let interpreted = matches!(
+            kind,
+            V8CodeKind::Js {
+                bytecode: Some(_),
+                ..
+            }
+        );
         let jit = if interpreted {
             None
         } else if code.size <= 0 {
@@ -192,9 +197,7 @@ impl Builder<'_> {
                     offset_in_module,
                 )
             }
-            V8CodeKind::RegExp { pattern } => {
-                V8CodeRow::RegExp(jit.unwrap_or(0), isolate, pattern)
-            }
+            V8CodeKind::RegExp { pattern } => V8CodeRow::RegExp(jit.unwrap_or(0), isolate, pattern),
         };
         v8.code.push(row);
     }

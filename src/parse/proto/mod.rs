@@ -34,12 +34,12 @@ mod network;
 mod packets;
 mod profiling;
 mod stack_sample;
-mod v8;
 mod system;
 mod system_probes;
 mod trace_stats;
 mod track_events;
 mod typed_args;
+mod v8;
 
 pub use ftrace::decode_task_state;
 use ftrace::CompactCpu;
@@ -423,8 +423,9 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
 /// TracePacket fields Sextant's `TracePacket` declares.
 const KNOWN_PACKET_FIELDS: &[u32] = &[
     1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
-    47, 48, 50, 51, 52, 53, 54, 57, 58, 59, 60, 61, 63, 64, 65, 66, 67, 69, 70, 71, 72, 73, 76, 77, 79,
-    82, 83, 86, 87, 88, 89, 91, 92, 98, 99, 100, 101, 102, 103, 107, 109, 112, 113, 115, 119, 123, 126, 128, 129, 132, 133,
+    47, 48, 50, 51, 52, 53, 54, 57, 58, 59, 60, 61, 63, 64, 65, 66, 67, 69, 70, 71, 72, 73, 76, 77,
+    79, 82, 83, 86, 87, 88, 89, 91, 92, 98, 99, 100, 101, 102, 103, 107, 109, 112, 113, 115, 119,
+    123, 126, 128, 129, 132, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the

@@ -16,7 +16,8 @@ fn v8_string(latin1: Option<&[u8]>, le: Option<&[u8]>, be: Option<&[u8]>) -> Str
     if let Some(bytes) = latin1 {
         return bytes.iter().map(|&b| char::from(b)).collect();
     }
-    let (bytes, from): (&[u8], fn([u8; 2]) -> u16) = match (le, be) {
+    type Unit = fn([u8; 2]) -> u16;
+    let (bytes, from): (&[u8], Unit) = match (le, be) {
         (Some(b), _) => (b, u16::from_le_bytes),
         (None, Some(b)) => (b, u16::from_be_bytes),
         (None, None) => return String::new(),
@@ -57,7 +58,13 @@ fn enum_name(names: &[&'static str], value: i32) -> &'static str {
 }
 
 const SCRIPT_TYPES: &[&str] = &[
-    "UNKNOWN", "NORMAL", "EVAL", "MODULE", "NATIVE", "EXTENSION", "INSPECTOR",
+    "UNKNOWN",
+    "NORMAL",
+    "EVAL",
+    "MODULE",
+    "NATIVE",
+    "EXTENSION",
+    "INSPECTOR",
 ];
 const FUNCTION_KINDS: &[&str] = &[
     "UNKNOWN",
@@ -144,7 +151,7 @@ impl V8Interned {
         for f in &d.v8_js_function {
             self.functions
                 .entry(f.iid.unwrap_or(0))
-                .or_insert_with(|| f.clone());
+                .or_insert(*f);
         }
         for s in &d.v8_js_script {
             self.scripts
@@ -159,7 +166,7 @@ impl V8Interned {
         for i in &d.v8_isolate {
             self.isolates
                 .entry(i.iid.unwrap_or(0))
-                .or_insert_with(|| i.clone());
+                .or_insert(*i);
         }
     }
 }
@@ -195,7 +202,9 @@ impl Parser<'_> {
             code_range: V8CodeRange {
                 base: range.base_address.unwrap_or(0) as i64,
                 size: range.size.unwrap_or(0) as i64,
-                blob_copy_start: range.embedded_blob_code_copy_start_address.map(|a| a as i64),
+                blob_copy_start: range
+                    .embedded_blob_code_copy_start_address
+                    .map(|a| a as i64),
                 process_wide: range.is_process_wide.unwrap_or(false),
             },
         })
@@ -325,7 +334,9 @@ impl Parser<'_> {
             let function = V8JsFunction {
                 name: p.sink.intern(name),
                 is_toplevel: f.is_toplevel.unwrap_or(false),
-                kind: p.sink.intern(enum_name(FUNCTION_KINDS, f.kind.unwrap_or(0))),
+                kind: p
+                    .sink
+                    .intern(enum_name(FUNCTION_KINDS, f.kind.unwrap_or(0))),
                 line: f.line,
                 col: f.column,
             };
@@ -431,7 +442,12 @@ impl Parser<'_> {
 
     /// A code move: its isolate and thread are checked (and counted) as the reference
     /// does; the move itself only matters for symbolizing samples, which Sextant does not.
-    pub(super) fn v8_code_move(&mut self, machine: MachineId, seq_id: u32, mv: &protos::V8CodeMove) {
+    pub(super) fn v8_code_move(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        mv: &protos::V8CodeMove,
+    ) {
         self.sink.touch();
         if let Some(isolate) = self.v8_isolate(machine, seq_id, mv.isolate_iid.unwrap_or(0)) {
             self.v8_thread(machine, seq_id, &isolate, mv.tid);
