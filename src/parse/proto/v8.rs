@@ -149,9 +149,7 @@ impl V8Interned {
                 .or_insert_with(|| interned_v8_string(s));
         }
         for f in &d.v8_js_function {
-            self.functions
-                .entry(f.iid.unwrap_or(0))
-                .or_insert(*f);
+            self.functions.entry(f.iid.unwrap_or(0)).or_insert(*f);
         }
         for s in &d.v8_js_script {
             self.scripts
@@ -164,9 +162,7 @@ impl V8Interned {
                 .or_insert_with(|| s.clone());
         }
         for i in &d.v8_isolate {
-            self.isolates
-                .entry(i.iid.unwrap_or(0))
-                .or_insert(*i);
+            self.isolates.entry(i.iid.unwrap_or(0)).or_insert(*i);
         }
     }
 }
