@@ -811,3 +811,237 @@ fn processes_chrome_lists_without_describing_them_are_missing_until_described() 
         table(&[["100", "1000000000"], ["1000", "5000000000"]])
     );
 }
+
+/// v8_code.textproto: one isolate with a process-wide code range and an embedded blob, a
+/// JS script with two functions, a wasm script; code of every kind, inside and outside the
+/// isolate's regions, with and without a tid (the sequence's V8 defaults give 11), and
+/// events naming what was never interned.
+#[test]
+fn v8_code_events_fill_the_v8_tables_and_jit_code() {
+    let (conn, _db) = import("v8_code");
+    assert_eq!(
+        rows(&conn, "select * from v8_isolate"),
+        table(&[
+            ["0", "1", "3", "1048576", "4096", "4096", "65536", "1", "NULL"],
+            // Sequence 2's isolate: its code range starts at 0.
+            ["1", "2", "1", "0", "0", "0", "100000", "0", "NULL"],
+        ])
+    );
+    assert_eq!(
+        rows(&conn, "select * from v8_js_script"),
+        table(&[[
+            "0",
+            "0",
+            "7",
+            "NORMAL",
+            "https://a.com/s.js",
+            "function f(){}"
+        ]])
+    );
+    assert_eq!(
+        rows(&conn, "select * from v8_js_function"),
+        table(&[
+            ["0", "f", "0", "0", "NORMAL_FUNCTION", "1", "10"],
+            ["1", "g", "0", "1", "ARROW_FUNCTION", "NULL", "NULL"],
+        ])
+    );
+    // Interpreted code keeps its bytecode and has no JIT code.
+    assert_eq!(
+        rows(&conn, "select * from v8_js_code"),
+        table(&[
+            ["0", "0", "0", "TURBOFAN", "NULL"],
+            ["1", "NULL", "1", "IGNITION", "qrs="],
+            ["2", "1", "0", "SPARKPLUG", "NULL"],
+        ])
+    );
+    assert_eq!(
+        rows(&conn, "select * from v8_internal_code"),
+        table(&[["0", "2", "0", "Builtin:Abort", "BUILTIN"]])
+    );
+    assert_eq!(
+        rows(&conn, "select * from v8_wasm_script"),
+        table(&[["0", "0", "9", "https://a.com/m.wasm", "AGFzbQ==", "NULL"]])
+    );
+    assert_eq!(
+        rows(&conn, "select * from v8_wasm_code"),
+        table(&[["0", "3", "0", "0", "wf", "LIFTOFF", "33"]])
+    );
+    assert_eq!(
+        rows(&conn, "select * from v8_regexp_code"),
+        table(&[["0", "4", "0", "a+b"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select j.id, create_ts, estimated_delete_ts, tid, start_address, size, \
+             function_name, native_code_base64 from __intrinsic_jit_code j \
+             join thread using(utid) order by j.id"
+        ),
+        table(&[
+            ["0", "100", "NULL", "11", "8192", "64", "f", "AQID"],
+            ["1", "120", "NULL", "11", "12288", "32", "f", "NULL"],
+            [
+                "2",
+                "130",
+                "NULL",
+                "11",
+                "1048580",
+                "16",
+                "Builtin:Abort",
+                "NULL"
+            ],
+            ["3", "140", "NULL", "11", "16384", "100", "wf", "NULL"],
+            ["4", "150", "NULL", "11", "20480", "50", "a+b", "NULL"],
+        ])
+    );
+    // The IGNITION code's own tid 12 is a thread of the isolate's process.
+    assert_eq!(
+        rows(
+            &conn,
+            "select pid from thread join process using(upid) where tid = 12"
+        ),
+        table(&[["10"]])
+    );
+    // Unknown isolate and function iids; an isolate without a code range; code outside
+    // every region; code without a size; no tid and no defaults on sequence 2.
+    for (name, n) in [
+        ("v8_intern_errors", "2"),
+        ("v8_isolate_has_no_code_range", "1"),
+        ("v8_no_code_range", "1"),
+        ("v8_code_load_missing_code_range", "1"),
+        ("v8_no_defaults", "1"),
+        ("proto_packet_kind_not_imported", "0"),
+    ] {
+        assert_eq!(stat(&conn, name), n, "{name}");
+    }
+}
+
+/// memory_snapshot.textproto: two dumps at 1000 (pids 20 and 10; one global, shared node
+/// owned by a node of each, at importance 2 and 1) make one snapshot, a dump at 2000 of pid
+/// 20 with no nodes another.
+#[test]
+fn memory_snapshots_become_graphs_with_effective_sizes() {
+    let (conn, _db) = import("memory_snapshot");
+    assert_eq!(
+        rows(
+            &conn,
+            "select m.id, timestamp, t.type, detail_level from memory_snapshot m \
+             join track t on t.id = m.track_id"
+        ),
+        table(&[
+            ["0", "1000", "legacy_chrome_global_instants", "detailed"],
+            ["1", "2000", "legacy_chrome_global_instants", "background"],
+        ])
+    );
+    // Processes by pid, then the shared graph as pid 0's.
+    assert_eq!(
+        rows(
+            &conn,
+            "select snapshot_id, pid from process_memory_snapshot join process using(upid) \
+             order by process_memory_snapshot.id"
+        ),
+        table(&[
+            ["0", "10"],
+            ["0", "20"],
+            ["0", "0"],
+            ["1", "20"],
+            ["1", "0"]
+        ])
+    );
+    // Depth first by name; malloc's children leave 40 bytes to `<unspecified>`; the shared
+    // node's memory all goes to its most important owner (gpu/buf), none to cc/tiles or
+    // itself.
+    assert_eq!(
+        rows(
+            &conn,
+            "select id, process_snapshot_id, parent_node_id, path, size, effective_size, \
+             arg_set_id is not null from memory_snapshot_node"
+        ),
+        table(&[
+            ["0", "0", "NULL", "cc", "30", "0", "0"],
+            ["1", "0", "0", "cc/tiles", "30", "0", "0"],
+            ["2", "1", "NULL", "gpu", "50", "50", "0"],
+            ["3", "1", "2", "gpu/buf", "50", "50", "0"],
+            ["4", "1", "NULL", "malloc", "100", "100", "0"],
+            ["5", "1", "4", "malloc/<unspecified>", "40", "40", "0"],
+            ["6", "1", "4", "malloc/allocated_objects", "60", "60", "1"],
+            ["7", "1", "NULL", "v8", "40", "40", "0"],
+            ["8", "1", "7", "v8/heap", "40", "40", "1"],
+            ["9", "1", "NULL", "weakone", "1", "1", "0"],
+            ["10", "2", "NULL", "global", "50", "0", "0"],
+            ["11", "2", "10", "global/shm1", "50", "0", "0"],
+        ])
+    );
+    // Edges newest first; the edge to an unknown node is ignored.
+    assert_eq!(
+        rows(&conn, "select * from memory_snapshot_edge"),
+        table(&[["0", "3", "11", "2"], ["1", "1", "11", "1"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select n.path, key, display_value from memory_snapshot_node n \
+             join args using(arg_set_id) order by n.id, args.id"
+        ),
+        table(&[
+            ["malloc/allocated_objects", "note.value", "hi"],
+            ["malloc/allocated_objects", "object_count.value", "7"],
+            ["v8/heap", "allocated_objects_size.value", "30"],
+            ["v8/heap", "allocated_objects_size.unit", "bytes"],
+        ])
+    );
+    assert_eq!(stat(&conn, "proto_packet_kind_not_imported"), "0");
+}
+
+/// chrome_process_stats.textproto: Chrome's memory-infra OS dump fields in process_stats
+/// (pid 20 with both counters and `is_peak_rss_resettable`, pid 10 with a footprint only)
+/// beside a light memory snapshot at the same time.
+#[test]
+fn chrome_process_stats_fields_are_counters_and_a_process_arg() {
+    let (conn, _db) = import("chrome_process_stats");
+    assert_eq!(
+        rows(
+            &conn,
+            "select pid, t.name, t.type, c.ts, c.value from counter c \
+             join process_counter_track t on c.track_id = t.id join process using(upid) \
+             order by pid, t.name"
+        ),
+        table(&[
+            [
+                "10",
+                "chrome.private_footprint_kb",
+                "chrome_process_stats",
+                "1000",
+                "5120"
+            ],
+            [
+                "20",
+                "chrome.peak_resident_set_kb",
+                "chrome_process_stats",
+                "1000",
+                "40960"
+            ],
+            [
+                "20",
+                "chrome.private_footprint_kb",
+                "chrome_process_stats",
+                "1000",
+                "28672"
+            ],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select pid, extract_arg(arg_set_id, 'is_peak_rss_resettable') from process \
+             where pid in (10, 20) order by pid"
+        ),
+        table(&[["10", "NULL"], ["20", "1"]])
+    );
+    // The reference's system probes parser still counts the peak as a field it skips.
+    assert_eq!(stat(&conn, "proc_stat_unknown_counters"), "1");
+    assert_eq!(
+        rows(&conn, "select timestamp, detail_level from memory_snapshot"),
+        table(&[["1000", "light"]])
+    );
+}

@@ -753,6 +753,13 @@ fn process_tree_and_process_stats_rules() {
              on t.id = c.track_id order by t.name"
         ),
         table(&[
+            // Not the system probes parser's (it counts the field as unknown above) but the
+            // reference's ChromeSystemProbesParser's, which reads the same packet.
+            [
+                "chrome.peak_resident_set_kb",
+                "chrome_process_stats",
+                "5120"
+            ],
             ["mem.rss", "process_memory", "10240"],
             ["mem.smaps.pss", "smaps", "3072"],
             ["oom_score_adj", "oom_score_adj", "-100"],
@@ -761,14 +768,15 @@ fn process_tree_and_process_stats_rules() {
     );
     // Tracks are made in ProcessStats.Process field-number order (vm_rss_kb 3,
     // oom_score_adj 10, smr_pss_kb 17, runtime_user_mode 21), as the reference walks its
-    // per-field array, so ids follow that order.
+    // per-field array, so ids follow that order; the Chrome module's counter comes after.
     assert_eq!(
         rows(&conn, "select name from process_counter_track order by id"),
         table(&[
             ["mem.rss"],
             ["oom_score_adj"],
             ["mem.smaps.pss"],
-            ["runtime.user_ns"]
+            ["runtime.user_ns"],
+            ["chrome.peak_resident_set_kb"]
         ])
     );
 }

@@ -105,9 +105,24 @@ pub(super) enum Table {
     KeyEvents,
     InputDispatch,
     Base64Protos,
+    // V8's code and the JIT code it loads.
+    V8Isolate,
+    V8JsScript,
+    V8WasmScript,
+    V8JsFunction,
+    V8JsCode,
+    V8InternalCode,
+    V8WasmCode,
+    V8RegExpCode,
+    JitCode,
+    // Chrome's memory-infra snapshots.
+    MemorySnapshot,
+    ProcessMemorySnapshot,
+    MemorySnapshotNode,
+    MemorySnapshotEdge,
 }
 
-pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 10 + 4;
+pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 10 + 4 + 9 + 4;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -182,6 +197,19 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::KeyEvents,
     Table::InputDispatch,
     Table::Base64Protos,
+    Table::V8Isolate,
+    Table::V8JsScript,
+    Table::V8WasmScript,
+    Table::V8JsFunction,
+    Table::V8JsCode,
+    Table::V8InternalCode,
+    Table::V8WasmCode,
+    Table::V8RegExpCode,
+    Table::JitCode,
+    Table::MemorySnapshot,
+    Table::ProcessMemorySnapshot,
+    Table::MemorySnapshotNode,
+    Table::MemorySnapshotEdge,
 ];
 
 impl Table {
@@ -400,6 +428,73 @@ impl Table {
                 true,
             ),
             Table::FileDescriptor => ("filedescriptor", "id, ufd, fd, ts, upid, path", true),
+            Table::MemorySnapshot => (
+                "memory_snapshot",
+                "id, timestamp, track_id, detail_level",
+                true,
+            ),
+            Table::ProcessMemorySnapshot => {
+                ("process_memory_snapshot", "id, snapshot_id, upid", true)
+            }
+            Table::MemorySnapshotNode => (
+                "memory_snapshot_node",
+                "id, process_snapshot_id, parent_node_id, path, size, effective_size, arg_set_id",
+                true,
+            ),
+            Table::MemorySnapshotEdge => (
+                "memory_snapshot_edge",
+                "id, source_node_id, target_node_id, importance",
+                true,
+            ),
+            Table::V8Isolate => (
+                "__intrinsic_v8_isolate",
+                "id, upid, internal_isolate_id, embedded_blob_code_start_address, \
+                 embedded_blob_code_size, code_range_base_address, code_range_size, \
+                 shared_code_range, embedded_blob_code_copy_start_address",
+                true,
+            ),
+            Table::V8JsScript => (
+                "__intrinsic_v8_js_script",
+                "id, v8_isolate_id, internal_script_id, script_type, name, source",
+                true,
+            ),
+            Table::V8WasmScript => (
+                "__intrinsic_v8_wasm_script",
+                "id, v8_isolate_id, internal_script_id, url, wire_bytes_base64, source",
+                true,
+            ),
+            Table::V8JsFunction => (
+                "__intrinsic_v8_js_function",
+                "id, name, v8_js_script_id, is_toplevel, kind, line, col",
+                true,
+            ),
+            Table::V8JsCode => (
+                "__intrinsic_v8_js_code",
+                "id, jit_code_id, v8_js_function_id, tier, bytecode_base64",
+                true,
+            ),
+            Table::V8InternalCode => (
+                "__intrinsic_v8_internal_code",
+                "id, jit_code_id, v8_isolate_id, function_name, code_type",
+                true,
+            ),
+            Table::V8WasmCode => (
+                "__intrinsic_v8_wasm_code",
+                "id, jit_code_id, v8_isolate_id, v8_wasm_script_id, function_name, tier, \
+                 code_offset_in_module",
+                true,
+            ),
+            Table::V8RegExpCode => (
+                "__intrinsic_v8_regexp_code",
+                "id, jit_code_id, v8_isolate_id, pattern",
+                true,
+            ),
+            Table::JitCode => (
+                "__intrinsic_jit_code",
+                "id, create_ts, estimated_delete_ts, utid, start_address, size, function_name, \
+                 native_code_base64",
+                true,
+            ),
             Table::ProfilerSmaps => (
                 "profiler_smaps",
                 "id, upid, ts, path, size_kb, private_dirty_kb, swap_kb, file_name, \

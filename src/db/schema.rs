@@ -134,6 +134,43 @@ CREATE TABLE android_game_intervention_list (
   battery_mode_use_angle INTEGER, battery_mode_fps REAL);
 CREATE TABLE filedescriptor (
   id INTEGER PRIMARY KEY, ufd INTEGER, fd INTEGER, ts INTEGER, upid INTEGER, path TEXT);
+CREATE TABLE memory_snapshot (
+  id INTEGER PRIMARY KEY, timestamp INTEGER, track_id INTEGER, detail_level TEXT);
+CREATE TABLE process_memory_snapshot (
+  id INTEGER PRIMARY KEY, snapshot_id INTEGER, upid INTEGER);
+CREATE TABLE memory_snapshot_node (
+  id INTEGER PRIMARY KEY, process_snapshot_id INTEGER, parent_node_id INTEGER, path TEXT,
+  size INTEGER, effective_size INTEGER, arg_set_id INTEGER);
+CREATE TABLE memory_snapshot_edge (
+  id INTEGER PRIMARY KEY, source_node_id INTEGER, target_node_id INTEGER, importance INTEGER);
+CREATE TABLE __intrinsic_v8_isolate (
+  id INTEGER PRIMARY KEY, upid INTEGER, internal_isolate_id INTEGER,
+  embedded_blob_code_start_address INTEGER, embedded_blob_code_size INTEGER,
+  code_range_base_address INTEGER, code_range_size INTEGER, shared_code_range INTEGER,
+  embedded_blob_code_copy_start_address INTEGER);
+CREATE TABLE __intrinsic_v8_js_script (
+  id INTEGER PRIMARY KEY, v8_isolate_id INTEGER, internal_script_id INTEGER,
+  script_type TEXT, name TEXT, source TEXT);
+CREATE TABLE __intrinsic_v8_wasm_script (
+  id INTEGER PRIMARY KEY, v8_isolate_id INTEGER, internal_script_id INTEGER, url TEXT,
+  wire_bytes_base64 TEXT, source TEXT);
+CREATE TABLE __intrinsic_v8_js_function (
+  id INTEGER PRIMARY KEY, name TEXT, v8_js_script_id INTEGER, is_toplevel INTEGER,
+  kind TEXT, line INTEGER, col INTEGER);
+CREATE TABLE __intrinsic_v8_js_code (
+  id INTEGER PRIMARY KEY, jit_code_id INTEGER, v8_js_function_id INTEGER, tier TEXT,
+  bytecode_base64 TEXT);
+CREATE TABLE __intrinsic_v8_internal_code (
+  id INTEGER PRIMARY KEY, jit_code_id INTEGER, v8_isolate_id INTEGER, function_name TEXT,
+  code_type TEXT);
+CREATE TABLE __intrinsic_v8_wasm_code (
+  id INTEGER PRIMARY KEY, jit_code_id INTEGER, v8_isolate_id INTEGER,
+  v8_wasm_script_id INTEGER, function_name TEXT, tier TEXT, code_offset_in_module INTEGER);
+CREATE TABLE __intrinsic_v8_regexp_code (
+  id INTEGER PRIMARY KEY, jit_code_id INTEGER, v8_isolate_id INTEGER, pattern TEXT);
+CREATE TABLE __intrinsic_jit_code (
+  id INTEGER PRIMARY KEY, create_ts INTEGER, estimated_delete_ts INTEGER, utid INTEGER,
+  start_address INTEGER, size INTEGER, function_name TEXT, native_code_base64 TEXT);
 CREATE TABLE profiler_smaps (
   id INTEGER PRIMARY KEY, upid INTEGER, ts INTEGER, path TEXT, size_kb INTEGER,
   private_dirty_kb INTEGER, swap_kb INTEGER, file_name TEXT, start_address INTEGER,
@@ -466,6 +503,35 @@ CREATE VIEW android_input_event_dispatch AS
   FROM __intrinsic_android_input_event_dispatch e
   LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
 
+-- v8.jit: V8's isolates, scripts, functions and code, each id as `<table>_id`.
+CREATE VIEW v8_isolate AS
+  SELECT id AS v8_isolate_id, upid, internal_isolate_id, embedded_blob_code_start_address,
+    embedded_blob_code_size, code_range_base_address, code_range_size, shared_code_range,
+    embedded_blob_code_copy_start_address
+  FROM __intrinsic_v8_isolate;
+CREATE VIEW v8_js_script AS
+  SELECT id AS v8_js_script_id, v8_isolate_id, internal_script_id, script_type, name, source
+  FROM __intrinsic_v8_js_script;
+CREATE VIEW v8_wasm_script AS
+  SELECT id AS v8_wasm_script_id, v8_isolate_id, internal_script_id, url,
+    wire_bytes_base64, source
+  FROM __intrinsic_v8_wasm_script;
+CREATE VIEW v8_js_function AS
+  SELECT id AS v8_js_function_id, name, v8_js_script_id, is_toplevel, kind, line, col
+  FROM __intrinsic_v8_js_function;
+CREATE VIEW v8_js_code AS
+  SELECT id AS v8_js_code_id, jit_code_id, v8_js_function_id, tier, bytecode_base64
+  FROM __intrinsic_v8_js_code;
+CREATE VIEW v8_internal_code AS
+  SELECT id AS v8_internal_code_id, jit_code_id, v8_isolate_id, function_name, code_type
+  FROM __intrinsic_v8_internal_code;
+CREATE VIEW v8_wasm_code AS
+  SELECT id AS v8_wasm_code_id, jit_code_id, v8_isolate_id, v8_wasm_script_id,
+    function_name, tier, code_offset_in_module
+  FROM __intrinsic_v8_wasm_code;
+CREATE VIEW v8_regexp_code AS
+  SELECT id AS v8_regexp_code_id, jit_code_id, v8_isolate_id, pattern
+  FROM __intrinsic_v8_regexp_code;
 -- pkvm.hypervisor: the times cpus spent in the pKVM hypervisor and why they entered it.
 CREATE VIEW pkvm_hypervisor_events AS
   SELECT s.id AS slice_id, ct.cpu AS cpu, s.ts AS ts, s.dur AS dur,
@@ -491,5 +557,6 @@ pub const KNOWN_MODULES: &[&str] = &[
     "std.gpu.context",
     "pkvm.hypervisor",
     "android.network_packets",
+    "v8.jit",
     "android.input",
 ];

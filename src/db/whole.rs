@@ -41,6 +41,8 @@ impl TableWriter<'_> {
         self.states(t, sink)?;
         self.android_logs(t, sink)?;
         self.chrome_raw(t, sink)?;
+        self.v8(t, sink)?;
+        self.memory_snapshots(t, sink)?;
         self.packages(sink)?;
         self.gpus(t, sink)?;
         for (id, &(group, name, description, track)) in t.gpu_counter_groups.iter().enumerate() {
@@ -243,6 +245,158 @@ impl TableWriter<'_> {
                 row.text(sink.strings.get(s.value));
                 row.opt_int(args);
             })?;
+        }
+        Ok(())
+    }
+
+    /// Memory-infra snapshots: the snapshots, their processes, nodes and edges.
+    fn memory_snapshots(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        let m = &t.memory;
+        for (id, &(ts, track, detail)) in m.snapshots.iter().enumerate() {
+            self.row(Table::MemorySnapshot, |row| {
+                row.int(id as i64);
+                row.int(ts);
+                row.int(track);
+                row.text(sink.strings.get(detail));
+            })?;
+        }
+        for (id, &(snapshot, upid)) in m.process_snapshots.iter().enumerate() {
+            self.row(Table::ProcessMemorySnapshot, |row| {
+                row.int(id as i64);
+                row.int(snapshot);
+                row.int(upid);
+            })?;
+        }
+        for (id, n) in m.nodes.iter().enumerate() {
+            let args = self.arg_set(n.args, sink)?;
+            self.row(Table::MemorySnapshotNode, |row| {
+                row.int(id as i64);
+                row.int(n.process_snapshot);
+                row.opt_int(n.parent);
+                row.text(sink.strings.get(n.path));
+                row.int(n.size);
+                row.int(n.effective_size);
+                row.opt_int(args);
+            })?;
+        }
+        for (id, &(source, target, importance)) in m.edges.iter().enumerate() {
+            self.row(Table::MemorySnapshotEdge, |row| {
+                row.int(id as i64);
+                row.int(source);
+                row.int(target);
+                row.int(importance);
+            })?;
+        }
+        Ok(())
+    }
+
+    /// V8's isolates, scripts, functions and code; each code table numbered from 0.
+    fn v8(&mut self, t: &Tables, sink: &Sink) -> Result<(), DbError> {
+        use crate::model::V8CodeRow;
+        let v8 = &t.v8;
+        let text = |s: StrId| sink.strings.get(s);
+        for (id, r) in v8.isolates.iter().enumerate() {
+            let i = &r.isolate;
+            self.row(Table::V8Isolate, |row| {
+                row.int(id as i64);
+                row.int(r.upid);
+                row.int(i.isolate_id);
+                row.int(i.blob_start);
+                row.int(i.blob_size);
+                row.int(i.code_range.base);
+                row.int(i.code_range.size);
+                row.int(i64::from(i.code_range.process_wide));
+                row.opt_int(i.code_range.blob_copy_start);
+            })?;
+        }
+        for (id, r) in v8.js_scripts.iter().enumerate() {
+            self.row(Table::V8JsScript, |row| {
+                row.int(id as i64);
+                row.int(r.isolate);
+                row.int(r.script.script_id);
+                row.text(text(r.script.script_type));
+                row.text(text(r.script.name));
+                row.text(text(r.script.source));
+            })?;
+        }
+        for (id, r) in v8.wasm_scripts.iter().enumerate() {
+            self.row(Table::V8WasmScript, |row| {
+                row.int(id as i64);
+                row.int(r.isolate);
+                row.int(r.script.script_id);
+                row.text(text(r.script.url));
+                row.text(text(r.script.wire_bytes));
+                row.text(None);
+            })?;
+        }
+        for (id, (script, f)) in v8.js_functions.iter().enumerate() {
+            self.row(Table::V8JsFunction, |row| {
+                row.int(id as i64);
+                row.text(text(f.name));
+                row.int(*script);
+                row.int(i64::from(f.is_toplevel));
+                row.text(text(f.kind));
+                row.opt_int(f.line);
+                row.opt_int(f.col);
+            })?;
+        }
+        for (id, j) in v8.jit_code.iter().enumerate() {
+            self.row(Table::JitCode, |row| {
+                row.int(id as i64);
+                row.int(j.create_ts);
+                row.opt_int(None::<i64>);
+                row.int(j.utid);
+                row.int(j.start);
+                row.int(j.size);
+                row.text(text(j.function_name));
+                row.text(text(j.native_code));
+            })?;
+        }
+        let mut ids = [0i64; 4];
+        for c in &v8.code {
+            match *c {
+                V8CodeRow::Js(jit, function, tier, bytecode) => {
+                    self.row(Table::V8JsCode, |row| {
+                        row.int(ids[0]);
+                        row.opt_int(jit);
+                        row.int(function);
+                        row.text(text(tier));
+                        row.text(text(bytecode));
+                    })?;
+                    ids[0] += 1;
+                }
+                V8CodeRow::Internal(jit, isolate, name, code_type) => {
+                    self.row(Table::V8InternalCode, |row| {
+                        row.int(ids[1]);
+                        row.int(jit);
+                        row.int(isolate);
+                        row.text(text(name));
+                        row.text(text(code_type));
+                    })?;
+                    ids[1] += 1;
+                }
+                V8CodeRow::Wasm(jit, isolate, script, name, tier, offset) => {
+                    self.row(Table::V8WasmCode, |row| {
+                        row.int(ids[2]);
+                        row.int(jit);
+                        row.int(isolate);
+                        row.int(script);
+                        row.text(text(name));
+                        row.text(text(tier));
+                        row.opt_int(offset);
+                    })?;
+                    ids[2] += 1;
+                }
+                V8CodeRow::RegExp(jit, isolate, pattern) => {
+                    self.row(Table::V8RegExpCode, |row| {
+                        row.int(ids[3]);
+                        row.int(jit);
+                        row.int(isolate);
+                        row.text(text(pattern));
+                    })?;
+                    ids[3] += 1;
+                }
+            }
         }
         Ok(())
     }

@@ -543,6 +543,11 @@ pub enum EventData {
     ThreadState(Box<ThreadStateEvent>),
     /// An Android log line (`android_logs`); Chrome's TrackEvent log messages too.
     AndroidLog(Box<LogLine>),
+    /// A V8 code load (`v8_js_code`, `v8_internal_code`, `v8_wasm_code`,
+    /// `v8_regexp_code` and their `jit_code` rows).
+    V8Code(Box<V8Code>),
+    /// A memory-infra snapshot's dumps (snapshots at one time make one global dump).
+    MemorySnapshot(Box<MemorySnapshotDump>),
     /// A systemd journal entry (`linux_systemd_journald_logs`).
     Journald(Box<JournaldEntry>),
     /// A file a process had open (process_stats `fds`): the `filedescriptor` table.

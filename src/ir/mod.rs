@@ -10,8 +10,10 @@
 
 mod descriptor;
 mod events;
+mod v8;
 pub use descriptor::*;
 pub use events::*;
+pub use v8::*;
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};

@@ -16,6 +16,7 @@ mod graphics;
 mod heap_graph;
 mod kernel;
 mod memory;
+mod memory_snapshot;
 mod power;
 mod process;
 mod profiler;
@@ -27,6 +28,7 @@ mod syscall_table;
 mod tables;
 mod thread_state;
 mod track;
+mod v8;
 
 use flow::FlowState;
 use slice::{Overlap, StackEntry};
@@ -35,11 +37,13 @@ use track::{AsyncPhase, AsyncSetState, DescriptorTrack};
 pub use heap_graph::{
     package_of, HeapClassRow, HeapDump, HeapGraphStore, HeapObjectRow, HeapReferenceRow, OomStack,
 };
+pub use memory_snapshot::*;
 pub use stack_profile::{
     AsyncContextRow, CallsiteRow, FrameRow, MappingRow, PerfSampleData, PerfSession, ProfileRow,
     ProfilerSession, SampleCounterDesc, StackProfile, StackSampleData, SymbolRow, TaskRef,
 };
 pub use tables::*;
+pub use v8::*;
 
 use std::collections::HashMap;
 
@@ -446,6 +450,8 @@ impl<'s> Builder<'s> {
             } => self.process_arg(process, key, ArgValue::Int(value)),
             EventData::ThreadState(ref st) => self.thread_state_event(ts, st),
             EventData::AndroidLog(ref log) => self.android_log(ts, log),
+            EventData::V8Code(ref code) => self.v8_code(ts, code),
+            EventData::MemorySnapshot(ref dump) => self.memory_snapshot(ts, dump),
             EventData::Journald(ref entry) => self.journald(ts, entry),
             EventData::FileDescriptor(ref fd) => {
                 let upid = self.process(fd.0);
@@ -553,6 +559,7 @@ impl<'s> Builder<'s> {
     pub fn finish(mut self) -> Tables {
         // Stats counted while finishing belong to no one event's file.
         self.event_file = NO_FILE;
+        self.flush_memory_snapshot();
         self.tables.missing_chrome_processes = self.chrome_processes.with_data_loss();
         self.settle_process_counters_for_threads();
         self.described_tracks();

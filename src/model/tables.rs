@@ -84,6 +84,10 @@ pub struct Tables {
     pub android_logs: Vec<AndroidLogRow>,
     /// `chrome_raw` rows, in sorted order.
     pub chrome_raw: Vec<ChromeRawRow>,
+    /// V8's isolates, scripts, functions and code (`v8.rs`).
+    pub v8: super::V8Tables,
+    /// Memory-infra snapshots (`memory_snapshot.rs`).
+    pub memory: super::MemorySnapshotTables,
     /// `experimental_missing_chrome_processes` rows: (upid, reliable_from), by upid.
     pub missing_chrome_processes: Vec<(u32, Option<i64>)>,
     /// `__intrinsic_track_event_callstacks` rows.

@@ -30,6 +30,7 @@ mod gpu;
 mod gpu_events;
 mod heap_graph;
 mod heapprofd;
+mod memory_snapshot;
 mod network;
 mod packets;
 mod profiling;
@@ -41,6 +42,7 @@ mod system_probes;
 mod trace_stats;
 mod track_events;
 mod typed_args;
+mod v8;
 
 pub use ftrace::decode_task_state;
 use ftrace::CompactCpu;
@@ -110,6 +112,8 @@ struct Sequence {
     packet_contexts: FxHashMap<u64, protos::NetworkPacketEvent>,
     /// Interned app wakelock descriptions (`app_wakelock.rs`).
     app_wakelocks: FxHashMap<u32, protos::AppWakelockInfo>,
+    /// Interned V8 isolates, scripts and functions, and the code defaults (`v8.rs`).
+    v8: v8::V8Interned,
 }
 
 /// A delta timestamp, resolved against its sequence's running time.
@@ -413,6 +417,12 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::StatsdAtom(_)) => "TracePacket.statsd_atom",
         Some(D::WinscopeExtensions(_)) => "TracePacket.winscope_extensions",
         Some(D::AndroidGameInterventionList(_)) => "TracePacket.android_game_intervention_list",
+        Some(D::V8JsCode(_)) => "TracePacket.v8_js_code",
+        Some(D::V8InternalCode(_)) => "TracePacket.v8_internal_code",
+        Some(D::V8WasmCode(_)) => "TracePacket.v8_wasm_code",
+        Some(D::V8RegExpCode(_)) => "TracePacket.v8_reg_exp_code",
+        Some(D::V8CodeMove(_)) => "TracePacket.v8_code_move",
+        Some(D::MemoryTrackerSnapshot(_)) => "TracePacket.memory_tracker_snapshot",
         None => "TracePacket (payload Sextant does not read)",
     }
 }
@@ -420,9 +430,9 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
 /// TracePacket fields Sextant's `TracePacket` declares.
 const KNOWN_PACKET_FIELDS: &[u32] = &[
     1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
-    47, 48, 50, 51, 52, 53, 54, 57, 58, 59, 60, 61, 63, 64, 65, 66, 67, 69, 70, 71, 72, 76, 77, 79,
-    82, 83, 84, 86, 87, 88, 89, 91, 92, 98, 107, 109, 112, 113, 115, 116, 119, 123, 126, 128, 129,
-    132, 133,
+    47, 48, 50, 51, 52, 53, 54, 57, 58, 59, 60, 61, 63, 64, 65, 66, 67, 69, 70, 71, 72, 73, 76, 77,
+    79, 82, 83, 84, 86, 87, 88, 89, 91, 92, 98, 99, 100, 101, 102, 103, 107, 109, 112, 113, 115,
+    116, 119, 123, 126, 128, 129, 132, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
@@ -920,6 +930,22 @@ impl Parser<'_> {
             trace_packet::Data::StatsdAtom(b) => {
                 self.statsd_atoms(machine, ts.unwrap_or(0), clock, &b)
             }
+            trace_packet::Data::V8JsCode(c) => {
+                self.v8_js_code(machine, seq_id, ts.unwrap_or(0), clock, &c)
+            }
+            trace_packet::Data::V8InternalCode(c) => {
+                self.v8_internal_code(machine, seq_id, ts.unwrap_or(0), clock, &c)
+            }
+            trace_packet::Data::V8WasmCode(c) => {
+                self.v8_wasm_code(machine, seq_id, ts.unwrap_or(0), clock, &c)
+            }
+            trace_packet::Data::V8RegExpCode(c) => {
+                self.v8_regexp_code(machine, seq_id, ts.unwrap_or(0), clock, &c)
+            }
+            trace_packet::Data::V8CodeMove(m) => self.v8_code_move(machine, seq_id, &m),
+            trace_packet::Data::MemoryTrackerSnapshot(m) => {
+                self.memory_snapshot(machine, ts.unwrap_or(0), clock, &m)
+            }
             trace_packet::Data::WinscopeExtensions(bytes) => {
                 self.winscope_extensions(machine, seq_id, ts.unwrap_or(0), clock, &bytes)
             }
@@ -1035,6 +1061,7 @@ impl Parser<'_> {
                     te.map_or_else(Vec::new, |te| te.extra_counter_track_uuids.clone());
                 seq.default_extra_double_counters =
                     te.map_or_else(Vec::new, |te| te.extra_double_counter_track_uuids.clone());
+                seq.v8.default_tid = Some(defaults.v8_code_defaults.as_ref().and_then(|d| d.tid));
             }
         }
         let valid = self
@@ -1253,6 +1280,7 @@ impl Parser<'_> {
                 .entry(info.iid.unwrap_or(0) as u32)
                 .or_insert_with(|| info.clone());
         }
+        seq.v8.intern(d);
         for c in &d.packet_context {
             if let Some(ctx) = &c.ctx {
                 seq.packet_contexts

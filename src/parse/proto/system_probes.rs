@@ -188,6 +188,32 @@ impl Parser<'_> {
             if p.chrome_peak_resident_set_kb.is_some() {
                 self.stat("proc_stat_unknown_counters", machine);
             }
+            // Chrome's own fields, as the reference's ChromeSystemProbesParser reads them:
+            // a process arg and two counters (named in kB, valued in bytes).
+            if let Some(resettable) = p.is_peak_rss_resettable {
+                let arg = self
+                    .sink
+                    .static_arg("is_peak_rss_resettable", ArgValue::Bool(resettable));
+                let data = EventData::ProcessArgs {
+                    process,
+                    args: self.sink.args.push(&[arg]),
+                };
+                self.sink.push(ts, clock, data);
+            }
+            let chrome = [
+                ("chrome.private_footprint_kb", p.chrome_private_footprint_kb),
+                ("chrome.peak_resident_set_kb", p.chrome_peak_resident_set_kb),
+            ];
+            for (name, value) in chrome {
+                let Some(value) = value else { continue };
+                let name = self.sink.intern(name);
+                let track = self.sink.track(TrackKey::ProcessCounter {
+                    process,
+                    name,
+                    kind: "chrome_process_stats",
+                });
+                self.push_counter(ts, clock, track, f64::from(value) * 1024.0, NO_ARGS);
+            }
         }
     }
 
