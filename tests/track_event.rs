@@ -1013,3 +1013,15 @@ fn streaming_profile_samples_follow_the_callstacks() {
     assert_eq!(stat(&conn, "stackprofile_parser_error"), "2");
     assert_eq!(stat(&conn, "stackprofile_invalid_callstack_id"), "1");
 }
+
+/// A delta that takes a sample below zero drops that sample (counted) but still moves
+/// the packet's running time, so the next sample lands where the sequence's time is.
+#[test]
+fn a_streaming_profile_sample_after_a_negative_one_keeps_the_sequence_time() {
+    let (conn, _db) = import("streaming_profile_negative_delta");
+    assert_eq!(
+        rows(&conn, "select ts from cpu_profile_stack_sample"),
+        table(&[["6000"]])
+    );
+    assert_eq!(stat(&conn, "streaming_profile_invalid_timestamp"), "1");
+}

@@ -628,6 +628,8 @@ impl Parser<'_> {
                 break;
             };
             if !valid[i] {
+                // Counted above; its delta still moves the packet's running time.
+                ts = ts.saturating_add(delta_us.saturating_mul(1000));
                 continue;
             }
             let seq = self
