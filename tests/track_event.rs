@@ -990,3 +990,38 @@ fn a_descriptor_hierarchy_past_the_depth_bound_is_unresolved_not_a_hang() {
     assert_eq!(rows(&conn, "select count(*) from slice"), vec![vec!["0"]]);
     assert_eq!(stat(&conn, "track_event_parser_errors"), "1");
 }
+
+/// The reference's parser walks a StreamingProfilePacket's callstacks beside its deltas:
+/// a callstack without a delta ends the packet (one parser error), extra deltas only
+/// advance the sequence's time, and a sample with an unknown callstack is skipped without
+/// adding its delta to the packet's running time.
+#[test]
+fn streaming_profile_samples_follow_the_callstacks() {
+    let (conn, _db) = import("streaming_profile_callstacks_beside_deltas");
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, callsite_id, process_priority from cpu_profile_stack_sample order by ts"
+        ),
+        table(&[
+            ["11000", "0", "0"],
+            ["26000", "1", "0"],
+            ["36000", "1", "3"],
+            ["51000", "0", "3"],
+        ])
+    );
+    assert_eq!(stat(&conn, "stackprofile_parser_error"), "2");
+    assert_eq!(stat(&conn, "stackprofile_invalid_callstack_id"), "1");
+}
+
+/// A delta that takes a sample below zero drops that sample (counted) but still moves
+/// the packet's running time, so the next sample lands where the sequence's time is.
+#[test]
+fn a_streaming_profile_sample_after_a_negative_one_keeps_the_sequence_time() {
+    let (conn, _db) = import("streaming_profile_negative_delta");
+    assert_eq!(
+        rows(&conn, "select ts from cpu_profile_stack_sample"),
+        table(&[["6000"]])
+    );
+    assert_eq!(stat(&conn, "streaming_profile_invalid_timestamp"), "1");
+}

@@ -599,33 +599,50 @@ impl Parser<'_> {
                 shared: false,
             }));
         let priority = profile.process_priority.unwrap_or(0);
-        // Every delta advances the sequence's time, as the reference's tokenizer does;
-        // a sample needs its callstack too.
-        for (i, &delta_us) in profile.timestamp_delta_us.iter().enumerate() {
-            let iid = profile.callstack_iid.get(i).copied();
+        // Every delta advances the sequence's time, as the reference's tokenizer does.
+        let base = self
+            .sequences
+            .get(&(machine, seq_id))
+            .and_then(|seq| seq.ref_ts_ns);
+        let mut valid = Vec::with_capacity(profile.timestamp_delta_us.len());
+        for &delta_us in &profile.timestamp_delta_us {
             let ts = match self.sequences.get_mut(&(machine, seq_id)) {
                 Some(seq) => seq.advance(delta_us),
                 None => return,
             };
-            let DeltaTs::Valid(ts) = ts else {
+            let ok = matches!(ts, DeltaTs::Valid(_));
+            if !ok {
                 self.sink
                     .stat("streaming_profile_invalid_timestamp", machine, 1);
-                continue;
+            }
+            valid.push(ok);
+        }
+        // The reference's parser walks the callstacks beside the deltas: a callstack
+        // without its delta is a parser error that ends the packet (extra deltas are
+        // ignored), and a sample whose callstack is unknown is counted and skipped
+        // without adding its delta to the packet's running time.
+        let mut ts = base.unwrap_or(0);
+        for (i, &iid) in profile.callstack_iid.iter().enumerate() {
+            let Some(&delta_us) = profile.timestamp_delta_us.get(i) else {
+                self.sink.stat("stackprofile_parser_error", machine, 1);
+                break;
             };
+            if !valid[i] {
+                // Counted above; its delta still moves the packet's running time.
+                ts = ts.saturating_add(delta_us.saturating_mul(1000));
+                continue;
+            }
             let seq = self
                 .profiling
                 .sequences
                 .entry((machine, seq_id))
                 .or_default();
-            let Some(iid) = iid else {
-                self.sink.stat("stackprofile_parser_error", machine, 1);
-                continue;
-            };
             let Some(callsite) = (Lookup { seq, heap: false }).callstack(self.sink, machine, iid)
             else {
                 self.sink.stat("stackprofile_parser_error", machine, 1);
                 continue;
             };
+            ts = ts.saturating_add(delta_us.saturating_mul(1000));
             let sample = ProfileSample::Cpu {
                 thread,
                 callsite,
