@@ -556,6 +556,9 @@ pub enum EventData {
     /// An Android input event (`android_motion_events`, `android_key_events`,
     /// `android_input_event_dispatch`).
     InputEvent(Box<InputEventRow>),
+    /// A winscope row: shell transitions and handlers, SurfaceFlinger layers snapshots and
+    /// transactions, window manager entries.
+    Winscope(Box<WinscopeRow>),
     /// A Chrome event kept raw (`chrome_raw`): legacy metadata, text, unknown phases.
     ChromeRaw(Box<ChromeRaw>),
     /// A process name at a given priority (Trace Processor's process name priorities:
@@ -836,6 +839,56 @@ pub struct InputEventRow {
     pub window_id: Option<i64>,
     pub args: ArgsRef,
     pub base64: StrId,
+}
+
+/// One winscope packet's row(s). Times inside the messages are kept as they are (the
+/// reference does not convert them); `ts` of the snapshot kinds is the packet's.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum WinscopeRow {
+    /// One `ShellTransition` packet: several packets of one transition id merge.
+    ShellTransition(ShellTransitionRow),
+    /// One `ShellHandlerMapping`.
+    ShellHandler {
+        handler_id: i64,
+        name: StrId,
+        base64: StrId,
+    },
+    /// A `surfaceflinger_layers_snapshot`: its args (all but the layers) and one
+    /// (args, base64) per layer.
+    LayersSnapshot {
+        args: ArgsRef,
+        base64: StrId,
+        layers: Vec<(ArgsRef, StrId)>,
+    },
+    /// A `surfaceflinger_transactions` entry.
+    Transactions {
+        args: ArgsRef,
+        base64: StrId,
+        vsync_id: Option<i64>,
+    },
+    /// A window manager entry (`winscope_extensions.windowmanager`).
+    WindowManager { args: ArgsRef, base64: StrId },
+}
+
+/// The typed fields of one `ShellTransition` packet (None where the packet lacks them).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ShellTransitionRow {
+    pub transition_id: i64,
+    pub args: ArgsRef,
+    pub base64: StrId,
+    pub transition_type: Option<i64>,
+    pub send_time: Option<i64>,
+    pub dispatch_time: Option<i64>,
+    pub finish_time: Option<i64>,
+    pub merge_time: Option<i64>,
+    pub shell_abort_time: Option<i64>,
+    pub wm_abort_time: Option<i64>,
+    pub handler: Option<i64>,
+    pub flags: Option<i64>,
+    pub start_transaction_id: Option<i64>,
+    pub finish_transaction_id: Option<i64>,
+    /// Targets: (layer_id, window_id).
+    pub participants: Vec<(Option<i64>, Option<i64>)>,
 }
 
 /// One `vulkan_memory_event`: strings NULL and numbers NULL when absent.

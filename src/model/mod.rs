@@ -27,6 +27,7 @@ mod syscall_table;
 mod tables;
 mod thread_state;
 mod track;
+mod winscope;
 
 use flow::FlowState;
 use slice::{Overlap, StackEntry};
@@ -40,6 +41,7 @@ pub use stack_profile::{
     ProfilerSession, SampleCounterDesc, StackProfile, StackSampleData, SymbolRow, TaskRef,
 };
 pub use tables::*;
+pub use winscope::WinscopeTables;
 
 use std::collections::HashMap;
 
@@ -452,6 +454,7 @@ impl<'s> Builder<'s> {
                 self.tables.fds.push((ts, upid, fd.1, fd.2));
             }
             EventData::InputEvent(ref row) => self.tables.input_events.push((**row).clone()),
+            EventData::Winscope(ref row) => self.winscope(ts, row),
             EventData::VulkanMemory(ref row) => {
                 let upid = self.process(row.process);
                 self.tables.vulkan_memory.push((upid, (**row).clone()));

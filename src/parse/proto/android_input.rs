@@ -5,8 +5,8 @@
 //! Each row keeps the event's id, its time (`event_time_nanos`, as the event has it: not
 //! converted to trace time), for a dispatch the vsync and window ids, every field of the
 //! message as args (reflected by field name: `pointer[0].axis_value[1].value`, …) and the
-//! message itself in base64. Other winscope extensions (input method, view capture, window
-//! manager) are not imported and are counted in `proto_packet_kind_not_imported` (idx 112).
+//! message itself in base64. Window manager entries go to `winscope.rs`; other winscope
+//! extensions (input method, view capture) are not imported and are counted in `proto_packet_kind_not_imported` (idx 112).
 //!
 //! Hands on [`EventData::InputEvent`] rows.
 
@@ -16,6 +16,8 @@ use super::*;
 
 /// `WinscopeExtensionsImpl.android_input_event`.
 const ANDROID_INPUT_EVENT: u32 = 5;
+/// `WinscopeExtensionsImpl.windowmanager` (read in `winscope.rs`).
+const WINDOWMANAGER: u32 = 6;
 /// The TracePacket field of winscope extensions.
 const WINSCOPE_EXTENSIONS: i64 = 112;
 
@@ -32,8 +34,15 @@ impl Parser<'_> {
         let mut rest = bytes;
         let mut imported = false;
         while let Some((number, value)) = next_field(&mut rest) {
-            if let (ANDROID_INPUT_EVENT, Value::Len(event)) = (number, value) {
-                imported |= self.android_input_event(machine, seq_id, ts, clock, event);
+            match (number, value) {
+                (ANDROID_INPUT_EVENT, Value::Len(event)) => {
+                    imported |= self.android_input_event(machine, seq_id, ts, clock, event);
+                }
+                (WINDOWMANAGER, Value::Len(entry)) => {
+                    self.windowmanager_entry(machine, seq_id, ts, clock, entry);
+                    imported = true;
+                }
+                _ => {}
             }
         }
         if !imported {

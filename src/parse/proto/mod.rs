@@ -41,6 +41,7 @@ mod system_probes;
 mod trace_stats;
 mod track_events;
 mod typed_args;
+mod winscope;
 
 pub use ftrace::decode_task_state;
 use ftrace::CompactCpu;
@@ -412,6 +413,10 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::AppWakelockBundle(_)) => "TracePacket.app_wakelock_bundle",
         Some(D::StatsdAtom(_)) => "TracePacket.statsd_atom",
         Some(D::WinscopeExtensions(_)) => "TracePacket.winscope_extensions",
+        Some(D::SurfaceflingerLayersSnapshot(_)) => "TracePacket.surfaceflinger_layers_snapshot",
+        Some(D::SurfaceflingerTransactions(_)) => "TracePacket.surfaceflinger_transactions",
+        Some(D::ShellTransition(_)) => "TracePacket.shell_transition",
+        Some(D::ShellHandlerMappings(_)) => "TracePacket.shell_handler_mappings",
         Some(D::AndroidGameInterventionList(_)) => "TracePacket.android_game_intervention_list",
         None => "TracePacket (payload Sextant does not read)",
     }
@@ -421,8 +426,8 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
 const KNOWN_PACKET_FIELDS: &[u32] = &[
     1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
     47, 48, 50, 51, 52, 53, 54, 57, 58, 59, 60, 61, 63, 64, 65, 66, 67, 69, 70, 71, 72, 76, 77, 79,
-    82, 83, 84, 86, 87, 88, 89, 91, 92, 98, 107, 109, 112, 113, 115, 116, 119, 123, 126, 128, 129,
-    132, 133,
+    82, 83, 84, 86, 87, 88, 89, 91, 92, 93, 94, 96, 97, 98, 107, 109, 112, 113, 115, 116, 119, 123,
+    126, 128, 129, 132, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
@@ -922,6 +927,18 @@ impl Parser<'_> {
             }
             trace_packet::Data::WinscopeExtensions(bytes) => {
                 self.winscope_extensions(machine, seq_id, ts.unwrap_or(0), clock, &bytes)
+            }
+            trace_packet::Data::SurfaceflingerLayersSnapshot(bytes) => {
+                self.sf_layers_snapshot(machine, seq_id, ts.unwrap_or(0), clock, &bytes)
+            }
+            trace_packet::Data::SurfaceflingerTransactions(bytes) => {
+                self.sf_transactions(machine, seq_id, ts.unwrap_or(0), clock, &bytes)
+            }
+            trace_packet::Data::ShellTransition(bytes) => {
+                self.shell_transition(machine, seq_id, ts.unwrap_or(0), clock, &bytes)
+            }
+            trace_packet::Data::ShellHandlerMappings(bytes) => {
+                self.shell_handler_mappings(machine, seq_id, ts.unwrap_or(0), clock, &bytes)
             }
             data => {
                 let ts = ts.unwrap_or(0);

@@ -1,0 +1,248 @@
+//! Winscope packets (Android shell transitions, SurfaceFlinger layers snapshots and
+//! transactions, window manager entries), as Trace Processor's WinscopeModule reads them:
+//! every message is kept in base64 and reflected into args through the descriptor pool
+//! (ProtoToArgsParser key naming: `targets[0].layer_id`, `displays[0].size.w`, …), fields
+//! the descriptor lacks counted in the family's `winscope_*_parse_errors` stat.
+//! - `shell_transition`: one row per transition id (several packets of one id merge: their
+//!   args join, a key repeated takes the later value), typed columns from the fields;
+//! - `shell_handler_mappings`: one handler row per mapping;
+//! - `surfaceflinger_layers_snapshot`: a snapshot row (args: every field but `layers`) and
+//!   a layer row per layer;
+//! - `surfaceflinger_transactions`: one row per entry;
+//! - `winscope_extensions.windowmanager` (read from `android_input.rs`): one row per entry.
+//!
+//! Hands on [`EventData::Winscope`] rows; merging is the model's (`model/winscope.rs`).
+
+use super::schema::{next_field, Value};
+use super::typed_args::field_scalar;
+use super::*;
+
+use crate::ir::{ShellTransitionRow, WinscopeRow};
+
+impl Parser<'_> {
+    /// Reflects `bytes` as `type_name` into a stored arg set, keys for which `keep` holds;
+    /// unknown fields counted in `stat`.
+    fn winscope_args(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        type_name: &str,
+        bytes: &[u8],
+        stat: &'static str,
+        keep: Option<&dyn Fn(&str) -> bool>,
+    ) -> ArgsRef {
+        let mut args = std::mem::take(&mut self.args);
+        args.clear();
+        let unknown = self.reflect_proto_value(&mut args, "", type_name, bytes, machine, seq_id);
+        if unknown > 0 {
+            self.sink.stat(stat, machine, 1);
+        }
+        if let Some(keep) = keep {
+            let strings = &self.sink.strings;
+            args.args
+                .retain(|a| keep(strings.get(a.key).unwrap_or_default()));
+        }
+        let args_ref = self.sink.args.push(&args.args);
+        self.args = args;
+        args_ref
+    }
+
+    fn base64(&mut self, bytes: &[u8]) -> StrId {
+        self.sink.intern(&chrome::base64(bytes))
+    }
+
+    /// `TracePacket.shell_transition`.
+    pub(super) fn shell_transition(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        ts: i64,
+        clock: ClockRef,
+        bytes: &[u8],
+    ) {
+        let args = self.winscope_args(
+            machine,
+            seq_id,
+            ".perfetto.protos.ShellTransition",
+            bytes,
+            "winscope_shell_transitions_parse_errors",
+            None,
+        );
+        let base64 = self.base64(bytes);
+        let int = |n: u32| field_scalar(bytes, n).map(|v| v as i64);
+        let int32 = |n: u32| field_scalar(bytes, n).map(|v| i64::from(v as i32));
+        let mut participants = Vec::new();
+        let mut rest = bytes;
+        while let Some((number, value)) = next_field(&mut rest) {
+            if let (14, Value::Len(target)) = (number, value) {
+                let layer = field_scalar(target, 2).map(|v| i64::from(v as i32));
+                let window = field_scalar(target, 3).map(|v| i64::from(v as i32));
+                participants.push((layer, window));
+            }
+        }
+        let row = ShellTransitionRow {
+            transition_id: int32(1).unwrap_or(0),
+            args,
+            base64,
+            transition_type: int32(13),
+            send_time: int(3),
+            dispatch_time: int(4),
+            finish_time: int(9),
+            merge_time: int(5),
+            shell_abort_time: int(7),
+            wm_abort_time: int(8),
+            handler: int32(12),
+            flags: field_scalar(bytes, 16).map(|v| i64::from(v as u32)),
+            start_transaction_id: int(10),
+            finish_transaction_id: int(11),
+            participants,
+        };
+        self.sink.push(
+            ts,
+            clock,
+            EventData::Winscope(Box::new(WinscopeRow::ShellTransition(row))),
+        );
+    }
+
+    /// `TracePacket.shell_handler_mappings`: a row per mapping.
+    pub(super) fn shell_handler_mappings(
+        &mut self,
+        _machine: MachineId,
+        _seq_id: u32,
+        ts: i64,
+        clock: ClockRef,
+        bytes: &[u8],
+    ) {
+        let mut rest = bytes;
+        while let Some((number, value)) = next_field(&mut rest) {
+            let (1, Value::Len(mapping)) = (number, value) else {
+                continue;
+            };
+            let handler_id = field_scalar(mapping, 1).map_or(0, |v| i64::from(v as i32));
+            let mut name = NULL_STR;
+            let mut m = mapping;
+            while let Some((n, v)) = next_field(&mut m) {
+                if let (2, Value::Len(s)) = (n, v) {
+                    name = self.sink.intern(&String::from_utf8_lossy(s));
+                }
+            }
+            let base64 = self.base64(mapping);
+            self.sink.push(
+                ts,
+                clock,
+                EventData::Winscope(Box::new(WinscopeRow::ShellHandler {
+                    handler_id,
+                    name,
+                    base64,
+                })),
+            );
+        }
+    }
+
+    /// `TracePacket.surfaceflinger_layers_snapshot`: the snapshot and its layers.
+    pub(super) fn sf_layers_snapshot(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        ts: i64,
+        clock: ClockRef,
+        bytes: &[u8],
+    ) {
+        const STAT: &str = "winscope_sf_layers_parse_errors";
+        let not_layers = |key: &str| key != "layers" && !key.starts_with("layers.");
+        let args = self.winscope_args(
+            machine,
+            seq_id,
+            ".perfetto.protos.LayersSnapshotProto",
+            bytes,
+            STAT,
+            Some(&not_layers),
+        );
+        let base64 = self.base64(bytes);
+        let mut layers = Vec::new();
+        let mut rest = bytes;
+        while let Some((number, value)) = next_field(&mut rest) {
+            let (3, Value::Len(mut list)) = (number, value) else {
+                continue;
+            };
+            while let Some((n, v)) = next_field(&mut list) {
+                if let (1, Value::Len(layer)) = (n, v) {
+                    let args = self.winscope_args(
+                        machine,
+                        seq_id,
+                        ".perfetto.protos.LayerProto",
+                        layer,
+                        STAT,
+                        None,
+                    );
+                    let base64 = self.base64(layer);
+                    layers.push((args, base64));
+                }
+            }
+        }
+        self.sink.push(
+            ts,
+            clock,
+            EventData::Winscope(Box::new(WinscopeRow::LayersSnapshot {
+                args,
+                base64,
+                layers,
+            })),
+        );
+    }
+
+    /// `TracePacket.surfaceflinger_transactions`: one row.
+    pub(super) fn sf_transactions(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        ts: i64,
+        clock: ClockRef,
+        bytes: &[u8],
+    ) {
+        let args = self.winscope_args(
+            machine,
+            seq_id,
+            ".perfetto.protos.TransactionTraceEntry",
+            bytes,
+            "winscope_sf_transactions_parse_errors",
+            None,
+        );
+        let base64 = self.base64(bytes);
+        let vsync_id = field_scalar(bytes, 2).map(|v| v as i64);
+        self.sink.push(
+            ts,
+            clock,
+            EventData::Winscope(Box::new(WinscopeRow::Transactions {
+                args,
+                base64,
+                vsync_id,
+            })),
+        );
+    }
+
+    /// `WinscopeExtensionsImpl.windowmanager`: one row.
+    pub(super) fn windowmanager_entry(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        ts: i64,
+        clock: ClockRef,
+        bytes: &[u8],
+    ) {
+        let args = self.winscope_args(
+            machine,
+            seq_id,
+            ".perfetto.protos.WindowManagerTraceEntry",
+            bytes,
+            "winscope_windowmanager_parse_errors",
+            None,
+        );
+        let base64 = self.base64(bytes);
+        self.sink.push(
+            ts,
+            clock,
+            EventData::Winscope(Box::new(WinscopeRow::WindowManager { args, base64 })),
+        );
+    }
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Writes tests/data/android/winscope.pftrace: winscope packets for tests/android.rs —
+shell transitions (transition 7 in three packets from window manager and shell, 10 merged,
+11 aborted without a dispatch), shell handler mappings, two SurfaceFlinger layers snapshots
+(two layers, then one), a SurfaceFlinger transactions entry and a window manager entry
+(winscope_extensions.windowmanager) with a field its descriptor lacks.
+Encoded by hand (the perfetto Python package lacks these messages)."""
+
+import os
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pbwire import f_bytes, f_float, f_int, packed, varint  # noqa: E402
+
+
+def f_fixed64(n, v):
+    return varint(n << 3 | 1) + struct.pack('<q', v)
+
+
+def packet(ts, field, body, seq=1):
+    # timestamp 8, trusted_packet_sequence_id 10.
+    return f_bytes(1, f_int(8, ts) + f_int(10, seq) + f_bytes(field, body))
+
+
+# ShellTransition: id 1, create_time_ns 2, send_time_ns 3, dispatch_time_ns 4,
+# merge_time_ns 5, shell_abort_time_ns 7, finish_time_ns 9, start_transaction_id 10,
+# finish_transaction_id 11, handler 12, type 13, targets 14 {mode 1, layer_id 2,
+# window_id 3, flags 4}, merge_target 15, flags 16.
+wm_sent = (f_int(1, 7) + f_int(2, 1000) + f_int(3, 1500) + f_int(10, 5604932321952)
+           + f_int(11, 5604932321953) + f_int(13, 1) + f_int(16, 0)
+           + f_bytes(14, f_int(1, 1) + f_int(2, 244) + f_int(3, 219036708) + f_int(4, 0))
+           + f_bytes(14, f_int(1, 2) + f_int(2, 10) + f_int(3, 12)))
+shell_dispatched = f_int(1, 7) + f_int(4, 2000) + f_int(12, 2) + f_int(13, 3)
+wm_finished = f_int(1, 7) + f_int(9, 9000)
+merged = f_int(1, 10) + f_int(4, 2500) + f_int(5, 3000) + f_int(15, 7)
+aborted = f_int(1, 11) + f_int(7, 4000)
+# ShellHandlerMappings: mapping 1 {id 1, name 2}.
+handlers = (f_bytes(1, f_int(1, 1) + f_bytes(2, 'DefaultTransitionHandler'))
+            + f_bytes(1, f_int(1, 2) + f_bytes(2, 'RecentsTransitionHandler')))
+
+# LayersSnapshotProto: elapsed_realtime_nanos 1 (sfixed64), where 2, layers 3 {layers 1},
+# displays 7 {id 1, name 2, size 4 {w 1, h 2}}, vsync_id 8.
+# LayerProto: id 1, name 2, children 3 (packed), z 10, color 20 {r 1, g 2, b 3, a 4},
+# parent 25, hwc_composition_type 35 (enum: 2 = HWC_TYPE_DEVICE).
+layer3 = (f_int(1, 3) + f_bytes(2, 'Display 0') + packed(3, [4, 5]) + f_int(25, -1)
+          + f_int(10, 0) + f_bytes(20, f_float(1, 1.0) + f_float(4, 0.5)) + f_int(35, 2))
+layer4 = f_int(1, 4) + f_bytes(2, 'Wallpaper#4') + f_int(25, 3)
+snapshot1 = (f_fixed64(1, 2748300281655) + f_bytes(2, 'visibleRegionsDirty')
+             + f_bytes(3, f_bytes(1, layer3) + f_bytes(1, layer4))
+             + f_bytes(7, f_int(1, 4619827677550801152) + f_bytes(2, 'Common Panel')
+                       + f_bytes(4, f_int(1, 1080) + f_int(2, 2400)))
+             + f_int(8, 24766))
+snapshot2 = f_fixed64(1, 2749500341063) + f_bytes(3, f_bytes(1, f_int(1, 5)))
+
+# TransactionTraceEntry: elapsed_realtime_nanos 1, vsync_id 2, transactions 3 {pid 1,
+# uid 2, vsync_id 3, transaction_id 6, layer_changes 7 {layer_id 1, what 2, x 3}},
+# destroyed_layers 5.
+transactions = (f_int(1, 2749532892211) + f_int(2, 24767)
+                + f_bytes(3, f_int(1, 100) + f_int(2, 1000) + f_int(6, 5)
+                          + f_bytes(7, f_int(1, 4) + f_int(2, 2) + f_float(3, 1.5)))
+                + f_int(5, 3))
+
+# WindowManagerTraceEntry (winscope_extensions 112 → windowmanager 6): elapsed_realtime_nanos
+# 1 (fixed64), where 2, window_manager_service 3 {policy 1 {rotation_mode 2}, focused_app 4};
+# field 999 is not in the descriptor.
+wm = (f_fixed64(1, 558296470731) + f_bytes(2, 'trace.enable')
+      + f_bytes(3, f_bytes(1, f_int(2, 1)) + f_bytes(4, 'com.example/.Main'))
+      + f_bytes(999, b'zz'))
+
+trace = (packet(1500, 96, wm_sent)
+         + packet(2000, 96, shell_dispatched, seq=2)
+         + packet(2500, 96, merged, seq=2)
+         + packet(4000, 96, aborted, seq=2)
+         + packet(9000, 96, wm_finished)
+         + packet(9500, 97, handlers, seq=2)
+         + packet(2748300281655, 93, snapshot1, seq=3)
+         + packet(2749500341063, 93, snapshot2, seq=3)
+         + packet(2749532892211, 94, transactions, seq=4)
+         + packet(558296470731, 112, f_bytes(6, wm), seq=5))
+
+out = sys.argv[1] if len(sys.argv) > 1 else 'tests/data/android/winscope.pftrace'
+with open(out, 'wb') as f:
+    f.write(trace)
