@@ -33,6 +33,7 @@ const REFLECTED_FILES: &[&str] = &[
     "protos/perfetto/trace/android/surfaceflinger_layers.proto",
     "protos/perfetto/trace/android/surfaceflinger_transactions.proto",
     "protos/perfetto/trace/android/windowmanager.proto",
+    "protos/perfetto/trace/android/inputmethodeditor.proto",
 ];
 
 fn main() -> Result<(), Box<dyn Error>> {

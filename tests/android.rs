@@ -1326,6 +1326,27 @@ fn shell_transitions_merge_by_id_and_winscope_snapshots_keep_args_and_protos() {
             ],
         ])
     );
+    // Input method entries: a row each, under the reference's module view names too.
+    assert_eq!(
+        rows(
+            &conn,
+            "select 'c', ts, extract_arg(arg_set_id, 'where'),
+                    extract_arg(arg_set_id, 'client.display_id') from android_inputmethod_clients
+             union all
+             select 's', ts, extract_arg(arg_set_id, 'where'),
+                    extract_arg(arg_set_id, 'input_method_service.views_created')
+             from inputmethod_service
+             union all
+             select 'm', ts, extract_arg(arg_set_id, 'where'),
+                    extract_arg(arg_set_id, 'input_method_manager_service.cur_method_id')
+             from android_inputmethod_manager_service"
+        ),
+        table(&[
+            ["c", "700", "Focus", "0"],
+            ["s", "800", "onCreate", "1"],
+            ["m", "900", "x", "com.ime/.Ime"],
+        ])
+    );
     assert_eq!(
         rows(
             &conn,

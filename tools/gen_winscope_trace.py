@@ -3,7 +3,8 @@
 shell transitions (transition 7 in three packets from window manager and shell, 10 merged,
 11 aborted without a dispatch), shell handler mappings, two SurfaceFlinger layers snapshots
 (two layers, then one), a SurfaceFlinger transactions entry and a window manager entry
-(winscope_extensions.windowmanager) with a field its descriptor lacks.
+(winscope_extensions.windowmanager) with a field its descriptor lacks, and one entry of
+each input method kind.
 Encoded by hand (the perfetto Python package lacks these messages)."""
 
 import os
@@ -68,6 +69,14 @@ wm = (f_fixed64(1, 558296470731) + f_bytes(2, 'trace.enable')
       + f_bytes(3, f_bytes(1, f_int(2, 1)) + f_bytes(4, 'com.example/.Main'))
       + f_bytes(999, b'zz'))
 
+# Input method entries (winscope_extensions → inputmethod_clients 1, inputmethod_service 2,
+# inputmethod_manager_service 3): elapsed_realtime_nanos 1 (fixed64), where 2, then
+# client 3 {display_id 1} / input_method_service 3 {views_created 2} /
+# input_method_manager_service 3 {cur_method_id 1}.
+ime_clients = f_fixed64(1, 700) + f_bytes(2, 'Focus') + f_bytes(3, f_int(1, 0))
+ime_service = f_fixed64(1, 800) + f_bytes(2, 'onCreate') + f_bytes(3, f_int(2, 1))
+ime_manager = f_fixed64(1, 900) + f_bytes(2, 'x') + f_bytes(3, f_bytes(1, 'com.ime/.Ime'))
+
 trace = (packet(1500, 96, wm_sent)
          + packet(2000, 96, shell_dispatched, seq=2)
          + packet(2500, 96, merged, seq=2)
@@ -77,7 +86,10 @@ trace = (packet(1500, 96, wm_sent)
          + packet(2748300281655, 93, snapshot1, seq=3)
          + packet(2749500341063, 93, snapshot2, seq=3)
          + packet(2749532892211, 94, transactions, seq=4)
-         + packet(558296470731, 112, f_bytes(6, wm), seq=5))
+         + packet(558296470731, 112, f_bytes(6, wm), seq=5)
+         + packet(700, 112, f_bytes(1, ime_clients), seq=6)
+         + packet(800, 112, f_bytes(2, ime_service), seq=6)
+         + packet(900, 112, f_bytes(3, ime_manager), seq=6))
 
 out = sys.argv[1] if len(sys.argv) > 1 else 'tests/data/android/winscope.pftrace'
 with open(out, 'wb') as f:

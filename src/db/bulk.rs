@@ -114,9 +114,12 @@ pub(super) enum Table {
     SfLayer,
     SfTransactions,
     WindowManager,
+    InputMethodClients,
+    InputMethodService,
+    InputMethodManagerService,
 }
 
-pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 10 + 4 + 8;
+pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 10 + 4 + 11;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -199,6 +202,9 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::SfLayer,
     Table::SfTransactions,
     Table::WindowManager,
+    Table::InputMethodClients,
+    Table::InputMethodService,
+    Table::InputMethodManagerService,
 ];
 
 impl Table {
@@ -487,6 +493,21 @@ impl Table {
             ),
             Table::WindowManager => (
                 "__intrinsic_windowmanager",
+                "id, ts, arg_set_id, base64_proto_id",
+                true,
+            ),
+            Table::InputMethodClients => (
+                "__intrinsic_inputmethod_clients",
+                "id, ts, arg_set_id, base64_proto_id",
+                true,
+            ),
+            Table::InputMethodService => (
+                "__intrinsic_inputmethod_service",
+                "id, ts, arg_set_id, base64_proto_id",
+                true,
+            ),
+            Table::InputMethodManagerService => (
+                "__intrinsic_inputmethod_manager_service",
                 "id, ts, arg_set_id, base64_proto_id",
                 true,
             ),

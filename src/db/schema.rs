@@ -180,6 +180,12 @@ CREATE TABLE __intrinsic_surfaceflinger_transactions (
   vsync_id INTEGER);
 CREATE TABLE __intrinsic_windowmanager (
   id INTEGER PRIMARY KEY, ts INTEGER, arg_set_id INTEGER, base64_proto_id INTEGER);
+CREATE TABLE __intrinsic_inputmethod_clients (
+  id INTEGER PRIMARY KEY, ts INTEGER, arg_set_id INTEGER, base64_proto_id INTEGER);
+CREATE TABLE __intrinsic_inputmethod_service (
+  id INTEGER PRIMARY KEY, ts INTEGER, arg_set_id INTEGER, base64_proto_id INTEGER);
+CREATE TABLE __intrinsic_inputmethod_manager_service (
+  id INTEGER PRIMARY KEY, ts INTEGER, arg_set_id INTEGER, base64_proto_id INTEGER);
 CREATE TABLE __intrinsic_spurious_sched_wakeup (
   id INTEGER PRIMARY KEY, ts INTEGER, thread_state_id INTEGER, irq_context INTEGER,
   utid INTEGER, waker_utid INTEGER);
@@ -513,9 +519,39 @@ CREATE VIEW surfaceflinger_transactions AS
   SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto, e.vsync_id
   FROM __intrinsic_surfaceflinger_transactions e
   LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+-- Window manager and input method entries, also under the names the reference's
+-- android.winscope.* modules give them (android_windowmanager, …).
 CREATE VIEW windowmanager AS
   SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
   FROM __intrinsic_windowmanager e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW android_windowmanager AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_windowmanager e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW inputmethod_clients AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_inputmethod_clients e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW android_inputmethod_clients AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_inputmethod_clients e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW inputmethod_service AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_inputmethod_service e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW android_inputmethod_service AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_inputmethod_service e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW inputmethod_manager_service AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_inputmethod_manager_service e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW android_inputmethod_manager_service AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_inputmethod_manager_service e
   LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
 
 -- pkvm.hypervisor: the times cpus spent in the pKVM hypervisor and why they entered it.
@@ -544,4 +580,6 @@ pub const KNOWN_MODULES: &[&str] = &[
     "pkvm.hypervisor",
     "android.network_packets",
     "android.input",
+    "android.winscope.windowmanager",
+    "android.winscope.inputmethod",
 ];

@@ -367,7 +367,10 @@ impl TableWriter<'_> {
         let snapshot_like = [
             (Table::SfLayersSnapshot, &w.sf_snapshots),
             (Table::SfLayer, &w.sf_layers),
-            (Table::WindowManager, &w.windowmanager),
+            (Table::WindowManager, &w.entries[0]),
+            (Table::InputMethodClients, &w.entries[1]),
+            (Table::InputMethodService, &w.entries[2]),
+            (Table::InputMethodManagerService, &w.entries[3]),
         ];
         for (table, rows) in snapshot_like {
             for (id, &(first, args, base64)) in rows.iter().enumerate() {

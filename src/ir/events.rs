@@ -866,8 +866,22 @@ pub enum WinscopeRow {
         base64: StrId,
         vsync_id: Option<i64>,
     },
-    /// A window manager entry (`winscope_extensions.windowmanager`).
-    WindowManager { args: ArgsRef, base64: StrId },
+    /// A window manager or input method entry (`winscope_extensions`): one row of the
+    /// kind's table.
+    Entry {
+        kind: WinscopeEntryKind,
+        args: ArgsRef,
+        base64: StrId,
+    },
+}
+
+/// The winscope extensions kept as one row per entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WinscopeEntryKind {
+    WindowManager,
+    InputMethodClients,
+    InputMethodService,
+    InputMethodManagerService,
 }
 
 /// The typed fields of one `ShellTransition` packet (None where the packet lacks them).

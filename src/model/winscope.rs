@@ -29,8 +29,9 @@ pub struct WinscopeTables {
     pub sf_layers: Vec<(i64, ArgsRef, StrId)>,
     /// SurfaceFlinger transactions: (ts, args, base64, vsync_id).
     pub sf_transactions: Vec<(i64, ArgsRef, StrId, Option<i64>)>,
-    /// Window manager entries: (ts, args, base64).
-    pub windowmanager: Vec<(i64, ArgsRef, StrId)>,
+    /// Window manager, input method clients, service and manager service entries (in
+    /// [`WinscopeEntryKind`] order): (ts, args, base64).
+    pub entries: [Vec<(i64, ArgsRef, StrId)>; 4],
 }
 
 impl Builder<'_> {
@@ -67,11 +68,9 @@ impl Builder<'_> {
                 .winscope
                 .sf_transactions
                 .push((ts, *args, *base64, *vsync_id)),
-            WinscopeRow::WindowManager { args, base64 } => self
-                .tables
-                .winscope
-                .windowmanager
-                .push((ts, *args, *base64)),
+            WinscopeRow::Entry { kind, args, base64 } => {
+                self.tables.winscope.entries[*kind as usize].push((ts, *args, *base64))
+            }
         }
     }
 

@@ -5,8 +5,8 @@
 //! Each row keeps the event's id, its time (`event_time_nanos`, as the event has it: not
 //! converted to trace time), for a dispatch the vsync and window ids, every field of the
 //! message as args (reflected by field name: `pointer[0].axis_value[1].value`, …) and the
-//! message itself in base64. Window manager entries go to `winscope.rs`; other winscope
-//! extensions (input method, view capture) are not imported and are counted in `proto_packet_kind_not_imported` (idx 112).
+//! message itself in base64. Window manager and input method entries go to `winscope.rs`;
+//! view capture is not imported and are counted in `proto_packet_kind_not_imported` (idx 112).
 //!
 //! Hands on [`EventData::InputEvent`] rows.
 
@@ -16,8 +16,9 @@ use super::*;
 
 /// `WinscopeExtensionsImpl.android_input_event`.
 const ANDROID_INPUT_EVENT: u32 = 5;
-/// `WinscopeExtensionsImpl.windowmanager` (read in `winscope.rs`).
-const WINDOWMANAGER: u32 = 6;
+/// `WinscopeExtensionsImpl.viewcapture` (not imported; the window manager and input
+/// method entries are read in `winscope.rs`).
+const VIEWCAPTURE: u32 = 4;
 /// The TracePacket field of winscope extensions.
 const WINSCOPE_EXTENSIONS: i64 = 112;
 
@@ -38,9 +39,8 @@ impl Parser<'_> {
                 (ANDROID_INPUT_EVENT, Value::Len(event)) => {
                     imported |= self.android_input_event(machine, seq_id, ts, clock, event);
                 }
-                (WINDOWMANAGER, Value::Len(entry)) => {
-                    self.windowmanager_entry(machine, seq_id, ts, clock, entry);
-                    imported = true;
+                (_, Value::Len(entry)) if number != VIEWCAPTURE => {
+                    imported |= self.winscope_entry(machine, seq_id, ts, clock, number, entry);
                 }
                 _ => {}
             }

@@ -9,7 +9,8 @@
 //! - `surfaceflinger_layers_snapshot`: a snapshot row (args: every field but `layers`) and
 //!   a layer row per layer;
 //! - `surfaceflinger_transactions`: one row per entry;
-//! - `winscope_extensions.windowmanager` (read from `android_input.rs`): one row per entry.
+//! - `winscope_extensions` window manager and input method (clients, service, manager
+//!   service) entries (read from `android_input.rs`): one row per entry.
 //!
 //! Hands on [`EventData::Winscope`] rows; merging is the model's (`model/winscope.rs`).
 
@@ -17,7 +18,7 @@ use super::schema::{next_field, Value};
 use super::typed_args::field_scalar;
 use super::*;
 
-use crate::ir::{ShellTransitionRow, WinscopeRow};
+use crate::ir::{ShellTransitionRow, WinscopeEntryKind, WinscopeRow};
 
 impl Parser<'_> {
     /// Reflects `bytes` as `type_name` into a stored arg set, keys for which `keep` holds;
@@ -221,28 +222,48 @@ impl Parser<'_> {
         );
     }
 
-    /// `WinscopeExtensionsImpl.windowmanager`: one row.
-    pub(super) fn windowmanager_entry(
+    /// A `WinscopeExtensionsImpl` entry kept as one row: window manager (6), input method
+    /// clients (1), service (2), manager service (3). Whether `field` is one.
+    pub(super) fn winscope_entry(
         &mut self,
         machine: MachineId,
         seq_id: u32,
         ts: i64,
         clock: ClockRef,
+        field: u32,
         bytes: &[u8],
-    ) {
-        let args = self.winscope_args(
-            machine,
-            seq_id,
-            ".perfetto.protos.WindowManagerTraceEntry",
-            bytes,
-            "winscope_windowmanager_parse_errors",
-            None,
-        );
+    ) -> bool {
+        use WinscopeEntryKind as K;
+        let (kind, type_name, stat) = match field {
+            1 => (
+                K::InputMethodClients,
+                ".perfetto.protos.InputMethodClientsTraceProto",
+                "winscope_inputmethod_clients_parse_errors",
+            ),
+            2 => (
+                K::InputMethodService,
+                ".perfetto.protos.InputMethodServiceTraceProto",
+                "winscope_inputmethod_service_parse_errors",
+            ),
+            3 => (
+                K::InputMethodManagerService,
+                ".perfetto.protos.InputMethodManagerServiceTraceProto",
+                "winscope_inputmethod_manager_service_parse_errors",
+            ),
+            6 => (
+                K::WindowManager,
+                ".perfetto.protos.WindowManagerTraceEntry",
+                "winscope_windowmanager_parse_errors",
+            ),
+            _ => return false,
+        };
+        let args = self.winscope_args(machine, seq_id, type_name, bytes, stat, None);
         let base64 = self.base64(bytes);
         self.sink.push(
             ts,
             clock,
-            EventData::Winscope(Box::new(WinscopeRow::WindowManager { args, base64 })),
+            EventData::Winscope(Box::new(WinscopeRow::Entry { kind, args, base64 })),
         );
+        true
     }
 }
