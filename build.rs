@@ -34,6 +34,7 @@ const REFLECTED_FILES: &[&str] = &[
     "protos/perfetto/trace/android/surfaceflinger_transactions.proto",
     "protos/perfetto/trace/android/windowmanager.proto",
     "protos/perfetto/trace/android/inputmethodeditor.proto",
+    "protos/perfetto/trace/android/viewcapture.proto",
 ];
 
 fn main() -> Result<(), Box<dyn Error>> {

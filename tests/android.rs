@@ -1080,7 +1080,7 @@ fn network_packets_are_slices_named_by_their_apps_package() {
 #[test]
 fn input_events_keep_their_fields_as_args_and_their_protos_in_base64() {
     // tools/gen_input_event_trace.py: a motion event, a redacted key event, a dispatch of
-    // the motion to a window, and a view capture (not imported, counted).
+    // the motion to a window, and a view capture (its own table since winscope import).
     let (conn, _db) = import("input_events.pftrace");
     assert_eq!(
         rows(
@@ -1136,9 +1136,11 @@ fn input_events_keep_their_fields_as_args_and_their_protos_in_base64() {
     assert_eq!(
         rows(
             &conn,
-            "select name, idx, value from sextant_stats where name = 'proto_packet_kind_not_imported'"
+            "select (select count(*) from sextant_stats
+                     where name = 'proto_packet_kind_not_imported' and value > 0),
+                    (select count(*) from viewcapture)"
         ),
-        table(&[["proto_packet_kind_not_imported", "112", "1"]])
+        table(&[["0", "1"]])
     );
 }
 
@@ -1347,6 +1349,30 @@ fn shell_transitions_merge_by_id_and_winscope_snapshots_keep_args_and_protos() {
             ["m", "900", "x", "com.ime/.Ime"],
         ])
     );
+    // View captures: interned strings resolved under the key without `_iid`.
+    assert_eq!(
+        rows(
+            &conn,
+            "select v.id, v.ts, a.key, a.display_value from android_viewcapture v
+             join args a using (arg_set_id)
+             where a.key in ('package_name', 'window_name', 'views[0].class_name',
+               'views[0].view_id', 'views[0].class_name_iid')
+             order by v.id, a.key"
+        ),
+        table(&[
+            ["0", "1000", "package_name", "com.example.launcher"],
+            ["0", "1000", "views[0].class_name", "com.android.DecorView"],
+            ["0", "1000", "views[0].view_id", "NO_ID"],
+            ["0", "1000", "window_name", "MainWindow"],
+            ["1", "1100", "package_name", "com.example.launcher"],
+            [
+                "1",
+                "1100",
+                "views[0].class_name",
+                "STRING DE-INTERNING ERROR"
+            ],
+        ])
+    );
     assert_eq!(
         rows(
             &conn,
@@ -1361,7 +1387,10 @@ fn shell_transitions_merge_by_id_and_winscope_snapshots_keep_args_and_protos() {
             "select name, value from stats
              where value > 0 and (name glob 'winscope_*' or name = 'proto_packet_kind_not_imported')"
         ),
-        table(&[["winscope_windowmanager_parse_errors", "1"]])
+        table(&[
+            ["winscope_viewcapture_missing_interned_string_parse_errors", "1"],
+            ["winscope_windowmanager_parse_errors", "1"]
+        ])
     );
 }
 

@@ -4,7 +4,7 @@ shell transitions (transition 7 in three packets from window manager and shell, 
 11 aborted without a dispatch), shell handler mappings, two SurfaceFlinger layers snapshots
 (two layers, then one), a SurfaceFlinger transactions entry and a window manager entry
 (winscope_extensions.windowmanager) with a field its descriptor lacks, and one entry of
-each input method kind.
+each input method kind, and two view captures (interned strings; one missing).
 Encoded by hand (the perfetto Python package lacks these messages)."""
 
 import os
@@ -77,6 +77,27 @@ ime_clients = f_fixed64(1, 700) + f_bytes(2, 'Focus') + f_bytes(3, f_int(1, 0))
 ime_service = f_fixed64(1, 800) + f_bytes(2, 'onCreate') + f_bytes(3, f_int(2, 1))
 ime_manager = f_fixed64(1, 900) + f_bytes(2, 'x') + f_bytes(3, f_bytes(1, 'com.ime/.Ime'))
 
+# View capture (winscope_extensions → viewcapture 4): package_name_iid 1, window_name_iid 2,
+# views 3 {id 1, hashcode 3, view_id_iid 4, class_name_iid 5, alpha 16}; the strings are
+# interned on the sequence (InternedData viewcapture_package_name 38, window_name 39,
+# view_id 40, class_name 41: {iid 1, str 2}); the second capture names a class never
+# interned.
+def interned(field, iid, text):
+    return f_bytes(field, f_int(1, iid) + f_bytes(2, text))
+
+
+vc_interned = (interned(38, 1, 'com.example.launcher') + interned(39, 1, 'MainWindow')
+               + interned(40, 1, 'NO_ID') + interned(41, 1, 'com.android.DecorView'))
+vc1 = (f_int(1, 1) + f_int(2, 1)
+       + f_bytes(3, f_int(1, 0) + f_int(3, 182652084) + f_int(4, 1) + f_int(5, 1)
+                 + f_float(16, 1.0)))
+vc2 = f_int(1, 1) + f_bytes(3, f_int(1, 0) + f_int(5, 9))
+# interned_data 12, sequence_flags 13 (1 = incremental state cleared).
+vc_packets = (f_bytes(1, f_int(8, 1000) + f_int(10, 7) + f_int(13, 1)
+                      + f_bytes(12, vc_interned) + f_bytes(112, f_bytes(4, vc1)))
+              + f_bytes(1, f_int(8, 1100) + f_int(10, 7) + f_int(13, 2)
+                        + f_bytes(112, f_bytes(4, vc2))))
+
 trace = (packet(1500, 96, wm_sent)
          + packet(2000, 96, shell_dispatched, seq=2)
          + packet(2500, 96, merged, seq=2)
@@ -89,7 +110,8 @@ trace = (packet(1500, 96, wm_sent)
          + packet(558296470731, 112, f_bytes(6, wm), seq=5)
          + packet(700, 112, f_bytes(1, ime_clients), seq=6)
          + packet(800, 112, f_bytes(2, ime_service), seq=6)
-         + packet(900, 112, f_bytes(3, ime_manager), seq=6))
+         + packet(900, 112, f_bytes(3, ime_manager), seq=6)
+         + vc_packets)
 
 out = sys.argv[1] if len(sys.argv) > 1 else 'tests/data/android/winscope.pftrace'
 with open(out, 'wb') as f:

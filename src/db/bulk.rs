@@ -117,9 +117,10 @@ pub(super) enum Table {
     InputMethodClients,
     InputMethodService,
     InputMethodManagerService,
+    ViewCapture,
 }
 
-pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 10 + 4 + 11;
+pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 10 + 4 + 12;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -205,6 +206,7 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::InputMethodClients,
     Table::InputMethodService,
     Table::InputMethodManagerService,
+    Table::ViewCapture,
 ];
 
 impl Table {
@@ -508,6 +510,11 @@ impl Table {
             ),
             Table::InputMethodManagerService => (
                 "__intrinsic_inputmethod_manager_service",
+                "id, ts, arg_set_id, base64_proto_id",
+                true,
+            ),
+            Table::ViewCapture => (
+                "__intrinsic_viewcapture",
                 "id, ts, arg_set_id, base64_proto_id",
                 true,
             ),

@@ -186,6 +186,8 @@ CREATE TABLE __intrinsic_inputmethod_service (
   id INTEGER PRIMARY KEY, ts INTEGER, arg_set_id INTEGER, base64_proto_id INTEGER);
 CREATE TABLE __intrinsic_inputmethod_manager_service (
   id INTEGER PRIMARY KEY, ts INTEGER, arg_set_id INTEGER, base64_proto_id INTEGER);
+CREATE TABLE __intrinsic_viewcapture (
+  id INTEGER PRIMARY KEY, ts INTEGER, arg_set_id INTEGER, base64_proto_id INTEGER);
 CREATE TABLE __intrinsic_spurious_sched_wakeup (
   id INTEGER PRIMARY KEY, ts INTEGER, thread_state_id INTEGER, irq_context INTEGER,
   utid INTEGER, waker_utid INTEGER);
@@ -519,8 +521,16 @@ CREATE VIEW surfaceflinger_transactions AS
   SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto, e.vsync_id
   FROM __intrinsic_surfaceflinger_transactions e
   LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
--- Window manager and input method entries, also under the names the reference's
--- android.winscope.* modules give them (android_windowmanager, …).
+-- Window manager, input method and view capture entries, also under the names the
+-- reference's android.winscope.* modules give them (android_windowmanager, …).
+CREATE VIEW viewcapture AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_viewcapture e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW android_viewcapture AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_viewcapture e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
 CREATE VIEW windowmanager AS
   SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
   FROM __intrinsic_windowmanager e
@@ -582,4 +592,5 @@ pub const KNOWN_MODULES: &[&str] = &[
     "android.input",
     "android.winscope.windowmanager",
     "android.winscope.inputmethod",
+    "android.winscope.viewcapture",
 ];

@@ -371,6 +371,7 @@ impl TableWriter<'_> {
             (Table::InputMethodClients, &w.entries[1]),
             (Table::InputMethodService, &w.entries[2]),
             (Table::InputMethodManagerService, &w.entries[3]),
+            (Table::ViewCapture, &w.entries[4]),
         ];
         for (table, rows) in snapshot_like {
             for (id, &(first, args, base64)) in rows.iter().enumerate() {

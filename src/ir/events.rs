@@ -882,6 +882,7 @@ pub enum WinscopeEntryKind {
     InputMethodClients,
     InputMethodService,
     InputMethodManagerService,
+    ViewCapture,
 }
 
 /// The typed fields of one `ShellTransition` packet (None where the packet lacks them).

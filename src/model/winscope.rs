@@ -29,9 +29,10 @@ pub struct WinscopeTables {
     pub sf_layers: Vec<(i64, ArgsRef, StrId)>,
     /// SurfaceFlinger transactions: (ts, args, base64, vsync_id).
     pub sf_transactions: Vec<(i64, ArgsRef, StrId, Option<i64>)>,
-    /// Window manager, input method clients, service and manager service entries (in
+    /// Window manager, input method clients, service, manager service and view capture
+    /// entries (in
     /// [`WinscopeEntryKind`] order): (ts, args, base64).
-    pub entries: [Vec<(i64, ArgsRef, StrId)>; 4],
+    pub entries: [Vec<(i64, ArgsRef, StrId)>; 5],
 }
 
 impl Builder<'_> {

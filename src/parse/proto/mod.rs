@@ -111,6 +111,8 @@ struct Sequence {
     packet_contexts: FxHashMap<u64, protos::NetworkPacketEvent>,
     /// Interned app wakelock descriptions (`app_wakelock.rs`).
     app_wakelocks: FxHashMap<u32, protos::AppWakelockInfo>,
+    /// Interned view capture strings by (InternedData field, iid) (`winscope.rs`).
+    viewcapture_strings: FxHashMap<(u32, u64), StrId>,
 }
 
 /// A delta timestamp, resolved against its sequence's running time.
@@ -1210,6 +1212,19 @@ impl Parser<'_> {
         for h in &d.histogram_names {
             histograms.push((h.iid.unwrap_or(0), self.sink.intern_opt(h.name.as_deref())));
         }
+        let mut viewcapture = Vec::new();
+        for (field, list) in [
+            (38, &d.viewcapture_package_name),
+            (39, &d.viewcapture_window_name),
+            (40, &d.viewcapture_view_id),
+            (41, &d.viewcapture_class_name),
+        ] {
+            for s in list {
+                let text = s.str.as_deref().map(String::from_utf8_lossy);
+                let v = self.sink.intern(text.as_deref().unwrap_or_default());
+                viewcapture.push(((field, s.iid.unwrap_or(0)), v));
+            }
+        }
         let mut correlations = Vec::new();
         for c in &d.correlation_id_str {
             let text = c.str.as_deref().map(String::from_utf8_lossy);
@@ -1258,6 +1273,9 @@ impl Parser<'_> {
         }
         for (iid, v) in correlations {
             seq.correlation_ids.entry(iid).or_insert(v);
+        }
+        for (key, v) in viewcapture {
+            seq.viewcapture_strings.entry(key).or_insert(v);
         }
         for (iid, v) in type_names {
             seq.value_type_names.entry(iid).or_insert(v);

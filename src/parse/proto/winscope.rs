@@ -9,8 +9,12 @@
 //! - `surfaceflinger_layers_snapshot`: a snapshot row (args: every field but `layers`) and
 //!   a layer row per layer;
 //! - `surfaceflinger_transactions`: one row per entry;
-//! - `winscope_extensions` window manager and input method (clients, service, manager
-//!   service) entries (read from `android_input.rs`): one row per entry.
+//! - `winscope_extensions` window manager, input method (clients, service, manager
+//!   service) and view capture entries (read from `android_input.rs`): one row per entry;
+//!   a view capture's interned strings (`package_name_iid`, `views[0].class_name_iid`, …)
+//!   become string args under the key without `_iid` (`STRING DE-INTERNING ERROR` and
+//!   `winscope_viewcapture_missing_interned_string_parse_errors` when the sequence lacks
+//!   the string).
 //!
 //! Hands on [`EventData::Winscope`] rows; merging is the model's (`model/winscope.rs`).
 
@@ -218,6 +222,93 @@ impl Parser<'_> {
                 args,
                 base64,
                 vsync_id,
+            })),
+        );
+    }
+
+    /// `WinscopeExtensionsImpl.viewcapture`: one row, interned strings resolved.
+    pub(super) fn viewcapture(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        ts: i64,
+        clock: ClockRef,
+        bytes: &[u8],
+    ) {
+        const ERROR: &str = "STRING DE-INTERNING ERROR";
+        let mut args = std::mem::take(&mut self.args);
+        args.clear();
+        let unknown = self.reflect_proto_value(
+            &mut args,
+            "",
+            ".perfetto.protos.ViewCapture",
+            bytes,
+            machine,
+            seq_id,
+        );
+        if unknown > 0 {
+            self.sink
+                .stat("winscope_viewcapture_parse_errors", machine, 1);
+        }
+        // (index, key, flat key, InternedData field, iid) of each interned reference.
+        let mut refs = Vec::new();
+        for (i, a) in args.args.iter().enumerate() {
+            let key = self.sink.strings.get(a.key).unwrap_or_default();
+            let Some(stripped) = key.strip_suffix("_iid") else {
+                continue;
+            };
+            let field = if stripped.ends_with("package_name") {
+                38
+            } else if stripped.ends_with("window_name") {
+                39
+            } else if stripped.ends_with("view_id") {
+                40
+            } else if stripped.ends_with("class_name") {
+                41
+            } else {
+                continue;
+            };
+            let iid = match a.value {
+                ArgValue::Int(v) => v as u64,
+                ArgValue::Uint(v) => v,
+                _ => continue,
+            };
+            let flat = self.sink.strings.get(a.flat_key).unwrap_or_default();
+            let flat = flat.strip_suffix("_iid").unwrap_or(flat).to_string();
+            refs.push((i, stripped.to_string(), flat, field, iid));
+        }
+        let mut missing = 0;
+        for (i, key, flat, field, iid) in refs {
+            let found = self
+                .sequences
+                .get(&(machine, seq_id))
+                .and_then(|s| s.viewcapture_strings.get(&(field, iid)).copied());
+            let value = found.unwrap_or_else(|| {
+                missing += 1;
+                self.sink.intern(ERROR)
+            });
+            let a = &mut args.args[i];
+            a.key = self.sink.intern(&key);
+            a.flat_key = self.sink.intern(&flat);
+            a.value = ArgValue::Str(value);
+        }
+        if missing > 0 {
+            self.sink.stat(
+                "winscope_viewcapture_missing_interned_string_parse_errors",
+                machine,
+                missing,
+            );
+        }
+        let args_ref = self.sink.args.push(&args.args);
+        self.args = args;
+        let base64 = self.base64(bytes);
+        self.sink.push(
+            ts,
+            clock,
+            EventData::Winscope(Box::new(WinscopeRow::Entry {
+                kind: WinscopeEntryKind::ViewCapture,
+                args: args_ref,
+                base64,
             })),
         );
     }
