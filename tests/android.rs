@@ -1349,6 +1349,40 @@ fn shell_transitions_merge_by_id_and_winscope_snapshots_keep_args_and_protos() {
             ["m", "900", "x", "com.ime/.Ime"],
         ])
     );
+    // ProtoLog: formatted at the end of the trace with the viewer config that came later.
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, level, tag, message, stacktrace, location from protolog order by id"
+        ),
+        table(&[
+            [
+                "100",
+                "DEBUG",
+                "MyFirstGroup",
+                "A string (MyTestString), an int (1776), a double 8.88, a boolean true.",
+                "A STACK TRACE",
+                "ProtoLogTest.java:1"
+            ],
+            [
+                "110",
+                "WARN",
+                "MySecondGroup",
+                "Ints 1776, 3360, 6f0, -5; doubles 888.000000, 8.880000e+02, 0.0001.",
+                "NULL",
+                "NULL"
+            ],
+            [
+                "120",
+                "ERROR",
+                "MySecondGroup",
+                "Missing '<ERROR>', 100% done",
+                "NULL",
+                "NULL"
+            ],
+            ["130", "NULL", "NULL", "NULL", "NULL", "NULL"],
+        ])
+    );
     // View captures: interned strings resolved under the key without `_iid`.
     assert_eq!(
         rows(
@@ -1385,10 +1419,16 @@ fn shell_transitions_merge_by_id_and_winscope_snapshots_keep_args_and_protos() {
         rows(
             &conn,
             "select name, value from stats
-             where value > 0 and (name glob 'winscope_*' or name = 'proto_packet_kind_not_imported')"
+             where value > 0 and (name glob 'winscope_*' or name = 'proto_packet_kind_not_imported')
+             order by name"
         ),
         table(&[
-            ["winscope_viewcapture_missing_interned_string_parse_errors", "1"],
+            ["winscope_protolog_message_decoding_failed", "1"],
+            ["winscope_protolog_missing_interned_arg_parse_errors", "1"],
+            [
+                "winscope_viewcapture_missing_interned_string_parse_errors",
+                "1"
+            ],
             ["winscope_windowmanager_parse_errors", "1"]
         ])
     );

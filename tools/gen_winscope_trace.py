@@ -4,7 +4,8 @@ shell transitions (transition 7 in three packets from window manager and shell, 
 11 aborted without a dispatch), shell handler mappings, two SurfaceFlinger layers snapshots
 (two layers, then one), a SurfaceFlinger transactions entry and a window manager entry
 (winscope_extensions.windowmanager) with a field its descriptor lacks, and one entry of
-each input method kind, and two view captures (interned strings; one missing).
+each input method kind, two view captures (interned strings; one missing) and ProtoLog
+messages decoded with a later viewer config.
 Encoded by hand (the perfetto Python package lacks these messages)."""
 
 import os
@@ -98,6 +99,43 @@ vc_packets = (f_bytes(1, f_int(8, 1000) + f_int(10, 7) + f_int(13, 1)
               + f_bytes(1, f_int(8, 1100) + f_int(10, 7) + f_int(13, 2)
                         + f_bytes(112, f_bytes(4, vc2))))
 
+# ProtoLog: messages (message_id 1 fixed64, str_param_iids 2, sint64_params 3 (packed
+# zigzag), double_params 4 (packed), boolean_params 5, stacktrace_iid 6) before the viewer
+# config (messages 1 {message_id 1, message 2, level 3, group_id 4, location 5}, groups 2
+# {id 1, name 2, tag 3}); strings interned (InternedData protolog_string_args 36,
+# protolog_stacktrace 37); message 99 has no format; message 3 names a string never
+# interned.
+def f_fixed64u(n, v):
+    return varint(n << 3 | 1) + struct.pack('<Q', v)
+
+
+def zigzag(v):
+    return (v << 1) ^ (v >> 63)
+
+
+pl_interned = interned(36, 1, 'MyTestString') + interned(37, 1, 'A STACK TRACE')
+pl1 = (f_fixed64u(1, 1) + packed(2, [1]) + packed(3, [zigzag(1776)])
+       + f_bytes(4, struct.pack('<d', 8.88)) + packed(5, [1]) + f_int(6, 1))
+pl2 = (f_fixed64u(1, 2) + packed(3, [zigzag(1776)] * 3 + [zigzag(-5)])
+       + f_bytes(4, struct.pack('<ddd', 888.0, 888.0, 0.0001)))
+pl3 = f_fixed64u(1, 3) + packed(2, [7])
+pl4 = f_fixed64u(1, 99)
+config = (f_bytes(1, f_fixed64u(1, 1)
+                  + f_bytes(2, 'A string (%s), an int (%d), a double %g, a boolean %b.')
+                  + f_int(3, 1) + f_int(4, 1) + f_bytes(5, 'ProtoLogTest.java:1'))
+          + f_bytes(1, f_fixed64u(1, 2) + f_bytes(2, 'Ints %d, %o, %x, %d; doubles %f, %e, %g.')
+                    + f_int(3, 4) + f_int(4, 2))
+          + f_bytes(1, f_fixed64u(1, 3) + f_bytes(2, "Missing '%s', 100%% done") + f_int(3, 5)
+                    + f_int(4, 2))
+          + f_bytes(2, f_int(1, 1) + f_bytes(2, 'FIRST') + f_bytes(3, 'MyFirstGroup'))
+          + f_bytes(2, f_int(1, 2) + f_bytes(2, 'SECOND') + f_bytes(3, 'MySecondGroup')))
+pl_packets = (f_bytes(1, f_int(8, 100) + f_int(10, 8) + f_int(13, 1) + f_bytes(12, pl_interned)
+                      + f_bytes(104, pl1))
+              + f_bytes(1, f_int(8, 110) + f_int(10, 8) + f_int(13, 2) + f_bytes(104, pl2))
+              + f_bytes(1, f_int(8, 120) + f_int(10, 8) + f_int(13, 2) + f_bytes(104, pl3))
+              + f_bytes(1, f_int(8, 130) + f_int(10, 8) + f_int(13, 2) + f_bytes(104, pl4))
+              + packet(200, 105, config, seq=9))
+
 trace = (packet(1500, 96, wm_sent)
          + packet(2000, 96, shell_dispatched, seq=2)
          + packet(2500, 96, merged, seq=2)
@@ -111,7 +149,8 @@ trace = (packet(1500, 96, wm_sent)
          + packet(700, 112, f_bytes(1, ime_clients), seq=6)
          + packet(800, 112, f_bytes(2, ime_service), seq=6)
          + packet(900, 112, f_bytes(3, ime_manager), seq=6)
-         + vc_packets)
+         + vc_packets
+         + pl_packets)
 
 out = sys.argv[1] if len(sys.argv) > 1 else 'tests/data/android/winscope.pftrace'
 with open(out, 'wb') as f:

@@ -118,9 +118,10 @@ pub(super) enum Table {
     InputMethodService,
     InputMethodManagerService,
     ViewCapture,
+    ProtoLog,
 }
 
-pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 10 + 4 + 12;
+pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 10 + 4 + 13;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -207,6 +208,7 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::InputMethodService,
     Table::InputMethodManagerService,
     Table::ViewCapture,
+    Table::ProtoLog,
 ];
 
 impl Table {
@@ -511,6 +513,11 @@ impl Table {
             Table::InputMethodManagerService => (
                 "__intrinsic_inputmethod_manager_service",
                 "id, ts, arg_set_id, base64_proto_id",
+                true,
+            ),
+            Table::ProtoLog => (
+                "__intrinsic_protolog",
+                "id, ts, level, tag, message, stacktrace, location",
                 true,
             ),
             Table::ViewCapture => (

@@ -186,6 +186,9 @@ CREATE TABLE __intrinsic_inputmethod_service (
   id INTEGER PRIMARY KEY, ts INTEGER, arg_set_id INTEGER, base64_proto_id INTEGER);
 CREATE TABLE __intrinsic_inputmethod_manager_service (
   id INTEGER PRIMARY KEY, ts INTEGER, arg_set_id INTEGER, base64_proto_id INTEGER);
+CREATE TABLE __intrinsic_protolog (
+  id INTEGER PRIMARY KEY, ts INTEGER, level TEXT, tag TEXT, message TEXT, stacktrace TEXT,
+  location TEXT);
 CREATE TABLE __intrinsic_viewcapture (
   id INTEGER PRIMARY KEY, ts INTEGER, arg_set_id INTEGER, base64_proto_id INTEGER);
 CREATE TABLE __intrinsic_spurious_sched_wakeup (
@@ -497,6 +500,7 @@ CREATE VIEW android_input_event_dispatch AS
 
 -- Winscope (shell transitions, SurfaceFlinger, window manager): the tables, their protos
 -- in base64 joined in.
+CREATE VIEW protolog AS SELECT * FROM __intrinsic_protolog;
 CREATE VIEW window_manager_shell_transitions AS
   SELECT * FROM __intrinsic_window_manager_shell_transitions;
 CREATE VIEW window_manager_shell_transition_protos AS

@@ -385,6 +385,16 @@ impl TableWriter<'_> {
                 })?;
             }
         }
+        for (id, &(ts, level, tag, message, stacktrace, location)) in w.protolog.iter().enumerate()
+        {
+            self.row(Table::ProtoLog, |row| {
+                row.int(id as i64);
+                row.int(ts);
+                for s in [level, tag, message, stacktrace, location] {
+                    row.text(sink.strings.get(s));
+                }
+            })?;
+        }
         for (id, &(ts, args, base64, vsync_id)) in w.sf_transactions.iter().enumerate() {
             let proto = self.base64_proto(protos, base64, sink)?;
             let args = self.arg_set(args, sink)?;

@@ -873,6 +873,27 @@ pub enum WinscopeRow {
         args: ArgsRef,
         base64: StrId,
     },
+    /// A `protolog_message`, its interned strings resolved (decoded at the end of the
+    /// trace, against every viewer config seen).
+    ProtoLog(ProtoLogRow),
+    /// A `protolog_viewer_config`: messages (id, format, level, group id, location) and
+    /// groups (id, tag).
+    ProtoLogConfig {
+        messages: Vec<(u64, StrId, i64, u32, StrId)>,
+        groups: Vec<(u32, StrId)>,
+    },
+}
+
+/// One ProtoLog message's parameters.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ProtoLogRow {
+    pub message_id: u64,
+    pub ints: Vec<i64>,
+    /// Doubles, as their bits.
+    pub doubles: Vec<u64>,
+    pub bools: Vec<bool>,
+    pub strings: Vec<StrId>,
+    pub stacktrace: StrId,
 }
 
 /// The winscope extensions kept as one row per entry.

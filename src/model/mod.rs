@@ -559,6 +559,7 @@ impl<'s> Builder<'s> {
         self.tables.missing_chrome_processes = self.chrome_processes.with_data_loss();
         self.settle_process_counters_for_threads();
         self.described_tracks();
+        self.finish_protolog();
         // A TranslationTable's process_track_name rules rename process-scoped tracks.
         if !self.sink.translations.process_track_name.is_empty() {
             for row in &mut self.tables.tracks {

@@ -111,8 +111,9 @@ struct Sequence {
     packet_contexts: FxHashMap<u64, protos::NetworkPacketEvent>,
     /// Interned app wakelock descriptions (`app_wakelock.rs`).
     app_wakelocks: FxHashMap<u32, protos::AppWakelockInfo>,
-    /// Interned view capture strings by (InternedData field, iid) (`winscope.rs`).
-    viewcapture_strings: FxHashMap<(u32, u64), StrId>,
+    /// Interned protolog and view capture strings by (InternedData field, iid)
+    /// (`winscope.rs`).
+    winscope_strings: FxHashMap<(u32, u64), StrId>,
 }
 
 /// A delta timestamp, resolved against its sequence's running time.
@@ -419,6 +420,8 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::SurfaceflingerTransactions(_)) => "TracePacket.surfaceflinger_transactions",
         Some(D::ShellTransition(_)) => "TracePacket.shell_transition",
         Some(D::ShellHandlerMappings(_)) => "TracePacket.shell_handler_mappings",
+        Some(D::ProtologMessage(_)) => "TracePacket.protolog_message",
+        Some(D::ProtologViewerConfig(_)) => "TracePacket.protolog_viewer_config",
         Some(D::AndroidGameInterventionList(_)) => "TracePacket.android_game_intervention_list",
         None => "TracePacket (payload Sextant does not read)",
     }
@@ -428,8 +431,8 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
 const KNOWN_PACKET_FIELDS: &[u32] = &[
     1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
     47, 48, 50, 51, 52, 53, 54, 57, 58, 59, 60, 61, 63, 64, 65, 66, 67, 69, 70, 71, 72, 76, 77, 79,
-    82, 83, 84, 86, 87, 88, 89, 91, 92, 93, 94, 96, 97, 98, 107, 109, 112, 113, 115, 116, 119, 123,
-    126, 128, 129, 132, 133,
+    82, 83, 84, 86, 87, 88, 89, 91, 92, 93, 94, 96, 97, 98, 104, 105, 107, 109, 112, 113, 115, 116,
+    119, 123, 126, 128, 129, 132, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
@@ -939,6 +942,12 @@ impl Parser<'_> {
             trace_packet::Data::ShellTransition(bytes) => {
                 self.shell_transition(machine, seq_id, ts.unwrap_or(0), clock, &bytes)
             }
+            trace_packet::Data::ProtologMessage(bytes) => {
+                self.protolog_message(machine, seq_id, ts.unwrap_or(0), clock, &bytes)
+            }
+            trace_packet::Data::ProtologViewerConfig(bytes) => {
+                self.protolog_viewer_config(ts.unwrap_or(0), clock, &bytes)
+            }
             trace_packet::Data::ShellHandlerMappings(bytes) => {
                 self.shell_handler_mappings(machine, seq_id, ts.unwrap_or(0), clock, &bytes)
             }
@@ -1214,6 +1223,8 @@ impl Parser<'_> {
         }
         let mut viewcapture = Vec::new();
         for (field, list) in [
+            (36, &d.protolog_string_args),
+            (37, &d.protolog_stacktrace),
             (38, &d.viewcapture_package_name),
             (39, &d.viewcapture_window_name),
             (40, &d.viewcapture_view_id),
@@ -1275,7 +1286,7 @@ impl Parser<'_> {
             seq.correlation_ids.entry(iid).or_insert(v);
         }
         for (key, v) in viewcapture {
-            seq.viewcapture_strings.entry(key).or_insert(v);
+            seq.winscope_strings.entry(key).or_insert(v);
         }
         for (iid, v) in type_names {
             seq.value_type_names.entry(iid).or_insert(v);

@@ -22,7 +22,37 @@ use super::schema::{next_field, Value};
 use super::typed_args::field_scalar;
 use super::*;
 
-use crate::ir::{ShellTransitionRow, WinscopeEntryKind, WinscopeRow};
+use crate::ir::{ProtoLogRow, ShellTransitionRow, WinscopeEntryKind, WinscopeRow};
+
+/// Values of a repeated scalar field, packed or not: varints, or 64-bit words.
+fn repeated_scalars(bytes: &[u8], field: u32) -> Vec<u64> {
+    let mut out = Vec::new();
+    let mut rest = bytes;
+    while let Some((number, value)) = next_field(&mut rest) {
+        if number != field {
+            continue;
+        }
+        match value {
+            Value::Varint(v) | Value::Fixed64(v) => out.push(v),
+            Value::Fixed32(v) => out.push(u64::from(v)),
+            Value::Len(mut packed) => {
+                // Packed varints unless the field is 64-bit (doubles: field 4).
+                if field == 4 {
+                    while let Some(word) = super::schema::take(&mut packed, 8) {
+                        let mut b = [0u8; 8];
+                        b.copy_from_slice(word);
+                        out.push(u64::from_le_bytes(b));
+                    }
+                } else {
+                    while let Some(v) = super::schema::varint(&mut packed) {
+                        out.push(v);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
 
 impl Parser<'_> {
     /// Reflects `bytes` as `type_name` into a stored arg set, keys for which `keep` holds;
@@ -106,6 +136,116 @@ impl Parser<'_> {
             ts,
             clock,
             EventData::Winscope(Box::new(WinscopeRow::ShellTransition(row))),
+        );
+    }
+
+    /// `TracePacket.protolog_message`: its parameters, interned strings resolved on the
+    /// sequence (`<ERROR>` and a stat when missing), for the model to format.
+    pub(super) fn protolog_message(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        ts: i64,
+        clock: ClockRef,
+        bytes: &[u8],
+    ) {
+        let message_id = field_scalar(bytes, 1).unwrap_or(0);
+        let ints = repeated_scalars(bytes, 3)
+            .into_iter()
+            .map(|v| ((v >> 1) as i64) ^ -((v & 1) as i64))
+            .collect();
+        let doubles = repeated_scalars(bytes, 4);
+        let bools = repeated_scalars(bytes, 5)
+            .into_iter()
+            .map(|v| v != 0)
+            .collect();
+        let lookup = |p: &Self, field: u32, iid: u64| {
+            p.sequences
+                .get(&(machine, seq_id))
+                .and_then(|s| s.winscope_strings.get(&(field, iid)).copied())
+        };
+        let mut strings = Vec::new();
+        let mut missing = 0;
+        for iid in repeated_scalars(bytes, 2) {
+            match lookup(self, 36, iid) {
+                Some(s) => strings.push(s),
+                None => {
+                    missing += 1;
+                    strings.push(self.sink.intern("<ERROR>"));
+                }
+            }
+        }
+        if missing > 0 {
+            self.sink.stat(
+                "winscope_protolog_missing_interned_arg_parse_errors",
+                machine,
+                missing,
+            );
+        }
+        let mut stacktrace = NULL_STR;
+        if let Some(iid) = field_scalar(bytes, 6) {
+            match lookup(self, 37, iid) {
+                Some(s) => stacktrace = s,
+                None => self.sink.stat(
+                    "winscope_protolog_missing_interned_stacktrace_parse_errors",
+                    machine,
+                    1,
+                ),
+            }
+        }
+        let row = ProtoLogRow {
+            message_id,
+            ints,
+            doubles,
+            bools,
+            strings,
+            stacktrace,
+        };
+        self.sink.push(
+            ts,
+            clock,
+            EventData::Winscope(Box::new(WinscopeRow::ProtoLog(row))),
+        );
+    }
+
+    /// `TracePacket.protolog_viewer_config`: the formats and groups messages refer to.
+    pub(super) fn protolog_viewer_config(&mut self, ts: i64, clock: ClockRef, bytes: &[u8]) {
+        let mut messages = Vec::new();
+        let mut groups = Vec::new();
+        let mut rest = bytes;
+        while let Some((number, value)) = next_field(&mut rest) {
+            let Value::Len(m) = value else {
+                continue;
+            };
+            let mut text = [NULL_STR; 3];
+            let mut fields = m;
+            while let Some((n, v)) = next_field(&mut fields) {
+                let slot = match (number, n) {
+                    (1, 2) => 0, // message
+                    (1, 5) => 1, // location
+                    (2, 3) => 2, // group tag
+                    _ => continue,
+                };
+                if let Value::Len(s) = v {
+                    text[slot] = self.sink.intern(&String::from_utf8_lossy(s));
+                }
+            }
+            match number {
+                1 => messages.push((
+                    field_scalar(m, 1).unwrap_or(0),
+                    text[0],
+                    field_scalar(m, 3).map_or(0, |v| v as i64),
+                    field_scalar(m, 4).map_or(0, |v| v as u32),
+                    text[1],
+                )),
+                2 => groups.push((field_scalar(m, 1).map_or(0, |v| v as u32), text[2])),
+                _ => {}
+            }
+        }
+        self.sink.push(
+            ts,
+            clock,
+            EventData::Winscope(Box::new(WinscopeRow::ProtoLogConfig { messages, groups })),
         );
     }
 
@@ -282,7 +422,7 @@ impl Parser<'_> {
             let found = self
                 .sequences
                 .get(&(machine, seq_id))
-                .and_then(|s| s.viewcapture_strings.get(&(field, iid)).copied());
+                .and_then(|s| s.winscope_strings.get(&(field, iid)).copied());
             let value = found.unwrap_or_else(|| {
                 missing += 1;
                 self.sink.intern(ERROR)
