@@ -29,6 +29,12 @@ const REFLECTED_FILES: &[&str] = &[
     "chrome_track_event.proto",
     "gpu_track_event.proto",
     "android_input_event.proto",
+    "protos/perfetto/trace/android/shell_transition.proto",
+    "protos/perfetto/trace/android/surfaceflinger_layers.proto",
+    "protos/perfetto/trace/android/surfaceflinger_transactions.proto",
+    "protos/perfetto/trace/android/windowmanager.proto",
+    "protos/perfetto/trace/android/inputmethodeditor.proto",
+    "protos/perfetto/trace/android/viewcapture.proto",
 ];
 
 fn main() -> Result<(), Box<dyn Error>> {

@@ -1080,7 +1080,7 @@ fn network_packets_are_slices_named_by_their_apps_package() {
 #[test]
 fn input_events_keep_their_fields_as_args_and_their_protos_in_base64() {
     // tools/gen_input_event_trace.py: a motion event, a redacted key event, a dispatch of
-    // the motion to a window, and a view capture (not imported, counted).
+    // the motion to a window, and a view capture (its own table since winscope import).
     let (conn, _db) = import("input_events.pftrace");
     assert_eq!(
         rows(
@@ -1136,9 +1136,301 @@ fn input_events_keep_their_fields_as_args_and_their_protos_in_base64() {
     assert_eq!(
         rows(
             &conn,
-            "select name, idx, value from sextant_stats where name = 'proto_packet_kind_not_imported'"
+            "select (select count(*) from sextant_stats
+                     where name = 'proto_packet_kind_not_imported' and value > 0),
+                    (select count(*) from viewcapture)"
         ),
-        table(&[["proto_packet_kind_not_imported", "112", "1"]])
+        table(&[["0", "1"]])
+    );
+}
+
+#[test]
+fn shell_transitions_merge_by_id_and_winscope_snapshots_keep_args_and_protos() {
+    // tools/gen_winscope_trace.py: transition 7 in three packets (window manager sent it,
+    // shell dispatched it, window manager finished it), 10 merged, 11 aborted without a
+    // dispatch; handler mappings; SurfaceFlinger snapshots, transactions, window manager.
+    let (conn, _db) = import("winscope.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select id, ts, transition_id, transition_type, send_time_ns, dispatch_time_ns,
+                    duration_ns, handler, status, flags, start_transaction_id
+             from window_manager_shell_transitions order by id"
+        ),
+        table(&[
+            [
+                "0",
+                "2000",
+                "7",
+                "3",
+                "1500",
+                "2000",
+                "7500",
+                "2",
+                "played",
+                "0",
+                "5604932321952"
+            ],
+            ["1", "2500", "10", "NULL", "NULL", "2500", "NULL", "NULL", "merged", "NULL", "NULL"],
+            ["2", "0", "11", "NULL", "NULL", "NULL", "NULL", "NULL", "aborted", "NULL", "NULL"],
+        ])
+    );
+    // One arg set per transition: the packets' args joined, a repeated key the later value.
+    assert_eq!(
+        rows(
+            &conn,
+            "select a.key, a.display_value from window_manager_shell_transitions t
+             join args a using (arg_set_id)
+             where t.transition_id = 7 and a.key in ('id', 'type', 'send_time_ns',
+               'dispatch_time_ns', 'finish_time_ns', 'targets[1].window_id')
+             order by a.key"
+        ),
+        table(&[
+            ["dispatch_time_ns", "2000"],
+            ["finish_time_ns", "9000"],
+            ["id", "7"],
+            ["send_time_ns", "1500"],
+            ["targets[1].window_id", "12"],
+            ["type", "3"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select transition_id, layer_id, window_id
+             from window_manager_shell_transition_participants order by id"
+        ),
+        table(&[["7", "244", "219036708"], ["7", "10", "12"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select transition_id, base64_proto from window_manager_shell_transition_protos
+             where transition_id != 7 order by id"
+        ),
+        table(&[["10", "CAogxBMouBd4Bw=="], ["11", "CAs4oB8="]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select handler_id, handler_name from window_manager_shell_transition_handlers"
+        ),
+        table(&[
+            ["1", "DefaultTransitionHandler"],
+            ["2", "RecentsTransitionHandler"]
+        ])
+    );
+    // Snapshot args: every field but the layers; each layer its own row and args.
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.id, s.ts, a.key, a.display_value from surfaceflinger_layers_snapshot s
+             join args a using (arg_set_id) order by s.id, a.key"
+        ),
+        table(&[
+            [
+                "0",
+                "2748300281655",
+                "displays[0].id",
+                "4619827677550801152"
+            ],
+            ["0", "2748300281655", "displays[0].name", "Common Panel"],
+            ["0", "2748300281655", "displays[0].size.h", "2400"],
+            ["0", "2748300281655", "displays[0].size.w", "1080"],
+            [
+                "0",
+                "2748300281655",
+                "elapsed_realtime_nanos",
+                "2748300281655"
+            ],
+            ["0", "2748300281655", "vsync_id", "24766"],
+            ["0", "2748300281655", "where", "visibleRegionsDirty"],
+            [
+                "1",
+                "2749500341063",
+                "elapsed_realtime_nanos",
+                "2749500341063"
+            ],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select l.id, l.snapshot_id, a.key, a.display_value from surfaceflinger_layer l
+             join args a using (arg_set_id)
+             where a.key in ('id', 'parent', 'children[1]', 'hwc_composition_type', 'color.a')
+             order by l.id, a.key"
+        ),
+        table(&[
+            ["0", "0", "children[1]", "5"],
+            ["0", "0", "color.a", "0.5"],
+            ["0", "0", "hwc_composition_type", "HWC_TYPE_DEVICE"],
+            ["0", "0", "id", "3"],
+            ["0", "0", "parent", "-1"],
+            ["1", "0", "id", "4"],
+            ["1", "0", "parent", "3"],
+            ["2", "1", "id", "5"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select t.ts, t.vsync_id, a.key, a.display_value from surfaceflinger_transactions t
+             join args a using (arg_set_id) where a.key glob 'transactions*' order by a.key"
+        ),
+        table(&[
+            [
+                "2749532892211",
+                "24767",
+                "transactions[0].layer_changes[0].layer_id",
+                "4"
+            ],
+            [
+                "2749532892211",
+                "24767",
+                "transactions[0].layer_changes[0].what",
+                "2"
+            ],
+            [
+                "2749532892211",
+                "24767",
+                "transactions[0].layer_changes[0].x",
+                "1.5"
+            ],
+            ["2749532892211", "24767", "transactions[0].pid", "100"],
+            [
+                "2749532892211",
+                "24767",
+                "transactions[0].transaction_id",
+                "5"
+            ],
+            ["2749532892211", "24767", "transactions[0].uid", "1000"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select w.ts, a.key, a.display_value from windowmanager w
+             join args a using (arg_set_id) order by a.key"
+        ),
+        table(&[
+            ["558296470731", "elapsed_realtime_nanos", "558296470731"],
+            ["558296470731", "where", "trace.enable"],
+            [
+                "558296470731",
+                "window_manager_service.focused_app",
+                "com.example/.Main"
+            ],
+            [
+                "558296470731",
+                "window_manager_service.policy.rotation_mode",
+                "USER_ROTATION_LOCKED"
+            ],
+        ])
+    );
+    // Input method entries: a row each, under the reference's module view names too.
+    assert_eq!(
+        rows(
+            &conn,
+            "select 'c', ts, extract_arg(arg_set_id, 'where'),
+                    extract_arg(arg_set_id, 'client.display_id') from android_inputmethod_clients
+             union all
+             select 's', ts, extract_arg(arg_set_id, 'where'),
+                    extract_arg(arg_set_id, 'input_method_service.views_created')
+             from inputmethod_service
+             union all
+             select 'm', ts, extract_arg(arg_set_id, 'where'),
+                    extract_arg(arg_set_id, 'input_method_manager_service.cur_method_id')
+             from android_inputmethod_manager_service"
+        ),
+        table(&[
+            ["c", "700", "Focus", "0"],
+            ["s", "800", "onCreate", "1"],
+            ["m", "900", "x", "com.ime/.Ime"],
+        ])
+    );
+    // ProtoLog: formatted at the end of the trace with the viewer config that came later.
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, level, tag, message, stacktrace, location from protolog order by id"
+        ),
+        table(&[
+            [
+                "100",
+                "DEBUG",
+                "MyFirstGroup",
+                "A string (MyTestString), an int (1776), a double 8.88, a boolean true.",
+                "A STACK TRACE",
+                "ProtoLogTest.java:1"
+            ],
+            [
+                "110",
+                "WARN",
+                "MySecondGroup",
+                "Ints 1776, 3360, 6f0, -5; doubles 888.000000, 8.880000e+02, 0.0001.",
+                "NULL",
+                "NULL"
+            ],
+            [
+                "120",
+                "ERROR",
+                "MySecondGroup",
+                "Missing '<ERROR>', 100% done",
+                "NULL",
+                "NULL"
+            ],
+            ["130", "NULL", "NULL", "NULL", "NULL", "NULL"],
+        ])
+    );
+    // View captures: interned strings resolved under the key without `_iid`.
+    assert_eq!(
+        rows(
+            &conn,
+            "select v.id, v.ts, a.key, a.display_value from android_viewcapture v
+             join args a using (arg_set_id)
+             where a.key in ('package_name', 'window_name', 'views[0].class_name',
+               'views[0].view_id', 'views[0].class_name_iid')
+             order by v.id, a.key"
+        ),
+        table(&[
+            ["0", "1000", "package_name", "com.example.launcher"],
+            ["0", "1000", "views[0].class_name", "com.android.DecorView"],
+            ["0", "1000", "views[0].view_id", "NO_ID"],
+            ["0", "1000", "window_name", "MainWindow"],
+            ["1", "1100", "package_name", "com.example.launcher"],
+            [
+                "1",
+                "1100",
+                "views[0].class_name",
+                "STRING DE-INTERNING ERROR"
+            ],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select count(*) from __intrinsic_base64_proto p
+             join surfaceflinger_layer l on l.base64_proto_id = p.id"
+        ),
+        table(&[["3"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select name, value from stats
+             where value > 0 and (name glob 'winscope_*' or name = 'proto_packet_kind_not_imported')
+             order by name"
+        ),
+        table(&[
+            ["winscope_protolog_message_decoding_failed", "1"],
+            ["winscope_protolog_missing_interned_arg_parse_errors", "1"],
+            [
+                "winscope_viewcapture_missing_interned_string_parse_errors",
+                "1"
+            ],
+            ["winscope_windowmanager_parse_errors", "1"]
+        ])
     );
 }
 

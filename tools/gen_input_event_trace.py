@@ -2,7 +2,7 @@
 """Writes tests/data/android/input_events.pftrace: Android input events (the input
 dispatcher's trace, TracePacket.winscope_extensions → android_input_event) for
 tests/android.rs: a motion event with two pointers, a redacted key event, a dispatch of the
-motion to a window, and a winscope extension Sextant does not import (view capture).
+motion to a window, and a view capture (another winscope extension, `winscope.rs`).
 Encoded by hand (the perfetto Python package lacks these messages)."""
 
 import os
@@ -45,7 +45,7 @@ def input_event(field, message):
 trace = (packet(5_000_100, input_event(1, motion))   # dispatcher_motion_event
          + packet(6_000_100, input_event(4, key))    # dispatcher_key_event_redacted
          + packet(6_500_000, input_event(5, dispatch))
-         + packet(7_000_000, f_bytes(4, f_int(1, 1))))  # viewcapture: not imported
+         + packet(7_000_000, f_bytes(4, f_int(1, 1))))  # viewcapture
 
 out = sys.argv[1] if len(sys.argv) > 1 else 'tests/data/android/input_events.pftrace'
 with open(out, 'wb') as f:

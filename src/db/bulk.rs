@@ -120,9 +120,23 @@ pub(super) enum Table {
     ProcessMemorySnapshot,
     MemorySnapshotNode,
     MemorySnapshotEdge,
+    // Winscope.
+    ShellTransitions,
+    ShellTransitionProtos,
+    ShellTransitionParticipants,
+    ShellTransitionHandlers,
+    SfLayersSnapshot,
+    SfLayer,
+    SfTransactions,
+    WindowManager,
+    InputMethodClients,
+    InputMethodService,
+    InputMethodManagerService,
+    ViewCapture,
+    ProtoLog,
 }
 
-pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 10 + 4 + 9 + 4;
+pub(super) const TABLES: usize = 31 + 21 + 3 + 2 + 10 + 4 + 9 + 4 + 13;
 
 /// Every table, in [`Table::index`] order.
 pub(super) const ALL: [Table; TABLES] = [
@@ -210,6 +224,19 @@ pub(super) const ALL: [Table; TABLES] = [
     Table::ProcessMemorySnapshot,
     Table::MemorySnapshotNode,
     Table::MemorySnapshotEdge,
+    Table::ShellTransitions,
+    Table::ShellTransitionProtos,
+    Table::ShellTransitionParticipants,
+    Table::ShellTransitionHandlers,
+    Table::SfLayersSnapshot,
+    Table::SfLayer,
+    Table::SfTransactions,
+    Table::WindowManager,
+    Table::InputMethodClients,
+    Table::InputMethodService,
+    Table::InputMethodManagerService,
+    Table::ViewCapture,
+    Table::ProtoLog,
 ];
 
 impl Table {
@@ -526,6 +553,73 @@ impl Table {
                 true,
             ),
             Table::Base64Protos => ("__intrinsic_base64_proto", "id, str", true),
+            Table::ShellTransitions => (
+                "__intrinsic_window_manager_shell_transitions",
+                "id, ts, transition_id, arg_set_id, transition_type, send_time_ns, \
+                 dispatch_time_ns, duration_ns, finish_time_ns, shell_abort_time_ns, handler, \
+                 status, flags, start_transaction_id, finish_transaction_id",
+                true,
+            ),
+            Table::ShellTransitionProtos => (
+                "__intrinsic_window_manager_shell_transition_protos",
+                "id, transition_id, base64_proto_id",
+                true,
+            ),
+            Table::ShellTransitionParticipants => (
+                "__intrinsic_window_manager_shell_transition_participants",
+                "id, transition_id, layer_id, window_id",
+                true,
+            ),
+            Table::ShellTransitionHandlers => (
+                "__intrinsic_window_manager_shell_transition_handlers",
+                "id, handler_id, handler_name, base64_proto_id",
+                true,
+            ),
+            Table::SfLayersSnapshot => (
+                "__intrinsic_surfaceflinger_layers_snapshot",
+                "id, ts, arg_set_id, base64_proto_id",
+                true,
+            ),
+            Table::SfLayer => (
+                "__intrinsic_surfaceflinger_layer",
+                "id, snapshot_id, arg_set_id, base64_proto_id",
+                true,
+            ),
+            Table::SfTransactions => (
+                "__intrinsic_surfaceflinger_transactions",
+                "id, ts, arg_set_id, base64_proto_id, vsync_id",
+                true,
+            ),
+            Table::WindowManager => (
+                "__intrinsic_windowmanager",
+                "id, ts, arg_set_id, base64_proto_id",
+                true,
+            ),
+            Table::InputMethodClients => (
+                "__intrinsic_inputmethod_clients",
+                "id, ts, arg_set_id, base64_proto_id",
+                true,
+            ),
+            Table::InputMethodService => (
+                "__intrinsic_inputmethod_service",
+                "id, ts, arg_set_id, base64_proto_id",
+                true,
+            ),
+            Table::InputMethodManagerService => (
+                "__intrinsic_inputmethod_manager_service",
+                "id, ts, arg_set_id, base64_proto_id",
+                true,
+            ),
+            Table::ProtoLog => (
+                "__intrinsic_protolog",
+                "id, ts, level, tag, message, stacktrace, location",
+                true,
+            ),
+            Table::ViewCapture => (
+                "__intrinsic_viewcapture",
+                "id, ts, arg_set_id, base64_proto_id",
+                true,
+            ),
             Table::FrameTimes => (
                 "__intrinsic_frame_slice_times",
                 "slice_id, queue_to_acquire_time, acquire_to_latch_time, latch_to_present_time",

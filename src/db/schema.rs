@@ -196,6 +196,38 @@ CREATE TABLE __intrinsic_android_input_event_dispatch (
   id INTEGER PRIMARY KEY, event_id INTEGER, arg_set_id INTEGER, vsync_id INTEGER,
   window_id INTEGER, base64_proto_id INTEGER);
 CREATE TABLE __intrinsic_base64_proto (id INTEGER PRIMARY KEY, str TEXT);
+CREATE TABLE __intrinsic_window_manager_shell_transitions (
+  id INTEGER PRIMARY KEY, ts INTEGER, transition_id INTEGER, arg_set_id INTEGER,
+  transition_type INTEGER, send_time_ns INTEGER, dispatch_time_ns INTEGER,
+  duration_ns INTEGER, finish_time_ns INTEGER, shell_abort_time_ns INTEGER,
+  handler INTEGER, status TEXT, flags INTEGER, start_transaction_id INTEGER,
+  finish_transaction_id INTEGER);
+CREATE TABLE __intrinsic_window_manager_shell_transition_protos (
+  id INTEGER PRIMARY KEY, transition_id INTEGER, base64_proto_id INTEGER);
+CREATE TABLE __intrinsic_window_manager_shell_transition_participants (
+  id INTEGER PRIMARY KEY, transition_id INTEGER, layer_id INTEGER, window_id INTEGER);
+CREATE TABLE __intrinsic_window_manager_shell_transition_handlers (
+  id INTEGER PRIMARY KEY, handler_id INTEGER, handler_name TEXT, base64_proto_id INTEGER);
+CREATE TABLE __intrinsic_surfaceflinger_layers_snapshot (
+  id INTEGER PRIMARY KEY, ts INTEGER, arg_set_id INTEGER, base64_proto_id INTEGER);
+CREATE TABLE __intrinsic_surfaceflinger_layer (
+  id INTEGER PRIMARY KEY, snapshot_id INTEGER, arg_set_id INTEGER, base64_proto_id INTEGER);
+CREATE TABLE __intrinsic_surfaceflinger_transactions (
+  id INTEGER PRIMARY KEY, ts INTEGER, arg_set_id INTEGER, base64_proto_id INTEGER,
+  vsync_id INTEGER);
+CREATE TABLE __intrinsic_windowmanager (
+  id INTEGER PRIMARY KEY, ts INTEGER, arg_set_id INTEGER, base64_proto_id INTEGER);
+CREATE TABLE __intrinsic_inputmethod_clients (
+  id INTEGER PRIMARY KEY, ts INTEGER, arg_set_id INTEGER, base64_proto_id INTEGER);
+CREATE TABLE __intrinsic_inputmethod_service (
+  id INTEGER PRIMARY KEY, ts INTEGER, arg_set_id INTEGER, base64_proto_id INTEGER);
+CREATE TABLE __intrinsic_inputmethod_manager_service (
+  id INTEGER PRIMARY KEY, ts INTEGER, arg_set_id INTEGER, base64_proto_id INTEGER);
+CREATE TABLE __intrinsic_protolog (
+  id INTEGER PRIMARY KEY, ts INTEGER, level TEXT, tag TEXT, message TEXT, stacktrace TEXT,
+  location TEXT);
+CREATE TABLE __intrinsic_viewcapture (
+  id INTEGER PRIMARY KEY, ts INTEGER, arg_set_id INTEGER, base64_proto_id INTEGER);
 CREATE TABLE __intrinsic_spurious_sched_wakeup (
   id INTEGER PRIMARY KEY, ts INTEGER, thread_state_id INTEGER, irq_context INTEGER,
   utid INTEGER, waker_utid INTEGER);
@@ -532,6 +564,76 @@ CREATE VIEW v8_wasm_code AS
 CREATE VIEW v8_regexp_code AS
   SELECT id AS v8_regexp_code_id, jit_code_id, v8_isolate_id, pattern
   FROM __intrinsic_v8_regexp_code;
+-- Winscope (shell transitions, SurfaceFlinger, window manager): the tables, their protos
+-- in base64 joined in.
+CREATE VIEW protolog AS SELECT * FROM __intrinsic_protolog;
+CREATE VIEW window_manager_shell_transitions AS
+  SELECT * FROM __intrinsic_window_manager_shell_transitions;
+CREATE VIEW window_manager_shell_transition_protos AS
+  SELECT e.id, e.transition_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_window_manager_shell_transition_protos e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW window_manager_shell_transition_participants AS
+  SELECT * FROM __intrinsic_window_manager_shell_transition_participants;
+CREATE VIEW window_manager_shell_transition_handlers AS
+  SELECT e.id, e.handler_id, e.handler_name, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_window_manager_shell_transition_handlers e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW surfaceflinger_layers_snapshot AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_surfaceflinger_layers_snapshot e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW surfaceflinger_layer AS
+  SELECT e.id, e.snapshot_id, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_surfaceflinger_layer e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW surfaceflinger_transactions AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto, e.vsync_id
+  FROM __intrinsic_surfaceflinger_transactions e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+-- Window manager, input method and view capture entries, also under the names the
+-- reference's android.winscope.* modules give them (android_windowmanager, …).
+CREATE VIEW viewcapture AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_viewcapture e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW android_viewcapture AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_viewcapture e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW windowmanager AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_windowmanager e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW android_windowmanager AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_windowmanager e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW inputmethod_clients AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_inputmethod_clients e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW android_inputmethod_clients AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_inputmethod_clients e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW inputmethod_service AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_inputmethod_service e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW android_inputmethod_service AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_inputmethod_service e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW inputmethod_manager_service AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_inputmethod_manager_service e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+CREATE VIEW android_inputmethod_manager_service AS
+  SELECT e.id, e.ts, e.arg_set_id, e.base64_proto_id, p.str AS base64_proto
+  FROM __intrinsic_inputmethod_manager_service e
+  LEFT JOIN __intrinsic_base64_proto p ON p.id = e.base64_proto_id;
+
 -- pkvm.hypervisor: the times cpus spent in the pKVM hypervisor and why they entered it.
 CREATE VIEW pkvm_hypervisor_events AS
   SELECT s.id AS slice_id, ct.cpu AS cpu, s.ts AS ts, s.dur AS dur,
@@ -559,4 +661,7 @@ pub const KNOWN_MODULES: &[&str] = &[
     "android.network_packets",
     "v8.jit",
     "android.input",
+    "android.winscope.windowmanager",
+    "android.winscope.inputmethod",
+    "android.winscope.viewcapture",
 ];

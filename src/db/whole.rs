@@ -422,14 +422,7 @@ impl TableWriter<'_> {
         let mut protos: std::collections::HashMap<StrId, i64> = Default::default();
         let mut ids = [0i64; 3];
         for e in &t.input_events {
-            let next = protos.len() as i64;
-            let proto = *protos.entry(e.base64).or_insert(next);
-            if proto == next {
-                self.row(Table::Base64Protos, |row| {
-                    row.int(proto);
-                    row.text(sink.strings.get(e.base64));
-                })?;
-            }
+            let proto = self.base64_proto(&mut protos, e.base64, sink)?;
             let args = self.arg_set(e.args, sink)?;
             let (table, slot) = match e.kind {
                 InputEventKind::Motion => (Table::MotionEvents, 0),
@@ -450,6 +443,121 @@ impl TableWriter<'_> {
                     row.opt_int(args);
                 }
                 row.int(proto);
+            })?;
+        }
+        self.winscope(&t.winscope, &mut protos, sink)
+    }
+
+    /// The `__intrinsic_base64_proto` id of a proto, written at its first use.
+    fn base64_proto(
+        &mut self,
+        protos: &mut std::collections::HashMap<StrId, i64>,
+        base64: StrId,
+        sink: &Sink,
+    ) -> Result<i64, DbError> {
+        let next = protos.len() as i64;
+        let proto = *protos.entry(base64).or_insert(next);
+        if proto == next {
+            self.row(Table::Base64Protos, |row| {
+                row.int(proto);
+                row.text(sink.strings.get(base64));
+            })?;
+        }
+        Ok(proto)
+    }
+
+    /// Winscope tables (see `model/winscope.rs`), after the input events (one base64 pool).
+    fn winscope(
+        &mut self,
+        w: &crate::model::WinscopeTables,
+        protos: &mut std::collections::HashMap<StrId, i64>,
+        sink: &Sink,
+    ) -> Result<(), DbError> {
+        for (id, (ts, tr)) in w.transitions.iter().enumerate() {
+            let args = self.arg_set(tr.args, sink)?;
+            self.row(Table::ShellTransitions, |row| {
+                row.int(id as i64);
+                row.int(*ts);
+                row.int(tr.transition_id);
+                row.opt_int(args);
+                row.opt_int(tr.transition_type);
+                row.opt_int(tr.send_time);
+                row.opt_int(tr.dispatch_time);
+                row.opt_int(tr.duration());
+                row.opt_int(tr.finish_time);
+                row.opt_int(tr.shell_abort_time);
+                row.opt_int(tr.handler);
+                row.text(tr.status());
+                row.opt_int(tr.flags);
+                row.opt_int(tr.start_transaction_id);
+                row.opt_int(tr.finish_transaction_id);
+            })?;
+        }
+        for (id, &(transition_id, base64)) in w.transition_protos.iter().enumerate() {
+            let proto = self.base64_proto(protos, base64, sink)?;
+            self.row(Table::ShellTransitionProtos, |row| {
+                row.int(id as i64);
+                row.int(transition_id);
+                row.int(proto);
+            })?;
+        }
+        for (id, &(transition_id, layer, window)) in w.participants.iter().enumerate() {
+            self.row(Table::ShellTransitionParticipants, |row| {
+                row.int(id as i64);
+                row.int(transition_id);
+                row.opt_int(layer);
+                row.opt_int(window);
+            })?;
+        }
+        for (id, &(handler_id, name, base64)) in w.handlers.iter().enumerate() {
+            let proto = self.base64_proto(protos, base64, sink)?;
+            self.row(Table::ShellTransitionHandlers, |row| {
+                row.int(id as i64);
+                row.int(handler_id);
+                row.text(sink.strings.get(name));
+                row.int(proto);
+            })?;
+        }
+        let snapshot_like = [
+            (Table::SfLayersSnapshot, &w.sf_snapshots),
+            (Table::SfLayer, &w.sf_layers),
+            (Table::WindowManager, &w.entries[0]),
+            (Table::InputMethodClients, &w.entries[1]),
+            (Table::InputMethodService, &w.entries[2]),
+            (Table::InputMethodManagerService, &w.entries[3]),
+            (Table::ViewCapture, &w.entries[4]),
+        ];
+        for (table, rows) in snapshot_like {
+            for (id, &(first, args, base64)) in rows.iter().enumerate() {
+                let proto = self.base64_proto(protos, base64, sink)?;
+                let args = self.arg_set(args, sink)?;
+                self.row(table, |row| {
+                    row.int(id as i64);
+                    row.int(first);
+                    row.opt_int(args);
+                    row.int(proto);
+                })?;
+            }
+        }
+        for (id, &(ts, level, tag, message, stacktrace, location)) in w.protolog.iter().enumerate()
+        {
+            self.row(Table::ProtoLog, |row| {
+                row.int(id as i64);
+                row.int(ts);
+                for s in [level, tag, message, stacktrace, location] {
+                    row.text(sink.strings.get(s));
+                }
+            })?;
+        }
+        for (id, &(ts, args, base64, vsync_id)) in w.sf_transactions.iter().enumerate() {
+            let proto = self.base64_proto(protos, base64, sink)?;
+            let args = self.arg_set(args, sink)?;
+            self.row(Table::SfTransactions, |row| {
+                row.int(id as i64);
+                row.int(ts);
+                row.opt_int(args);
+                row.int(proto);
+                row.opt_int(vsync_id);
             })?;
         }
         Ok(())

@@ -561,6 +561,9 @@ pub enum EventData {
     /// An Android input event (`android_motion_events`, `android_key_events`,
     /// `android_input_event_dispatch`).
     InputEvent(Box<InputEventRow>),
+    /// A winscope row: shell transitions and handlers, SurfaceFlinger layers snapshots and
+    /// transactions, window manager entries.
+    Winscope(Box<WinscopeRow>),
     /// A Chrome event kept raw (`chrome_raw`): legacy metadata, text, unknown phases.
     ChromeRaw(Box<ChromeRaw>),
     /// A process name at a given priority (Trace Processor's process name priorities:
@@ -841,6 +844,92 @@ pub struct InputEventRow {
     pub window_id: Option<i64>,
     pub args: ArgsRef,
     pub base64: StrId,
+}
+
+/// One winscope packet's row(s). Times inside the messages are kept as they are (the
+/// reference does not convert them); `ts` of the snapshot kinds is the packet's.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum WinscopeRow {
+    /// One `ShellTransition` packet: several packets of one transition id merge.
+    ShellTransition(ShellTransitionRow),
+    /// One `ShellHandlerMapping`.
+    ShellHandler {
+        handler_id: i64,
+        name: StrId,
+        base64: StrId,
+    },
+    /// A `surfaceflinger_layers_snapshot`: its args (all but the layers) and one
+    /// (args, base64) per layer.
+    LayersSnapshot {
+        args: ArgsRef,
+        base64: StrId,
+        layers: Vec<(ArgsRef, StrId)>,
+    },
+    /// A `surfaceflinger_transactions` entry.
+    Transactions {
+        args: ArgsRef,
+        base64: StrId,
+        vsync_id: Option<i64>,
+    },
+    /// A window manager or input method entry (`winscope_extensions`): one row of the
+    /// kind's table.
+    Entry {
+        kind: WinscopeEntryKind,
+        args: ArgsRef,
+        base64: StrId,
+    },
+    /// A `protolog_message`, its interned strings resolved (decoded at the end of the
+    /// trace, against every viewer config seen).
+    ProtoLog(ProtoLogRow),
+    /// A `protolog_viewer_config`: messages (id, format, level, group id, location) and
+    /// groups (id, tag).
+    ProtoLogConfig {
+        messages: Vec<(u64, StrId, i64, u32, StrId)>,
+        groups: Vec<(u32, StrId)>,
+    },
+}
+
+/// One ProtoLog message's parameters.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ProtoLogRow {
+    pub message_id: u64,
+    pub ints: Vec<i64>,
+    /// Doubles, as their bits.
+    pub doubles: Vec<u64>,
+    pub bools: Vec<bool>,
+    pub strings: Vec<StrId>,
+    pub stacktrace: StrId,
+}
+
+/// The winscope extensions kept as one row per entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WinscopeEntryKind {
+    WindowManager,
+    InputMethodClients,
+    InputMethodService,
+    InputMethodManagerService,
+    ViewCapture,
+}
+
+/// The typed fields of one `ShellTransition` packet (None where the packet lacks them).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ShellTransitionRow {
+    pub transition_id: i64,
+    pub args: ArgsRef,
+    pub base64: StrId,
+    pub transition_type: Option<i64>,
+    pub send_time: Option<i64>,
+    pub dispatch_time: Option<i64>,
+    pub finish_time: Option<i64>,
+    pub merge_time: Option<i64>,
+    pub shell_abort_time: Option<i64>,
+    pub wm_abort_time: Option<i64>,
+    pub handler: Option<i64>,
+    pub flags: Option<i64>,
+    pub start_transaction_id: Option<i64>,
+    pub finish_transaction_id: Option<i64>,
+    /// Targets: (layer_id, window_id).
+    pub participants: Vec<(Option<i64>, Option<i64>)>,
 }
 
 /// One `vulkan_memory_event`: strings NULL and numbers NULL when absent.

@@ -29,6 +29,7 @@ mod tables;
 mod thread_state;
 mod track;
 mod v8;
+mod winscope;
 
 use flow::FlowState;
 use slice::{Overlap, StackEntry};
@@ -44,6 +45,7 @@ pub use stack_profile::{
 };
 pub use tables::*;
 pub use v8::*;
+pub use winscope::WinscopeTables;
 
 use std::collections::HashMap;
 
@@ -458,6 +460,7 @@ impl<'s> Builder<'s> {
                 self.tables.fds.push((ts, upid, fd.1, fd.2));
             }
             EventData::InputEvent(ref row) => self.tables.input_events.push((**row).clone()),
+            EventData::Winscope(ref row) => self.winscope(ts, row),
             EventData::VulkanMemory(ref row) => {
                 let upid = self.process(row.process);
                 self.tables.vulkan_memory.push((upid, (**row).clone()));
@@ -563,6 +566,7 @@ impl<'s> Builder<'s> {
         self.tables.missing_chrome_processes = self.chrome_processes.with_data_loss();
         self.settle_process_counters_for_threads();
         self.described_tracks();
+        self.finish_protolog();
         // A TranslationTable's process_track_name rules rename process-scoped tracks.
         if !self.sink.translations.process_track_name.is_empty() {
             for row in &mut self.tables.tracks {

@@ -108,6 +108,8 @@ pub struct Tables {
     pub vulkan_memory: Vec<(u32, crate::ir::VulkanMemoryRow)>,
     /// Android input event rows, in sorted order.
     pub input_events: Vec<crate::ir::InputEventRow>,
+    /// Winscope rows (shell transitions, SurfaceFlinger, window manager).
+    pub winscope: super::winscope::WinscopeTables,
     /// `profiler_smaps` rows: (ts, upid, the entry).
     pub smaps: Vec<(i64, u32, crate::ir::SmapsRow)>,
     /// `spurious_sched_wakeup` rows (wakings of threads already runnable or running).

@@ -5,8 +5,8 @@
 //! Each row keeps the event's id, its time (`event_time_nanos`, as the event has it: not
 //! converted to trace time), for a dispatch the vsync and window ids, every field of the
 //! message as args (reflected by field name: `pointer[0].axis_value[1].value`, …) and the
-//! message itself in base64. Other winscope extensions (input method, view capture, window
-//! manager) are not imported and are counted in `proto_packet_kind_not_imported` (idx 112).
+//! message itself in base64. Window manager, input method and view capture entries go to
+//! `winscope.rs`; other extensions are not imported and are counted in `proto_packet_kind_not_imported` (idx 112).
 //!
 //! Hands on [`EventData::InputEvent`] rows.
 
@@ -16,6 +16,9 @@ use super::*;
 
 /// `WinscopeExtensionsImpl.android_input_event`.
 const ANDROID_INPUT_EVENT: u32 = 5;
+/// `WinscopeExtensionsImpl.viewcapture` (read in `winscope.rs`, as the window manager and
+/// input method entries).
+const VIEWCAPTURE: u32 = 4;
 /// The TracePacket field of winscope extensions.
 const WINSCOPE_EXTENSIONS: i64 = 112;
 
@@ -32,8 +35,18 @@ impl Parser<'_> {
         let mut rest = bytes;
         let mut imported = false;
         while let Some((number, value)) = next_field(&mut rest) {
-            if let (ANDROID_INPUT_EVENT, Value::Len(event)) = (number, value) {
-                imported |= self.android_input_event(machine, seq_id, ts, clock, event);
+            match (number, value) {
+                (ANDROID_INPUT_EVENT, Value::Len(event)) => {
+                    imported |= self.android_input_event(machine, seq_id, ts, clock, event);
+                }
+                (VIEWCAPTURE, Value::Len(entry)) => {
+                    self.viewcapture(machine, seq_id, ts, clock, entry);
+                    imported = true;
+                }
+                (_, Value::Len(entry)) => {
+                    imported |= self.winscope_entry(machine, seq_id, ts, clock, number, entry);
+                }
+                _ => {}
             }
         }
         if !imported {

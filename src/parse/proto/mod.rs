@@ -43,6 +43,7 @@ mod trace_stats;
 mod track_events;
 mod typed_args;
 mod v8;
+mod winscope;
 
 pub use ftrace::decode_task_state;
 use ftrace::CompactCpu;
@@ -114,6 +115,9 @@ struct Sequence {
     app_wakelocks: FxHashMap<u32, protos::AppWakelockInfo>,
     /// Interned V8 isolates, scripts and functions, and the code defaults (`v8.rs`).
     v8: v8::V8Interned,
+    /// Interned protolog and view capture strings by (InternedData field, iid)
+    /// (`winscope.rs`).
+    winscope_strings: FxHashMap<(u32, u64), StrId>,
 }
 
 /// A delta timestamp, resolved against its sequence's running time.
@@ -416,6 +420,12 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::AppWakelockBundle(_)) => "TracePacket.app_wakelock_bundle",
         Some(D::StatsdAtom(_)) => "TracePacket.statsd_atom",
         Some(D::WinscopeExtensions(_)) => "TracePacket.winscope_extensions",
+        Some(D::SurfaceflingerLayersSnapshot(_)) => "TracePacket.surfaceflinger_layers_snapshot",
+        Some(D::SurfaceflingerTransactions(_)) => "TracePacket.surfaceflinger_transactions",
+        Some(D::ShellTransition(_)) => "TracePacket.shell_transition",
+        Some(D::ShellHandlerMappings(_)) => "TracePacket.shell_handler_mappings",
+        Some(D::ProtologMessage(_)) => "TracePacket.protolog_message",
+        Some(D::ProtologViewerConfig(_)) => "TracePacket.protolog_viewer_config",
         Some(D::AndroidGameInterventionList(_)) => "TracePacket.android_game_intervention_list",
         Some(D::V8JsCode(_)) => "TracePacket.v8_js_code",
         Some(D::V8InternalCode(_)) => "TracePacket.v8_internal_code",
@@ -431,8 +441,8 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
 const KNOWN_PACKET_FIELDS: &[u32] = &[
     1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
     47, 48, 50, 51, 52, 53, 54, 57, 58, 59, 60, 61, 63, 64, 65, 66, 67, 69, 70, 71, 72, 73, 76, 77,
-    79, 82, 83, 84, 86, 87, 88, 89, 91, 92, 98, 99, 100, 101, 102, 103, 107, 109, 112, 113, 115,
-    116, 119, 123, 126, 128, 129, 132, 133,
+    79, 82, 83, 84, 86, 87, 88, 89, 91, 92, 93, 94, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105,
+    107, 109, 112, 113, 115, 116, 119, 123, 126, 128, 129, 132, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
@@ -949,6 +959,24 @@ impl Parser<'_> {
             trace_packet::Data::WinscopeExtensions(bytes) => {
                 self.winscope_extensions(machine, seq_id, ts.unwrap_or(0), clock, &bytes)
             }
+            trace_packet::Data::SurfaceflingerLayersSnapshot(bytes) => {
+                self.sf_layers_snapshot(machine, seq_id, ts.unwrap_or(0), clock, &bytes)
+            }
+            trace_packet::Data::SurfaceflingerTransactions(bytes) => {
+                self.sf_transactions(machine, seq_id, ts.unwrap_or(0), clock, &bytes)
+            }
+            trace_packet::Data::ShellTransition(bytes) => {
+                self.shell_transition(machine, seq_id, ts.unwrap_or(0), clock, &bytes)
+            }
+            trace_packet::Data::ProtologMessage(bytes) => {
+                self.protolog_message(machine, seq_id, ts.unwrap_or(0), clock, &bytes)
+            }
+            trace_packet::Data::ProtologViewerConfig(bytes) => {
+                self.protolog_viewer_config(ts.unwrap_or(0), clock, &bytes)
+            }
+            trace_packet::Data::ShellHandlerMappings(bytes) => {
+                self.shell_handler_mappings(machine, seq_id, ts.unwrap_or(0), clock, &bytes)
+            }
             data => {
                 let ts = ts.unwrap_or(0);
                 match data {
@@ -1220,6 +1248,21 @@ impl Parser<'_> {
         for h in &d.histogram_names {
             histograms.push((h.iid.unwrap_or(0), self.sink.intern_opt(h.name.as_deref())));
         }
+        let mut viewcapture = Vec::new();
+        for (field, list) in [
+            (36, &d.protolog_string_args),
+            (37, &d.protolog_stacktrace),
+            (38, &d.viewcapture_package_name),
+            (39, &d.viewcapture_window_name),
+            (40, &d.viewcapture_view_id),
+            (41, &d.viewcapture_class_name),
+        ] {
+            for s in list {
+                let text = s.str.as_deref().map(String::from_utf8_lossy);
+                let v = self.sink.intern(text.as_deref().unwrap_or_default());
+                viewcapture.push(((field, s.iid.unwrap_or(0)), v));
+            }
+        }
         let mut correlations = Vec::new();
         for c in &d.correlation_id_str {
             let text = c.str.as_deref().map(String::from_utf8_lossy);
@@ -1268,6 +1311,9 @@ impl Parser<'_> {
         }
         for (iid, v) in correlations {
             seq.correlation_ids.entry(iid).or_insert(v);
+        }
+        for (key, v) in viewcapture {
+            seq.winscope_strings.entry(key).or_insert(v);
         }
         for (iid, v) in type_names {
             seq.value_type_names.entry(iid).or_insert(v);
