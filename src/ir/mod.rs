@@ -189,12 +189,29 @@ impl ArgArena {
             return NO_ARGS;
         }
         let start = self.args.len() as u32;
-        for arg in args {
-            let set = &mut self.args[start as usize..];
-            if let Some(existing) = set.iter_mut().find(|a| a.key == arg.key) {
-                existing.value = arg.value;
-            } else {
-                self.args.push(*arg);
+        if args.len() <= 32 {
+            for arg in args {
+                let set = &mut self.args[start as usize..];
+                if let Some(existing) = set.iter_mut().find(|a| a.key == arg.key) {
+                    existing.value = arg.value;
+                } else {
+                    self.args.push(*arg);
+                }
+            }
+        } else {
+            // A large set (a reflected winscope message) looks its keys up by hash: the
+            // scan above would be quadratic in its size.
+            let mut at: FxHashMap<StrId, usize> = FxHashMap::default();
+            for arg in args {
+                match at.entry(arg.key) {
+                    std::collections::hash_map::Entry::Occupied(e) => {
+                        self.args[*e.get()].value = arg.value;
+                    }
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(self.args.len());
+                        self.args.push(*arg);
+                    }
+                }
             }
         }
         let id = self.sets.len() as ArgsRef;
@@ -1443,6 +1460,24 @@ mod tests {
         let id = arena.push(&[arg(1, 1), arg(2, 2), arg(1, 3)]);
         assert_eq!(arena.get(id), &[arg(1, 3), arg(2, 2)]);
         assert_eq!(arena.push(&[]), NO_ARGS);
+    }
+
+    /// A set past 32 args takes the hashed path: the same result as the scan.
+    #[test]
+    fn a_large_set_with_repeated_keys_merges_as_a_small_one() {
+        let mut arena = ArgArena::default();
+        let arg = |k, v| Arg {
+            flat_key: k,
+            key: k,
+            value: ArgValue::Int(v),
+        };
+        let mut set: Vec<Arg> = (0..40).map(|k| arg(k, i64::from(k))).collect();
+        set.push(arg(3, 100));
+        set.push(arg(40, 40));
+        let id = arena.push(&set);
+        let mut want: Vec<Arg> = (0..41).map(|k| arg(k, i64::from(k))).collect();
+        want[3] = arg(3, 100);
+        assert_eq!(arena.get(id), want.as_slice());
     }
 }
 

@@ -567,6 +567,7 @@ impl<'s> Builder<'s> {
         self.settle_process_counters_for_threads();
         self.described_tracks();
         self.finish_protolog();
+        self.finish_transitions();
         // A TranslationTable's process_track_name rules rename process-scoped tracks.
         if !self.sink.translations.process_track_name.is_empty() {
             for row in &mut self.tables.tracks {

@@ -17,6 +17,8 @@ pub struct WinscopeTables {
     pub transitions: Vec<(i64, ShellTransitionRow)>,
     /// Row index by transition id.
     pub transition_index: FxHashMap<i64, usize>,
+    /// (row index, args) of a transition's later packets, joined at the end of the trace.
+    pub transition_more_args: Vec<(usize, ArgsRef)>,
     /// (transition_id, base64 proto) per packet.
     pub transition_protos: Vec<(i64, StrId)>,
     /// (transition_id, layer_id, window_id) per target.
@@ -130,8 +132,26 @@ impl Builder<'_> {
             finish_transaction_id
         );
         if t.args != NO_ARGS {
+            w.transition_more_args.push((index, t.args));
+        }
+    }
+}
+
+impl Builder<'_> {
+    /// End of trace: each transition's args joined with those of its later packets, once
+    /// (merging at every packet would copy the growing set each time).
+    pub(super) fn finish_transitions(&mut self) {
+        let mut more = std::mem::take(&mut self.tables.winscope.transition_more_args);
+        more.sort_by_key(|&(index, _)| index);
+        let mut i = 0;
+        while i < more.len() {
+            let index = more[i].0;
+            let row = &mut self.tables.winscope.transitions[index].1;
             let mut set = self.sink.args.get(row.args).to_vec();
-            set.extend_from_slice(self.sink.args.get(t.args));
+            while i < more.len() && more[i].0 == index {
+                set.extend_from_slice(self.sink.args.get(more[i].1));
+                i += 1;
+            }
             row.args = self.sink.args.push(&set);
         }
     }
