@@ -918,10 +918,19 @@ fn v8_code_events_fill_the_v8_tables_and_jit_code() {
 
 /// memory_snapshot.textproto: two dumps at 1000 (pids 20 and 10; one global, shared node
 /// owned by a node of each, at importance 2 and 1) make one snapshot, a dump at 2000 of pid
-/// 20 with no nodes another.
+/// 20 with no nodes another. A dump nested 300 deep and an edge to an unknown node are
+/// dropped and counted.
 #[test]
 fn memory_snapshots_become_graphs_with_effective_sizes() {
     let (conn, _db) = import("memory_snapshot");
+    assert_eq!(stat(&conn, "memory_snapshot_parser_failure"), "2");
+    assert_eq!(
+        rows(
+            &conn,
+            "select count(*) from memory_snapshot_node where path like 'd/d/d%'"
+        ),
+        table(&[["0"]])
+    );
     assert_eq!(
         rows(
             &conn,

@@ -46,6 +46,9 @@ pub struct MemorySnapshotTables {
     pending: Option<Pending>,
 }
 
+/// The deepest node path kept (`a/b/…`, in components); Chrome's deepest are about 10.
+const MAX_NODE_DEPTH: usize = 256;
+
 #[derive(Debug)]
 struct Pending {
     ts: i64,
@@ -420,7 +423,7 @@ impl Builder<'_> {
             .memory
             .pending
             .as_ref()
-            .is_some_and(|p| p.ts != ts)
+            .is_some_and(|p| p.ts != ts || p.machine != dump.machine)
         {
             self.flush_memory_snapshot();
         }
@@ -448,6 +451,7 @@ impl Builder<'_> {
             graph.nodes.push(Node::new(None));
             graph.processes.insert(pid, root);
         }
+        let mut failures = 0;
         let strings = &self.sink.strings;
         let text = |s: StrId| strings.get(s).unwrap_or("").to_string();
         for (pid, p) in &pending.processes {
@@ -457,6 +461,12 @@ impl Builder<'_> {
                 by_name.entry(text(n.absolute_name)).or_insert(n);
             }
             for (name, raw) in by_name {
+                // A name nested past any real allocator's depth would make paths of its
+                // depth squared bytes: dropped and counted.
+                if name.split('/').filter(|k| !k.is_empty()).count() > MAX_NODE_DEPTH {
+                    failures += 1;
+                    continue;
+                }
                 let root = if name.starts_with("global/") {
                     graph.shared
                 } else {
@@ -491,6 +501,7 @@ impl Builder<'_> {
             for (source, (target, importance)) in by_source {
                 let (Some(&s), Some(&t)) = (graph.by_id.get(&source), graph.by_id.get(&target))
                 else {
+                    failures += 1;
                     continue;
                 };
                 let e = graph.edges.len();
@@ -501,6 +512,12 @@ impl Builder<'_> {
         }
         graph.calculate_sizes();
         self.emit_memory_graph(&pending, &graph);
+        if failures > 0 {
+            let mrow = self.machine_row(pending.machine);
+            for _ in 0..failures {
+                self.stat("memory_snapshot_parser_failure", mrow);
+            }
+        }
     }
 
     fn emit_memory_graph(&mut self, pending: &Pending, graph: &Graph) {
