@@ -136,6 +136,9 @@ pub(super) struct V8Interned {
     wasm_scripts: FxHashMap<u64, protos::InternedV8WasmScript>,
     functions: FxHashMap<u64, protos::InternedV8JsFunction>,
     function_names: FxHashMap<u64, String>,
+    /// The script rows made so far, by iid (a script is decoded once per sequence).
+    js_script_rows: FxHashMap<u64, V8JsScript>,
+    wasm_script_rows: FxHashMap<u64, V8WasmScript>,
     /// `v8_code_defaults.tid`: `None` without defaults, `Some(None)` with defaults that
     /// give no tid.
     pub(super) default_tid: Option<Option<u32>>,
@@ -239,7 +242,7 @@ impl Parser<'_> {
         ts: i64,
         clock: ClockRef,
         head: &CodeHead,
-        kind: impl FnOnce(&mut Self, &V8Interned) -> Option<V8CodeKind>,
+        kind: impl FnOnce(&mut Self, &mut V8Interned) -> Option<V8CodeKind>,
     ) {
         // Used even when it leaves no rows (the stats say why).
         self.sink.touch();
@@ -249,12 +252,12 @@ impl Parser<'_> {
         let thread = self.v8_thread(machine, seq_id, &isolate, head.tid);
         let kind = match thread {
             Some(_) => {
-                let state = self
+                let mut state = self
                     .sequences
                     .get_mut(&(machine, seq_id))
                     .map(|s| std::mem::take(&mut s.v8))
                     .unwrap_or_default();
-                let kind = kind(self, &state);
+                let kind = kind(self, &mut state);
                 if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {
                     seq.v8 = state;
                 }
@@ -303,9 +306,33 @@ impl Parser<'_> {
                 p.stat("v8_intern_errors", machine);
                 return None;
             };
-            let Some(script) = state.scripts.get(&f.v8_js_script_iid.unwrap_or(0)) else {
-                p.stat("v8_intern_errors", machine);
-                return None;
+            let f = *f;
+            // A script's row is made once per sequence: its source may be large and many
+            // functions name it.
+            let script_iid = f.v8_js_script_iid.unwrap_or(0);
+            let script = match state.js_script_rows.get(&script_iid) {
+                Some(&row) => row,
+                None => {
+                    let Some(script) = state.scripts.get(&script_iid) else {
+                        p.stat("v8_intern_errors", machine);
+                        return None;
+                    };
+                    let row = V8JsScript {
+                        script_id: i64::from(script.script_id.unwrap_or(0)),
+                        script_type: p
+                            .sink
+                            .intern(enum_name(SCRIPT_TYPES, script.r#type.unwrap_or(0))),
+                        name: p
+                            .sink
+                            .intern(&script.name.as_ref().map(v8_string_msg).unwrap_or_default()),
+                        source: match &script.source {
+                            Some(s) => p.sink.intern(&v8_string_msg(s)),
+                            None => NULL_STR,
+                        },
+                    };
+                    state.js_script_rows.insert(script_iid, row);
+                    row
+                }
             };
             let Some(name) = state
                 .function_names
@@ -313,19 +340,6 @@ impl Parser<'_> {
             else {
                 p.stat("v8_intern_errors", machine);
                 return None;
-            };
-            let script = V8JsScript {
-                script_id: i64::from(script.script_id.unwrap_or(0)),
-                script_type: p
-                    .sink
-                    .intern(enum_name(SCRIPT_TYPES, script.r#type.unwrap_or(0))),
-                name: p
-                    .sink
-                    .intern(&script.name.as_ref().map(v8_string_msg).unwrap_or_default()),
-                source: match &script.source {
-                    Some(s) => p.sink.intern(&v8_string_msg(s)),
-                    None => NULL_STR,
-                },
             };
             let function = V8JsFunction {
                 name: p.sink.intern(name),
@@ -392,17 +406,24 @@ impl Parser<'_> {
         };
         self.v8_push(machine, seq_id, ts, clock, &head, |p, state| {
             let iid = code.v8_wasm_script_iid.unwrap_or(0);
-            let Some(script) = state.wasm_scripts.get(&iid) else {
-                p.stat("v8_intern_errors", machine);
-                return None;
-            };
-            let script = V8WasmScript {
-                script_id: i64::from(script.script_id.unwrap_or(0)),
-                url: p.sink.intern(script.url.as_deref().unwrap_or("")),
-                wire_bytes: match &script.wire_bytes {
-                    Some(b) => p.sink.intern(&chrome::base64(b)),
-                    None => NULL_STR,
-                },
+            let script = match state.wasm_script_rows.get(&iid) {
+                Some(&row) => row,
+                None => {
+                    let Some(script) = state.wasm_scripts.get(&iid) else {
+                        p.stat("v8_intern_errors", machine);
+                        return None;
+                    };
+                    let row = V8WasmScript {
+                        script_id: i64::from(script.script_id.unwrap_or(0)),
+                        url: p.sink.intern(script.url.as_deref().unwrap_or("")),
+                        wire_bytes: match &script.wire_bytes {
+                            Some(b) => p.sink.intern(&chrome::base64(b)),
+                            None => NULL_STR,
+                        },
+                    };
+                    state.wasm_script_rows.insert(iid, row);
+                    row
+                }
             };
             Some(V8CodeKind::Wasm {
                 script,
