@@ -1216,3 +1216,66 @@ fn app_wakelocks_are_slices_from_acquire_to_release() {
         table(&[["app_wakelock_unknown_id", "1"]])
     );
 }
+
+/// What an app wakelock bundle cannot place is counted, not dropped silently: lists beside
+/// a single event's inline `info` (not read), and an event whose time overflows the clock.
+#[test]
+fn app_wakelock_events_that_cannot_be_placed_are_counted() {
+    use prost::Message;
+    use sextant::protos::{
+        trace_packet::{Data, OptionalTrustedPacketSequenceId},
+        AppWakelockBundle, AppWakelockInfo, InternedData, Trace, TracePacket,
+    };
+    let info = AppWakelockInfo {
+        iid: Some(1),
+        tag: Some("sync".into()),
+        ..Default::default()
+    };
+    let packet = |interned: Option<InternedData>, bundle| TracePacket {
+        timestamp: Some(1000),
+        optional_trusted_packet_sequence_id: Some(
+            OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(5),
+        ),
+        sequence_flags: Some(1),
+        interned_data: interned,
+        data: Some(Data::AppWakelockBundle(bundle)),
+        ..Default::default()
+    };
+    let bytes = Trace {
+        packet: vec![
+            packet(
+                Some(InternedData {
+                    app_wakelock_info: vec![info.clone()],
+                    ..Default::default()
+                }),
+                AppWakelockBundle {
+                    intern_id: vec![1],
+                    encoded_ts: vec![u64::MAX],
+                    ..Default::default()
+                },
+            ),
+            packet(
+                None,
+                AppWakelockBundle {
+                    info: Some(info),
+                    acquired: Some(true),
+                    intern_id: vec![1],
+                    encoded_ts: vec![3],
+                },
+            ),
+        ],
+    }
+    .encode_to_vec();
+    let input = TempFile::with_bytes("app_wakelocks_lost.pftrace", &bytes);
+    let db = TempFile::new("app_wakelocks_lost.sqlite");
+    sextant::import::import_path(input.path(), db.path()).expect("imports");
+    let conn = sextant::db::open_read_only(db.path()).expect("opens");
+    assert_eq!(
+        rows(&conn, "select ts, dur, name from slice"),
+        table(&[["1000", "-1", "sync"]])
+    );
+    assert_eq!(
+        rows(&conn, "select name, value from stats where value > 0"),
+        table(&[["app_wakelock_parse_error", "2"]])
+    );
+}

@@ -10,7 +10,8 @@
 //!
 //! Losses: an interned id the sequence never defined drops the event
 //! (`app_wakelock_unknown_id`); a bundle whose two lists differ in length keeps the pairs
-//! and is counted (`app_wakelock_parse_error`).
+//! and is counted (`app_wakelock_parse_error`), as are lists beside a single event's
+//! `info` (not read) and an event whose time overflows the clock (dropped).
 //!
 //! Hands on `Begin` / `End` slice events on `AsyncCookie` tracks keyed by the interned id.
 
@@ -30,6 +31,10 @@ impl Parser<'_> {
         if let Some(info) = &bundle.info {
             let acquired = bundle.acquired.unwrap_or(false);
             self.app_wakelock_event(machine, ts, clock, info, acquired);
+            // The single-event form reads only `info`: lists beside it are not read.
+            if !bundle.intern_id.is_empty() || !bundle.encoded_ts.is_empty() {
+                self.sink.stat("app_wakelock_parse_error", machine, 1);
+            }
             return;
         }
         if bundle.intern_id.len() != bundle.encoded_ts.len() {
@@ -48,8 +53,14 @@ impl Parser<'_> {
                 self.sink.stat("app_wakelock_unknown_id", machine, 1);
                 continue;
             };
-            let offset = i64::try_from(encoded >> 1).unwrap_or(i64::MAX);
-            let at = ts.checked_add(offset).unwrap_or(i64::MAX);
+            let Some(at) = i64::try_from(encoded >> 1)
+                .ok()
+                .and_then(|offset| ts.checked_add(offset))
+            else {
+                // A time past the end of the clock: the event cannot be placed.
+                self.sink.stat("app_wakelock_parse_error", machine, 1);
+                continue;
+            };
             self.app_wakelock_event(machine, at, clock, &info, encoded & 1 == 1);
         }
     }
