@@ -205,8 +205,27 @@ impl Builder<'_> {
     }
 }
 
-/// C's `%e` (six decimals, exponent of at least two digits).
+/// C's spelling of a value `{}` would print otherwise: `nan`, `inf`, `-inf`.
+fn c_nonfinite(v: f64) -> Option<String> {
+    if v.is_nan() {
+        Some("nan".into())
+    } else if v.is_infinite() {
+        Some(if v > 0.0 { "inf" } else { "-inf" }.into())
+    } else {
+        None
+    }
+}
+
+/// C's `%f` (six decimals).
+fn c_fixed(v: f64) -> String {
+    c_nonfinite(v).unwrap_or_else(|| format!("{v:.6}"))
+}
+
+/// C's `%e` (`precision` decimals, exponent of at least two digits).
 fn c_exp(v: f64, precision: usize) -> String {
+    if let Some(s) = c_nonfinite(v) {
+        return s;
+    }
     let s = format!("{v:.precision$e}");
     match s.split_once('e') {
         Some((mantissa, exp)) => {
@@ -220,28 +239,36 @@ fn c_exp(v: f64, precision: usize) -> String {
     }
 }
 
-/// C's `%g`: six significant digits, trailing zeros dropped.
+/// C's `%g`: six significant digits, trailing zeros dropped; the style is chosen by the
+/// exponent *after* rounding to six digits, as C does (999999.5 is `1e+06`).
 fn c_general(v: f64) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return if v == 0.0 { "0".into() } else { format!("{v}") };
+    if let Some(s) = c_nonfinite(v) {
+        return s;
     }
-    let exp = v.abs().log10().floor() as i32;
-    let strip = |s: String| {
+    if v == 0.0 {
+        return if v.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    let strip = |s: &str| {
         if s.contains('.') {
             s.trim_end_matches('0').trim_end_matches('.').to_string()
         } else {
-            s
+            s.to_string()
         }
     };
-    if !(-4..6).contains(&exp) {
+    let rounded = format!("{v:.5e}");
+    let exp: i32 = rounded
+        .split_once('e')
+        .and_then(|(_, e)| e.parse().ok())
+        .unwrap_or(0);
+    if (-4..6).contains(&exp) {
+        let decimals = (5 - exp) as usize;
+        strip(&format!("{v:.decimals$}"))
+    } else {
         let s = c_exp(v, 5);
         match s.split_once('e') {
-            Some((m, e)) => format!("{}e{e}", strip(m.to_string())),
+            Some((m, e)) => format!("{}e{e}", strip(m)),
             None => s,
         }
-    } else {
-        let decimals = (5 - exp).max(0) as usize;
-        strip(format!("{v:.decimals$}"))
     }
 }
 
@@ -274,7 +301,7 @@ fn format_protolog(
             'd' => ints.next().map(|v| v.to_string()),
             'o' => ints.next().map(|v| format!("{v:o}")),
             'x' => ints.next().map(|v| format!("{v:x}")),
-            'f' => doubles.next().map(|v| format!("{v:.6}")),
+            'f' => doubles.next().map(c_fixed),
             'e' => doubles.next().map(|v| c_exp(v, 6)),
             'g' => doubles.next().map(c_general),
             's' => strings.next().map(|&s| string(s)),
@@ -310,5 +337,33 @@ impl ShellTransitionRow {
     /// `duration_ns`: finish time less send time, when both are known.
     pub fn duration(&self) -> Option<i64> {
         Some(self.finish_time?.wrapping_sub(self.send_time?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `%g`, `%e` and `%f` print as C's printf does, at the rounding edges too.
+    #[test]
+    fn doubles_print_as_c_prints_them() {
+        for (v, want) in [
+            (999999.5, "1e+06"),
+            (9.999996e-5, "0.0001"),
+            (0.0001, "0.0001"),
+            (0.00001234, "1.234e-05"),
+            (123456.0, "123456"),
+            (1234567.0, "1.23457e+06"),
+            (0.5, "0.5"),
+            (-2.0, "-2"),
+            (100.0, "100"),
+        ] {
+            assert_eq!(c_general(v), want, "{v}");
+        }
+        assert_eq!(c_general(f64::NAN), "nan");
+        assert_eq!(c_general(f64::NEG_INFINITY), "-inf");
+        assert_eq!(c_exp(1234.5, 6), "1.234500e+03");
+        assert_eq!(c_fixed(f64::INFINITY), "inf");
+        assert_eq!(c_fixed(1.5), "1.500000");
     }
 }
