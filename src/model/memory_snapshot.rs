@@ -435,8 +435,17 @@ impl Builder<'_> {
             processes: BTreeMap::new(),
         });
         pending.detail = dump.detail;
+        let mut replaced = 0;
         for p in &dump.processes {
-            pending.processes.insert(p.pid, p.clone());
+            if pending.processes.insert(p.pid, p.clone()).is_some() {
+                replaced += 1;
+            }
+        }
+        if replaced > 0 {
+            let mrow = self.machine_row(dump.machine);
+            for _ in 0..replaced {
+                self.stat("memory_snapshot_nodes_dropped", mrow);
+            }
         }
     }
 
@@ -458,12 +467,19 @@ impl Builder<'_> {
             // One node per absolute name (the first), in name order.
             let mut by_name: BTreeMap<String, &crate::ir::MemoryNodeDump> = BTreeMap::new();
             for n in &p.nodes {
-                by_name.entry(text(n.absolute_name)).or_insert(n);
+                match by_name.entry(text(n.absolute_name)) {
+                    std::collections::btree_map::Entry::Vacant(e) => {
+                        e.insert(n);
+                    }
+                    std::collections::btree_map::Entry::Occupied(_) => failures += 1,
+                }
             }
             for (name, raw) in by_name {
                 // A name nested past any real allocator's depth would make paths of its
-                // depth squared bytes: dropped and counted.
-                if name.split('/').filter(|k| !k.is_empty()).count() > MAX_NODE_DEPTH {
+                // depth squared bytes, and an empty name is the process root, which has no
+                // row: both dropped and counted.
+                let depth = name.split('/').filter(|k| !k.is_empty()).count();
+                if depth == 0 || depth > MAX_NODE_DEPTH {
                     failures += 1;
                     continue;
                 }
@@ -496,7 +512,12 @@ impl Builder<'_> {
             // One edge per source id (the first), in id order.
             let mut by_source: BTreeMap<u64, (u64, u32)> = BTreeMap::new();
             for &(source, target, importance) in &p.edges {
-                by_source.entry(source).or_insert((target, importance));
+                match by_source.entry(source) {
+                    std::collections::btree_map::Entry::Vacant(e) => {
+                        e.insert((target, importance));
+                    }
+                    std::collections::btree_map::Entry::Occupied(_) => failures += 1,
+                }
             }
             for (source, (target, importance)) in by_source {
                 let (Some(&s), Some(&t)) = (graph.by_id.get(&source), graph.by_id.get(&target))
@@ -515,7 +536,7 @@ impl Builder<'_> {
         if failures > 0 {
             let mrow = self.machine_row(pending.machine);
             for _ in 0..failures {
-                self.stat("memory_snapshot_parser_failure", mrow);
+                self.stat("memory_snapshot_nodes_dropped", mrow);
             }
         }
     }

@@ -281,6 +281,10 @@ pub fn advice(name: &str) -> Option<Advice> {
             "the trace has ftrace events newer than this Sextant",
             "update Sextant (tools/gen_schemas.py ftrace)",
         ),
+        "memory_snapshot_nodes_dropped" => a(
+            "memory-infra dumps name nodes or edges a snapshot's graph cannot hold",
+            "check the dumps' names and edges in the tracing app's memory-infra provider",
+        ),
         "strace_resumed_without_unfinished" => a(
             "strace was attached while calls were running, or the start of its output is missing",
             "start the program under strace, or keep the whole output",
