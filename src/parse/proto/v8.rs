@@ -170,6 +170,20 @@ impl V8Interned {
     }
 }
 
+/// The part every V8 code message shares (the four messages have the same field names but
+/// are distinct types).
+macro_rules! code_head {
+    ($code:expr, $machine_code:expr) => {
+        CodeHead {
+            isolate_iid: $code.v8_isolate_iid.unwrap_or(0),
+            tid: $code.tid,
+            start: $code.instruction_start,
+            size: $code.instruction_size_bytes,
+            machine_code: $machine_code,
+        }
+    };
+}
+
 impl Parser<'_> {
     fn v8_state(&self, machine: MachineId, seq_id: u32) -> Option<&V8Interned> {
         self.sequences.get(&(machine, seq_id)).map(|s| &s.v8)
@@ -293,13 +307,7 @@ impl Parser<'_> {
             Some(Instructions::MachineCode(b)) => Some(b.as_slice()),
             _ => None,
         };
-        let head = CodeHead {
-            isolate_iid: code.v8_isolate_iid.unwrap_or(0),
-            tid: code.tid,
-            start: code.instruction_start,
-            size: code.instruction_size_bytes,
-            machine_code,
-        };
+        let head = code_head!(code, machine_code);
         self.v8_push(machine, seq_id, ts, clock, &head, |p, state| {
             let iid = code.v8_js_function_iid.unwrap_or(0);
             let Some(f) = state.functions.get(&iid) else {
@@ -372,13 +380,7 @@ impl Parser<'_> {
         clock: ClockRef,
         code: &protos::V8InternalCode,
     ) {
-        let head = CodeHead {
-            isolate_iid: code.v8_isolate_iid.unwrap_or(0),
-            tid: code.tid,
-            start: code.instruction_start,
-            size: code.instruction_size_bytes,
-            machine_code: code.machine_code.as_deref(),
-        };
+        let head = code_head!(code, code.machine_code.as_deref());
         self.v8_push(machine, seq_id, ts, clock, &head, |p, _| {
             Some(V8CodeKind::Internal {
                 name: p.sink.intern(code.name.as_deref().unwrap_or("")),
@@ -397,13 +399,7 @@ impl Parser<'_> {
         clock: ClockRef,
         code: &protos::V8WasmCode,
     ) {
-        let head = CodeHead {
-            isolate_iid: code.v8_isolate_iid.unwrap_or(0),
-            tid: code.tid,
-            start: code.instruction_start,
-            size: code.instruction_size_bytes,
-            machine_code: code.machine_code.as_deref(),
-        };
+        let head = code_head!(code, code.machine_code.as_deref());
         self.v8_push(machine, seq_id, ts, clock, &head, |p, state| {
             let iid = code.v8_wasm_script_iid.unwrap_or(0);
             let script = match state.wasm_script_rows.get(&iid) {
@@ -442,13 +438,7 @@ impl Parser<'_> {
         clock: ClockRef,
         code: &protos::V8RegExpCode,
     ) {
-        let head = CodeHead {
-            isolate_iid: code.v8_isolate_iid.unwrap_or(0),
-            tid: code.tid,
-            start: code.instruction_start,
-            size: code.instruction_size_bytes,
-            machine_code: code.machine_code.as_deref(),
-        };
+        let head = code_head!(code, code.machine_code.as_deref());
         self.v8_push(machine, seq_id, ts, clock, &head, |p, _| {
             let pattern = code.pattern.as_ref().map(v8_string_msg).unwrap_or_default();
             Some(V8CodeKind::RegExp {
