@@ -389,7 +389,7 @@ fn handle(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tid: i6
             );
         }
         Marker::TrackInstant { tgid, track, name } => {
-            bind_thread(sink, clock, ts, machine, tid, tgid);
+            track_owner(sink, clock, ts, machine, tgid);
             let track_name = sink.intern(track);
             let name_id = sink.intern(name);
             let key = if track == "DeviceStateChanged" {
@@ -424,7 +424,7 @@ fn handle(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tid: i6
             name,
             cookie,
         } => {
-            bind_thread(sink, clock, ts, machine, tid, tgid);
+            track_owner(sink, clock, ts, machine, tgid);
             let track_name = sink.intern(track);
             let name_id = sink.intern(name);
             let track = sink.track(TrackKey::AsyncCookie {
@@ -439,7 +439,7 @@ fn handle(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tid: i6
             track,
             cookie,
         } => {
-            bind_thread(sink, clock, ts, machine, tid, tgid);
+            track_owner(sink, clock, ts, machine, tgid);
             let track_name = sink.intern(track);
             let track = sink.track(TrackKey::AsyncCookie {
                 set: for_track_set(machine, tgid, track_name),
@@ -477,15 +477,17 @@ fn for_track_set(machine: MachineId, tgid: i64, track_name: u32) -> AsyncSet {
     }
 }
 
-/// The writing thread belongs to `tgid` (Trace Processor resolves it for the `utid` arg).
-fn bind_thread(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tid: i64, tgid: i64) {
+/// `N`/`G`/`H` name a process (Trace Processor's GetOrCreateProcess(tgid), which also makes
+/// its main thread) but, unlike `B`/`E`/`I`, do not bind the writing thread to it: its
+/// `utid`/`end_utid` arg is the bare thread (behaviour-process-tracking §3).
+fn track_owner(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tgid: i64) {
     sink.push(
         ts,
         clock,
         EventData::Thread(ThreadRef {
             machine,
-            tid,
-            pid: tgid_opt(tgid),
+            tid: tgid,
+            pid: Some(tgid),
         }),
     );
 }
