@@ -301,6 +301,19 @@ fn handle(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tid: i6
                     name: name_id,
                     kind: "battery_stats",
                 }
+            } else if tgid == 0 {
+                // No process (kernel markers such as g2d/dpu write pid 0): the counter
+                // belongs to the writing thread (the reference's
+                // kernel_tmw_counter_thread_counter_and_track).
+                TrackKey::ThreadCounter {
+                    thread: ThreadRef {
+                        machine,
+                        tid,
+                        pid: None,
+                    },
+                    name: name_id,
+                    kind: "atrace_counter",
+                }
             } else {
                 TrackKey::ProcessCounter {
                     process: process(tgid),
@@ -315,7 +328,10 @@ fn handle(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tid: i6
             let track = sink.track(key);
             // The row names the thread that wrote it (always known: every ftrace event
             // and text line makes its thread first).
-            let args = if matches!(key, TrackKey::ProcessCounter { .. }) {
+            let args = if matches!(
+                key,
+                TrackKey::ProcessCounter { .. } | TrackKey::ThreadCounter { .. }
+            ) {
                 let thread = sink.thread_refs.intern(ThreadRef {
                     machine,
                     tid,
