@@ -231,17 +231,21 @@ fn counter_markers_without_a_process_are_thread_counters() {
     assert_eq!(
         rows(
             &conn,
-            "select c.ts, t.name, t.type, c.value, th.tid from counter c
+            "select c.ts, t.name, c.value, th.tid from counter c
              join thread_counter_track t on c.track_id = t.id join thread th using (utid)
              order by c.ts"
         ),
         table(&[
-            ["795572805481", "g2d_frame_hw#15", "atrace_counter", "0", "237"],
-            ["795620516581", "g2d_frame_sw#15", "atrace_counter", "1", "237"],
-            ["795623633810", "g2d_frame_hw#15", "atrace_counter", "0", "237"],
-            ["795623633900", "printed", "atrace_counter", "5", "238"],
-            ["795623633950", "dpu_ctr", "atrace_counter", "3", "239"],
+            ["795572805481", "g2d_frame_hw#15", "0", "237"],
+            ["795620516581", "g2d_frame_sw#15", "1", "237"],
+            ["795623633810", "g2d_frame_hw#15", "0", "237"],
+            ["795623633900", "printed", "5", "238"],
+            ["795623633950", "dpu_ctr", "3", "239"],
         ])
+    );
+    assert_eq!(
+        rows(&conn, "select distinct type from thread_counter_track"),
+        table(&[["atrace_counter"]])
     );
     assert_eq!(
         rows(&conn, "select count(*) from process_counter_track"),
