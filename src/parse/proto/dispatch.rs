@@ -223,11 +223,10 @@ impl Parser<'_> {
             trace_packet::Data::CloneSnapshotTrigger(t) => {
                 // Only the first clone trigger read names the trace (behaviour-android
                 // "first trace trigger → metadata trace_trigger").
-                if self.losses.clone_snapshot_trigger(self.sink, machine, ts) {
-                    if let Some(name) = &t.trigger_name {
-                        self.sink
-                            .metadata("trace_trigger", machine, MetaValue::Str(name.clone()));
-                    }
+                let first = self.losses.clone_snapshot_trigger(self.sink, machine, ts);
+                if let (true, Some(name)) = (first, &t.trigger_name) {
+                    self.sink
+                        .metadata("trace_trigger", machine, MetaValue::Str(name.clone()));
                 }
             }
             trace_packet::Data::SystemInfo(info) => self.losses.system_info(machine, info),
