@@ -646,6 +646,36 @@ fn atrace_markers_lmk_device_state_and_track_slices() {
     );
 }
 
+/// `N`/`G`/`H` make the named process (and its main thread) but leave the writing thread
+/// unbound, unlike `B` (behaviour-process-tracking §3); their `utid` args are the bare threads.
+#[test]
+fn atrace_track_markers_do_not_bind_the_writing_thread() {
+    let (conn, _db) = import("atrace_track_markers_unbound.systrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select utid, tid, upid, is_main_thread from thread order by utid"
+        ),
+        table(&[
+            ["0", "0", "0", "1"],
+            ["1", "21", "NULL", "NULL"],
+            ["2", "20", "1", "1"],
+            ["3", "22", "NULL", "NULL"],
+            ["4", "23", "NULL", "NULL"],
+            ["5", "24", "1", "0"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.name, extract_arg(s.arg_set_id, 'utid'),
+                    extract_arg(s.arg_set_id, 'end_utid')
+             from slice s join process_track t on t.id = s.track_id order by s.ts"
+        ),
+        table(&[["nm", "1", "NULL"], ["g", "3", "4"]])
+    );
+}
+
 /// Atrace tracks are keyed by (process, name) — the track name for `N`/`G`/`H` — then the
 /// compressor slot, in that order (behaviour-parsers §2.4).
 

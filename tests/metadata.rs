@@ -205,6 +205,45 @@ fn service_events_and_trace_attributes_are_metadata() {
     );
 }
 
+/// Only the first clone_snapshot_trigger read names the trace and stamps the clone (notes:
+/// "first trace trigger → metadata trace_trigger"); every trigger is still a slice.
+#[test]
+fn the_first_clone_trigger_names_the_trace() {
+    use prost::Message;
+    use sextant::protos::{trace_packet::Data, Trace, TracePacket, Trigger};
+    let clone = |ts: u64, name: &str| TracePacket {
+        timestamp: Some(ts),
+        data: Some(Data::CloneSnapshotTrigger(Trigger {
+            trigger_name: Some(name.into()),
+            ..Default::default()
+        })),
+        ..Default::default()
+    };
+    let packets = vec![clone(300, "first_read"), clone(200, "earlier_ts")];
+    let input = TempFile::with_bytes("clone.pftrace", &Trace { packet: packets }.encode_to_vec());
+    let db = TempFile::new("clone.sqlite");
+    sextant::import::import_path(input.path(), db.path()).expect("imports");
+    let conn = sextant::db::open_read_only(db.path()).expect("opens");
+    assert_eq!(
+        rows(
+            &conn,
+            "select str_value from metadata where name = 'trace_trigger'"
+        ),
+        table(&[["first_read"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select value from stats where name = 'traced_clone_trigger_timestamp_ns'"
+        ),
+        table(&[["300"]])
+    );
+    assert_eq!(
+        rows(&conn, "select ts, name from slice order by ts"),
+        table(&[["200", "earlier_ts"], ["300", "first_read"]])
+    );
+}
+
 #[test]
 fn system_info_fills_the_machine_row() {
     use prost::Message;

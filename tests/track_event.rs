@@ -890,7 +890,8 @@ fn legacy_thread_phases_need_a_thread_and_process_instants_a_process() {
 fn debug_annotations_that_cannot_be_read_add_nothing_and_are_counted() {
     // debug_annotation_errors.textproto: one instant with annotations `badjson` (legacy
     // JSON that does not parse), `after`, `noval` (no value), one with an unknown name
-    // iid, `sv` with an unknown string iid, and `last`.
+    // iid, `sv` with an unknown string iid, and `last`. `noval` adds no entry, so it
+    // shows as a null (debug_annotations_adding_nothing_are_null).
     let (conn, _db) = import("debug_annotation_errors");
     assert_eq!(
         rows(
@@ -898,12 +899,42 @@ fn debug_annotations_that_cannot_be_read_add_nothing_and_are_counted() {
             "select a.key, a.display_value from slice s join args a using (arg_set_id)
              where a.key like 'debug.%' order by a.id"
         ),
-        table(&[["debug.after", "1"], ["debug.last", "3"]])
+        table(&[
+            ["debug.after", "1"],
+            ["debug.noval", "[NULL]"],
+            ["debug.last", "3"]
+        ])
     );
     // The bad JSON, the unknown name iid and the unknown string iid are parser errors;
     // the unknown name iid is an interning error too (behaviour-parsers.md §3.1).
     assert_eq!(stat(&conn, "track_event_parser_errors"), "3");
     assert_eq!(stat(&conn, "interned_data_tokenizer_errors"), "1");
+}
+
+/// An annotation that adds no entry (no value, an empty dict or array, a dict of such) is a
+/// null arg under its key; array elements that add nothing do not use up an index
+/// (the reference's DebugAnnotationParser: `added_entry`, `AddNull`, array index advanced
+/// only after an added entry). debug_annotation_empty.textproto is the source.
+#[test]
+fn debug_annotations_adding_nothing_are_null() {
+    let (conn, _db) = import("debug_annotation_empty");
+    assert_eq!(
+        rows(
+            &conn,
+            "select a.key, a.flat_key, a.value_type, a.display_value from slice s
+             join args a using (arg_set_id) where a.key like 'debug.%' order by a.id"
+        ),
+        table(&[
+            ["debug.empty_dict", "debug.empty_dict", "null", "[NULL]"],
+            ["debug.empty_arr", "debug.empty_arr", "null", "[NULL]"],
+            ["debug.arr[0]", "debug.arr", "int", "7"],
+            ["debug.arr[1][0]", "debug.arr", "int", "1"],
+            ["debug.arr[1][1]", "debug.arr", "int", "2"],
+            ["debug.d.v", "debug.d.v", "bool", "true"],
+            ["debug.novalue", "debug.novalue", "null", "[NULL]"],
+        ])
+    );
+    assert_eq!(stat(&conn, "track_event_parser_errors"), "0");
 }
 
 #[test]

@@ -301,6 +301,19 @@ fn handle(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tid: i6
                     name: name_id,
                     kind: "battery_stats",
                 }
+            } else if tgid == 0 {
+                // No process (kernel markers such as g2d/dpu write pid 0): the counter
+                // belongs to the writing thread (the reference's
+                // kernel_tmw_counter_thread_counter_and_track).
+                TrackKey::ThreadCounter {
+                    thread: ThreadRef {
+                        machine,
+                        tid,
+                        pid: None,
+                    },
+                    name: name_id,
+                    kind: "atrace_counter",
+                }
             } else {
                 TrackKey::ProcessCounter {
                     process: process(tgid),
@@ -315,7 +328,10 @@ fn handle(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tid: i6
             let track = sink.track(key);
             // The row names the thread that wrote it (always known: every ftrace event
             // and text line makes its thread first).
-            let args = if matches!(key, TrackKey::ProcessCounter { .. }) {
+            let args = if matches!(
+                key,
+                TrackKey::ProcessCounter { .. } | TrackKey::ThreadCounter { .. }
+            ) {
                 let thread = sink.thread_refs.intern(ThreadRef {
                     machine,
                     tid,
@@ -389,7 +405,7 @@ fn handle(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tid: i6
             );
         }
         Marker::TrackInstant { tgid, track, name } => {
-            bind_thread(sink, clock, ts, machine, tid, tgid);
+            track_owner(sink, clock, ts, machine, tgid);
             let track_name = sink.intern(track);
             let name_id = sink.intern(name);
             let key = if track == "DeviceStateChanged" {
@@ -424,7 +440,7 @@ fn handle(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tid: i6
             name,
             cookie,
         } => {
-            bind_thread(sink, clock, ts, machine, tid, tgid);
+            track_owner(sink, clock, ts, machine, tgid);
             let track_name = sink.intern(track);
             let name_id = sink.intern(name);
             let track = sink.track(TrackKey::AsyncCookie {
@@ -439,7 +455,7 @@ fn handle(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tid: i6
             track,
             cookie,
         } => {
-            bind_thread(sink, clock, ts, machine, tid, tgid);
+            track_owner(sink, clock, ts, machine, tgid);
             let track_name = sink.intern(track);
             let track = sink.track(TrackKey::AsyncCookie {
                 set: for_track_set(machine, tgid, track_name),
@@ -477,15 +493,17 @@ fn for_track_set(machine: MachineId, tgid: i64, track_name: u32) -> AsyncSet {
     }
 }
 
-/// The writing thread belongs to `tgid` (Trace Processor resolves it for the `utid` arg).
-fn bind_thread(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tid: i64, tgid: i64) {
+/// `N`/`G`/`H` name a process (Trace Processor's GetOrCreateProcess(tgid), which also makes
+/// its main thread) but, unlike `B`/`E`/`I`, do not bind the writing thread to it: its
+/// `utid`/`end_utid` arg is the bare thread (behaviour-process-tracking §3).
+fn track_owner(sink: &mut Sink, clock: ClockRef, ts: i64, machine: MachineId, tgid: i64) {
     sink.push(
         ts,
         clock,
         EventData::Thread(ThreadRef {
             machine,
-            tid,
-            pid: tgid_opt(tgid),
+            tid: tgid,
+            pid: Some(tgid),
         }),
     );
 }

@@ -222,6 +222,37 @@ fn driver_markers_read_types_as_the_reference() {
     );
 }
 
+/// A counter marker without a process (kernel g2d/dpu markers with payload pid 0, or
+/// `C|0|…`) is a counter of the writing thread, not of process 0 (the reference's
+/// kernel_tmw_counter_thread_counter_and_track).
+#[test]
+fn counter_markers_without_a_process_are_thread_counters() {
+    let (conn, _db) = import("kernel_counter_markers_without_pid.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.ts, t.name, c.value, th.tid from counter c
+             join thread_counter_track t on c.track_id = t.id join thread th using (utid)
+             order by c.ts"
+        ),
+        table(&[
+            ["795572805481", "g2d_frame_hw#15", "0", "237"],
+            ["795620516581", "g2d_frame_sw#15", "1", "237"],
+            ["795623633810", "g2d_frame_hw#15", "0", "237"],
+            ["795623633900", "printed", "5", "238"],
+            ["795623633950", "dpu_ctr", "3", "239"],
+        ])
+    );
+    assert_eq!(
+        rows(&conn, "select distinct type from thread_counter_track"),
+        table(&[["atrace_counter"]])
+    );
+    assert_eq!(
+        rows(&conn, "select count(*) from process_counter_track"),
+        table(&[["0"]])
+    );
+}
+
 /// Camera (LWIS), display panel and Samsung markers go through the same
 /// ParseKernelTracingMarkWrite as the DPU ones: LWIS names them by `func_name` (its `value`
 /// is 64-bit), the panel by `name`, Samsung by `trace_name` with `trace_type`; the payload's

@@ -38,10 +38,18 @@ impl Parser<'_> {
                 .map(|c| if matches!(c, '.' | '[' | ']') { '_' } else { c })
                 .collect();
             let key = format!("debug.{clean}");
-            self.annotation(machine, seq_id, args, &key, &key, ann, 0);
+            // An annotation that adds no entry (no value, empty dict or array) still shows
+            // its key, as a null (Trace Processor's DebugAnnotationParser: `AddNull` when
+            // nothing was added); one that failed has been counted and adds nothing.
+            if self.annotation(machine, seq_id, args, &key, &key, ann, 0) == Some(false) {
+                let k = self.sink.intern(&key);
+                args.add(k, k, ArgValue::Null);
+            }
         }
     }
 
+    /// Adds one annotation value under `key`: `Some(true)` if it added an entry,
+    /// `Some(false)` if there was nothing to add, `None` on an error (already counted).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn annotation(
         &mut self,
@@ -52,9 +60,9 @@ impl Parser<'_> {
         key: &str,
         ann: &protos::DebugAnnotation,
         depth: usize,
-    ) {
+    ) -> Option<bool> {
         if depth > 32 {
-            return;
+            return Some(false);
         }
         if let Some(bytes) = &ann.proto_value {
             // A typed proto value: reflected under the annotation's key.
@@ -70,18 +78,22 @@ impl Parser<'_> {
             match type_name {
                 Some(t) => {
                     self.reflect_proto_value(args, key, &t, bytes, machine, seq_id);
+                    return Some(true);
                 }
-                None => self.sink.stat("track_event_parser_errors", machine, 1),
+                None => {
+                    self.sink.stat("track_event_parser_errors", machine, 1);
+                    return None;
+                }
             }
-            return;
         }
         if !ann.dict_entries.is_empty() {
+            let mut added = false;
             for e in &ann.dict_entries {
                 let n = match &e.name_field {
                     Some(debug_annotation::NameField::Name(n)) => n.clone(),
                     _ => continue,
                 };
-                self.annotation(
+                added |= self.annotation(
                     machine,
                     seq_id,
                     args,
@@ -89,23 +101,23 @@ impl Parser<'_> {
                     &format!("{key}.{n}"),
                     e,
                     depth + 1,
-                );
+                ) == Some(true);
             }
-            return;
+            return Some(added);
         }
         if !ann.array_values.is_empty() {
-            for (i, e) in ann.array_values.iter().enumerate() {
-                self.annotation(
-                    machine,
-                    seq_id,
-                    args,
-                    flat,
-                    &format!("{key}[{i}]"),
-                    e,
-                    depth + 1,
-                );
+            // An element that adds nothing does not use up its index (the reference
+            // advances the array index only after an added entry).
+            let mut i = 0;
+            for e in &ann.array_values {
+                let element = format!("{key}[{i}]");
+                if self.annotation(machine, seq_id, args, flat, &element, e, depth + 1)
+                    == Some(true)
+                {
+                    i += 1;
+                }
             }
-            return;
+            return Some(i > 0);
         }
         let value = match &ann.value {
             Some(debug_annotation::Value::BoolValue(v)) => ArgValue::Bool(*v),
@@ -122,7 +134,7 @@ impl Parser<'_> {
                     Some(s) => ArgValue::Str(s),
                     None => {
                         self.sink.stat("track_event_parser_errors", machine, 1);
-                        return;
+                        return None;
                     }
                 }
             }
@@ -131,24 +143,25 @@ impl Parser<'_> {
                 match serde_json::from_str::<serde_json::Value>(s) {
                     Ok(v) => {
                         self.json_value(args, flat, key, &v, depth);
-                        return;
+                        return Some(true);
                     }
                     // Trace Processor's AddJson fails ("Failed to parse JSON"): an error,
                     // and the annotation adds nothing.
                     Err(_) => {
                         self.sink.stat("track_event_parser_errors", machine, 1);
-                        return;
+                        return None;
                     }
                 }
             }
             Some(debug_annotation::Value::NestedValue(n)) => {
                 self.nested_value(args, flat, key, n, depth);
-                return;
+                return Some(true);
             }
-            None => return,
+            None => return Some(false),
         };
         let (f, k) = (self.sink.intern(flat), self.sink.intern(key));
         args.add(f, k, value);
+        Some(true)
     }
 
     /// Expands a legacy JSON annotation like Chrome JSON args: dicts join keys with `.`,

@@ -220,8 +220,14 @@ impl Parser<'_> {
             trace_packet::Data::ServiceEvent(e) => {
                 self.losses.service_event(self.sink, machine, ts, e);
             }
-            trace_packet::Data::CloneSnapshotTrigger(_) => {
-                self.losses.clone_snapshot_trigger(self.sink, machine, ts);
+            trace_packet::Data::CloneSnapshotTrigger(t) => {
+                // Only the first clone trigger read names the trace (behaviour-android
+                // "first trace trigger → metadata trace_trigger").
+                let first = self.losses.clone_snapshot_trigger(self.sink, machine, ts);
+                if let (true, Some(name)) = (first, &t.trigger_name) {
+                    self.sink
+                        .metadata("trace_trigger", machine, MetaValue::Str(name.clone()));
+                }
             }
             trace_packet::Data::SystemInfo(info) => self.losses.system_info(machine, info),
             trace_packet::Data::CompressedPackets(_)
@@ -270,13 +276,7 @@ impl Parser<'_> {
             trace_packet::Data::ClockSnapshot(cs) => self.clock_snapshot(machine, seq_id, &cs),
             trace_packet::Data::RemoteClockSync(sync) => self.remote_clock_sync(machine, &sync),
             trace_packet::Data::Trigger(t) => self.trigger(machine, ts, clock, &t),
-            trace_packet::Data::CloneSnapshotTrigger(t) => {
-                if let Some(name) = &t.trigger_name {
-                    self.sink
-                        .metadata("trace_trigger", machine, MetaValue::Str(name.clone()));
-                }
-                self.trigger(machine, ts, clock, &t)
-            }
+            trace_packet::Data::CloneSnapshotTrigger(t) => self.trigger(machine, ts, clock, &t),
             trace_packet::Data::ServiceEvent(e) if e.all_data_sources_flushed() => {
                 let ts = MetaValue::Int(ts.unwrap_or(0));
                 self.sink

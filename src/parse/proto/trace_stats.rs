@@ -172,13 +172,22 @@ impl LossTracker {
         }
     }
 
-    pub fn clone_snapshot_trigger(&mut self, sink: &mut Sink, machine: MachineId, ts: Option<i64>) {
+    /// The first clone_snapshot_trigger packet read stamps the clone; returns whether this
+    /// one was the first (it alone names the `trace_trigger` metadata).
+    pub fn clone_snapshot_trigger(
+        &mut self,
+        sink: &mut Sink,
+        machine: MachineId,
+        ts: Option<i64>,
+    ) -> bool {
         let m = self.machines.entry(machine).or_default();
-        if !m.clone_trigger_seen {
-            m.clone_trigger_seen = true;
-            let ts = ts.unwrap_or(0);
-            sink.set_stat("traced_clone_trigger_timestamp_ns", None, machine, ts);
+        if m.clone_trigger_seen {
+            return false;
         }
+        m.clone_trigger_seen = true;
+        let ts = ts.unwrap_or(0);
+        sink.set_stat("traced_clone_trigger_timestamp_ns", None, machine, ts);
+        true
     }
 
     /// Streaming into a file with DISCARD buffers loses data once a buffer fills.
