@@ -1279,3 +1279,63 @@ fn app_wakelock_events_that_cannot_be_placed_are_counted() {
         table(&[["app_wakelock_parse_error", "2"]])
     );
 }
+
+#[test]
+fn metatrace_events_are_thread_slices_and_counters_with_interned_args() {
+    // metatrace.textproto: interned strings in a packet of their own, an event named by an
+    // interned string with a plain and an interned arg, a plain event with the overrun
+    // flag, a counter, and an event named only by id (not imported).
+    let (conn, _db) = import("metatrace.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, s.category, s.name, t.tid,
+               extract_arg(s.arg_set_id, 'query'), extract_arg(s.arg_set_id, 'rows')
+             from slice s join thread_track tt on s.track_id = tt.id join thread t using (utid)
+             order by s.ts"
+        ),
+        table(&[
+            ["200", "50", "metatrace", "QUERY_EXECUTE", "42", "select 1", "QUERY_EXECUTE"],
+            ["300", "10", "metatrace", "PARSE", "42", "NULL", "NULL"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.ts, c.value, ct.name, ct.type, extract_arg(c.arg_set_id, 'k'), t.tid
+             from counter c join thread_counter_track ct on c.track_id = ct.id
+             join thread t using (utid)"
+        ),
+        table(&[["400", "1234", "MEM", "metatrace_counter", "v", "43"]])
+    );
+    assert_eq!(
+        rows(&conn, "select value from stats where name = 'metatrace_overruns'"),
+        table(&[["1"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select idx, value from sextant_stats where name = 'proto_packet_kind_not_imported'"
+        ),
+        table(&[["49", "1"]])
+    );
+}
+
+#[test]
+fn camera_frames_are_slices_on_a_track_set_per_camera() {
+    // camera_frames.textproto: two overlapping frames of camera 0 and one of camera 1,
+    // then session stats (not imported, as in the reference).
+    let (conn, _db) = import("camera_frames.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, s.name, t.name, t.type, s.track_id
+             from slice s join track t on s.track_id = t.id order by s.ts"
+        ),
+        table(&[
+            ["1000", "500", "Frame 10", "Camera 0 Frames", "android_camera_event", "0"],
+            ["1100", "600", "Frame 11", "Camera 0 Frames", "android_camera_event", "1"],
+            ["1200", "100", "Frame 5", "Camera 1 Frames", "android_camera_event", "2"],
+        ])
+    );
+}

@@ -964,3 +964,40 @@ fn an_ignored_unnestable_begin_does_not_keep_its_async_slot_busy() {
         ])
     );
 }
+
+#[test]
+fn etw_context_switches_and_ready_threads_are_scheduling() {
+    // etw_cswitch.textproto: one bundle (cpu 0) whose events switch threads on cpu 0 and,
+    // naming their own cpu, on cpu 1; a ReadyThread wakes thread 20 from thread 10; one
+    // old thread state is no Windows state.
+    let (conn, _db) = import("etw_cswitch.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, dur, cpu, tid, end_state, priority from sched join thread using (utid)
+             order by ts"
+        ),
+        table(&[
+            ["100", "100", "0", "10", "R", "8"],
+            ["200", "200", "0", "20", "T", "9"],
+            ["300", "-1", "1", "30", "NULL", "1"],
+            ["400", "-1", "0", "10", "NULL", "0"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, dur, state, w.tid from thread_state s join thread t using (utid)
+             left join thread w on w.utid = s.waker_utid where t.tid = 20 order by ts"
+        ),
+        table(&[
+            ["150", "50", "R", "10"],
+            ["200", "200", "Running", "NULL"],
+            ["400", "-1", "T", "NULL"],
+        ])
+    );
+    assert_eq!(
+        rows(&conn, "select value from stats where name = 'task_state_invalid'"),
+        table(&[["1"]])
+    );
+}
