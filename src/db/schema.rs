@@ -664,4 +664,5 @@ pub const KNOWN_MODULES: &[&str] = &[
     "android.winscope.windowmanager",
     "android.winscope.inputmethod",
     "android.winscope.viewcapture",
+    "time.conversion",
 ];
