@@ -1339,3 +1339,64 @@ fn camera_frames_are_slices_on_a_track_set_per_camera() {
         ])
     );
 }
+
+#[test]
+fn power_rail_counters_are_intervals_between_changes_with_average_power() {
+    // power_rails_intervals.textproto: two rails sampled at 1, 2 and 4 ms; the cpu rail
+    // repeats its first value at 2 ms, the display rail its second at 4 ms.
+    let (conn, _db) = import("power_rails_intervals.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, dur, power_rail_name, raw_power_rail_name, energy_since_boot,
+               energy_since_boot_at_end, round(average_power, 3), energy_delta, value
+             from android_power_rails_counters order by power_rail_name, ts"
+        ),
+        table(&[
+            [
+                "1000000",
+                "3000000",
+                "power.rails.cpu.little",
+                "S4M_VDD_CPUCL0",
+                "100",
+                "300",
+                "66.667",
+                "NULL",
+                "100"
+            ],
+            [
+                "4000000",
+                "0",
+                "power.rails.cpu.little",
+                "S4M_VDD_CPUCL0",
+                "300",
+                "NULL",
+                "NULL",
+                "200",
+                "300"
+            ],
+            [
+                "1000000",
+                "1000000",
+                "power.rails.display",
+                "VSYS_PWR_DISPLAY",
+                "50",
+                "80",
+                "30",
+                "NULL",
+                "50"
+            ],
+            [
+                "2000000",
+                "2000000",
+                "power.rails.display",
+                "VSYS_PWR_DISPLAY",
+                "80",
+                "NULL",
+                "NULL",
+                "30",
+                "80"
+            ],
+        ])
+    );
+}

@@ -498,6 +498,29 @@ CREATE VIEW android_power_rails_metadata AS
     extract_arg(t.source_arg_set_id, 'subsystem_name') AS subsystem_name,
     t.id AS track_id, t.machine_id
   FROM __intrinsic_track t WHERE t.type = 'power_rails';
+-- android.power_rails: each rail's energy as intervals (counter_leading_intervals: a sample
+-- repeating the previous value of its rail is folded into it; an interval lasts to the next
+-- change, the last to the end of the trace), with the energy at its end, the change since
+-- the previous interval (uWs) and the average power over it (mW).
+CREATE VIEW android_power_rails_counters AS
+  WITH rails AS (
+    SELECT c.id, c.ts, c.track_id, c.value,
+      LAG(c.value) OVER (PARTITION BY c.track_id ORDER BY c.ts, c.id) AS prev
+    FROM counter c JOIN android_power_rails_metadata m USING (track_id)
+  ), kept AS (
+    SELECT id, ts, track_id, value FROM rails WHERE prev IS NULL OR prev != value
+  ), iv AS (
+    SELECT id, ts, track_id, value,
+      COALESCE(LEAD(ts) OVER w, (SELECT end_ts FROM trace_bounds)) - ts AS dur,
+      LEAD(value) OVER w AS next_value,
+      value - LAG(value) OVER w AS delta_value
+    FROM kept WINDOW w AS (PARTITION BY track_id ORDER BY ts, id)
+  )
+  SELECT iv.id, iv.ts, iv.dur, m.power_rail_name, m.raw_power_rail_name,
+    iv.value AS energy_since_boot, iv.next_value AS energy_since_boot_at_end,
+    (iv.next_value - iv.value) / (iv.dur / 1e6) AS average_power,
+    iv.delta_value AS energy_delta, iv.track_id, iv.value
+  FROM iv JOIN android_power_rails_metadata m USING (track_id);
 -- android.network_packets: every packet (or aggregate) of an Android network trace, its
 -- interface and direction from its track's name, its fields from the slice's args.
 CREATE VIEW android_network_packets AS
