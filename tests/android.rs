@@ -1400,3 +1400,20 @@ fn power_rail_counters_are_intervals_between_changes_with_average_power() {
         ])
     );
 }
+
+#[test]
+fn battery_charge_lines_up_the_battery_counters_by_time() {
+    // battery_charge.textproto: a full battery sample, then one with only the capacity.
+    let (conn, _db) = import("battery_charge.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, current_avg_ua, capacity_percent, charge_uah, current_ua, voltage_uv,
+               power_mw from android_battery_charge"
+        ),
+        table(&[
+            ["1000", "-400000", "80", "3000000", "-500000", "4000000", "2000"],
+            ["2000", "NULL", "79", "NULL", "NULL", "NULL", "NULL"],
+        ])
+    );
+}

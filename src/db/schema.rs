@@ -498,6 +498,31 @@ CREATE VIEW android_power_rails_metadata AS
     extract_arg(t.source_arg_set_id, 'subsystem_name') AS subsystem_name,
     t.id AS track_id, t.machine_id
   FROM __intrinsic_track t WHERE t.type = 'power_rails';
+-- android.battery: the battery's counters side by side at each time one of them was sampled.
+CREATE VIEW android_battery_charge AS
+  SELECT all_ts.ts, current_avg_ua, capacity_percent, charge_uah, current_ua, voltage_uv,
+    power_mw
+  FROM (SELECT DISTINCT c.ts AS ts FROM counter c JOIN counter_track t ON c.track_id = t.id
+        WHERE t.name GLOB 'batt.*') AS all_ts
+  LEFT JOIN (SELECT c.ts, c.value AS current_avg_ua FROM counter c
+             JOIN counter_track t ON c.track_id = t.id
+             WHERE t.name = 'batt.current.avg_ua') USING (ts)
+  LEFT JOIN (SELECT c.ts, c.value AS capacity_percent FROM counter c
+             JOIN counter_track t ON c.track_id = t.id
+             WHERE t.name = 'batt.capacity_pct') USING (ts)
+  LEFT JOIN (SELECT c.ts, c.value AS charge_uah FROM counter c
+             JOIN counter_track t ON c.track_id = t.id
+             WHERE t.name = 'batt.charge_uah') USING (ts)
+  LEFT JOIN (SELECT c.ts, c.value AS current_ua FROM counter c
+             JOIN counter_track t ON c.track_id = t.id
+             WHERE t.name = 'batt.current_ua') USING (ts)
+  LEFT JOIN (SELECT c.ts, c.value AS voltage_uv FROM counter c
+             JOIN counter_track t ON c.track_id = t.id
+             WHERE t.name = 'batt.voltage_uv') USING (ts)
+  LEFT JOIN (SELECT c.ts, c.value AS power_mw FROM counter c
+             JOIN counter_track t ON c.track_id = t.id
+             WHERE t.name = 'batt.power_mw') USING (ts)
+  ORDER BY ts;
 -- android.power_rails: each rail's energy as intervals (counter_leading_intervals: a sample
 -- repeating the previous value of its rail is folded into it; an interval lasts to the next
 -- change, the last to the end of the trace), with the energy at its end, the change since
@@ -688,4 +713,5 @@ pub const KNOWN_MODULES: &[&str] = &[
     "android.winscope.inputmethod",
     "android.winscope.viewcapture",
     "time.conversion",
+    "android.battery",
 ];
