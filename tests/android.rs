@@ -1295,7 +1295,15 @@ fn metatrace_events_are_thread_slices_and_counters_with_interned_args() {
              order by s.ts"
         ),
         table(&[
-            ["200", "50", "metatrace", "QUERY_EXECUTE", "42", "select 1", "QUERY_EXECUTE"],
+            [
+                "200",
+                "50",
+                "metatrace",
+                "QUERY_EXECUTE",
+                "42",
+                "select 1",
+                "QUERY_EXECUTE"
+            ],
             ["300", "10", "metatrace", "PARSE", "42", "NULL", "NULL"],
         ])
     );
@@ -1309,7 +1317,10 @@ fn metatrace_events_are_thread_slices_and_counters_with_interned_args() {
         table(&[["400", "1234", "MEM", "metatrace_counter", "v", "43"]])
     );
     assert_eq!(
-        rows(&conn, "select value from stats where name = 'metatrace_overruns'"),
+        rows(
+            &conn,
+            "select value from stats where name = 'metatrace_overruns'"
+        ),
         table(&[["1"]])
     );
     assert_eq!(
@@ -1333,9 +1344,30 @@ fn camera_frames_are_slices_on_a_track_set_per_camera() {
              from slice s join track t on s.track_id = t.id order by s.ts"
         ),
         table(&[
-            ["1000", "500", "Frame 10", "Camera 0 Frames", "android_camera_event", "0"],
-            ["1100", "600", "Frame 11", "Camera 0 Frames", "android_camera_event", "1"],
-            ["1200", "100", "Frame 5", "Camera 1 Frames", "android_camera_event", "2"],
+            [
+                "1000",
+                "500",
+                "Frame 10",
+                "Camera 0 Frames",
+                "android_camera_event",
+                "0"
+            ],
+            [
+                "1100",
+                "600",
+                "Frame 11",
+                "Camera 0 Frames",
+                "android_camera_event",
+                "1"
+            ],
+            [
+                "1200",
+                "100",
+                "Frame 5",
+                "Camera 1 Frames",
+                "android_camera_event",
+                "2"
+            ],
         ])
     );
 }

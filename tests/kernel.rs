@@ -997,7 +997,10 @@ fn etw_context_switches_and_ready_threads_are_scheduling() {
         ])
     );
     assert_eq!(
-        rows(&conn, "select value from stats where name = 'task_state_invalid'"),
+        rows(
+            &conn,
+            "select value from stats where name = 'task_state_invalid'"
+        ),
         table(&[["1"]])
     );
 }

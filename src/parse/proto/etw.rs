@@ -59,9 +59,8 @@ impl Parser<'_> {
                 return;
             }
             let Some(ts) = ev.timestamp else {
-                self.fatal.get_or_insert(ParseError::invalid(
-                    "Timestamp field not found in EtwEvent",
-                ));
+                self.fatal
+                    .get_or_insert(ParseError::invalid("Timestamp field not found in EtwEvent"));
                 return;
             };
             let ts = ts as i64;
