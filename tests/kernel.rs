@@ -1004,3 +1004,32 @@ fn etw_context_switches_and_ready_threads_are_scheduling() {
         table(&[["1"]])
     );
 }
+
+#[test]
+fn cpu_frequency_and_idle_counters_are_intervals_between_changes() {
+    // cpu_freq_idle_intervals.textproto: cpu 0 repeats a frequency and an idle state (folded
+    // into the interval before), leaves idle (4294967295, read as -1); the trace ends at 5000.
+    let (conn, _db) = import("cpu_freq_idle_intervals.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, dur, freq, ucpu, cpu from cpu_frequency_counters order by cpu, ts"
+        ),
+        table(&[
+            ["1000", "2000", "500000", "0", "0"],
+            ["3000", "2000", "900000", "0", "0"],
+            ["1000", "4000", "600000", "1", "1"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, dur, idle, cpu from cpu_idle_counters order by ts"
+        ),
+        table(&[
+            ["1500", "1000", "1", "0"],
+            ["2500", "2500", "-1", "0"],
+            ["5000", "0", "0", "0"],
+        ])
+    );
+}

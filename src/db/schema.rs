@@ -498,6 +498,38 @@ CREATE VIEW android_power_rails_metadata AS
     extract_arg(t.source_arg_set_id, 'subsystem_name') AS subsystem_name,
     t.id AS track_id, t.machine_id
   FROM __intrinsic_track t WHERE t.type = 'power_rails';
+-- linux.cpu.frequency / linux.cpu.idle: each cpu's frequency (kHz) / idle state as intervals
+-- over which it holds (counter_leading_intervals: a repeated value is folded in, the last
+-- interval lasts to the end of the trace); idle state 4294967295 (-1 as unsigned) is -1.
+CREATE VIEW cpu_frequency_counters AS
+  WITH vals AS (
+    SELECT c.id, c.ts, c.track_id, c.value,
+      LAG(c.value) OVER (PARTITION BY c.track_id ORDER BY c.ts, c.id) AS prev
+    FROM counter c JOIN cpu_counter_track t ON t.id = c.track_id AND t.type = 'cpu_frequency'
+  ), kept AS (
+    SELECT id, ts, track_id, value FROM vals WHERE prev IS NULL OR prev != value
+  ), iv AS (
+    SELECT id, ts, track_id, value,
+      COALESCE(LEAD(ts) OVER w, (SELECT end_ts FROM trace_bounds)) - ts AS dur
+    FROM kept WINDOW w AS (PARTITION BY track_id ORDER BY ts, id)
+  )
+  SELECT iv.id, iv.track_id, iv.ts, iv.dur, CAST(iv.value AS INT) AS freq, c.ucpu, t.cpu
+  FROM iv JOIN cpu_counter_track t ON t.id = iv.track_id
+  LEFT JOIN cpu c ON c.machine_id IS t.machine_id AND c.cpu = t.cpu;
+CREATE VIEW cpu_idle_counters AS
+  WITH vals AS (
+    SELECT c.id, c.ts, c.track_id, c.value,
+      LAG(c.value) OVER (PARTITION BY c.track_id ORDER BY c.ts, c.id) AS prev
+    FROM counter c JOIN cpu_counter_track t ON t.id = c.track_id AND t.type = 'cpu_idle'
+  ), kept AS (
+    SELECT id, ts, track_id, value FROM vals WHERE prev IS NULL OR prev != value
+  ), iv AS (
+    SELECT id, ts, track_id, value,
+      COALESCE(LEAD(ts) OVER w, (SELECT end_ts FROM trace_bounds)) - ts AS dur
+    FROM kept WINDOW w AS (PARTITION BY track_id ORDER BY ts, id)
+  )
+  SELECT iv.id, iv.track_id, iv.ts, iv.dur, CAST(IIF(iv.value = 4294967295, -1, iv.value) AS INT) AS idle, t.cpu
+  FROM iv JOIN cpu_counter_track t ON t.id = iv.track_id;
 -- android.battery: the battery's counters side by side at each time one of them was sampled.
 CREATE VIEW android_battery_charge AS
   SELECT all_ts.ts, current_avg_ua, capacity_percent, charge_uah, current_ua, voltage_uv,
@@ -714,4 +746,6 @@ pub const KNOWN_MODULES: &[&str] = &[
     "android.winscope.viewcapture",
     "time.conversion",
     "android.battery",
+    "linux.cpu.frequency",
+    "linux.cpu.idle",
 ];
