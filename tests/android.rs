@@ -1279,3 +1279,173 @@ fn app_wakelock_events_that_cannot_be_placed_are_counted() {
         table(&[["app_wakelock_parse_error", "2"]])
     );
 }
+
+#[test]
+fn metatrace_events_are_thread_slices_and_counters_with_interned_args() {
+    // metatrace.textproto: interned strings in a packet of their own, an event named by an
+    // interned string with a plain and an interned arg, a plain event with the overrun
+    // flag, a counter, and an event named only by id (not imported).
+    let (conn, _db) = import("metatrace.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, s.category, s.name, t.tid,
+               extract_arg(s.arg_set_id, 'query'), extract_arg(s.arg_set_id, 'rows')
+             from slice s join thread_track tt on s.track_id = tt.id join thread t using (utid)
+             order by s.ts"
+        ),
+        table(&[
+            [
+                "200",
+                "50",
+                "metatrace",
+                "QUERY_EXECUTE",
+                "42",
+                "select 1",
+                "QUERY_EXECUTE"
+            ],
+            ["300", "10", "metatrace", "PARSE", "42", "NULL", "NULL"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select c.ts, c.value, ct.name, ct.type, extract_arg(c.arg_set_id, 'k'), t.tid
+             from counter c join thread_counter_track ct on c.track_id = ct.id
+             join thread t using (utid)"
+        ),
+        table(&[["400", "1234", "MEM", "metatrace_counter", "v", "43"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select value from stats where name = 'metatrace_overruns'"
+        ),
+        table(&[["1"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select idx, value from sextant_stats where name = 'proto_packet_kind_not_imported'"
+        ),
+        table(&[["49", "1"]])
+    );
+}
+
+#[test]
+fn camera_frames_are_slices_on_a_track_set_per_camera() {
+    // camera_frames.textproto: two overlapping frames of camera 0 and one of camera 1,
+    // then session stats (not imported, as in the reference).
+    let (conn, _db) = import("camera_frames.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, s.name, t.name, t.type, s.track_id
+             from slice s join track t on s.track_id = t.id order by s.ts"
+        ),
+        table(&[
+            [
+                "1000",
+                "500",
+                "Frame 10",
+                "Camera 0 Frames",
+                "android_camera_event",
+                "0"
+            ],
+            [
+                "1100",
+                "600",
+                "Frame 11",
+                "Camera 0 Frames",
+                "android_camera_event",
+                "1"
+            ],
+            [
+                "1200",
+                "100",
+                "Frame 5",
+                "Camera 1 Frames",
+                "android_camera_event",
+                "2"
+            ],
+        ])
+    );
+}
+
+#[test]
+fn power_rail_counters_are_intervals_between_changes_with_average_power() {
+    // power_rails_intervals.textproto: two rails sampled at 1, 2 and 4 ms; the cpu rail
+    // repeats its first value at 2 ms, the display rail its second at 4 ms.
+    let (conn, _db) = import("power_rails_intervals.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, dur, power_rail_name, raw_power_rail_name, energy_since_boot,
+               energy_since_boot_at_end, round(average_power, 3), energy_delta, value
+             from android_power_rails_counters order by power_rail_name, ts"
+        ),
+        table(&[
+            [
+                "1000000",
+                "3000000",
+                "power.rails.cpu.little",
+                "S4M_VDD_CPUCL0",
+                "100",
+                "300",
+                "66.667",
+                "NULL",
+                "100"
+            ],
+            [
+                "4000000",
+                "0",
+                "power.rails.cpu.little",
+                "S4M_VDD_CPUCL0",
+                "300",
+                "NULL",
+                "NULL",
+                "200",
+                "300"
+            ],
+            [
+                "1000000",
+                "1000000",
+                "power.rails.display",
+                "VSYS_PWR_DISPLAY",
+                "50",
+                "80",
+                "30",
+                "NULL",
+                "50"
+            ],
+            [
+                "2000000",
+                "2000000",
+                "power.rails.display",
+                "VSYS_PWR_DISPLAY",
+                "80",
+                "NULL",
+                "NULL",
+                "30",
+                "80"
+            ],
+        ])
+    );
+}
+
+#[test]
+fn battery_charge_lines_up_the_battery_counters_by_time() {
+    // battery_charge.textproto: a full battery sample, then one with only the capacity.
+    let (conn, _db) = import("battery_charge.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, current_avg_ua, capacity_percent, charge_uah, current_ua, voltage_uv,
+               power_mw from android_battery_charge"
+        ),
+        table(&[
+            ["1000", "-400000", "80", "3000000", "-500000", "4000000", "2000"],
+            ["2000", "NULL", "79", "NULL", "NULL", "NULL", "NULL"],
+        ])
+    );
+}

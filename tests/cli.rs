@@ -774,3 +774,24 @@ fn math_regexp_and_str_split_work_in_queries() {
     ]);
     assert!(err.contains("regexp"), "{err}");
 }
+
+/// The stdlib module `time.conversion`: durations to and from nanoseconds, integer in,
+/// integer out (truncated), as its SQL functions compute them.
+#[test]
+fn time_conversion_module_converts_durations() {
+    let trace = data("a_track_events.pftrace");
+    assert_eq!(
+        query(
+            &trace,
+            "INCLUDE PERFETTO MODULE time.conversion;
+             select time_from_ns(7) a, time_from_us(2) b, time_from_ms(3) c, time_from_s(1) d,
+                    time_from_min(1) e, time_from_hours(1) f, time_from_days(1) g,
+                    time_to_us(1999) h, time_to_ms(2500000) i, time_to_s(3999999999) j,
+                    time_to_min(120000000000) k, time_to_hours(7200000000000) l,
+                    time_to_days(86400000000000) m, time_from_ms(1.5) n, time_to_s(null) o"
+        ),
+        "\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\",\"j\",\"k\",\"l\",\"m\",\"n\",\"o\"\n\
+         7,2000,3000000,1000000000,60000000000,3600000000000,86400000000000,1,2,3,2,2,1,\
+         1500000.000000,\"[NULL]\"\n"
+    );
+}

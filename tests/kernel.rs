@@ -994,3 +994,72 @@ fn an_ignored_unnestable_begin_does_not_keep_its_async_slot_busy() {
         ])
     );
 }
+
+#[test]
+fn etw_context_switches_and_ready_threads_are_scheduling() {
+    // etw_cswitch.textproto: one bundle (cpu 0) whose events switch threads on cpu 0 and,
+    // naming their own cpu, on cpu 1; a ReadyThread wakes thread 20 from thread 10; one
+    // old thread state is no Windows state.
+    let (conn, _db) = import("etw_cswitch.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, dur, cpu, tid, end_state, priority from sched join thread using (utid)
+             order by ts"
+        ),
+        table(&[
+            ["100", "100", "0", "10", "R", "8"],
+            ["200", "200", "0", "20", "T", "9"],
+            ["300", "-1", "1", "30", "NULL", "1"],
+            ["400", "-1", "0", "10", "NULL", "0"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, dur, state, w.tid from thread_state s join thread t using (utid)
+             left join thread w on w.utid = s.waker_utid where t.tid = 20 order by ts"
+        ),
+        table(&[
+            ["150", "50", "R", "10"],
+            ["200", "200", "Running", "NULL"],
+            ["400", "-1", "T", "NULL"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select value from stats where name = 'task_state_invalid'"
+        ),
+        table(&[["1"]])
+    );
+}
+
+#[test]
+fn cpu_frequency_and_idle_counters_are_intervals_between_changes() {
+    // cpu_freq_idle_intervals.textproto: cpu 0 repeats a frequency and an idle state (folded
+    // into the interval before), leaves idle (4294967295, read as -1); the trace ends at 5000.
+    let (conn, _db) = import("cpu_freq_idle_intervals.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, dur, freq, ucpu, cpu from cpu_frequency_counters order by cpu, ts"
+        ),
+        table(&[
+            ["1000", "2000", "500000", "0", "0"],
+            ["3000", "2000", "900000", "0", "0"],
+            ["1000", "4000", "600000", "1", "1"],
+        ])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select ts, dur, idle, cpu from cpu_idle_counters order by ts"
+        ),
+        table(&[
+            ["1500", "1000", "1", "0"],
+            ["2500", "2500", "-1", "0"],
+            ["5000", "0", "0", "0"],
+        ])
+    );
+}

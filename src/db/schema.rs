@@ -498,6 +498,86 @@ CREATE VIEW android_power_rails_metadata AS
     extract_arg(t.source_arg_set_id, 'subsystem_name') AS subsystem_name,
     t.id AS track_id, t.machine_id
   FROM __intrinsic_track t WHERE t.type = 'power_rails';
+-- linux.cpu.frequency / linux.cpu.idle: each cpu's frequency (kHz) / idle state as intervals
+-- over which it holds (counter_leading_intervals: a repeated value is folded in, the last
+-- interval lasts to the end of the trace); idle state 4294967295 (-1 as unsigned) is -1.
+CREATE VIEW cpu_frequency_counters AS
+  WITH vals AS (
+    SELECT c.id, c.ts, c.track_id, c.value,
+      LAG(c.value) OVER (PARTITION BY c.track_id ORDER BY c.ts, c.id) AS prev
+    FROM counter c JOIN cpu_counter_track t ON t.id = c.track_id AND t.type = 'cpu_frequency'
+  ), kept AS (
+    SELECT id, ts, track_id, value FROM vals WHERE prev IS NULL OR prev != value
+  ), iv AS (
+    SELECT id, ts, track_id, value,
+      COALESCE(LEAD(ts) OVER w, (SELECT end_ts FROM trace_bounds)) - ts AS dur
+    FROM kept WINDOW w AS (PARTITION BY track_id ORDER BY ts, id)
+  )
+  SELECT iv.id, iv.track_id, iv.ts, iv.dur, CAST(iv.value AS INT) AS freq, c.ucpu, t.cpu
+  FROM iv JOIN cpu_counter_track t ON t.id = iv.track_id
+  LEFT JOIN cpu c ON c.machine_id IS t.machine_id AND c.cpu = t.cpu;
+CREATE VIEW cpu_idle_counters AS
+  WITH vals AS (
+    SELECT c.id, c.ts, c.track_id, c.value,
+      LAG(c.value) OVER (PARTITION BY c.track_id ORDER BY c.ts, c.id) AS prev
+    FROM counter c JOIN cpu_counter_track t ON t.id = c.track_id AND t.type = 'cpu_idle'
+  ), kept AS (
+    SELECT id, ts, track_id, value FROM vals WHERE prev IS NULL OR prev != value
+  ), iv AS (
+    SELECT id, ts, track_id, value,
+      COALESCE(LEAD(ts) OVER w, (SELECT end_ts FROM trace_bounds)) - ts AS dur
+    FROM kept WINDOW w AS (PARTITION BY track_id ORDER BY ts, id)
+  )
+  SELECT iv.id, iv.track_id, iv.ts, iv.dur, CAST(IIF(iv.value = 4294967295, -1, iv.value) AS INT) AS idle, t.cpu
+  FROM iv JOIN cpu_counter_track t ON t.id = iv.track_id;
+-- android.battery: the battery's counters side by side at each time one of them was sampled.
+CREATE VIEW android_battery_charge AS
+  SELECT all_ts.ts, current_avg_ua, capacity_percent, charge_uah, current_ua, voltage_uv,
+    power_mw
+  FROM (SELECT DISTINCT c.ts AS ts FROM counter c JOIN counter_track t ON c.track_id = t.id
+        WHERE t.name GLOB 'batt.*') AS all_ts
+  LEFT JOIN (SELECT c.ts, c.value AS current_avg_ua FROM counter c
+             JOIN counter_track t ON c.track_id = t.id
+             WHERE t.name = 'batt.current.avg_ua') USING (ts)
+  LEFT JOIN (SELECT c.ts, c.value AS capacity_percent FROM counter c
+             JOIN counter_track t ON c.track_id = t.id
+             WHERE t.name = 'batt.capacity_pct') USING (ts)
+  LEFT JOIN (SELECT c.ts, c.value AS charge_uah FROM counter c
+             JOIN counter_track t ON c.track_id = t.id
+             WHERE t.name = 'batt.charge_uah') USING (ts)
+  LEFT JOIN (SELECT c.ts, c.value AS current_ua FROM counter c
+             JOIN counter_track t ON c.track_id = t.id
+             WHERE t.name = 'batt.current_ua') USING (ts)
+  LEFT JOIN (SELECT c.ts, c.value AS voltage_uv FROM counter c
+             JOIN counter_track t ON c.track_id = t.id
+             WHERE t.name = 'batt.voltage_uv') USING (ts)
+  LEFT JOIN (SELECT c.ts, c.value AS power_mw FROM counter c
+             JOIN counter_track t ON c.track_id = t.id
+             WHERE t.name = 'batt.power_mw') USING (ts)
+  ORDER BY ts;
+-- android.power_rails: each rail's energy as intervals (counter_leading_intervals: a sample
+-- repeating the previous value of its rail is folded into it; an interval lasts to the next
+-- change, the last to the end of the trace), with the energy at its end, the change since
+-- the previous interval (uWs) and the average power over it (mW).
+CREATE VIEW android_power_rails_counters AS
+  WITH rails AS (
+    SELECT c.id, c.ts, c.track_id, c.value,
+      LAG(c.value) OVER (PARTITION BY c.track_id ORDER BY c.ts, c.id) AS prev
+    FROM counter c JOIN android_power_rails_metadata m USING (track_id)
+  ), kept AS (
+    SELECT id, ts, track_id, value FROM rails WHERE prev IS NULL OR prev != value
+  ), iv AS (
+    SELECT id, ts, track_id, value,
+      COALESCE(LEAD(ts) OVER w, (SELECT end_ts FROM trace_bounds)) - ts AS dur,
+      LEAD(value) OVER w AS next_value,
+      value - LAG(value) OVER w AS delta_value
+    FROM kept WINDOW w AS (PARTITION BY track_id ORDER BY ts, id)
+  )
+  SELECT iv.id, iv.ts, iv.dur, m.power_rail_name, m.raw_power_rail_name,
+    iv.value AS energy_since_boot, iv.next_value AS energy_since_boot_at_end,
+    (iv.next_value - iv.value) / (iv.dur / 1e6) AS average_power,
+    iv.delta_value AS energy_delta, iv.track_id, iv.value
+  FROM iv JOIN android_power_rails_metadata m USING (track_id);
 -- android.network_packets: every packet (or aggregate) of an Android network trace, its
 -- interface and direction from its track's name, its fields from the slice's args.
 CREATE VIEW android_network_packets AS
@@ -664,4 +744,8 @@ pub const KNOWN_MODULES: &[&str] = &[
     "android.winscope.windowmanager",
     "android.winscope.inputmethod",
     "android.winscope.viewcapture",
+    "time.conversion",
+    "android.battery",
+    "linux.cpu.frequency",
+    "linux.cpu.idle",
 ];

@@ -1,7 +1,10 @@
 //! Scalar SQL functions Perfetto queries use that the bundled SQLite lacks: the math
 //! functions of SQLite's `SQLITE_ENABLE_MATH_FUNCTIONS` (`sqrt`, `pow`, `ln`, `log`, `floor`,
 //! …, with SQLite's rules: NULL in or a domain error gives NULL), `regexp` (so `x REGEXP
-//! 'pattern'` works, Rust's regex syntax) and Perfetto's `str_split(str, delimiter, index)`.
+//! 'pattern'` works, Rust's regex syntax), Perfetto's `str_split(str, delimiter, index)` and
+//! the duration conversions of the stdlib module `time.conversion` (`time_from_us(x)` is
+//! `x * 1000`, `time_to_ms(ns)` is `ns / 1000000`, … with SQLite's arithmetic: integer in,
+//! integer out, truncated).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -61,8 +64,65 @@ fn rounding(ctx: &Context<'_>, f: Unary) -> Value {
     }
 }
 
+/// `time.conversion`'s functions: (name, nanoseconds per unit, from unit to ns).
+const TIME_CONVERSIONS: &[(&str, i64, bool)] = &[
+    ("time_from_ns", 1, true),
+    ("time_from_us", 1_000, true),
+    ("time_from_ms", 1_000_000, true),
+    ("time_from_s", 1_000_000_000, true),
+    ("time_from_min", 60_000_000_000, true),
+    ("time_from_hours", 3_600_000_000_000, true),
+    ("time_from_days", 86_400_000_000_000, true),
+    ("time_to_us", 1_000, false),
+    ("time_to_ms", 1_000_000, false),
+    ("time_to_s", 1_000_000_000, false),
+    ("time_to_min", 60_000_000_000, false),
+    ("time_to_hours", 3_600_000_000_000, false),
+    ("time_to_days", 86_400_000_000_000, false),
+];
+
+/// `x * factor` or `x / factor` as SQLite computes it: integers stay integers (a division
+/// truncates, a product that overflows becomes real), reals stay real, NULL stays NULL;
+/// text is read as the number it spells.
+fn scale(v: ValueRef<'_>, factor: i64, multiply: bool) -> Value {
+    let int = |i: i64| {
+        if multiply {
+            i.checked_mul(factor)
+                .map_or(Value::Real(i as f64 * factor as f64), Value::Integer)
+        } else {
+            Value::Integer(i / factor)
+        }
+    };
+    let float = |f: f64| {
+        Value::Real(if multiply {
+            f * factor as f64
+        } else {
+            f / factor as f64
+        })
+    };
+    match v {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) => int(i),
+        ValueRef::Real(f) => float(f),
+        ValueRef::Text(t) | ValueRef::Blob(t) => {
+            let t = String::from_utf8_lossy(t);
+            let t = t.trim();
+            if let Ok(i) = t.parse::<i64>() {
+                int(i)
+            } else {
+                float(t.parse::<f64>().unwrap_or(0.0))
+            }
+        }
+    }
+}
+
 pub fn register(conn: &Connection) -> rusqlite::Result<()> {
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    for &(name, factor, multiply) in TIME_CONVERSIONS {
+        conn.create_scalar_function(name, 1, flags, move |ctx| {
+            Ok(scale(ctx.get_raw(0), factor, multiply))
+        })?;
+    }
     for &(name, f) in UNARY {
         conn.create_scalar_function(name, 1, flags, move |ctx| {
             Ok(number(ctx, 0).map_or(Value::Null, |v| real(f(v))))

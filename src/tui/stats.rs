@@ -297,6 +297,10 @@ pub fn advice(name: &str) -> Option<Advice> {
             "memory counters could not be attributed",
             "record with a kernel that reports rss_stat mm_id with curr, or poll memory with process_stats",
         ),
+        "metatrace_arg_key_unknown" => a(
+            "metatrace packets name interned arg keys defined in packets the trace lost",
+            "record the metatrace again with a larger buffer",
+        ),
         "proto_truncated" | "proto_packet_decode_failure" => a(
             "the trace file was cut or corrupted",
             "copy it again from the device",

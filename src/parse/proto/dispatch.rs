@@ -93,6 +93,9 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
         Some(D::V8RegExpCode(_)) => "TracePacket.v8_reg_exp_code",
         Some(D::V8CodeMove(_)) => "TracePacket.v8_code_move",
         Some(D::MemoryTrackerSnapshot(_)) => "TracePacket.memory_tracker_snapshot",
+        Some(D::PerfettoMetatrace(_)) => "TracePacket.perfetto_metatrace",
+        Some(D::AndroidCameraFrameEvent(_)) => "TracePacket.android_camera_frame_event",
+        Some(D::EtwEvents(_)) => "TracePacket.etw_events",
         None => "TracePacket (payload Sextant does not read)",
     }
 }
@@ -100,9 +103,9 @@ fn content_path(data: Option<&trace_packet::Data>) -> &'static str {
 /// TracePacket fields Sextant's `TracePacket` declares.
 const KNOWN_PACKET_FIELDS: &[u32] = &[
     1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
-    47, 48, 50, 51, 52, 53, 54, 57, 58, 59, 60, 61, 63, 64, 65, 66, 67, 69, 70, 71, 72, 73, 76, 77,
-    79, 82, 83, 84, 86, 87, 88, 89, 91, 92, 93, 94, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105,
-    107, 109, 112, 113, 115, 116, 119, 123, 126, 128, 129, 132, 133,
+    47, 48, 49, 50, 51, 52, 53, 54, 57, 58, 59, 60, 61, 63, 64, 65, 66, 67, 69, 70, 71, 72, 73, 76,
+    77, 79, 80, 82, 83, 84, 86, 87, 88, 89, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103,
+    104, 105, 107, 109, 112, 113, 115, 116, 119, 123, 126, 128, 129, 132, 133,
 ];
 
 /// The field number of the payload of a packet whose kind Sextant does not import: the
@@ -473,6 +476,13 @@ impl Parser<'_> {
             trace_packet::Data::MemoryTrackerSnapshot(m) => {
                 self.memory_snapshot(machine, ts.unwrap_or(0), clock, &m)
             }
+            trace_packet::Data::PerfettoMetatrace(m) => {
+                self.metatrace(machine, ts.unwrap_or(0), clock, &m)
+            }
+            trace_packet::Data::AndroidCameraFrameEvent(ev) => {
+                self.camera_frame(machine, seq_id, &ev)
+            }
+            trace_packet::Data::EtwEvents(bundle) => self.etw_bundle(machine, seq_id, &bundle),
             trace_packet::Data::WinscopeExtensions(bytes) => {
                 self.winscope_extensions(machine, seq_id, ts.unwrap_or(0), clock, &bytes)
             }

@@ -19,11 +19,13 @@ use trace_stats::LossTracker;
 mod android_input;
 mod android_probes;
 mod app_wakelock;
+mod camera;
 mod chrome;
 mod chrome_descriptors;
 mod debug_annotations;
 mod descriptor_pool;
 mod dispatch;
+mod etw;
 mod frame_timeline;
 mod ftrace;
 mod generic_kernel;
@@ -32,6 +34,7 @@ mod gpu_events;
 mod heap_graph;
 mod heapprofd;
 mod memory_snapshot;
+mod metatrace;
 mod network;
 mod packets;
 mod profiling;
@@ -251,6 +254,8 @@ struct Parser<'a> {
     namespaces: system::Namespaces,
     /// The ftrace `global` clock reading of the latest bundle snapshot added.
     latest_ftrace_clock_snapshot: Option<i64>,
+    /// Metatrace strings by iid (for the whole trace, see [`metatrace`]).
+    metatrace_strings: FxHashMap<u64, StrId>,
 }
 
 /// A sequence-scoped clock a ClockSnapshot described: its unit, and for an incremental
@@ -307,6 +312,7 @@ pub fn parse_stream(
         ctx,
         sequences: FxHashMap::default(),
         compact: HashMap::new(),
+        metatrace_strings: FxHashMap::default(),
         args: ArgsBuilder::default(),
         packets: 0,
         fatal: None,
