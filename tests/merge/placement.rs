@@ -616,3 +616,85 @@ fn an_untimed_packet_is_placed_at_the_latest_timestamp_read_before_it() {
         table(&[["1700000001100000100", "8192"]])
     );
 }
+
+/// behaviour-merging.md "Model": Trace Processor converts each event as it reads it, with
+/// the snapshots read before it, and never redoes it. 'a' (MONOTONIC 600) is read when only
+/// the first snapshot {BOOTTIME 1000, MONOTONIC 500} is: 1100, although the second
+/// {2000, 550}, read after it, is the last reading at or before 600 once all are read
+/// (2050). 'b', read after both, uses the second: 2150.
+#[test]
+fn each_event_converts_with_the_snapshots_read_before_it() {
+    let mut packets = thread_tracks(10, 11, "app", "main");
+    let mono = |name: &str, ts: u64| {
+        slice(name, ts, 10).into_iter().map(|mut p| {
+            p.timestamp_clock_id = Some(MONOTONIC);
+            p
+        })
+    };
+    packets.push(snapshot(&[(BOOTTIME, 1_000), (MONOTONIC, 500)]));
+    packets.extend(mono("a", 600));
+    packets.push(snapshot(&[(BOOTTIME, 2_000), (MONOTONIC, 550)]));
+    packets.extend(mono("b", 700));
+    let i = expect_ok("as_it_goes", &encode(packets, None));
+    assert_eq!(
+        rows(&i.conn, "select name, ts, dur from slice order by ts"),
+        table(&[["a", "1100", "10"], ["b", "2150", "10"]])
+    );
+}
+
+/// A proto packet whose clock has no relation yet when it is read is held to the end of its
+/// file (behaviour-merging.md §1 "Proto failures"), then converted with all the file's
+/// snapshots: 'early' (clock 64, read before any snapshot of clock 64) is placed by the
+/// snapshot read after it, not dropped.
+#[test]
+fn a_packet_with_no_relation_when_read_is_retried_at_the_end_of_its_file() {
+    let mut packets = thread_tracks(10, 11, "app", "main");
+    let seq_clock = |name: &str, ts: u64| {
+        slice(name, ts, 10).into_iter().map(|mut p| {
+            p.timestamp_clock_id = Some(64);
+            p
+        })
+    };
+    packets.push(snapshot(&[(BOOTTIME, 1_000), (MONOTONIC, 500)]));
+    packets.extend(seq_clock("early", 100));
+    packets.push(snapshot(&[(BOOTTIME, 2_000), (64, 50)]));
+    packets.extend(seq_clock("late", 80));
+    let i = expect_ok("deferred", &encode(packets, None));
+    assert_eq!(
+        rows(&i.conn, "select name, ts from slice order by ts"),
+        table(&[["late", "2030"], ["early", "2050"]])
+    );
+    assert_eq!(rows(&i.conn, SYNC_FAILURES), table::<2>(&[]));
+}
+
+/// Each event a clock conversion drops is logged once (an input that made several rows
+/// counts once), with the raw clock numbers and timestamp (behaviour-merging.md §1 "Other
+/// formats", "Proto failures"), besides its stats.
+#[test]
+fn each_failed_conversion_is_logged_with_its_raw_clock_and_timestamp() {
+    let trace = monotonic_slice_after(&[&[(BOOTTIME, 1_000), (REALTIME, 500)]], 600);
+    let i = expect_ok("failure_logs", &trace);
+    assert_eq!(
+        rows(&i.conn, SYNC_FAILURES),
+        table(&[
+            ["clock_sync_failure_undeferrable_packet_loss", "2"],
+            ["clock_sync_failure_unknown_source_clock", "2"]
+        ])
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select l.id, l.severity, l.trace_id, l.ts, a.key, a.int_value
+             from _trace_import_logs l join args a using (arg_set_id)
+             where l.name = 'clock_sync_failure_unknown_source_clock' order by l.id, a.key"
+        ),
+        table(&[
+            ["0", "error", "0", "NULL", "source_clock_id", "3"],
+            ["0", "error", "0", "NULL", "source_timestamp", "600"],
+            ["0", "error", "0", "NULL", "target_clock_id", "6"],
+            ["1", "error", "0", "NULL", "source_clock_id", "3"],
+            ["1", "error", "0", "NULL", "source_timestamp", "610"],
+            ["1", "error", "0", "NULL", "target_clock_id", "6"],
+        ])
+    );
+}
