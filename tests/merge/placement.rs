@@ -342,6 +342,35 @@ fn a_clock_going_back_is_no_longer_a_source() {
     );
 }
 
+/// A clock that goes back stops being a source only from the snapshot where it does: an
+/// event read before that snapshot was converted as it was read.
+#[test]
+fn a_clock_going_back_keeps_the_events_converted_before() {
+    let mut packets = thread_tracks(10, 11, "app", "main");
+    let mono = |name: &str, ts: u64| {
+        slice(name, ts, 10).into_iter().map(|mut p| {
+            p.timestamp_clock_id = Some(MONOTONIC);
+            p
+        })
+    };
+    packets.push(snapshot(&[(BOOTTIME, 1_000), (MONOTONIC, 500)]));
+    packets.extend(mono("before", 600));
+    packets.push(snapshot(&[(BOOTTIME, 2_000), (MONOTONIC, 400)]));
+    packets.extend(mono("after", 700));
+    let i = expect_ok("backwards-midway", &encode(packets, None));
+    assert_eq!(
+        rows(&i.conn, "select name, ts from slice"),
+        table(&[["before", "1100"]])
+    );
+    assert_eq!(
+        rows(&i.conn, SYNC_FAILURES),
+        table(&[
+            ["clock_sync_failure_no_path", "2"],
+            ["clock_sync_failure_undeferrable_packet_loss", "2"]
+        ])
+    );
+}
+
 /// behaviour-merging.md §2 "REALTIME twins" are added only off the trace-time machine, and a
 /// proto claims trace time at its snapshot before the snapshot is added: b.pb (second file
 /// on the host, a.pb has no snapshot) claims the host's BOOTTIME, so its REALTIME reading is
