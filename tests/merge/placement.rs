@@ -727,3 +727,43 @@ fn each_failed_conversion_is_logged_with_its_raw_clock_and_timestamp() {
         ])
     );
 }
+
+/// A file failing many conversions logs the first 10,000 of a kind one by one; the stat
+/// counts them all and Sextant's own `clock_sync_failure_logs_omitted` the rest.
+#[test]
+fn failure_logs_stop_at_ten_thousand_per_kind() {
+    let a = boot_realtime_proto("a_slice", 1_000_000_000);
+    let mut systrace = String::from("# tracer: nop\n#\n");
+    for i in 0..10_003 {
+        systrace.push_str(&format!(
+            "           <...>-1     (-----) [000] ...1  1.{i:06}: tracing_mark_write: C|1|ctr|{i}\n"
+        ));
+    }
+    let i = expect_ok(
+        "many_failures.zip",
+        &zip(&[("a.pb", &a), ("s.txt", systrace.as_bytes())]),
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select name, value from stats where name = 'clock_sync_failure_unknown_source_clock'
+             and value > 0"
+        ),
+        table(&[["clock_sync_failure_unknown_source_clock", "10003"]])
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select count(*) from _trace_import_logs
+             where name = 'clock_sync_failure_unknown_source_clock'"
+        ),
+        table(&[["10000"]])
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select value from sextant_stats where name = 'clock_sync_failure_logs_omitted'"
+        ),
+        table(&[["3"]])
+    );
+}
