@@ -755,7 +755,7 @@ fn convert_events(
     if all_identity {
         let mut out = keep.then(|| sink.events.clone());
         let events = out.as_mut().unwrap_or(&mut sink.events);
-        place_latest(events, &sink.payloads, &latest);
+        place_latest(events, &sink.payloads, &latest, &[]);
         return out;
     }
     // Trace Processor converts each event as it reads it, with the snapshots read before it
@@ -772,6 +772,8 @@ fn convert_events(
     // from (a systrace line or a proto packet is one event of the reference's however many
     // rows it makes here).
     let mut dropped: Vec<Dropped> = Vec::new();
+    // The events placed only at the end of their file: (ord, end of file, trace time).
+    let mut held: Vec<Held> = Vec::new();
     let payloads = &sink.payloads;
     let mut apply = |ev: &mut Event| -> bool {
         let c = payloads[ev.payload as usize].0 as usize;
@@ -800,9 +802,13 @@ fn convert_events(
         let failure = if protos.contains(&d.file) {
             let end = placement.end_of_file(d.file);
             match at_end[c].get_or_insert_with(|| placement.strict_plan(d, end)) {
-                Plan::Identity => return true,
+                Plan::Identity => {
+                    held.push((ev.ord, end, ev.ts));
+                    return true;
+                }
                 Plan::Path(path) => {
                     ev.ts = placement.graph.convert_along_at(path, ev.ts, end);
+                    held.push((ev.ord, end, ev.ts));
                     return true;
                 }
                 Plan::Drop(failure) => *failure,
@@ -832,10 +838,14 @@ fn convert_events(
         out.as_mut().unwrap_or(&mut sink.events),
         &sink.payloads,
         &latest,
+        &held,
     );
     log_clock_failures(sink, placement, &domains, protos, dropped);
     out
 }
+
+/// An event placed at the end of its file: (ord, the file's end read time, trace time).
+type Held = (u32, u32, i64);
 
 /// An event dropped by the placement: (clock, failure, ord, raw timestamp).
 type Dropped = (usize, Failure, u32, i64);
@@ -939,20 +949,36 @@ fn first_of_inputs(sink: &Sink, events: &[Dropped]) -> Vec<Dropped> {
 /// latest ts, sorter max)", behaviour-merging.md §1): files are read one after another, so
 /// that is the largest timestamp of every converted event earlier in reading order (the
 /// sorter's maximum starts at 0 and never takes a negative timestamp, which it drops).
-/// `events` are in reading order (`ord`), conversion done.
-fn place_latest(events: &mut [Event], payloads: &[(ClockRef, EventData)], latest: &[bool]) {
+/// `events` are in reading order (`ord`), conversion done. Events `held` to the end of
+/// their file were not converted when read: they reach the sorter, and count, only once
+/// their file is read.
+fn place_latest(
+    events: &mut [Event],
+    payloads: &[(ClockRef, EventData)],
+    latest: &[bool],
+    held: &[Held],
+) {
     if !latest.iter().any(|&l| l) {
         return;
     }
+    let mut held_ords: Vec<u32> = held.iter().map(|h| h.0).collect();
+    held_ords.sort_unstable();
+    let mut pending: Vec<(u32, i64)> = held.iter().map(|h| (h.1, h.2)).collect();
+    pending.sort_unstable();
+    let mut next = 0;
     let mut max = 0i64;
     for ev in events {
+        while let Some(&(_, ts)) = pending.get(next).filter(|p| p.0 <= ev.ord) {
+            max = max.max(ts);
+            next += 1;
+        }
         if latest
             .get(usize::from(payloads[ev.payload as usize].0))
             .copied()
             .unwrap_or(false)
         {
             ev.ts = max;
-        } else {
+        } else if held_ords.binary_search(&ev.ord).is_err() {
             max = max.max(ev.ts);
         }
     }

@@ -767,3 +767,42 @@ fn failure_logs_stop_at_ten_thousand_per_kind() {
         table(&[["3"]])
     );
 }
+
+/// A packet held to the end of its file is not in the sorter when an untimed packet read
+/// after it takes "the latest timestamp": 'h' (clock 64, related only by a later snapshot)
+/// does not move the process stats, which stay at the end of 's'.
+#[test]
+fn a_held_packet_does_not_count_as_read_for_untimed_packets() {
+    let mut packets = vec![snapshot(&[(BOOTTIME, 1_000), (MONOTONIC, 500)])];
+    packets.extend(thread_tracks(10, 11, "app", "main"));
+    packets.extend(slice("s", 1_100, 100));
+    packets.extend(slice("h", 50, 10).into_iter().map(|mut p| {
+        p.timestamp_clock_id = Some(64);
+        p
+    }));
+    packets.push(packet(
+        None,
+        trace_packet::Data::ProcessStats(sextant::protos::ProcessStats {
+            processes: vec![sextant::protos::process_stats::Process {
+                pid: Some(10),
+                vm_rss_kb: Some(8),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+    ));
+    packets.push(snapshot(&[(BOOTTIME, 9_000), (64, 0)]));
+    let i = expect_ok("held_not_latest", &encode(packets, None));
+    assert_eq!(
+        rows(&i.conn, "select name, ts from slice order by ts"),
+        table(&[["s", "1100"], ["h", "9050"]])
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select c.ts from counter c join track t on c.track_id = t.id
+             where t.name = 'mem.rss'"
+        ),
+        table(&[["1200"]])
+    );
+}
