@@ -295,7 +295,12 @@ impl ClockGraph {
     }
 
     pub fn reachable(&self, from: &ClockDomain, to: &ClockDomain) -> bool {
-        from == to || self.path(from, to).is_some()
+        self.reachable_at(from, to, READ_ALL)
+    }
+
+    /// Whether a path of the relations read by `at` joins two clocks.
+    pub fn reachable_at(&self, from: &ClockDomain, to: &ClockDomain, at: ReadAt) -> bool {
+        from == to || self.path_at(from, to, at).is_some()
     }
 
     /// Converts `v` along a path found by [`ClockGraph::path`].

@@ -516,7 +516,7 @@ impl Placement {
         // A second file on a machine rejoins the machine's own clock.
         if clock.file != 0 && clock.clock_id != clocks::TRACE_FILE {
             let canonical = ClockDomain { file: 0, ..clock };
-            if !self.graph.reachable(&clock, &canonical) {
+            if !self.graph.reachable_at(&clock, &canonical, at) {
                 self.relate(
                     (clock, 0),
                     (canonical, 0),
@@ -533,12 +533,12 @@ impl Placement {
             ClockDomain { file: 0, ..clock }
         };
         let g = trace_time;
-        if c == g || self.graph.reachable(&c, &g) {
+        if c == g || self.graph.reachable_at(&c, &g, at) {
             return;
         }
         let r = builtin(c.machine, clocks::REALTIME);
         let rg = builtin(g.machine, clocks::REALTIME);
-        if r != rg && self.graph.reachable(&c, &r) && self.graph.reachable(&rg, &g) {
+        if r != rg && self.graph.reachable_at(&c, &r, at) && self.graph.reachable_at(&rg, &g, at) {
             self.relate(
                 (r, 0),
                 (rg, 0),

@@ -806,3 +806,64 @@ fn a_held_packet_does_not_count_as_read_for_untimed_packets() {
         table(&[["1200"]])
     );
 }
+
+/// A context's fall-backs are decided at its first conversion with what had been read by
+/// then (behaviour-merging.md §4): the vm's first snapshot comes before the host's REALTIME
+/// reading, so there is no REALTIME rendezvous then and the vm's BOOTTIME is taken as the
+/// host's (same clock); the host's later snapshot does not redo it.
+#[test]
+fn fall_backs_see_only_what_was_read_before_the_first_conversion() {
+    let on = |machine: u32, seq: u32, mut p: TracePacket| {
+        p.machine_id = Some(machine);
+        p.optional_trusted_packet_sequence_id =
+            Some(trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(seq));
+        p
+    };
+    let boot_slice = |name: &str, ts: u64, machine: u32, seq: u32| -> Vec<TracePacket> {
+        let mut out = vec![on(
+            machine,
+            seq,
+            packet(
+                None,
+                trace_packet::Data::TrackDescriptor(TrackDescriptor {
+                    uuid: Some(u64::from(seq)),
+                    ..Default::default()
+                }),
+            ),
+        )];
+        for mut p in slice(name, ts, 10) {
+            p.timestamp_clock_id = Some(BOOTTIME);
+            if let Some(trace_packet::Data::TrackEvent(e)) = p.data.as_mut() {
+                e.track_uuid = Some(u64::from(seq));
+            }
+            out.push(on(machine, seq, p));
+        }
+        out
+    };
+    let mut packets = vec![on(0, 1, snapshot(&[(BOOTTIME, 1_000)]))];
+    packets.extend(boot_slice("host_slice", 1_100, 0, 1));
+    packets.push(on(
+        7,
+        2,
+        snapshot(&[(BOOTTIME, 5_000), (REALTIME, 1_700_000_000_000_002_000)]),
+    ));
+    packets.extend(boot_slice("vm_slice", 5_100, 7, 2));
+    packets.push(on(
+        0,
+        1,
+        snapshot(&[(BOOTTIME, 2_000), (REALTIME, 1_700_000_000_000_001_000)]),
+    ));
+    let meta = manifest(
+        r#"{"version": 1, "files": [{"path": "multi.pb",
+            "machines": [{"id": 0, "name": "host"}, {"id": 7, "name": "vm"}]}]}"#,
+    );
+    let multi = Trace { packet: packets }.encode_to_vec();
+    let i = expect_ok(
+        "late_host_realtime.zip",
+        &zip(&[("meta.json", &meta), ("multi.pb", &multi)]),
+    );
+    assert_eq!(
+        rows(&i.conn, "select name, ts from slice order by ts"),
+        table(&[["host_slice", "1100"], ["vm_slice", "5100"]])
+    );
+}
