@@ -1,7 +1,12 @@
 //! The clock graph: nodes are clocks (a clock domain on a machine, or a file's private
 //! timeline), edges are known correspondences between two clocks ("when A read x, B read y").
+//!
+//! Every node, relation and reading remembers when it was read: the import's event count at
+//! that moment (a "read time"). Trace Processor converts each event as it reads it and never
+//! redoes it, so a conversion at read time `at` sees only what was read by then: the
+//! `*_at` methods take that time; the others see everything.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 use petgraph::visit::EdgeRef;
@@ -40,6 +45,12 @@ impl EdgeSource {
     }
 }
 
+/// A read time: the import's event count when something was read (see the module comment).
+pub type ReadAt = u32;
+
+/// A read time after every other: what a conversion sees once the import is read whole.
+pub const READ_ALL: ReadAt = ReadAt::MAX;
+
 /// One direction of a relation: readings (this edge's source clock, target clock), sorted
 /// by the source reading.
 #[derive(Clone, Debug)]
@@ -48,6 +59,14 @@ pub struct Relation {
     /// The file whose snapshot (or manifest entry) made the relation.
     pub file: Option<u32>,
     points: Vec<(i64, i64)>,
+    /// When each point was read, in `points` order.
+    read: Vec<ReadAt>,
+    /// When the first and the last point were read.
+    created: ReadAt,
+    last_read: ReadAt,
+    /// `read` never decreases along `points` (a series read in order, as monotonic clocks
+    /// are): the points read by a time are a prefix.
+    in_order: bool,
 }
 
 impl Relation {
@@ -55,19 +74,52 @@ impl Relation {
         &self.points
     }
 
+    /// The reading a conversion of `v` at read time `at` uses: the last one at or before
+    /// `v` among those read by then (the first of them when `v` precedes them all).
+    fn pick(&self, v: i64, at: ReadAt) -> (i64, i64) {
+        let last = |points: &[(i64, i64)]| {
+            let i = points.partition_point(|&(src, _)| src <= v);
+            points[i.saturating_sub(1)]
+        };
+        if self.last_read <= at {
+            return last(&self.points);
+        }
+        if self.in_order {
+            let n = self.read.partition_point(|&r| r <= at).max(1);
+            return last(&self.points[..n]);
+        }
+        // A series read out of order: the readings of the time, whichever they are.
+        let mut seen = self
+            .points
+            .iter()
+            .zip(&self.read)
+            .filter(|&(_, &r)| r <= at)
+            .map(|(p, _)| *p);
+        let Some(first) = seen.next() else {
+            return self.points[0];
+        };
+        if first.0 > v {
+            return first;
+        }
+        seen.take_while(|p| p.0 <= v).last().unwrap_or(first)
+    }
+
     /// The last reading at or before `v` (the first when `v` precedes them all); no
     /// interpolation, so drifting clocks are followed piecewise.
-    fn convert(&self, v: i64) -> i64 {
-        let i = self.points.partition_point(|&(src, _)| src <= v);
-        let (src, dst) = self.points[i.saturating_sub(1)];
+    fn convert(&self, v: i64, at: ReadAt) -> i64 {
+        let (src, dst) = self.pick(v, at);
         v.wrapping_sub(src).wrapping_add(dst)
     }
 
     /// Like [`Relation::convert`], `None` when the result leaves the range of an `i64`.
-    fn checked_convert(&self, v: i64) -> Option<i64> {
-        let i = self.points.partition_point(|&(src, _)| src <= v);
-        let (src, dst) = self.points[i.saturating_sub(1)];
+    fn checked_convert(&self, v: i64, at: ReadAt) -> Option<i64> {
+        let (src, dst) = self.pick(v, at);
         i64::try_from(i128::from(v) - i128::from(src) + i128::from(dst)).ok()
+    }
+
+    /// When the relation was first read (it does not exist before).
+    pub fn created(&self) -> ReadAt {
+        self.created
     }
 }
 
@@ -75,27 +127,54 @@ impl Relation {
 pub struct ClockGraph {
     graph: DiGraph<ClockDomain, Relation>,
     nodes: HashMap<ClockDomain, NodeIndex>,
-    /// Clocks that went back in a series: never converted from (still converted to).
-    non_monotonic: HashSet<NodeIndex>,
+    /// When each node was first read, by node index.
+    born: Vec<ReadAt>,
+    /// Clocks that went back in a series, and since when: never converted from (still
+    /// converted to).
+    non_monotonic: HashMap<NodeIndex, ReadAt>,
 }
 
 impl ClockGraph {
-    pub fn node(&mut self, clock: ClockDomain) -> NodeIndex {
+    /// The node of a clock, read at `at` (a clock already known keeps its first time).
+    pub fn node(&mut self, clock: ClockDomain, at: ReadAt) -> NodeIndex {
         if let Some(&n) = self.nodes.get(&clock) {
+            if let Some(b) = self.born.get_mut(n.index()) {
+                *b = (*b).min(at);
+            }
             return n;
         }
         let n = self.graph.add_node(clock);
         self.nodes.insert(clock, n);
+        self.born.push(at);
         n
     }
 
-    /// A clock read going backwards: its relations no longer lead anywhere from it.
-    pub fn mark_non_monotonic(&mut self, n: NodeIndex) {
-        self.non_monotonic.insert(n);
+    /// A clock read going backwards at `at`: from then on its relations no longer lead
+    /// anywhere from it.
+    pub fn mark_non_monotonic(&mut self, n: NodeIndex, at: ReadAt) {
+        let t = self.non_monotonic.entry(n).or_insert(at);
+        *t = (*t).min(at);
     }
 
     pub fn find(&self, clock: &ClockDomain) -> Option<NodeIndex> {
         self.nodes.get(clock).copied()
+    }
+
+    /// The node of a clock if it had been read by `at`.
+    pub fn find_at(&self, clock: &ClockDomain, at: ReadAt) -> Option<NodeIndex> {
+        self.find(clock)
+            .filter(|n| self.born.get(n.index()).is_some_and(|&b| b <= at))
+    }
+
+    /// Every read time at which what a conversion sees may change (a clock, a relation or a
+    /// non-monotonic mark appears), sorted, without repeats.
+    pub fn change_times(&self) -> Vec<ReadAt> {
+        let mut t: Vec<ReadAt> = self.born.clone();
+        t.extend(self.graph.edge_weights().map(|r| r.created));
+        t.extend(self.non_monotonic.values().copied());
+        t.sort_unstable();
+        t.dedup();
+        t
     }
 
     pub fn clock(&self, n: NodeIndex) -> ClockDomain {
@@ -110,20 +189,21 @@ impl ClockGraph {
         self.graph.node_indices().map(|n| self.graph[n])
     }
 
-    /// Records that `a` read `va` when `b` read `vb` (both directions).
+    /// Records that `a` read `va` when `b` read `vb` (both directions), read at `at`.
     pub fn relate(
         &mut self,
         (a, va): (ClockDomain, i64),
         (b, vb): (ClockDomain, i64),
         source: EdgeSource,
         file: Option<u32>,
+        at: ReadAt,
     ) {
         if a == b {
             return;
         }
-        let (na, nb) = (self.node(a), self.node(b));
-        self.add_point(na, nb, (va, vb), source, file);
-        self.add_point(nb, na, (vb, va), source, file);
+        let (na, nb) = (self.node(a, at), self.node(b, at));
+        self.add_point(na, nb, (va, vb), source, file, at);
+        self.add_point(nb, na, (vb, va), source, file, at);
     }
 
     fn add_point(
@@ -133,6 +213,7 @@ impl ClockGraph {
         point: (i64, i64),
         source: EdgeSource,
         file: Option<u32>,
+        read_at: ReadAt,
     ) {
         let edge = match self.graph.find_edge(from, to) {
             Some(e) => e,
@@ -143,28 +224,52 @@ impl ClockGraph {
                     source,
                     file,
                     points: Vec::new(),
+                    read: Vec::new(),
+                    created: read_at,
+                    last_read: read_at,
+                    in_order: true,
                 },
             ),
         };
-        let points = &mut self.graph[edge].points;
-        let at = points.partition_point(|p| p.0 <= point.0);
-        points.insert(at, point);
+        let r = &mut self.graph[edge];
+        let at = r.points.partition_point(|p| p.0 <= point.0);
+        r.points.insert(at, point);
+        r.read.insert(at, read_at);
+        r.in_order &= (at == 0 || r.read[at - 1] <= read_at)
+            && r.read.get(at + 1).is_none_or(|&next| read_at <= next);
+        r.created = r.created.min(read_at);
+        r.last_read = r.last_read.max(read_at);
     }
 
     /// The shortest path of relations (at most [`MAX_PATH_EDGES`]), breadth first.
     pub fn path(&self, from: &ClockDomain, to: &ClockDomain) -> Option<Vec<EdgeIndex>> {
-        let (from, to) = (self.find(from)?, self.find(to)?);
+        self.path_at(from, to, READ_ALL)
+    }
+
+    /// The shortest path of the relations read by `at`.
+    pub fn path_at(
+        &self,
+        from: &ClockDomain,
+        to: &ClockDomain,
+        at: ReadAt,
+    ) -> Option<Vec<EdgeIndex>> {
+        let (from, to) = (self.find_at(from, at)?, self.find_at(to, at)?);
         if from == to {
             return Some(Vec::new());
         }
         let mut came_by: HashMap<NodeIndex, (EdgeIndex, usize)> = HashMap::new();
         let mut queue = VecDeque::from([(from, 0usize)]);
         while let Some((n, depth)) = queue.pop_front() {
-            if depth == MAX_PATH_EDGES || self.non_monotonic.contains(&n) {
+            let went_back = self.non_monotonic.get(&n).is_some_and(|&t| t <= at);
+            if depth == MAX_PATH_EDGES || went_back {
                 continue;
             }
             // Neighbours in a fixed order (by clock) so ties always resolve the same way.
-            let mut next: Vec<_> = self.graph.edges(n).collect();
+            let mut next: Vec<_> = self
+                .graph
+                .edges(n)
+                .filter(|e| e.weight().created <= at)
+                .collect();
             next.sort_by_key(|e| key(&self.graph[e.target()]));
             for e in next {
                 let t = e.target();
@@ -190,27 +295,49 @@ impl ClockGraph {
     }
 
     pub fn reachable(&self, from: &ClockDomain, to: &ClockDomain) -> bool {
-        from == to || self.path(from, to).is_some()
+        self.reachable_at(from, to, READ_ALL)
+    }
+
+    /// Whether a path of the relations read by `at` joins two clocks.
+    pub fn reachable_at(&self, from: &ClockDomain, to: &ClockDomain, at: ReadAt) -> bool {
+        from == to || self.path_at(from, to, at).is_some()
     }
 
     /// Converts `v` along a path found by [`ClockGraph::path`].
     pub fn convert_along(&self, path: &[EdgeIndex], v: i64) -> i64 {
-        path.iter().fold(v, |v, &e| self.graph[e].convert(v))
+        self.convert_along_at(path, v, READ_ALL)
+    }
+
+    /// Converts `v`, read at `at`, along a path of relations read by then.
+    pub fn convert_along_at(&self, path: &[EdgeIndex], v: i64, at: ReadAt) -> i64 {
+        path.iter().fold(v, |v, &e| self.graph[e].convert(v, at))
     }
 
     /// Like [`ClockGraph::convert_along`], `None` when a hop leaves the range of an `i64`
     /// (where the import would wrap around).
     pub fn checked_convert_along(&self, path: &[EdgeIndex], v: i64) -> Option<i64> {
         path.iter()
-            .try_fold(v, |v, &e| self.graph[e].checked_convert(v))
+            .try_fold(v, |v, &e| self.graph[e].checked_convert(v, READ_ALL))
     }
 
     /// Converts `v` read on `from` to `to`, when a path exists.
     pub fn convert(&self, from: &ClockDomain, to: &ClockDomain, v: i64) -> Option<i64> {
+        self.convert_at(from, to, v, READ_ALL)
+    }
+
+    /// Converts `v` read on `from` at `at` to `to`, with what had been read by then.
+    pub fn convert_at(
+        &self,
+        from: &ClockDomain,
+        to: &ClockDomain,
+        v: i64,
+        at: ReadAt,
+    ) -> Option<i64> {
         if from == to {
             return Some(v);
         }
-        self.path(from, to).map(|p| self.convert_along(&p, v))
+        self.path_at(from, to, at)
+            .map(|p| self.convert_along_at(&p, v, at))
     }
 
     /// Each relation once (the direction from the lower node index), with its endpoints.
@@ -249,8 +376,8 @@ mod tests {
     fn hops_use_the_last_reading_at_or_before_the_value() {
         let mut g = ClockGraph::default();
         let (boot, mono) = (clock(0, 6), clock(0, 3));
-        g.relate((boot, 1_000), (mono, 400), EdgeSource::Snapshot, None);
-        g.relate((boot, 3_000), (mono, 2_390), EdgeSource::Snapshot, None);
+        g.relate((boot, 1_000), (mono, 400), EdgeSource::Snapshot, None, 0);
+        g.relate((boot, 3_000), (mono, 2_390), EdgeSource::Snapshot, None, 0);
         assert_eq!(g.convert(&mono, &boot, 100), Some(700));
         assert_eq!(g.convert(&mono, &boot, 2_000), Some(2_600));
         assert_eq!(g.convert(&mono, &boot, 2_500), Some(3_110));
@@ -259,15 +386,42 @@ mod tests {
     }
 
     #[test]
+    fn a_conversion_sees_only_what_was_read_before_it() {
+        let mut g = ClockGraph::default();
+        let (boot, mono, real) = (clock(0, 6), clock(0, 3), clock(0, 1));
+        g.relate((boot, 1_000), (mono, 500), EdgeSource::Snapshot, None, 10);
+        g.relate((boot, 2_000), (mono, 550), EdgeSource::Snapshot, None, 20);
+        assert_eq!(g.convert_at(&mono, &boot, 600, 15), Some(1_100));
+        assert_eq!(g.convert_at(&mono, &boot, 600, 20), Some(2_050));
+        assert_eq!(g.convert(&mono, &boot, 600), Some(2_050));
+        // Nothing before the first snapshot; a relation read later is no path yet.
+        assert_eq!(g.convert_at(&mono, &boot, 600, 9), None);
+        g.relate((real, 7), (mono, 0), EdgeSource::Snapshot, None, 30);
+        assert_eq!(g.path_at(&real, &boot, 25), None);
+        assert_eq!(g.convert_at(&real, &boot, 7, 30), Some(500));
+        // A series read out of order keeps to the readings of the time.
+        g.relate((boot, 1_500), (mono, 520), EdgeSource::Snapshot, None, 40);
+        assert_eq!(g.convert_at(&mono, &boot, 600, 35), Some(2_050));
+        assert_eq!(g.convert_at(&mono, &boot, 530, 35), Some(1_030));
+        assert_eq!(g.convert_at(&mono, &boot, 530, 40), Some(1_510));
+        // A clock that goes back stops being a source from then on.
+        let n = g.find(&mono).expect("read");
+        g.mark_non_monotonic(n, 50);
+        assert_eq!(g.convert_at(&mono, &boot, 600, 45), Some(2_050));
+        assert_eq!(g.convert_at(&mono, &boot, 600, 50), None);
+        assert_eq!(g.change_times(), vec![10, 30, 50]);
+    }
+
+    #[test]
     fn paths_are_shortest_and_at_most_four_edges() {
         let mut g = ClockGraph::default();
         let chain: Vec<_> = (1..=6).map(|c| clock(0, c)).collect();
         for w in chain.windows(2) {
-            g.relate((w[0], 0), (w[1], 10), EdgeSource::Snapshot, None);
+            g.relate((w[0], 0), (w[1], 10), EdgeSource::Snapshot, None, 0);
         }
         assert_eq!(g.convert(&chain[0], &chain[4], 0), Some(40));
         assert_eq!(g.path(&chain[0], &chain[5]), None);
-        g.relate((chain[0], 0), (chain[5], 7), EdgeSource::Manifest, None);
+        g.relate((chain[0], 0), (chain[5], 7), EdgeSource::Manifest, None, 0);
         assert_eq!(g.convert(&chain[0], &chain[5], 1), Some(8));
     }
 }

@@ -13,7 +13,7 @@ pub mod report;
 
 use std::collections::{HashMap, HashSet};
 
-pub use graph::{ClockGraph, EdgeSource, Relation};
+pub use graph::{ClockGraph, EdgeSource, ReadAt, Relation, READ_ALL};
 use petgraph::graph::EdgeIndex;
 
 use crate::ir::{clocks, ClockDomain, ClockSnapshot, MachineId, KEEP_RAW_ON_FAILURE};
@@ -163,6 +163,8 @@ pub struct Placement {
     encodings: HashMap<ClockDomain, (i64, bool)>,
     /// The last reading of each clock in each series (the set of clocks read together).
     series: HashMap<(ClockDomain, Vec<ClockDomain>), i64>,
+    /// Each file's read times: (its first event's, the one after its last event's).
+    spans: HashMap<u32, (ReadAt, ReadAt)>,
 }
 
 /// A ClockSnapshot the clock tracker refused, and why (the reference's message).
@@ -182,6 +184,9 @@ pub struct PlacementInput<'a> {
     pub forced_trace_time: Option<ClockDomain>,
     /// Machine row 0: the owner of the initial private timeline.
     pub first_machine: MachineId,
+    /// Each file's read times (see [`graph`]): the event count when it started and when it
+    /// ended. A file missing here is taken as read before everything and ending after.
+    pub spans: &'a HashMap<u32, (ReadAt, ReadAt)>,
 }
 
 /// The clock a snapshot asks trace time (and its file's unlabelled packets) to be on:
@@ -252,18 +257,41 @@ impl Placement {
         self.targets.get(&file).copied().unwrap_or(self.trace_time)
     }
 
-    /// How events on a raw clock reach trace time.
+    /// How events on a raw clock reach trace time, once the import is read whole.
     pub fn plan(&self, raw: ClockDomain) -> Plan {
-        let plan = self.strict_plan(raw);
-        let lenient =
-            raw.sequence == KEEP_RAW_ON_FAILURE && !SEQUENCE_CLOCKS.contains(&raw.clock_id);
+        self.plan_at(raw, READ_ALL)
+    }
+
+    /// How an event on a raw clock read at `at` reaches trace time, with the clocks and
+    /// relations read by then (Trace Processor converts as it reads). A clock whose
+    /// conversion may fail and keep its raw value does so then.
+    pub fn plan_at(&self, raw: ClockDomain, at: ReadAt) -> Plan {
+        let plan = self.strict_plan(raw, at);
         match plan {
-            Plan::Drop(_) if lenient => Plan::Identity,
+            Plan::Drop(_) if Self::keeps_raw(raw) => Plan::Identity,
             plan => plan,
         }
     }
 
-    fn strict_plan(&self, raw: ClockDomain) -> Plan {
+    /// Events on this clock keep their raw value when they cannot be converted.
+    pub fn keeps_raw(raw: ClockDomain) -> bool {
+        raw.sequence == KEEP_RAW_ON_FAILURE && !SEQUENCE_CLOCKS.contains(&raw.clock_id)
+    }
+
+    /// The read time at which a proto packet that could not be converted when read is
+    /// tried again: the end of its file (it then sees the whole file's snapshots, never a
+    /// later file's).
+    pub fn end_of_file(&self, file: u32) -> ReadAt {
+        self.spans.get(&file).map_or(READ_ALL, |s| s.1)
+    }
+
+    /// Where `file` starts being read.
+    fn start_of_file(&self, file: u32) -> ReadAt {
+        self.spans.get(&file).map_or(0, |s| s.0)
+    }
+
+    /// The plan of the relations read by `at`, no leniency.
+    pub fn strict_plan(&self, raw: ClockDomain, at: ReadAt) -> Plan {
         if matches!(
             raw.clock_id,
             clocks::UNTIMED | clocks::LATEST | clocks::UNCONVERTED
@@ -277,13 +305,13 @@ impl Placement {
         if node == target {
             return Plan::Identity;
         }
-        if self.graph.find(&node).is_none() {
+        if self.graph.find_at(&node, at).is_none() {
             return Plan::Drop(Failure::UnknownSourceClock);
         }
-        if self.graph.find(&target).is_none() {
+        if self.graph.find_at(&target, at).is_none() {
             return Plan::Drop(Failure::UnknownTargetClock);
         }
-        match self.graph.path(&node, &target) {
+        match self.graph.path_at(&node, &target, at) {
             Some(path) if path.is_empty() => Plan::Identity,
             Some(path) => Plan::Path(path),
             None => Plan::Drop(Failure::NoPath),
@@ -304,6 +332,7 @@ impl Placement {
         self.graph.convert(node, &self.trace_time, v)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn relate(
         &mut self,
         a: (ClockDomain, i64),
@@ -311,21 +340,22 @@ impl Placement {
         source: EdgeSource,
         file: Option<u32>,
         trace_time: ClockDomain,
+        read_at: ReadAt,
     ) {
-        self.graph.relate(a, b, source, file);
+        self.graph.relate(a, b, source, file, read_at);
         self.inserted.push(InsertedSnapshot {
             readings: vec![(a.0.clock_id, a.0, a.1), (b.0.clock_id, b.0, b.1)],
             source,
             ts: Vec::new(),
             written: 0,
         });
-        self.stamp(self.inserted.len() - 1, trace_time);
+        self.stamp(self.inserted.len() - 1, trace_time, read_at);
     }
 
-    /// The `clock_snapshot` times of relation `at`, on trace time as it is now: all the
-    /// reading of the trace-time clock when the relation holds it, else each reading
-    /// converted, where it can be.
-    fn stamp(&mut self, at: usize, trace_time: ClockDomain) {
+    /// The `clock_snapshot` times of relation `at`, on trace time as it is now (read time
+    /// `read_at`): all the reading of the trace-time clock when the relation holds it, else
+    /// each reading converted, where it can be.
+    fn stamp(&mut self, at: usize, trace_time: ClockDomain, read_at: ReadAt) {
         let Some(last) = self.inserted.get(at) else {
             return;
         };
@@ -337,7 +367,9 @@ impl Placement {
         let ts = last
             .readings
             .iter()
-            .map(|&(_, node, v)| own.or_else(|| self.graph.convert(&node, &trace_time, v)))
+            .map(|&(_, node, v)| {
+                own.or_else(|| self.graph.convert_at(&node, &trace_time, v, read_at))
+            })
             .collect();
         self.stamps += 1;
         let written = self.stamps;
@@ -413,8 +445,8 @@ impl Placement {
                          >= {last}."
                     ));
                 }
-                let n = self.graph.node(node);
-                self.graph.mark_non_monotonic(n);
+                let n = self.graph.node(node, snap.read_at);
+                self.graph.mark_non_monotonic(n, snap.read_at);
             }
         }
         Ok(())
@@ -433,7 +465,7 @@ impl Placement {
             ts: Vec::new(),
             written: 0,
         });
-        self.stamp(self.inserted.len() - 1, trace_time);
+        self.stamp(self.inserted.len() - 1, trace_time, snap.read_at);
     }
 
     /// Adds a snapshot's relations; `trace_time` is trace time as the snapshot is added
@@ -463,11 +495,12 @@ impl Placement {
                     (b.1, b.2),
                     EdgeSource::Snapshot,
                     Some(snap.file),
+                    snap.read_at,
                 );
             }
         }
         for r in &readings {
-            self.graph.node(r.1);
+            self.graph.node(r.1, snap.read_at);
         }
         self.inserted.push(InsertedSnapshot {
             readings,
@@ -477,18 +510,20 @@ impl Placement {
         });
     }
 
-    /// The fall-backs for a context whose clock `clock` has no path to trace time.
-    fn bridge(&mut self, ctx: &Context, clock: ClockDomain, trace_time: ClockDomain) {
+    /// The fall-backs for a context whose clock `clock` has no path to trace time, decided
+    /// at read time `at`.
+    fn bridge(&mut self, ctx: &Context, clock: ClockDomain, trace_time: ClockDomain, at: ReadAt) {
         // A second file on a machine rejoins the machine's own clock.
         if clock.file != 0 && clock.clock_id != clocks::TRACE_FILE {
             let canonical = ClockDomain { file: 0, ..clock };
-            if !self.graph.reachable(&clock, &canonical) {
+            if !self.graph.reachable_at(&clock, &canonical, at) {
                 self.relate(
                     (clock, 0),
                     (canonical, 0),
                     EdgeSource::Reconnect,
                     Some(ctx.file),
                     trace_time,
+                    at,
                 );
             }
         }
@@ -498,18 +533,19 @@ impl Placement {
             ClockDomain { file: 0, ..clock }
         };
         let g = trace_time;
-        if c == g || self.graph.reachable(&c, &g) {
+        if c == g || self.graph.reachable_at(&c, &g, at) {
             return;
         }
         let r = builtin(c.machine, clocks::REALTIME);
         let rg = builtin(g.machine, clocks::REALTIME);
-        if r != rg && self.graph.reachable(&c, &r) && self.graph.reachable(&rg, &g) {
+        if r != rg && self.graph.reachable_at(&c, &r, at) && self.graph.reachable_at(&rg, &g, at) {
             self.relate(
                 (r, 0),
                 (rg, 0),
                 EdgeSource::RealtimeRendezvous,
                 Some(ctx.file),
                 g,
+                at,
             );
             return;
         }
@@ -517,7 +553,8 @@ impl Placement {
             || g.clock_id == clocks::TRACE_FILE
             || c.clock_id == g.clock_id
         {
-            self.relate((c, 0), (g, 0), EdgeSource::SameDomain, Some(ctx.file), g);
+            let file = Some(ctx.file);
+            self.relate((c, 0), (g, 0), EdgeSource::SameDomain, file, g, at);
             return;
         }
         self.unrelatable.push(Unrelatable {
@@ -531,7 +568,10 @@ impl Placement {
 
 /// Builds the clock graph and decides trace time.
 pub fn place(input: &PlacementInput) -> Placement {
-    let mut p = Placement::default();
+    let mut p = Placement {
+        spans: input.spans.clone(),
+        ..Placement::default()
+    };
     // Which files have snapshots, and each machine's first context.
     let mut primary: HashMap<MachineId, u32> = HashMap::new();
     for ctx in input.contexts {
@@ -552,7 +592,7 @@ pub fn place(input: &PlacementInput) -> Placement {
         let from = (e.from, e.offset_ns.checked_neg().unwrap_or(i64::MAX).max(0));
         let to = (e.to, e.offset_ns.max(0));
         let now = trace_time.unwrap_or_else(|| file_timeline(0, input.first_machine));
-        p.relate(from, to, EdgeSource::Manifest, Some(e.file), now);
+        p.relate(from, to, EdgeSource::Manifest, Some(e.file), now, 0);
     }
 
     let mut by_context: HashMap<(u32, MachineId), Vec<&ClockSnapshot>> = HashMap::new();
@@ -607,6 +647,7 @@ pub fn place(input: &PlacementInput) -> Placement {
         // first snapshot's readings for `clock_snapshot`, or its first event. An event read
         // before the context's first own snapshot decides them on the machine's shared
         // clock, and keeps the context from claiming trace time.
+        let start = p.start_of_file(ctx.file);
         let mut resolved = false;
         if ctx.early && ctx.converts {
             resolved = true;
@@ -614,7 +655,7 @@ pub fn place(input: &PlacementInput) -> Placement {
                 shared: true,
                 ..format_clock
             });
-            p.bridge(ctx, shared, now(trace_time));
+            p.bridge(ctx, shared, now(trace_time), start);
         }
         let may_claim = ctx.format == Format::Proto && !ctx.early;
         for snap in by_context
@@ -640,12 +681,12 @@ pub fn place(input: &PlacementInput) -> Placement {
             }
             if !resolved {
                 resolved = true;
-                p.bridge(ctx, clock, now(trace_time));
+                p.bridge(ctx, clock, now(trace_time), snap.read_at);
             }
-            p.stamp(at, now(trace_time));
+            p.stamp(at, now(trace_time), snap.read_at);
         }
         if ctx.converts && !resolved {
-            p.bridge(ctx, clock, now(trace_time));
+            p.bridge(ctx, clock, now(trace_time), start);
         }
         p.context_clocks.push((ctx.clone(), clock));
         file_targets.insert(ctx.file, now(trace_time));
@@ -664,6 +705,7 @@ pub fn place(input: &PlacementInput) -> Placement {
         p.stamp(
             at,
             trace_time.unwrap_or_else(|| file_timeline(0, input.first_machine)),
+            snap.read_at,
         );
     }
     p.claimed |= trace_time.is_some();
@@ -739,6 +781,7 @@ mod tests {
                 .collect(),
             units: Vec::new(),
             relates_only: false,
+            read_at: 0,
         }
     }
 
@@ -777,6 +820,7 @@ mod tests {
             manifest: &ManifestClocks::default(),
             forced_trace_time: None,
             first_machine: 0,
+            spans: &HashMap::new(),
         });
         assert_eq!(p.trace_time, builtin(0, BOOT));
         assert_eq!(
@@ -801,6 +845,7 @@ mod tests {
             manifest: &ManifestClocks::default(),
             forced_trace_time: None,
             first_machine: 0,
+            spans: &HashMap::new(),
         });
         assert_eq!(p.convert(raw(2, 1, BOOT), 3_000), Some(3_000));
     }
@@ -821,6 +866,7 @@ mod tests {
             manifest: &manifest,
             forced_trace_time: None,
             first_machine: 0,
+            spans: &HashMap::new(),
         });
         assert_eq!(p.convert(raw(1, 0, BOOT), 1_100), Some(1_700_100));
         assert_eq!(p.plan(raw(2, 1, BOOT)), Plan::Drop(Failure::NoPath));
@@ -852,6 +898,7 @@ mod tests {
             manifest: &manifest,
             forced_trace_time: None,
             first_machine: 0,
+            spans: &HashMap::new(),
         });
         assert_eq!(
             p.convert(raw(2, 1, clocks::TRACE_FILE), 2_000_000),
@@ -873,6 +920,7 @@ mod tests {
             manifest: &ManifestClocks::default(),
             forced_trace_time: None,
             first_machine: 0,
+            spans: &HashMap::new(),
         });
         let early = ClockDomain {
             shared: true,
@@ -897,6 +945,7 @@ mod tests {
             manifest: &ManifestClocks::default(),
             forced_trace_time: None,
             first_machine: 0,
+            spans: &HashMap::new(),
         });
         assert!(!p.claimed);
         assert_eq!(p.convert(raw(1, 0, clocks::PACKET_DEFAULT), 42), Some(42));

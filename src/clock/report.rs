@@ -258,6 +258,7 @@ impl Report {
                     manifest,
                     forced_trace_time: Some(c),
                     first_machine,
+                    spans: &sink.file_spans,
                 }))
             };
             let p = placement.as_ref().unwrap_or(current);

@@ -321,6 +321,7 @@ impl Session {
             manifest: clocks,
             forced_trace_time: None,
             first_machine: self.first_machine,
+            spans: &self.sink.file_spans,
         })
     }
 

@@ -10,11 +10,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::clock::report::{self, Report};
-use crate::clock::{self, Context, Format, ManifestClocks, ManifestEdge, Placement, Plan};
+use crate::clock::{self, Context, Failure, Format, ManifestClocks, ManifestEdge, Placement, Plan};
 use crate::db::{self, ImportFacts, TraceFileRow};
 use crate::ir::{
-    clocks, ClockDomain, ClockRef, Event, EventData, MachineId, MachineRegistry, MetaValue, Sink,
-    StatKey, NO_FILE, NO_MACHINE,
+    clocks, ArgValue, ClockDomain, ClockRef, Event, EventData, MachineId, MachineRegistry,
+    MetaValue, Sink, StatKey, NO_FILE, NO_MACHINE,
 };
 use crate::manifest::{self, Manifest, ManifestError};
 use crate::parse::{self, FileContext, MachineScope, ParseError};
@@ -303,6 +303,7 @@ impl Session {
             let monitor = opened.monitor.clone();
             let mut reader = opened.reader;
             let stored = data.stored_len();
+            let start = sink.events.len() as u32;
             let parsed = match file.kind {
                 Kind::Proto => {
                     let base = state.clone();
@@ -344,6 +345,8 @@ impl Session {
                 let _ = std::io::copy(&mut reader, &mut std::io::sink());
             }
             drop(reader);
+            sink.file_spans
+                .insert(index, (start, sink.events.len() as u32));
             let fault = monitor.fault();
             match (fault, parsed) {
                 (Some(Fault::Limit { limit }), _) => {
@@ -479,6 +482,7 @@ impl Session {
             manifest: &self.manifest_clocks,
             forced_trace_time: forced,
             first_machine: self.first_machine,
+            spans: &sink.file_spans,
         });
         let mut facts = ImportFacts {
             files: self.files.clone(),
@@ -713,7 +717,6 @@ fn convert_events(
     let domains: Vec<ClockDomain> = (0..sink.clocks.len())
         .map(|c| *sink.clocks.get(c as u32))
         .collect();
-    let plans: Vec<Plan> = domains.iter().map(|d| placement.plan(*d)).collect();
     if !placement.rejected.is_empty() {
         let prev = std::mem::replace(&mut sink.current_file, NO_FILE);
         let n = placement.rejected.len() as i64;
@@ -744,33 +747,79 @@ fn convert_events(
         .iter()
         .map(|d| d.clock_id == clocks::LATEST)
         .collect();
-    let all_identity = plans.iter().all(|p| *p == Plan::Identity);
+    // A clock on trace time once everything is read is on it whenever it was read (no
+    // relation is involved).
+    let all_identity = domains
+        .iter()
+        .all(|d| placement.strict_plan(*d, clock::READ_ALL) == Plan::Identity);
     if all_identity {
         let mut out = keep.then(|| sink.events.clone());
         let events = out.as_mut().unwrap_or(&mut sink.events);
-        place_latest(events, &sink.payloads, &latest);
+        place_latest(events, &sink.payloads, &latest, &[]);
         return out;
     }
-    // The ords of the events dropped, per clock: counted as the inputs they came from (a
-    // systrace line or a proto packet is one event of the reference's however many rows it
-    // makes here).
-    let mut dropped: HashMap<usize, Vec<u32>> = HashMap::new();
+    // Trace Processor converts each event as it reads it, with the snapshots read before it
+    // (behaviour-merging.md, "Model"): an event read at `ord` converts with the clock graph
+    // of that time. The graph only changes at a few read times, so plans are kept per clock
+    // until the next change. A proto packet that cannot be converted when read is tried again
+    // at the end of its file; other formats' events are dropped then.
+    let times = placement.graph.change_times();
+    let mut epoch = 0usize;
+    let mut last_ord = 0u32;
+    let mut now: Vec<Option<Plan>> = vec![None; domains.len()];
+    let mut at_end: Vec<Option<Plan>> = vec![None; domains.len()];
+    // The events dropped: (clock, failure, ord, raw ts); counted as the inputs they came
+    // from (a systrace line or a proto packet is one event of the reference's however many
+    // rows it makes here).
+    let mut dropped: Vec<Dropped> = Vec::new();
+    // The events placed only at the end of their file: (ord, end of file, trace time).
+    let mut held: Vec<Held> = Vec::new();
     let payloads = &sink.payloads;
     let mut apply = |ev: &mut Event| -> bool {
         let c = payloads[ev.payload as usize].0 as usize;
-        match &plans[c] {
-            Plan::Identity => true,
-            Plan::Path(path) => {
-                ev.ts = placement.graph.convert_along(path, ev.ts);
-                true
-            }
-            Plan::Drop(_) => {
-                if payloads[ev.payload as usize].1.counts_as_event() {
-                    dropped.entry(c).or_default().push(ev.ord);
-                }
-                false
-            }
+        if ev.ord < last_ord {
+            epoch = times.partition_point(|&t| t <= ev.ord);
+            now.iter_mut().for_each(|p| *p = None);
         }
+        last_ord = ev.ord;
+        if times.get(epoch).is_some_and(|&t| t <= ev.ord) {
+            epoch = times.partition_point(|&t| t <= ev.ord);
+            now.iter_mut().for_each(|p| *p = None);
+        }
+        let d = domains[c];
+        let plan = now[c].get_or_insert_with(|| placement.strict_plan(d, ev.ord));
+        let failure = match plan {
+            Plan::Identity => return true,
+            Plan::Path(path) => {
+                ev.ts = placement.graph.convert_along_at(path, ev.ts, ev.ord);
+                return true;
+            }
+            Plan::Drop(failure) => *failure,
+        };
+        if Placement::keeps_raw(d) {
+            return true;
+        }
+        let failure = if protos.contains(&d.file) {
+            let end = placement.end_of_file(d.file);
+            match at_end[c].get_or_insert_with(|| placement.strict_plan(d, end)) {
+                Plan::Identity => {
+                    held.push((ev.ord, end, ev.ts));
+                    return true;
+                }
+                Plan::Path(path) => {
+                    ev.ts = placement.graph.convert_along_at(path, ev.ts, end);
+                    held.push((ev.ord, end, ev.ts));
+                    return true;
+                }
+                Plan::Drop(failure) => *failure,
+            }
+        } else {
+            failure
+        };
+        if payloads[ev.payload as usize].1.counts_as_event() {
+            dropped.push((c, failure, ev.ord, ev.ts));
+        }
+        false
     };
     let mut out = if keep {
         let mut out = Vec::with_capacity(sink.events.len());
@@ -789,22 +838,108 @@ fn convert_events(
         out.as_mut().unwrap_or(&mut sink.events),
         &sink.payloads,
         &latest,
+        &held,
     );
-    let mut dropped: Vec<_> = dropped.into_iter().collect();
-    dropped.sort_unstable();
-    for (c, mut ords) in dropped {
-        let Plan::Drop(failure) = plans[c] else {
-            continue;
-        };
-        let n = count_inputs(sink, &mut ords) as i64;
+    log_clock_failures(sink, placement, &domains, protos, dropped);
+    out
+}
+
+/// An event placed at the end of its file: (ord, the file's end read time, trace time).
+type Held = (u32, u32, i64);
+
+/// An event dropped by the placement: (clock, failure, ord, raw timestamp).
+type Dropped = (usize, Failure, u32, i64);
+
+/// The most `_trace_import_logs` rows written per (file, machine, failure kind); the
+/// stats count every failure, and `clock_sync_failure_logs_omitted` the ones not listed.
+const MAX_FAILURE_LOGS: usize = 10_000;
+
+/// Counts the events dropped for want of a clock conversion in `clock_sync_failure_<kind>`
+/// (and, for proto packets, which were held to the end of their file first,
+/// `clock_sync_failure_undeferrable_packet_loss`), and logs each with the raw clock
+/// numbers and timestamp (behaviour-merging.md §1 "Other formats").
+fn log_clock_failures(
+    sink: &mut Sink,
+    placement: &Placement,
+    domains: &[ClockDomain],
+    protos: &std::collections::HashSet<u32>,
+    mut dropped: Vec<Dropped>,
+) {
+    if dropped.is_empty() {
+        return;
+    }
+    // Grouped by (file, machine, kind), each group in reading order.
+    dropped.sort_unstable_by_key(|&(c, f, ord, _)| {
         let d = domains[c];
-        let prev = sink.current_file;
-        sink.current_file = d.file;
-        sink.stat(failure.stat(), d.machine, n);
-        if protos.contains(&d.file) {
-            sink.stat("clock_sync_failure_undeferrable_packet_loss", d.machine, n);
+        (d.file, d.machine, f as u8, ord)
+    });
+    let prev = sink.current_file;
+    let mut rest = dropped.as_slice();
+    while let Some(&(c0, failure, _, _)) = rest.first() {
+        let key = |c: usize| (domains[c].file, domains[c].machine);
+        let n = rest
+            .iter()
+            .take_while(|&&(c, f, _, _)| key(c) == key(c0) && f == failure)
+            .count();
+        let (group, tail) = rest.split_at(n);
+        rest = tail;
+        let inputs = first_of_inputs(sink, group);
+        let (file, machine) = key(c0);
+        sink.current_file = file;
+        let count = inputs.len() as i64;
+        let name = failure.stat();
+        sink.stat(name, machine, count);
+        if protos.contains(&file) {
+            sink.stat(
+                "clock_sync_failure_undeferrable_packet_loss",
+                machine,
+                count,
+            );
         }
-        sink.current_file = prev;
+        for &(c, _, _, ts) in inputs.iter().take(MAX_FAILURE_LOGS) {
+            let source = domains[c];
+            let target = placement.target_of(source.file);
+            let raw_id = placement
+                .node_of(source)
+                .map_or(source.clock_id, |n| n.clock_id);
+            let mut args = vec![
+                sink.arg("source_clock_id", ArgValue::Int(i64::from(raw_id))),
+                sink.arg("source_timestamp", ArgValue::Int(ts)),
+                sink.arg("target_clock_id", ArgValue::Int(i64::from(target.clock_id))),
+            ];
+            if (64..128).contains(&raw_id) {
+                let seq = i64::from(source.sequence);
+                args.push(sink.arg("source_sequence_id", ArgValue::Int(seq)));
+            }
+            let args = sink.args.push(&args);
+            sink.placement_logs.push(crate::model::ImportLogRow {
+                ts: None,
+                byte_offset: None,
+                name,
+                file,
+                args,
+            });
+        }
+        if inputs.len() > MAX_FAILURE_LOGS {
+            let omitted = (inputs.len() - MAX_FAILURE_LOGS) as i64;
+            sink.stat("clock_sync_failure_logs_omitted", machine, omitted);
+        }
+    }
+    sink.current_file = prev;
+}
+
+/// The first event of each input among `events` (sorted by `ord`): a proto packet or a
+/// systrace line that made several events counts once.
+fn first_of_inputs(sink: &Sink, events: &[Dropped]) -> Vec<Dropped> {
+    let mut out = Vec::new();
+    let mut prev: Option<u32> = None;
+    for &e in events {
+        let o = e.2;
+        let same = prev.is_some_and(|p| (p + 1..=o).all(|x| bit(&sink.input_more, x)));
+        if !same {
+            out.push(e);
+        }
+        prev = Some(o);
     }
     out
 }
@@ -814,20 +949,36 @@ fn convert_events(
 /// latest ts, sorter max)", behaviour-merging.md §1): files are read one after another, so
 /// that is the largest timestamp of every converted event earlier in reading order (the
 /// sorter's maximum starts at 0 and never takes a negative timestamp, which it drops).
-/// `events` are in reading order (`ord`), conversion done.
-fn place_latest(events: &mut [Event], payloads: &[(ClockRef, EventData)], latest: &[bool]) {
+/// `events` are in reading order (`ord`), conversion done. Events `held` to the end of
+/// their file were not converted when read: they reach the sorter, and count, only once
+/// their file is read.
+fn place_latest(
+    events: &mut [Event],
+    payloads: &[(ClockRef, EventData)],
+    latest: &[bool],
+    held: &[Held],
+) {
     if !latest.iter().any(|&l| l) {
         return;
     }
+    let mut held_ords: Vec<u32> = held.iter().map(|h| h.0).collect();
+    held_ords.sort_unstable();
+    let mut pending: Vec<(u32, i64)> = held.iter().map(|h| (h.1, h.2)).collect();
+    pending.sort_unstable();
+    let mut next = 0;
     let mut max = 0i64;
     for ev in events {
+        while let Some(&(_, ts)) = pending.get(next).filter(|p| p.0 <= ev.ord) {
+            max = max.max(ts);
+            next += 1;
+        }
         if latest
             .get(usize::from(payloads[ev.payload as usize].0))
             .copied()
             .unwrap_or(false)
         {
             ev.ts = max;
-        } else {
+        } else if held_ords.binary_search(&ev.ord).is_err() {
             max = max.max(ev.ts);
         }
     }

@@ -789,6 +789,9 @@ pub struct ClockSnapshot {
     /// adds it to the clock tracker directly), not read from a ClockSnapshot packet: it
     /// relates clocks, but sets no default clock and claims no trace time.
     pub relates_only: bool,
+    /// When it was read: the number of events pushed before it (the clock placement's read
+    /// time, see `clock::graph`). Set by [`Sink::add_snapshot`].
+    pub read_at: u32,
 }
 
 /// A stat the importer or the trace itself reports.
@@ -853,6 +856,9 @@ pub struct Sink {
     /// TrackEvent import).
     slice_payload_ids: FxHashMap<SliceKey, u32>,
     pub snapshots: Vec<ClockSnapshot>,
+    /// Each file's read times: the number of events pushed when it started and when it
+    /// ended (the clock placement converts an event with what was read before it).
+    pub file_spans: HashMap<u32, (u32, u32)>,
     /// Each (file, machine) context that read a ClockSnapshot of its own, with the byte
     /// offset of the first: the clocks it reads after it are its own, those before it the
     /// machine's shared ones ([`ClockDomain::shared`]).
@@ -1083,7 +1089,8 @@ impl Sink {
     }
 
     /// Records a ClockSnapshot read at `byte_offset` of its file.
-    pub fn add_snapshot(&mut self, snap: ClockSnapshot, byte_offset: Option<i64>) {
+    pub fn add_snapshot(&mut self, mut snap: ClockSnapshot, byte_offset: Option<i64>) {
+        snap.read_at = self.events.len() as u32;
         self.own_snapshots
             .entry((snap.file, snap.machine))
             .or_insert(byte_offset);

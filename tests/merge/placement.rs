@@ -342,6 +342,35 @@ fn a_clock_going_back_is_no_longer_a_source() {
     );
 }
 
+/// A clock that goes back stops being a source only from the snapshot where it does: an
+/// event read before that snapshot was converted as it was read.
+#[test]
+fn a_clock_going_back_keeps_the_events_converted_before() {
+    let mut packets = thread_tracks(10, 11, "app", "main");
+    let mono = |name: &str, ts: u64| {
+        slice(name, ts, 10).into_iter().map(|mut p| {
+            p.timestamp_clock_id = Some(MONOTONIC);
+            p
+        })
+    };
+    packets.push(snapshot(&[(BOOTTIME, 1_000), (MONOTONIC, 500)]));
+    packets.extend(mono("before", 600));
+    packets.push(snapshot(&[(BOOTTIME, 2_000), (MONOTONIC, 400)]));
+    packets.extend(mono("after", 700));
+    let i = expect_ok("backwards-midway", &encode(packets, None));
+    assert_eq!(
+        rows(&i.conn, "select name, ts from slice"),
+        table(&[["before", "1100"]])
+    );
+    assert_eq!(
+        rows(&i.conn, SYNC_FAILURES),
+        table(&[
+            ["clock_sync_failure_no_path", "2"],
+            ["clock_sync_failure_undeferrable_packet_loss", "2"]
+        ])
+    );
+}
+
 /// behaviour-merging.md §2 "REALTIME twins" are added only off the trace-time machine, and a
 /// proto claims trace time at its snapshot before the snapshot is added: b.pb (second file
 /// on the host, a.pb has no snapshot) claims the host's BOOTTIME, so its REALTIME reading is
@@ -614,5 +643,227 @@ fn an_untimed_packet_is_placed_at_the_latest_timestamp_read_before_it() {
              where t.name = 'mem.rss'"
         ),
         table(&[["1700000001100000100", "8192"]])
+    );
+}
+
+/// behaviour-merging.md "Model": Trace Processor converts each event as it reads it, with
+/// the snapshots read before it, and never redoes it. 'a' (MONOTONIC 600) is read when only
+/// the first snapshot {BOOTTIME 1000, MONOTONIC 500} is: 1100, although the second
+/// {2000, 550}, read after it, is the last reading at or before 600 once all are read
+/// (2050). 'b', read after both, uses the second: 2150.
+#[test]
+fn each_event_converts_with_the_snapshots_read_before_it() {
+    let mut packets = thread_tracks(10, 11, "app", "main");
+    let mono = |name: &str, ts: u64| {
+        slice(name, ts, 10).into_iter().map(|mut p| {
+            p.timestamp_clock_id = Some(MONOTONIC);
+            p
+        })
+    };
+    packets.push(snapshot(&[(BOOTTIME, 1_000), (MONOTONIC, 500)]));
+    packets.extend(mono("a", 600));
+    packets.push(snapshot(&[(BOOTTIME, 2_000), (MONOTONIC, 550)]));
+    packets.extend(mono("b", 700));
+    let i = expect_ok("as_it_goes", &encode(packets, None));
+    assert_eq!(
+        rows(&i.conn, "select name, ts, dur from slice order by ts"),
+        table(&[["a", "1100", "10"], ["b", "2150", "10"]])
+    );
+}
+
+/// A proto packet whose clock has no relation yet when it is read is held to the end of its
+/// file (behaviour-merging.md §1 "Proto failures"), then converted with all the file's
+/// snapshots: 'early' (clock 64, read before any snapshot of clock 64) is placed by the
+/// snapshot read after it, not dropped.
+#[test]
+fn a_packet_with_no_relation_when_read_is_retried_at_the_end_of_its_file() {
+    let mut packets = thread_tracks(10, 11, "app", "main");
+    let seq_clock = |name: &str, ts: u64| {
+        slice(name, ts, 10).into_iter().map(|mut p| {
+            p.timestamp_clock_id = Some(64);
+            p
+        })
+    };
+    packets.push(snapshot(&[(BOOTTIME, 1_000), (MONOTONIC, 500)]));
+    packets.extend(seq_clock("early", 100));
+    packets.push(snapshot(&[(BOOTTIME, 2_000), (64, 50)]));
+    packets.extend(seq_clock("late", 80));
+    let i = expect_ok("deferred", &encode(packets, None));
+    assert_eq!(
+        rows(&i.conn, "select name, ts from slice order by ts"),
+        table(&[["late", "2030"], ["early", "2050"]])
+    );
+    assert_eq!(rows(&i.conn, SYNC_FAILURES), table::<2>(&[]));
+}
+
+/// Each event a clock conversion drops is logged once (an input that made several rows
+/// counts once), with the raw clock numbers and timestamp (behaviour-merging.md §1 "Other
+/// formats", "Proto failures"), besides its stats.
+#[test]
+fn each_failed_conversion_is_logged_with_its_raw_clock_and_timestamp() {
+    let trace = monotonic_slice_after(&[&[(BOOTTIME, 1_000), (REALTIME, 500)]], 600);
+    let i = expect_ok("failure_logs", &trace);
+    assert_eq!(
+        rows(&i.conn, SYNC_FAILURES),
+        table(&[
+            ["clock_sync_failure_undeferrable_packet_loss", "2"],
+            ["clock_sync_failure_unknown_source_clock", "2"]
+        ])
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select l.id, l.severity, l.trace_id, l.ts, a.key, a.int_value
+             from _trace_import_logs l join args a using (arg_set_id)
+             where l.name = 'clock_sync_failure_unknown_source_clock' order by l.id, a.key"
+        ),
+        table(&[
+            ["0", "error", "0", "NULL", "source_clock_id", "3"],
+            ["0", "error", "0", "NULL", "source_timestamp", "600"],
+            ["0", "error", "0", "NULL", "target_clock_id", "6"],
+            ["1", "error", "0", "NULL", "source_clock_id", "3"],
+            ["1", "error", "0", "NULL", "source_timestamp", "610"],
+            ["1", "error", "0", "NULL", "target_clock_id", "6"],
+        ])
+    );
+}
+
+/// A file failing many conversions logs the first 10,000 of a kind one by one; the stat
+/// counts them all and Sextant's own `clock_sync_failure_logs_omitted` the rest.
+#[test]
+fn failure_logs_stop_at_ten_thousand_per_kind() {
+    let a = boot_realtime_proto("a_slice", 1_000_000_000);
+    let mut systrace = String::from("# tracer: nop\n#\n");
+    for i in 0..10_003 {
+        systrace.push_str(&format!(
+            "           <...>-1     (-----) [000] ...1  1.{i:06}: tracing_mark_write: C|1|ctr|{i}\n"
+        ));
+    }
+    let i = expect_ok(
+        "many_failures.zip",
+        &zip(&[("a.pb", &a), ("s.txt", systrace.as_bytes())]),
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select name, value from stats where name = 'clock_sync_failure_unknown_source_clock'
+             and value > 0"
+        ),
+        table(&[["clock_sync_failure_unknown_source_clock", "10003"]])
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select count(*) from _trace_import_logs
+             where name = 'clock_sync_failure_unknown_source_clock'"
+        ),
+        table(&[["10000"]])
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select value from sextant_stats where name = 'clock_sync_failure_logs_omitted'"
+        ),
+        table(&[["3"]])
+    );
+}
+
+/// A packet held to the end of its file is not in the sorter when an untimed packet read
+/// after it takes "the latest timestamp": 'h' (clock 64, related only by a later snapshot)
+/// does not move the process stats, which stay at the end of 's'.
+#[test]
+fn a_held_packet_does_not_count_as_read_for_untimed_packets() {
+    let mut packets = vec![snapshot(&[(BOOTTIME, 1_000), (MONOTONIC, 500)])];
+    packets.extend(thread_tracks(10, 11, "app", "main"));
+    packets.extend(slice("s", 1_100, 100));
+    packets.extend(slice("h", 50, 10).into_iter().map(|mut p| {
+        p.timestamp_clock_id = Some(64);
+        p
+    }));
+    packets.push(packet(
+        None,
+        trace_packet::Data::ProcessStats(sextant::protos::ProcessStats {
+            processes: vec![sextant::protos::process_stats::Process {
+                pid: Some(10),
+                vm_rss_kb: Some(8),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+    ));
+    packets.push(snapshot(&[(BOOTTIME, 9_000), (64, 0)]));
+    let i = expect_ok("held_not_latest", &encode(packets, None));
+    assert_eq!(
+        rows(&i.conn, "select name, ts from slice order by ts"),
+        table(&[["s", "1100"], ["h", "9050"]])
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select c.ts from counter c join track t on c.track_id = t.id
+             where t.name = 'mem.rss'"
+        ),
+        table(&[["1200"]])
+    );
+}
+
+/// A context's fall-backs are decided at its first conversion with what had been read by
+/// then (behaviour-merging.md §4): the vm's first snapshot comes before the host's REALTIME
+/// reading, so there is no REALTIME rendezvous then and the vm's BOOTTIME is taken as the
+/// host's (same clock); the host's later snapshot does not redo it.
+#[test]
+fn fall_backs_see_only_what_was_read_before_the_first_conversion() {
+    let on = |machine: u32, seq: u32, mut p: TracePacket| {
+        p.machine_id = Some(machine);
+        p.optional_trusted_packet_sequence_id =
+            Some(trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(seq));
+        p
+    };
+    let boot_slice = |name: &str, ts: u64, machine: u32, seq: u32| -> Vec<TracePacket> {
+        let mut out = vec![on(
+            machine,
+            seq,
+            packet(
+                None,
+                trace_packet::Data::TrackDescriptor(TrackDescriptor {
+                    uuid: Some(u64::from(seq)),
+                    ..Default::default()
+                }),
+            ),
+        )];
+        for mut p in slice(name, ts, 10) {
+            p.timestamp_clock_id = Some(BOOTTIME);
+            if let Some(trace_packet::Data::TrackEvent(e)) = p.data.as_mut() {
+                e.track_uuid = Some(u64::from(seq));
+            }
+            out.push(on(machine, seq, p));
+        }
+        out
+    };
+    let mut packets = vec![on(0, 1, snapshot(&[(BOOTTIME, 1_000)]))];
+    packets.extend(boot_slice("host_slice", 1_100, 0, 1));
+    packets.push(on(
+        7,
+        2,
+        snapshot(&[(BOOTTIME, 5_000), (REALTIME, 1_700_000_000_000_002_000)]),
+    ));
+    packets.extend(boot_slice("vm_slice", 5_100, 7, 2));
+    packets.push(on(
+        0,
+        1,
+        snapshot(&[(BOOTTIME, 2_000), (REALTIME, 1_700_000_000_000_001_000)]),
+    ));
+    let meta = manifest(
+        r#"{"version": 1, "files": [{"path": "multi.pb",
+            "machines": [{"id": 0, "name": "host"}, {"id": 7, "name": "vm"}]}]}"#,
+    );
+    let multi = Trace { packet: packets }.encode_to_vec();
+    let i = expect_ok(
+        "late_host_realtime.zip",
+        &zip(&[("meta.json", &meta), ("multi.pb", &multi)]),
+    );
+    assert_eq!(
+        rows(&i.conn, "select name, ts from slice order by ts"),
+        table(&[["host_slice", "1100"], ["vm_slice", "5100"]])
     );
 }

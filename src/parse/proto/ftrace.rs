@@ -185,6 +185,7 @@ impl Parser<'_> {
                 readings,
                 units: vec![(1, false), (1, false)],
                 relates_only: true,
+                read_at: 0,
             },
             at,
         );

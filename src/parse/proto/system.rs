@@ -107,6 +107,7 @@ impl Parser<'_> {
                     readings,
                     units,
                     relates_only: false,
+                    read_at: 0,
                 },
                 at,
             );
@@ -249,6 +250,7 @@ impl Parser<'_> {
                     ],
                     units: Vec::new(),
                     relates_only: false,
+                    read_at: 0,
                 },
                 at,
             );
