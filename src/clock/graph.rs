@@ -7,6 +7,7 @@
 //! `*_at` methods take that time; the others see everything.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::OnceLock;
 
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 use petgraph::visit::EdgeRef;
@@ -67,6 +68,12 @@ pub struct Relation {
     /// `read` never decreases along `points` (a series read in order, as monotonic clocks
     /// are): the points read by a time are a prefix.
     in_order: bool,
+    /// For a series read out of order: a tree of the least read time of each range of
+    /// `points` (a min segment tree, leaves in `points` order), built at the first
+    /// conversion after the last point was added. It finds the reading a conversion uses in
+    /// O(log n), where a scan of the series per event would make a crafted file with many
+    /// snapshots and events take quadratic time.
+    earliest: OnceLock<Vec<ReadAt>>,
 }
 
 impl Relation {
@@ -88,20 +95,15 @@ impl Relation {
             let n = self.read.partition_point(|&r| r <= at).max(1);
             return last(&self.points[..n]);
         }
-        // A series read out of order: the readings of the time, whichever they are.
-        let mut seen = self
-            .points
-            .iter()
-            .zip(&self.read)
-            .filter(|&(_, &r)| r <= at)
-            .map(|(p, _)| *p);
-        let Some(first) = seen.next() else {
-            return self.points[0];
-        };
-        if first.0 > v {
-            return first;
-        }
-        seen.take_while(|p| p.0 <= v).last().unwrap_or(first)
+        // A series read out of order: the readings of the time, whichever they are. The
+        // last of them at or before `v`, else the first of them.
+        let tree = self.earliest.get_or_init(|| min_tree(&self.read));
+        let leaves = tree.len() / 2;
+        let before = self.points.partition_point(|&(src, _)| src <= v);
+        let i = last_read_by(tree, 1, 0, leaves, before, at)
+            .or_else(|| first_read_by(tree, at))
+            .unwrap_or(0);
+        self.points[i]
     }
 
     /// The last reading at or before `v` (the first when `v` precedes them all); no
@@ -121,6 +123,52 @@ impl Relation {
     pub fn created(&self) -> ReadAt {
         self.created
     }
+}
+
+/// A min segment tree over `read`: `tree[1]` is the root, node `k` has children `2k` and
+/// `2k + 1`, and the leaves (from `tree.len() / 2`) are `read` padded with [`READ_ALL`].
+fn min_tree(read: &[ReadAt]) -> Vec<ReadAt> {
+    let leaves = read.len().next_power_of_two();
+    let mut tree = vec![READ_ALL; 2 * leaves];
+    tree[leaves..leaves + read.len()].copy_from_slice(read);
+    for k in (1..leaves).rev() {
+        tree[k] = tree[2 * k].min(tree[2 * k + 1]);
+    }
+    tree
+}
+
+/// The last index below `end` whose read time is at most `at`, in the subtree `node`
+/// covering `lo..hi` of [`min_tree`]'s leaves.
+fn last_read_by(
+    tree: &[ReadAt],
+    node: usize,
+    lo: usize,
+    hi: usize,
+    end: usize,
+    at: ReadAt,
+) -> Option<usize> {
+    if lo >= end || tree[node] > at {
+        return None;
+    }
+    if hi - lo == 1 {
+        return Some(lo);
+    }
+    let mid = (lo + hi) / 2;
+    last_read_by(tree, 2 * node + 1, mid, hi, end, at)
+        .or_else(|| last_read_by(tree, 2 * node, lo, mid, end, at))
+}
+
+/// The first index whose read time is at most `at` (see [`min_tree`]).
+fn first_read_by(tree: &[ReadAt], at: ReadAt) -> Option<usize> {
+    let leaves = tree.len() / 2;
+    if tree.get(1).is_none_or(|&t| t > at) {
+        return None;
+    }
+    let mut k = 1;
+    while k < leaves {
+        k = if tree[2 * k] <= at { 2 * k } else { 2 * k + 1 };
+    }
+    Some(k - leaves)
 }
 
 #[derive(Clone, Debug, Default)]
@@ -228,10 +276,12 @@ impl ClockGraph {
                     created: read_at,
                     last_read: read_at,
                     in_order: true,
+                    earliest: OnceLock::new(),
                 },
             ),
         };
         let r = &mut self.graph[edge];
+        r.earliest = OnceLock::new();
         let at = r.points.partition_point(|p| p.0 <= point.0);
         r.points.insert(at, point);
         r.read.insert(at, read_at);
@@ -410,6 +460,54 @@ mod tests {
         assert_eq!(g.convert_at(&mono, &boot, 600, 45), Some(2_050));
         assert_eq!(g.convert_at(&mono, &boot, 600, 50), None);
         assert_eq!(g.change_times(), vec![10, 30, 50]);
+    }
+
+    #[test]
+    fn a_series_read_out_of_order_picks_as_a_scan_of_its_readings_would() {
+        // Brute force: the readings read by `at`, in source order; the last at or before
+        // `v`, else the first; none read yet: the first of all.
+        fn scan(points: &[(i64, i64, ReadAt)], v: i64, at: ReadAt) -> (i64, i64) {
+            let mut sorted = points.to_vec();
+            sorted.sort_by_key(|p| p.0);
+            let seen: Vec<_> = sorted.iter().filter(|p| p.2 <= at).collect();
+            let pick = match seen.first() {
+                None => sorted[0],
+                Some(first) if first.0 > v => **first,
+                Some(_) => **seen.iter().rev().find(|p| p.0 <= v).expect("one is"),
+            };
+            (pick.0, pick.1)
+        }
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for round in 0..40 {
+            let mut g = ClockGraph::default();
+            let (a, b) = (clock(0, 3), clock(0, 6));
+            let mut points = Vec::new();
+            for _ in 0..(1 + round % 17) {
+                let (va, at) = (next(100) as i64 * 10, next(50) as ReadAt);
+                // Distinct source readings, so the brute force's order is the graph's.
+                if points.iter().any(|p: &(i64, i64, ReadAt)| p.0 == va) {
+                    continue;
+                }
+                let vb = va + next(7) as i64;
+                g.relate((a, va), (b, vb), EdgeSource::Snapshot, None, at);
+                points.push((va, vb, at));
+            }
+            let e = g
+                .graph
+                .find_edge(g.find(&a).expect("a"), g.find(&b).expect("b"));
+            let relation = &g.graph[e.expect("a relation")];
+            for v in (-10..1010).step_by(5) {
+                for at in 0..52 {
+                    assert_eq!(relation.pick(v, at), scan(&points, v, at), "v {v} at {at}");
+                }
+            }
+        }
     }
 
     #[test]
