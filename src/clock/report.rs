@@ -244,11 +244,16 @@ impl Report {
         }
         for (id, node) in self.nodes.iter().enumerate() {
             let c = node.clock;
-            let eligible = (c.file == 0 && c.sequence == 0) || c.clock_id == clocks::TRACE_FILE;
-            if !eligible {
+            // The clocks a manifest can name (and each file's own timeline): a custom clock
+            // id is never offered, which also bounds the placements made here (one each) on
+            // a crafted file relating thousands of custom clocks.
+            let is_current = c == current.trace_time;
+            let named = c.file == 0
+                && c.sequence == 0
+                && crate::manifest::clock_name(c.clock_id).is_some();
+            if !(named || is_current || c.clock_id == clocks::TRACE_FILE) {
                 continue;
             }
-            let is_current = c == current.trace_time;
             let placement = if is_current {
                 None
             } else {

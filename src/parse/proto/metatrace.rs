@@ -28,6 +28,10 @@ impl Parser<'_> {
         ev: &protos::PerfettoMetatrace,
     ) {
         use protos::perfetto_metatrace::RecordType as R;
+        // Whatever the packet holds besides.
+        if ev.has_overruns() {
+            self.sink.stat("metatrace_overruns", machine, 1);
+        }
         for s in &ev.interned_strings {
             let value = self.sink.intern(s.value.as_deref().unwrap_or(""));
             self.metatrace_strings.insert(s.iid.unwrap_or(0), value);
@@ -53,9 +57,6 @@ impl Parser<'_> {
                 return;
             }
         };
-        if ev.has_overruns() {
-            self.sink.stat("metatrace_overruns", machine, 1);
-        }
         let args = self.metatrace_args(machine, ev);
         if counter {
             let track = self.sink.track(TrackKey::ThreadCounter {
