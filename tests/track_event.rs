@@ -752,6 +752,30 @@ fn args_whose_iids_were_never_interned_are_skipped_and_counted_twice() {
 }
 
 #[test]
+fn dict_entries_are_named_like_annotations_inline_or_interned() {
+    // nested_interned_annotation_names.textproto: a dict entry named by name_iid gets its
+    // interned name; an entry with an unknown iid ends its dict (earlier entries stay) and
+    // counts both stats; a dict whose only entry has no name adds nothing (a null).
+    let (conn, _db) = import("nested_interned_annotation_names");
+    let got = rows(
+        &conn,
+        "select key, display_value from args where key like 'debug.%' order by id",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["debug.outer.inner", "3"],
+            ["debug.outer.plain[0]", "4"],
+            ["debug.bad.first", "1"],
+            ["debug.noname", "[NULL]"],
+            ["debug.last", "true"],
+        ])
+    );
+    assert_eq!(stat(&conn, "interned_data_tokenizer_errors"), "1");
+    assert_eq!(stat(&conn, "track_event_parser_errors"), "1");
+}
+
+#[test]
 fn redescriptions_overrides_and_passthrough_utids_as_trace_processor_reads_them() {
     // Sequence 1 describes process 10 `Browser` (uuid 100), its thread 11 (uuid 101, no
     // name), a global track (300) and process tracks under 10 (301) and under process 20

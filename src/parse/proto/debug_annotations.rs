@@ -13,24 +13,7 @@ impl Parser<'_> {
         ev: &protos::TrackEvent,
     ) {
         for ann in &ev.debug_annotations {
-            let name = match &ann.name_field {
-                Some(debug_annotation::NameField::Name(n)) => Some(n.clone()),
-                Some(debug_annotation::NameField::NameIid(iid)) => self
-                    .sequences
-                    .get(&(machine, seq_id))
-                    .and_then(|s| s.annotation_names.get(iid).copied())
-                    .and_then(|id| self.sink.strings.get(id).map(str::to_string)),
-                None => None,
-            };
-            let Some(name) = name else {
-                // An interned name missing from the sequence is also a lookup failure.
-                if matches!(
-                    ann.name_field,
-                    Some(debug_annotation::NameField::NameIid(_))
-                ) {
-                    self.sink.stat("interned_data_tokenizer_errors", machine, 1);
-                }
-                self.sink.stat("track_event_parser_errors", machine, 1);
+            let Some(name) = self.annotation_name(machine, seq_id, ann) else {
                 continue;
             };
             let clean: String = name
@@ -46,6 +29,37 @@ impl Parser<'_> {
                 args.add(k, k, ArgValue::Null);
             }
         }
+    }
+
+    /// The name of an annotation or of a dict entry: inline `name`, or `name_iid` resolved in
+    /// the sequence's interned `debug_annotation_names` (Trace Processor's
+    /// ParseDebugAnnotationName serves both). A missing name or unknown iid is an error,
+    /// counted here (an unknown iid is also an interning lookup failure).
+    fn annotation_name(
+        &mut self,
+        machine: MachineId,
+        seq_id: u32,
+        ann: &protos::DebugAnnotation,
+    ) -> Option<String> {
+        let name = match &ann.name_field {
+            Some(debug_annotation::NameField::Name(n)) => Some(n.clone()),
+            Some(debug_annotation::NameField::NameIid(iid)) => self
+                .sequences
+                .get(&(machine, seq_id))
+                .and_then(|s| s.annotation_names.get(iid).copied())
+                .and_then(|id| self.sink.strings.get(id).map(str::to_string)),
+            None => None,
+        };
+        if name.is_none() {
+            if matches!(
+                ann.name_field,
+                Some(debug_annotation::NameField::NameIid(_))
+            ) {
+                self.sink.stat("interned_data_tokenizer_errors", machine, 1);
+            }
+            self.sink.stat("track_event_parser_errors", machine, 1);
+        }
+        name
     }
 
     /// Adds one annotation value under `key`: `Some(true)` if it added an entry,
@@ -87,13 +101,16 @@ impl Parser<'_> {
             }
         }
         if !ann.dict_entries.is_empty() {
+            // Entries are named like the annotation itself (inline or interned name); an
+            // entry whose interned name or value fails ends the dict (the entries added so
+            // far stay). An entry without any name adds nothing.
             let mut added = false;
             for e in &ann.dict_entries {
-                let n = match &e.name_field {
-                    Some(debug_annotation::NameField::Name(n)) => n.clone(),
-                    _ => continue,
-                };
-                added |= self.annotation(
+                if e.name_field.is_none() {
+                    continue;
+                }
+                let n = self.annotation_name(machine, seq_id, e)?;
+                match self.annotation(
                     machine,
                     seq_id,
                     args,
@@ -101,7 +118,10 @@ impl Parser<'_> {
                     &format!("{key}.{n}"),
                     e,
                     depth + 1,
-                ) == Some(true);
+                ) {
+                    Some(a) => added |= a,
+                    None => return None,
+                }
             }
             return Some(added);
         }
