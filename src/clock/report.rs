@@ -248,9 +248,8 @@ impl Report {
             // id is never offered, which also bounds the placements made here (one each) on
             // a crafted file relating thousands of custom clocks.
             let is_current = c == current.trace_time;
-            let named = c.file == 0
-                && c.sequence == 0
-                && crate::manifest::clock_name(c.clock_id).is_some();
+            let named =
+                c.file == 0 && c.sequence == 0 && crate::manifest::clock_name(c.clock_id).is_some();
             if !(named || is_current || c.clock_id == clocks::TRACE_FILE) {
                 continue;
             }

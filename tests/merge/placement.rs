@@ -867,3 +867,25 @@ fn fall_backs_see_only_what_was_read_before_the_first_conversion() {
         table(&[["host_slice", "1100"], ["vm_slice", "5100"]])
     );
 }
+
+/// The trace-time candidates (`__sextant_trace_time_candidate`, what the explorer's chooser
+/// offers) are the clocks a manifest can name, each file's timeline and the current trace
+/// time: custom global clocks (ids 128 and up) related by snapshots are not among them, so a
+/// file relating thousands of them costs no placement per clock.
+#[test]
+fn trace_time_candidates_are_named_clocks_not_custom_ones() {
+    let mut packets = vec![snapshot(&[(BOOTTIME, 1_000), (MONOTONIC, 500)])];
+    for i in 0..50u32 {
+        packets.push(snapshot(&[(1_000 + 2 * i, 5), (1_001 + 2 * i, 7)]));
+    }
+    packets.extend(thread_tracks(10, 11, "app", "main"));
+    packets.extend(slice("s", 2_000, 10));
+    let i = expect_ok("candidates", &encode(packets, None));
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select label, is_current from __sextant_trace_time_candidate order by label"
+        ),
+        table(&[["host BOOTTIME", "1"], ["host MONOTONIC", "0"]])
+    );
+}
