@@ -180,6 +180,16 @@ pub struct ClockGraph {
     /// Clocks that went back in a series, and since when: never converted from (still
     /// converted to).
     non_monotonic: HashMap<NodeIndex, ReadAt>,
+    /// Each node's relations in the order a path search tries them (by target clock, the
+    /// latest first among equal keys, as petgraph lists them), kept as relations are added
+    /// rather than sorted at every step of every search: a clock related to thousands of
+    /// others made each search sort them all.
+    neighbours: Vec<Vec<EdgeIndex>>,
+    /// A union-find of the nodes by relation (parent, and size of each root's set): two
+    /// clocks in different sets have no path at any read time, found without a search
+    /// through everything related to the source.
+    parent: Vec<u32>,
+    set_size: Vec<u32>,
 }
 
 impl ClockGraph {
@@ -192,6 +202,9 @@ impl ClockGraph {
             return n;
         }
         let n = self.graph.add_node(clock);
+        self.neighbours.push(Vec::new());
+        self.parent.push(n.index() as u32);
+        self.set_size.push(1);
         self.nodes.insert(clock, n);
         self.born.push(at);
         n
@@ -265,20 +278,34 @@ impl ClockGraph {
     ) {
         let edge = match self.graph.find_edge(from, to) {
             Some(e) => e,
-            None => self.graph.add_edge(
-                from,
-                to,
-                Relation {
-                    source,
-                    file,
-                    points: Vec::new(),
-                    read: Vec::new(),
-                    created: read_at,
-                    last_read: read_at,
-                    in_order: true,
-                    earliest: OnceLock::new(),
-                },
-            ),
+            None => {
+                let target = key(&self.graph[to]);
+                let e = self.graph.add_edge(
+                    from,
+                    to,
+                    Relation {
+                        source,
+                        file,
+                        points: Vec::new(),
+                        read: Vec::new(),
+                        created: read_at,
+                        last_read: read_at,
+                        in_order: true,
+                        earliest: OnceLock::new(),
+                    },
+                );
+                if let Some(list) = self.neighbours.get_mut(from.index()) {
+                    let graph = &self.graph;
+                    let at = list.partition_point(|&x| {
+                        graph
+                            .edge_endpoints(x)
+                            .is_some_and(|(_, t)| key(&graph[t]) < target)
+                    });
+                    list.insert(at, e);
+                }
+                self.join(from.index(), to.index());
+                e
+            }
         };
         let r = &mut self.graph[edge];
         r.earliest = OnceLock::new();
@@ -289,6 +316,33 @@ impl ClockGraph {
             && r.read.get(at + 1).is_none_or(|&next| read_at <= next);
         r.created = r.created.min(read_at);
         r.last_read = r.last_read.max(read_at);
+    }
+
+    /// The root of a node's set in the union-find (sets are joined by size, so the walk is
+    /// short without compressing paths).
+    fn root(&self, mut i: usize) -> usize {
+        while let Some(&p) = self.parent.get(i) {
+            if p as usize == i {
+                break;
+            }
+            i = p as usize;
+        }
+        i
+    }
+
+    /// Joins the sets of two related nodes.
+    fn join(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.root(a), self.root(b));
+        if ra == rb {
+            return;
+        }
+        let (big, small) = if self.set_size[ra] >= self.set_size[rb] {
+            (ra, rb)
+        } else {
+            (rb, ra)
+        };
+        self.parent[small] = big as u32;
+        self.set_size[big] += self.set_size[small];
     }
 
     /// The shortest path of relations (at most [`MAX_PATH_EDGES`]), breadth first.
@@ -307,7 +361,12 @@ impl ClockGraph {
         if from == to {
             return Some(Vec::new());
         }
-        let mut came_by: HashMap<NodeIndex, (EdgeIndex, usize)> = HashMap::new();
+        if self.root(from.index()) != self.root(to.index()) {
+            return None;
+        }
+        let neighbours = &self.neighbours;
+        let mut came_by: crate::ir::FxHashMap<NodeIndex, (EdgeIndex, usize)> =
+            crate::ir::FxHashMap::default();
         let mut queue = VecDeque::from([(from, 0usize)]);
         while let Some((n, depth)) = queue.pop_front() {
             let went_back = self.non_monotonic.get(&n).is_some_and(|&t| t <= at);
@@ -315,18 +374,18 @@ impl ClockGraph {
                 continue;
             }
             // Neighbours in a fixed order (by clock) so ties always resolve the same way.
-            let mut next: Vec<_> = self
-                .graph
-                .edges(n)
-                .filter(|e| e.weight().created <= at)
-                .collect();
-            next.sort_by_key(|e| key(&self.graph[e.target()]));
-            for e in next {
-                let t = e.target();
+            let next = neighbours.get(n.index()).map_or(&[][..], Vec::as_slice);
+            for &e in next {
+                if self.graph[e].created > at {
+                    continue;
+                }
+                let Some((_, t)) = self.graph.edge_endpoints(e) else {
+                    continue;
+                };
                 if t == from || came_by.contains_key(&t) {
                     continue;
                 }
-                came_by.insert(t, (e.id(), depth + 1));
+                came_by.insert(t, (e, depth + 1));
                 if t == to {
                     let mut path = Vec::with_capacity(depth + 1);
                     let mut cur = to;
