@@ -2,7 +2,7 @@
 //! timeline), edges are known correspondences between two clocks ("when A read x, B read y").
 //!
 //! Every node, relation and reading remembers when it was read: the import's event count at
-//! that moment (a "read time"). Trace Processor converts each event as it reads it and never
+//! that moment and the file being read (a "read time", [`read_time`]). Trace Processor converts each event as it reads it and never
 //! redoes it, so a conversion at read time `at` sees only what was read by then: the
 //! `*_at` methods take that time; the others see everything.
 
@@ -46,8 +46,26 @@ impl EdgeSource {
     }
 }
 
-/// A read time: the import's event count when something was read (see the module comment).
-pub type ReadAt = u32;
+/// What a change of the graph at one read time may alter (see [`ClockGraph::changes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChangeScope {
+    /// Any clock's path.
+    All,
+    /// Only the paths from and to these clocks (sorted).
+    Only(Vec<NodeIndex>),
+}
+
+/// A read time: when something was read (see the module comment): the import's event
+/// count then, and below it the index of the file being read, so that what a file reads
+/// before its first event comes after everything the file before it read, though the
+/// event count is the same (see [`read_time`]).
+pub type ReadAt = u64;
+
+/// The read time of what file `file` (an index in reading order) read when the import had
+/// read `count` events.
+pub fn read_time(count: u32, file: u32) -> ReadAt {
+    (u64::from(count) << 32) | u64::from(file)
+}
 
 /// A read time after every other: what a conversion sees once the import is read whole.
 pub const READ_ALL: ReadAt = ReadAt::MAX;
@@ -171,6 +189,56 @@ fn first_read_by(tree: &[ReadAt], at: ReadAt) -> Option<usize> {
     Some(k - leaves)
 }
 
+thread_local! {
+    static SEARCH: std::cell::RefCell<Search> = std::cell::RefCell::new(Search::default());
+}
+
+/// The scratch of a path search: the nodes seen (stamped with the search's generation, so
+/// a new search forgets them in O(1)) and the relation each was reached by.
+#[derive(Default)]
+struct Search {
+    generation: u32,
+    stamp: Vec<u32>,
+    came_by: Vec<EdgeIndex>,
+    queue: VecDeque<(NodeIndex, usize)>,
+}
+
+impl Search {
+    fn begin(&mut self, nodes: usize) {
+        if self.stamp.len() < nodes {
+            self.stamp.resize(nodes, 0);
+            self.came_by.resize(nodes, EdgeIndex::end());
+        }
+        self.queue.clear();
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.generation = 1;
+        }
+    }
+
+    fn seen(&self, n: NodeIndex) -> bool {
+        self.stamp.get(n.index()) == Some(&self.generation)
+    }
+
+    fn visit(&mut self, n: NodeIndex, by: EdgeIndex) {
+        if let (Some(s), Some(c)) = (
+            self.stamp.get_mut(n.index()),
+            self.came_by.get_mut(n.index()),
+        ) {
+            *s = self.generation;
+            *c = by;
+        }
+    }
+
+    fn came_by(&self, n: NodeIndex) -> EdgeIndex {
+        self.came_by
+            .get(n.index())
+            .copied()
+            .unwrap_or(EdgeIndex::end())
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct ClockGraph {
     graph: DiGraph<ClockDomain, Relation>,
@@ -184,7 +252,10 @@ pub struct ClockGraph {
     /// latest first among equal keys, as petgraph lists them), kept as relations are added
     /// rather than sorted at every step of every search: a clock related to thousands of
     /// others made each search sort them all.
-    neighbours: Vec<Vec<EdgeIndex>>,
+    neighbours: Vec<Vec<(EdgeIndex, NodeIndex)>>,
+    /// Each relation's first read time, by edge index: what a search checks at every step,
+    /// kept apart from the relations' points (one cache line for many relations).
+    edge_created: Vec<ReadAt>,
     /// A union-find of the nodes by relation (parent, and size of each root's set): two
     /// clocks in different sets have no path at any read time, found without a search
     /// through everything related to the source.
@@ -236,6 +307,85 @@ impl ClockGraph {
         t.sort_unstable();
         t.dedup();
         t
+    }
+
+    /// Every read time at which what a conversion sees may change, with what it may
+    /// change: sorted by time, one entry per time.
+    ///
+    /// A clock born then, or a clock whose only relation appears then (a leaf: one hop to
+    /// one clock), lies on no path between two other clocks: a breadth-first search from any
+    /// other clock reaches it last along that hop and goes nowhere from it, so no other
+    /// clock's path changes ([`ChangeScope::Only`]). A relation between two clocks that
+    /// each had another relation, or a clock going back, may change any path
+    /// ([`ChangeScope::All`]). A file of snapshots each introducing a new clock beside a
+    /// known one (a sequence's own clock, say) thus changes one clock's plan per snapshot,
+    /// not every clock's.
+    pub fn changes(&self) -> Vec<(ReadAt, ChangeScope)> {
+        // Each node's relations' read times, sorted: its degree at a read time.
+        let created: Vec<Vec<ReadAt>> = self
+            .neighbours
+            .iter()
+            .map(|list| {
+                let mut v: Vec<ReadAt> = list.iter().map(|&(e, _)| self.created(e)).collect();
+                v.sort_unstable();
+                v
+            })
+            .collect();
+        let degree = |n: NodeIndex, t: ReadAt| {
+            created
+                .get(n.index())
+                .map_or(0, |v| v.partition_point(|&c| c <= t))
+        };
+        // (time, the clock it touches; None: any clock).
+        let mut touched: Vec<(ReadAt, Option<NodeIndex>)> = self
+            .born
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| (t, Some(NodeIndex::new(i))))
+            .collect();
+        touched.extend(self.non_monotonic.values().map(|&t| (t, None)));
+        for e in self.graph.edge_references() {
+            let t = e.weight().created;
+            let (a, b) = (e.source(), e.target());
+            let (da, db) = (degree(a, t), degree(b, t));
+            if da > 1 && db > 1 {
+                touched.push((t, None));
+                continue;
+            }
+            for (n, d) in [(a, da), (b, db)] {
+                if d <= 1 {
+                    touched.push((t, Some(n)));
+                }
+            }
+        }
+        touched.sort_unstable_by_key(|&(t, n)| (t, n.map_or(0, |n| n.index() + 1)));
+        let mut out: Vec<(ReadAt, ChangeScope)> = Vec::new();
+        for (t, n) in touched {
+            if out.last().is_none_or(|(last, _)| *last != t) {
+                out.push((t, ChangeScope::Only(Vec::new())));
+            }
+            let Some((_, scope)) = out.last_mut() else {
+                continue;
+            };
+            match (scope, n) {
+                (ChangeScope::All, _) => {}
+                (scope, None) => *scope = ChangeScope::All,
+                (ChangeScope::Only(nodes), Some(n)) => {
+                    if nodes.last() != Some(&n) {
+                        nodes.push(n);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// When a relation was first read.
+    fn created(&self, e: EdgeIndex) -> ReadAt {
+        self.edge_created
+            .get(e.index())
+            .copied()
+            .unwrap_or(READ_ALL)
     }
 
     pub fn clock(&self, n: NodeIndex) -> ClockDomain {
@@ -296,12 +446,11 @@ impl ClockGraph {
                 );
                 if let Some(list) = self.neighbours.get_mut(from.index()) {
                     let graph = &self.graph;
-                    let at = list.partition_point(|&x| {
-                        graph
-                            .edge_endpoints(x)
-                            .is_some_and(|(_, t)| key(&graph[t]) < target)
-                    });
-                    list.insert(at, e);
+                    let at = list.partition_point(|&(_, t)| key(&graph[t]) < target);
+                    list.insert(at, (e, to));
+                }
+                if self.edge_created.len() <= e.index() {
+                    self.edge_created.resize(e.index() + 1, read_at);
                 }
                 self.join(from.index(), to.index());
                 e
@@ -316,6 +465,9 @@ impl ClockGraph {
             && r.read.get(at + 1).is_none_or(|&next| read_at <= next);
         r.created = r.created.min(read_at);
         r.last_read = r.last_read.max(read_at);
+        if let Some(c) = self.edge_created.get_mut(edge.index()) {
+            *c = (*c).min(read_at);
+        }
     }
 
     /// The root of a node's set in the union-find (sets are joined by size, so the walk is
@@ -364,40 +516,52 @@ impl ClockGraph {
         if self.root(from.index()) != self.root(to.index()) {
             return None;
         }
+        SEARCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut search) => self.search(&mut search, from, to, at),
+            // Not reached (a search never starts another): a fresh scratch does as well.
+            Err(_) => self.search(&mut Search::default(), from, to, at),
+        })
+    }
+
+    /// The breadth-first search of [`ClockGraph::path_at`], with a scratch kept between
+    /// searches: a clock related to thousands of others (a hub of sequence clocks) made
+    /// every search insert thousands of nodes in a fresh hash map.
+    fn search(
+        &self,
+        search: &mut Search,
+        from: NodeIndex,
+        to: NodeIndex,
+        at: ReadAt,
+    ) -> Option<Vec<EdgeIndex>> {
+        search.begin(self.graph.node_count());
+        search.visit(from, EdgeIndex::end());
+        search.queue.push_back((from, 0));
         let neighbours = &self.neighbours;
-        let mut came_by: crate::ir::FxHashMap<NodeIndex, (EdgeIndex, usize)> =
-            crate::ir::FxHashMap::default();
-        let mut queue = VecDeque::from([(from, 0usize)]);
-        while let Some((n, depth)) = queue.pop_front() {
-            let went_back = self.non_monotonic.get(&n).is_some_and(|&t| t <= at);
+        while let Some((n, depth)) = search.queue.pop_front() {
+            let went_back = !self.non_monotonic.is_empty()
+                && self.non_monotonic.get(&n).is_some_and(|&t| t <= at);
             if depth == MAX_PATH_EDGES || went_back {
                 continue;
             }
             // Neighbours in a fixed order (by clock) so ties always resolve the same way.
             let next = neighbours.get(n.index()).map_or(&[][..], Vec::as_slice);
-            for &e in next {
-                if self.graph[e].created > at {
+            for &(e, t) in next {
+                if self.created(e) > at || search.seen(t) {
                     continue;
                 }
-                let Some((_, t)) = self.graph.edge_endpoints(e) else {
-                    continue;
-                };
-                if t == from || came_by.contains_key(&t) {
-                    continue;
-                }
-                came_by.insert(t, (e, depth + 1));
+                search.visit(t, e);
                 if t == to {
                     let mut path = Vec::with_capacity(depth + 1);
                     let mut cur = to;
                     while cur != from {
-                        let (edge, _) = came_by[&cur];
+                        let edge = search.came_by(cur);
                         path.push(edge);
                         cur = self.graph.edge_endpoints(edge).map_or(from, |(s, _)| s);
                     }
                     path.reverse();
                     return Some(path);
                 }
-                queue.push_back((t, depth + 1));
+                search.queue.push_back((t, depth + 1));
             }
         }
         None
@@ -519,6 +683,114 @@ mod tests {
         assert_eq!(g.convert_at(&mono, &boot, 600, 45), Some(2_050));
         assert_eq!(g.convert_at(&mono, &boot, 600, 50), None);
         assert_eq!(g.change_times(), vec![10, 30, 50]);
+    }
+
+    #[test]
+    fn the_end_of_a_file_sees_its_own_last_snapshot_not_the_next_files_first() {
+        let mut g = ClockGraph::default();
+        let (boot, mono, real) = (clock(0, 6), clock(0, 3), clock(0, 1));
+        // File 0 read 3 events, then a snapshot; file 1 reads a snapshot before its first
+        // event: the same event count, read later.
+        g.relate(
+            (boot, 10),
+            (mono, 5),
+            EdgeSource::Snapshot,
+            None,
+            read_time(3, 0),
+        );
+        g.relate(
+            (boot, 10),
+            (real, 7),
+            EdgeSource::Snapshot,
+            None,
+            read_time(3, 1),
+        );
+        let end_of_file_0 = read_time(3, 0);
+        assert!(g.path_at(&mono, &boot, end_of_file_0).is_some());
+        assert_eq!(g.path_at(&real, &boot, end_of_file_0), None);
+        assert!(g.path_at(&real, &boot, read_time(3, 1)).is_some());
+        // File 1's first event (count 3) sees both.
+        assert!(g.path_at(&real, &mono, read_time(3, 1)).is_some());
+        assert!(read_time(2, 7) < read_time(3, 0));
+    }
+
+    #[test]
+    fn a_clock_joined_by_one_relation_changes_only_its_own_paths() {
+        let mut g = ClockGraph::default();
+        let (boot, hub) = (clock(0, 6), clock(0, 200));
+        g.relate((boot, 0), (hub, 0), EdgeSource::Snapshot, None, 0);
+        // Sequence clocks, each related to the hub only: leaves.
+        g.relate((hub, 1), (clock(1, 64), 1), EdgeSource::Snapshot, None, 10);
+        g.relate((hub, 2), (clock(2, 64), 2), EdgeSource::Snapshot, None, 20);
+        // A second relation of a leaf, to another clock with relations: may change any path.
+        g.relate((clock(1, 64), 3), (boot, 3), EdgeSource::Snapshot, None, 30);
+        // More readings of known relations change nothing.
+        g.relate((hub, 4), (clock(2, 64), 4), EdgeSource::Snapshot, None, 40);
+        let n = |c: ClockDomain| g.find(&c).expect("read");
+        let (b, h) = (n(boot), n(hub));
+        let mut first = vec![b, h];
+        first.sort();
+        assert_eq!(
+            g.changes(),
+            vec![
+                (0, ChangeScope::Only(first)),
+                (10, ChangeScope::Only(vec![n(clock(1, 64))])),
+                (20, ChangeScope::Only(vec![n(clock(2, 64))])),
+                (30, ChangeScope::All),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_change_scoped_to_some_clocks_leaves_every_other_path_as_it_was() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for _ in 0..200 {
+            let mut g = ClockGraph::default();
+            let mut known = 1u32;
+            for step in 1..=12u64 {
+                // Mostly a new clock beside a known one; sometimes two known clocks.
+                let a = next(u64::from(known)) as u32;
+                let b = if next(3) == 0 {
+                    next(u64::from(known)) as u32
+                } else {
+                    known += 1;
+                    known - 1
+                };
+                g.relate(
+                    (clock(0, 100 + a), 0),
+                    (clock(0, 100 + b), 0),
+                    EdgeSource::Snapshot,
+                    None,
+                    step * 10,
+                );
+            }
+            let clocks: Vec<ClockDomain> = g.clocks().collect();
+            let changes = g.changes();
+            // Every read time: one with no entry changes nothing.
+            for t in (1..=12u64).map(|step| step * 10) {
+                let touched = match changes.iter().find(|c| c.0 == t) {
+                    Some((_, ChangeScope::All)) => continue,
+                    Some((_, ChangeScope::Only(nodes))) => nodes.clone(),
+                    None => Vec::new(),
+                };
+                let untouched = |c: &ClockDomain| g.find(c).is_some_and(|n| !touched.contains(&n));
+                for from in clocks.iter().filter(|c| untouched(c)) {
+                    for to in clocks.iter().filter(|c| untouched(c)) {
+                        assert_eq!(
+                            g.path_at(from, to, t - 1),
+                            g.path_at(from, to, t),
+                            "{from:?} -> {to:?} at {t}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -13,8 +13,8 @@ pub mod report;
 
 use std::collections::{HashMap, HashSet};
 
-pub use graph::{ClockGraph, EdgeSource, ReadAt, Relation, READ_ALL};
-use petgraph::graph::EdgeIndex;
+pub use graph::{read_time, ChangeScope, ClockGraph, EdgeSource, ReadAt, Relation, READ_ALL};
+use petgraph::graph::{EdgeIndex, NodeIndex};
 
 use crate::ir::{clocks, ClockDomain, ClockSnapshot, MachineId, KEEP_RAW_ON_FAILURE};
 
@@ -184,9 +184,15 @@ pub struct PlacementInput<'a> {
     pub forced_trace_time: Option<ClockDomain>,
     /// Machine row 0: the owner of the initial private timeline.
     pub first_machine: MachineId,
-    /// Each file's read times (see [`graph`]): the event count when it started and when it
-    /// ended. A file missing here is taken as read before everything and ending after.
-    pub spans: &'a HashMap<u32, (ReadAt, ReadAt)>,
+    /// Each file's event counts when it started and when it ended (its read times are made
+    /// of them, see [`read_time`]). A file missing here is taken as read before everything
+    /// and ending after.
+    pub spans: &'a HashMap<u32, (u32, u32)>,
+}
+
+/// When a snapshot was read (see [`ReadAt`]).
+fn snap_read_at(snap: &ClockSnapshot) -> ReadAt {
+    read_time(snap.read_at, snap.file)
 }
 
 /// The clock a snapshot asks trace time (and its file's unlabelled packets) to be on:
@@ -255,6 +261,20 @@ impl Placement {
     /// The trace time the events of `file` were converted to.
     pub fn target_of(&self, file: u32) -> ClockDomain {
         self.targets.get(&file).copied().unwrap_or(self.trace_time)
+    }
+
+    /// The graph nodes events are converted to: trace time, and the timeline of any file
+    /// converted to another.
+    pub fn target_nodes(&self) -> Vec<NodeIndex> {
+        std::iter::once(&self.trace_time)
+            .chain(self.targets.values())
+            .filter_map(|c| self.graph.find(c))
+            .collect()
+    }
+
+    /// The graph node of a raw clock, if it was ever read.
+    pub fn graph_node(&self, raw: ClockDomain) -> Option<NodeIndex> {
+        self.node_of(raw).and_then(|c| self.graph.find(&c))
     }
 
     /// How events on a raw clock reach trace time, once the import is read whole.
@@ -445,8 +465,8 @@ impl Placement {
                          >= {last}."
                     ));
                 }
-                let n = self.graph.node(node, snap.read_at);
-                self.graph.mark_non_monotonic(n, snap.read_at);
+                let n = self.graph.node(node, snap_read_at(snap));
+                self.graph.mark_non_monotonic(n, snap_read_at(snap));
             }
         }
         Ok(())
@@ -465,7 +485,7 @@ impl Placement {
             ts: Vec::new(),
             written: 0,
         });
-        self.stamp(self.inserted.len() - 1, trace_time, snap.read_at);
+        self.stamp(self.inserted.len() - 1, trace_time, snap_read_at(snap));
     }
 
     /// Adds a snapshot's relations; `trace_time` is trace time as the snapshot is added
@@ -495,12 +515,12 @@ impl Placement {
                     (b.1, b.2),
                     EdgeSource::Snapshot,
                     Some(snap.file),
-                    snap.read_at,
+                    snap_read_at(snap),
                 );
             }
         }
         for r in &readings {
-            self.graph.node(r.1, snap.read_at);
+            self.graph.node(r.1, snap_read_at(snap));
         }
         self.inserted.push(InsertedSnapshot {
             readings,
@@ -569,7 +589,11 @@ impl Placement {
 /// Builds the clock graph and decides trace time.
 pub fn place(input: &PlacementInput) -> Placement {
     let mut p = Placement {
-        spans: input.spans.clone(),
+        spans: input
+            .spans
+            .iter()
+            .map(|(&f, &(start, end))| (f, (read_time(start, f), read_time(end, f))))
+            .collect(),
         ..Placement::default()
     };
     // Which files have snapshots, and each machine's first context.
@@ -681,9 +705,9 @@ pub fn place(input: &PlacementInput) -> Placement {
             }
             if !resolved {
                 resolved = true;
-                p.bridge(ctx, clock, now(trace_time), snap.read_at);
+                p.bridge(ctx, clock, now(trace_time), snap_read_at(snap));
             }
-            p.stamp(at, now(trace_time), snap.read_at);
+            p.stamp(at, now(trace_time), snap_read_at(snap));
         }
         if ctx.converts && !resolved {
             p.bridge(ctx, clock, now(trace_time), start);
@@ -705,7 +729,7 @@ pub fn place(input: &PlacementInput) -> Placement {
         p.stamp(
             at,
             trace_time.unwrap_or_else(|| file_timeline(0, input.first_machine)),
-            snap.read_at,
+            snap_read_at(snap),
         );
     }
     p.claimed |= trace_time.is_some();

@@ -10,15 +10,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::clock::report::{self, Report};
-use crate::clock::{self, Context, Failure, Format, ManifestClocks, ManifestEdge, Placement, Plan};
+use crate::clock::{
+    self, ChangeScope, Context, Failure, Format, ManifestClocks, ManifestEdge, Placement, Plan,
+};
 use crate::db::{self, ImportFacts, TraceFileRow};
 use crate::ir::{
-    clocks, ArgValue, ClockDomain, ClockRef, Event, EventData, MachineId, MachineRegistry,
-    MetaValue, Sink, StatKey, NO_FILE, NO_MACHINE,
+    clocks, ArgValue, ClockDomain, ClockRef, Event, EventData, FxHashMap, MachineId,
+    MachineRegistry, MetaValue, Sink, StatKey, NO_FILE, NO_MACHINE,
 };
 use crate::manifest::{self, Manifest, ManifestError};
 use crate::parse::{self, FileContext, MachineScope, ParseError};
 use crate::source::{self, Fault, Kind, SourceError, TraceFile};
+use petgraph::graph::NodeIndex;
 
 mod check;
 mod edit;
@@ -761,12 +764,36 @@ fn convert_events(
     // Trace Processor converts each event as it reads it, with the snapshots read before it
     // (behaviour-merging.md, "Model"): an event read at `ord` converts with the clock graph
     // of that time. The graph only changes at a few read times, so plans are kept per clock
-    // until the next change. A proto packet that cannot be converted when read is tried again
-    // at the end of its file; other formats' events are dropped then.
-    let times = placement.graph.change_times();
+    // until a change that may alter them (most changes add one clock beside a known one and
+    // alter that clock's plan only). A proto packet that cannot be converted when read is
+    // tried again at the end of its file; other formats' events are dropped then.
+    let changes = placement.graph.changes();
+    let targets = placement.target_nodes();
+    // The clocks (indices into `domains`) read on each graph node.
+    let mut on_node: FxHashMap<NodeIndex, Vec<usize>> = FxHashMap::default();
+    for (c, d) in domains.iter().enumerate() {
+        if let Some(n) = placement.graph_node(*d) {
+            on_node.entry(n).or_default().push(c);
+        }
+    }
     let mut epoch = 0usize;
-    let mut last_ord = 0u32;
+    let mut last_read: clock::ReadAt = 0;
     let mut now: Vec<Option<Plan>> = vec![None; domains.len()];
+    // Forgets the plans that the changes `from..to` may alter.
+    let forget = |now: &mut Vec<Option<Plan>>, from: usize, to: usize| {
+        for (_, scope) in changes.get(from..to).unwrap_or(&[]) {
+            let nodes = match scope {
+                ChangeScope::Only(nodes) if !nodes.iter().any(|n| targets.contains(n)) => nodes,
+                _ => {
+                    now.iter_mut().for_each(|p| *p = None);
+                    return;
+                }
+            };
+            for c in nodes.iter().filter_map(|n| on_node.get(n)).flatten() {
+                now[*c] = None;
+            }
+        }
+    };
     let mut at_end: Vec<Option<Plan>> = vec![None; domains.len()];
     // The events dropped: (clock, failure, ord, raw ts); counted as the inputs they came
     // from (a systrace line or a proto packet is one event of the reference's however many
@@ -775,23 +802,26 @@ fn convert_events(
     // The events placed only at the end of their file: (ord, end of file, trace time).
     let mut held: Vec<Held> = Vec::new();
     let payloads = &sink.payloads;
+    let sink_end = &sink.file_spans;
     let mut apply = |ev: &mut Event| -> bool {
         let c = payloads[ev.payload as usize].0 as usize;
-        if ev.ord < last_ord {
-            epoch = times.partition_point(|&t| t <= ev.ord);
-            now.iter_mut().for_each(|p| *p = None);
-        }
-        last_ord = ev.ord;
-        if times.get(epoch).is_some_and(|&t| t <= ev.ord) {
-            epoch = times.partition_point(|&t| t <= ev.ord);
-            now.iter_mut().for_each(|p| *p = None);
-        }
         let d = domains[c];
-        let plan = now[c].get_or_insert_with(|| placement.strict_plan(d, ev.ord));
+        let at = clock::read_time(ev.ord, d.file);
+        if at < last_read {
+            epoch = changes.partition_point(|&(t, _)| t <= at);
+            now.iter_mut().for_each(|p| *p = None);
+        }
+        last_read = at;
+        if changes.get(epoch).is_some_and(|&(t, _)| t <= at) {
+            let to = changes.partition_point(|&(t, _)| t <= at);
+            forget(&mut now, epoch, to);
+            epoch = to;
+        }
+        let plan = now[c].get_or_insert_with(|| placement.strict_plan(d, at));
         let failure = match plan {
             Plan::Identity => return true,
             Plan::Path(path) => {
-                ev.ts = placement.graph.convert_along_at(path, ev.ts, ev.ord);
+                ev.ts = placement.graph.convert_along_at(path, ev.ts, at);
                 return true;
             }
             Plan::Drop(failure) => *failure,
@@ -801,14 +831,16 @@ fn convert_events(
         }
         let failure = if protos.contains(&d.file) {
             let end = placement.end_of_file(d.file);
+            // Placed among the events as if read at the end of its file.
+            let after = sink_end.get(&d.file).map_or(u32::MAX, |s| s.1);
             match at_end[c].get_or_insert_with(|| placement.strict_plan(d, end)) {
                 Plan::Identity => {
-                    held.push((ev.ord, end, ev.ts));
+                    held.push((ev.ord, after, ev.ts));
                     return true;
                 }
                 Plan::Path(path) => {
                     ev.ts = placement.graph.convert_along_at(path, ev.ts, end);
-                    held.push((ev.ord, end, ev.ts));
+                    held.push((ev.ord, after, ev.ts));
                     return true;
                 }
                 Plan::Drop(failure) => *failure,
