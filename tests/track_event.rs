@@ -1080,3 +1080,21 @@ fn a_streaming_profile_sample_after_a_negative_one_keeps_the_sequence_time() {
     );
     assert_eq!(stat(&conn, "streaming_profile_invalid_timestamp"), "1");
 }
+
+#[test]
+fn every_interned_id_that_does_not_resolve_is_counted() {
+    // tools/gen_track_event_heldout.py; behaviour-parsers §3.1: each failed interned
+    // lookup counts interned_data_tokenizer_errors once, so an event with an unknown name
+    // and an unknown category counts two, and a multi-category entry one per unknown iid.
+    let (conn, _db) = import("missing_iids_each_counted");
+    let got = rows(&conn, "select ts, name, category from slice order by ts");
+    assert_eq!(
+        got,
+        table(&[
+            ["3", "NULL", "unknown(7)"],
+            ["4", "x", "c1,s"],
+            ["5", "n1", "c1"],
+        ])
+    );
+    assert_eq!(stat(&conn, "interned_data_tokenizer_errors"), "4");
+}
