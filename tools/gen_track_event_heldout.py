@@ -4,6 +4,10 @@ tests/data/track_event/:
 - missing_iids_each_counted.pftrace: instants whose name iid and category iids were never
   interned, several in one event (behaviour-parsers §3.1: every failed lookup counts
   interned_data_tokenizer_errors once).
+- missing_arg_lookups_counted.pftrace: events whose log message body, histogram name,
+  correlation id string, debug annotation string value and proto type name iids were never
+  interned (§3.1: each failed lookup counts interned_data_tokenizer_errors; the arg is
+  skipped as behaviour-chrome-typed-args §2 says).
 
 usage: python3 tools/gen_track_event_heldout.py  (needs `pip install perfetto`, or the
 perfetto_trace_pb2 module on PYTHONPATH)"""
@@ -53,5 +57,28 @@ def missing_iids_each_counted():
     save(t, 'missing_iids_each_counted.pftrace')
 
 
+def missing_arg_lookups_counted():
+    t = pb.Trace()
+    pkt(t, 1).thread_descriptor.CopyFrom(pb.ThreadDescriptor(pid=1, tid=2))
+    p = pkt(t, 2, flags=CLEARED | NEEDS)
+    p.interned_data.log_message_body.add(iid=1, body='known')
+    I = TE.TYPE_INSTANT
+    DA = pb.DebugAnnotation
+    events = [
+        TE(type=I, name='log', log_message=pb.LogMessage(body_iid=9)),
+        TE(type=I, name='histogram',
+           chrome_histogram_sample=pb.ChromeHistogramSample(name_iid=9, sample=3)),
+        TE(type=I, name='correlation', correlation_id_str_iid=9),
+        TE(type=I, name='string_iid', debug_annotations=[DA(name='s', string_value_iid=9)]),
+        TE(type=I, name='type_iid',
+           debug_annotations=[DA(name='p', proto_type_name_iid=9, proto_value=b'\x08\x01')]),
+        TE(type=I, name='fine', log_message=pb.LogMessage(body_iid=1)),
+    ]
+    for i, ev in enumerate(events):
+        pkt(t, 10 + i, flags=NEEDS).track_event.CopyFrom(ev)
+    save(t, 'missing_arg_lookups_counted.pftrace')
+
+
 if __name__ == '__main__':
     missing_iids_each_counted()
+    missing_arg_lookups_counted()
