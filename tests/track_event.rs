@@ -930,9 +930,10 @@ fn debug_annotations_that_cannot_be_read_add_nothing_and_are_counted() {
         ])
     );
     // The bad JSON, the unknown name iid and the unknown string iid are parser errors;
-    // the unknown name iid is an interning error too (behaviour-parsers.md §3.1).
+    // the unknown name iid and the unknown string iid are interning errors too (every
+    // failed interned lookup counts, behaviour-parsers.md §3.1).
     assert_eq!(stat(&conn, "track_event_parser_errors"), "3");
-    assert_eq!(stat(&conn, "interned_data_tokenizer_errors"), "1");
+    assert_eq!(stat(&conn, "interned_data_tokenizer_errors"), "2");
 }
 
 /// An annotation that adds no entry (no value, an empty dict or array, a dict of such) is a
@@ -1079,4 +1080,51 @@ fn a_streaming_profile_sample_after_a_negative_one_keeps_the_sequence_time() {
         table(&[["6000"]])
     );
     assert_eq!(stat(&conn, "streaming_profile_invalid_timestamp"), "1");
+}
+
+#[test]
+fn every_interned_id_that_does_not_resolve_is_counted() {
+    // tools/gen_track_event_heldout.py; behaviour-parsers §3.1: each failed interned
+    // lookup counts interned_data_tokenizer_errors once, so an event with an unknown name
+    // and an unknown category counts two, and a multi-category entry one per unknown iid.
+    let (conn, _db) = import("missing_iids_each_counted");
+    let got = rows(&conn, "select ts, name, category from slice order by ts");
+    assert_eq!(
+        got,
+        table(&[
+            ["3", "NULL", "unknown(7)"],
+            ["4", "x", "c1,s"],
+            ["5", "n1", "c1"],
+        ])
+    );
+    assert_eq!(stat(&conn, "interned_data_tokenizer_errors"), "4");
+}
+
+#[test]
+fn every_interned_arg_lookup_that_fails_is_counted() {
+    // tools/gen_track_event_heldout.py; behaviour-parsers §3.1 and
+    // behaviour-chrome-typed-args §2: a log message body, histogram name, correlation id
+    // string, annotation string value or proto type name whose iid was never interned adds
+    // no arg and counts interned_data_tokenizer_errors (each lookup once) besides any
+    // track_event_parser_errors.
+    let (conn, _db) = import("missing_arg_lookups_counted");
+    let got = rows(
+        &conn,
+        "select s.name, a.key, a.display_value from slice s
+         left join args a using(arg_set_id) order by s.ts, a.id",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["log", "NULL", "NULL"],
+            ["histogram", "chrome_histogram_sample.sample", "3"],
+            ["histogram", "chrome_histogram_sample.name_iid", "9"],
+            ["correlation", "NULL", "NULL"],
+            ["string_iid", "NULL", "NULL"],
+            ["type_iid", "NULL", "NULL"],
+            ["fine", "track_event.log_message.message", "known"],
+        ])
+    );
+    assert_eq!(stat(&conn, "interned_data_tokenizer_errors"), "5");
+    assert_eq!(stat(&conn, "track_event_parser_errors"), "4");
 }

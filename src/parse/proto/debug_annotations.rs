@@ -95,6 +95,12 @@ impl Parser<'_> {
                     return Some(true);
                 }
                 None => {
+                    if matches!(
+                        ann.proto_type_descriptor,
+                        Some(debug_annotation::ProtoTypeDescriptor::ProtoTypeNameIid(_))
+                    ) {
+                        self.sink.stat("interned_data_tokenizer_errors", machine, 1);
+                    }
                     self.sink.stat("track_event_parser_errors", machine, 1);
                     return None;
                 }
@@ -153,6 +159,7 @@ impl Parser<'_> {
                 {
                     Some(s) => ArgValue::Str(s),
                     None => {
+                        self.sink.stat("interned_data_tokenizer_errors", machine, 1);
                         self.sink.stat("track_event_parser_errors", machine, 1);
                         return None;
                     }

@@ -351,15 +351,16 @@ impl Parser<'_> {
             None => NO_TS,
         };
 
-        // Category: interned ids in order, then strings, joined by ','.
-        let mut missing_iid = false;
+        // Category: interned ids in order, then strings, joined by ','. Every interned id
+        // that does not resolve counts once (Trace Processor counts per failed lookup).
+        let mut missing_iids: i64 = 0;
         let category =
             if ev.category_iids.len() + ev.categories.len() == 1 && ev.categories.is_empty() {
                 let iid = ev.category_iids[0];
                 match seq.categories.get(&iid) {
                     Some(&c) => c,
                     None => {
-                        missing_iid = true;
+                        missing_iids += 1;
                         self.sink.intern(&format!("unknown({iid})"))
                     }
                 }
@@ -376,7 +377,7 @@ impl Parser<'_> {
                         .and_then(|&c| self.sink.strings.get(c))
                     {
                         Some(s) => parts.push(s.to_string()),
-                        None => missing_iid = true,
+                        None => missing_iids += 1,
                     }
                 }
                 parts.extend(ev.categories.iter().cloned());
@@ -397,7 +398,7 @@ impl Parser<'_> {
             match seq.names.get(&name_iid) {
                 Some(&n) => n,
                 None => {
-                    missing_iid = true;
+                    missing_iids += 1;
                     NULL_STR
                 }
             }
@@ -407,8 +408,9 @@ impl Parser<'_> {
                 _ => NULL_STR,
             }
         };
-        if missing_iid {
-            self.sink.stat("interned_data_tokenizer_errors", machine, 1);
+        if missing_iids > 0 {
+            self.sink
+                .stat("interned_data_tokenizer_errors", machine, missing_iids);
         }
         if let Some(size) = self.pending_track_event.take() {
             let entry = self.event_content.entry((category, name)).or_default();

@@ -124,7 +124,10 @@ impl Parser<'_> {
     /// when the location or its mapping was not interned.
     fn native_location(&mut self, machine: MachineId, seq_id: u32, iid: u64) -> Option<(u64, u64)> {
         let seq = self.sequences.get(&(machine, seq_id))?;
-        let &(mapping, rel_pc) = seq.unsymbolized.get(&iid)?;
+        let Some(&(mapping, rel_pc)) = seq.unsymbolized.get(&iid) else {
+            self.sink.stat("interned_data_tokenizer_errors", machine, 1);
+            return None;
+        };
         let row = self
             .profiling
             .mapping_row(self.sink, machine, seq_id, mapping)?;
@@ -205,10 +208,16 @@ impl Parser<'_> {
                     Some(self.sink.intern(&format!("tp:#{v}")))
                 }
                 track_event::CorrelationIdField::CorrelationIdStr(s) => Some(self.sink.intern(s)),
-                track_event::CorrelationIdField::CorrelationIdStrIid(iid) => self
-                    .sequences
-                    .get(&(machine, cx.seq_id))
-                    .and_then(|s| s.correlation_ids.get(iid).copied()),
+                track_event::CorrelationIdField::CorrelationIdStrIid(iid) => {
+                    let found = self
+                        .sequences
+                        .get(&(machine, cx.seq_id))
+                        .and_then(|s| s.correlation_ids.get(iid).copied());
+                    if found.is_none() {
+                        self.sink.stat("interned_data_tokenizer_errors", machine, 1);
+                    }
+                    found
+                }
             };
             if let Some(v) = value {
                 let key = self.sink.intern_static("correlation_id");
@@ -283,6 +292,7 @@ impl Parser<'_> {
         let seq = self.sequences.get(&(machine, cx.seq_id));
         let body = seq.and_then(|s| s.log_bodies.get(&log.body_iid.unwrap_or(0)).copied());
         let Some(body) = body else {
+            self.sink.stat("interned_data_tokenizer_errors", machine, 1);
             self.sink.stat("track_event_parser_errors", machine, 1);
             return;
         };
@@ -291,6 +301,7 @@ impl Parser<'_> {
         let mut tag = NULL_STR;
         if let Some(iid) = log.source_location_iid.filter(|&i| i != 0) {
             let Some((file, function, line)) = self.source_location(machine, cx.seq_id, iid) else {
+                self.sink.stat("interned_data_tokenizer_errors", machine, 1);
                 self.sink.stat("track_event_parser_errors", machine, 1);
                 return;
             };
@@ -366,7 +377,11 @@ impl Parser<'_> {
                 let key = self.sink.intern_static("chrome_histogram_sample.name");
                 args.add(key, key, ArgValue::Str(n));
             }
-            None => self.sink.stat("track_event_parser_errors", cx.machine, 1),
+            None => {
+                self.sink
+                    .stat("interned_data_tokenizer_errors", cx.machine, 1);
+                self.sink.stat("track_event_parser_errors", cx.machine, 1);
+            }
         }
     }
 
@@ -853,6 +868,10 @@ impl Reflector<'_, '_, '_> {
             self.parser
                 .source_location(self.cx.machine, self.cx.seq_id, *iid)
         else {
+            let machine = self.cx.machine;
+            self.parser
+                .sink
+                .stat("interned_data_tokenizer_errors", machine, 1);
             return false;
         };
         // The key and flat key without their last component (the iid field's name).
