@@ -700,6 +700,27 @@ fn atrace_tracks_have_the_process_then_the_name_as_dimensions() {
     );
 }
 
+/// process_tree's `process_start_from_boot` is a BOOTTIME time converted to trace time
+/// (reference/behaviour-process-tracking.md §6.1), not taken as is.
+#[test]
+fn process_start_from_boot_is_converted_from_boottime() {
+    // Written by tools/gen_kernel_family_traces.py: trace clock MONOTONIC, BOOTTIME 100000
+    // = MONOTONIC 50000.
+    let (conn, _db) = import("process_start_from_boot.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select pid, start_ts from process where pid >= 10 order by pid"
+        ),
+        table(&[
+            ["10", "50200"],
+            // Before the trace's zero, and kept.
+            ["11", "-49800"],
+            ["12", "NULL"],
+        ])
+    );
+}
+
 /// process_tree and process_stats (reference/behaviour-process-tracking.md §6).
 
 #[test]

@@ -799,6 +799,7 @@ impl LineParser {
                         cmdline: NULL_STR,
                         uid: None,
                         start_ts: None,
+                        start_probe: None,
                         from_system: true,
                     })),
                 );
