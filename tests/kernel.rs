@@ -721,6 +721,26 @@ fn process_start_from_boot_is_converted_from_boottime() {
     );
 }
 
+/// An empty argv0 is a process name like any other: only NULL names are ignored
+/// (reference/behaviour-process-tracking.md §2.9, §6.1).
+#[test]
+fn process_tree_empty_argv0_names_the_process() {
+    // Written by tools/gen_kernel_family_traces.py: pid 50 forked as `child`, then listed
+    // with cmdline [""]; pid 60 with [" x"] (cut at its first space); pid 70 with ["", "y"].
+    let (conn, _db) = import("process_tree_empty_argv0.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select pid, quote(name), quote(cmdline) from process where pid >= 50 order by pid"
+        ),
+        table(&[
+            ["50", "''", "''"],
+            ["60", "''", "' x'"],
+            ["70", "''", "' y'"],
+        ])
+    );
+}
+
 /// process_tree and process_stats (reference/behaviour-process-tracking.md §6).
 
 #[test]

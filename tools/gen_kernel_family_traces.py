@@ -319,3 +319,22 @@ def process_start_from_boot():
 
 if __name__ == '__main__':
     process_start_from_boot()
+
+
+def process_tree_empty_argv0():
+    """An empty argv0 (an empty first cmdline element, or a one-element cmdline starting
+    with a space) names the process "": only NULL names are ignored, so it replaces the
+    fork's comm."""
+    t = Trace()
+    ftrace(t, 0, [(100, 1, 'task_newtask', dict(pid=50, comm='child', clone_flags=0))])
+    p = t.packet.add()
+    p.timestamp = 200
+    p.trusted_packet_sequence_id = 1
+    p.process_tree.processes.add(pid=50, ppid=1, cmdline=[''])
+    p.process_tree.processes.add(pid=60, ppid=1, cmdline=[' x'])
+    p.process_tree.processes.add(pid=70, ppid=1, cmdline=['', 'y'])
+    write('kernel', 'process_tree_empty_argv0.pftrace', t)
+
+
+if __name__ == '__main__':
+    process_tree_empty_argv0()

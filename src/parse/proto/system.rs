@@ -294,7 +294,8 @@ impl Parser<'_> {
                         p.cmdline[0].as_str()
                     };
                     (
-                        self.sink.intern_nonempty(argv0),
+                        // An empty argv0 is a name too (only NULL names are ignored).
+                        self.sink.intern(argv0),
                         self.sink.intern(&p.cmdline.join(" ")),
                     )
                 }
