@@ -700,6 +700,47 @@ fn atrace_tracks_have_the_process_then_the_name_as_dimensions() {
     );
 }
 
+/// process_tree's `process_start_from_boot` is a BOOTTIME time converted to trace time
+/// (reference/behaviour-process-tracking.md §6.1), not taken as is.
+#[test]
+fn process_start_from_boot_is_converted_from_boottime() {
+    // Written by tools/gen_kernel_family_traces.py: trace clock MONOTONIC, BOOTTIME 100000
+    // = MONOTONIC 50000.
+    let (conn, _db) = import("process_start_from_boot.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select pid, start_ts from process where pid >= 10 order by pid"
+        ),
+        table(&[
+            ["10", "50200"],
+            // Before the trace's zero, and kept.
+            ["11", "-49800"],
+            ["12", "NULL"],
+        ])
+    );
+}
+
+/// An empty argv0 is a process name like any other: only NULL names are ignored
+/// (reference/behaviour-process-tracking.md §2.9, §6.1).
+#[test]
+fn process_tree_empty_argv0_names_the_process() {
+    // Written by tools/gen_kernel_family_traces.py: pid 50 forked as `child`, then listed
+    // with cmdline [""]; pid 60 with [" x"] (cut at its first space); pid 70 with ["", "y"].
+    let (conn, _db) = import("process_tree_empty_argv0.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select pid, quote(name), quote(cmdline) from process where pid >= 50 order by pid"
+        ),
+        table(&[
+            ["50", "''", "''"],
+            ["60", "''", "' x'"],
+            ["70", "''", "' y'"],
+        ])
+    );
+}
+
 /// process_tree and process_stats (reference/behaviour-process-tracking.md §6).
 
 #[test]

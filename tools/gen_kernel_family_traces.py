@@ -295,3 +295,46 @@ def rpm():
 
 if __name__ == '__main__':
     rpm()
+
+
+def process_start_from_boot():
+    """process_tree's process_start_from_boot is on BOOTTIME whatever the trace clock: with
+    MONOTONIC as trace clock (BOOTTIME 100000 = MONOTONIC 50000) it is converted (100200 →
+    50200, 200 → -49800, kept though before the trace's zero)."""
+    t = Trace()
+    p = t.packet.add()
+    p.clock_snapshot.clocks.add(clock_id=6, timestamp=100000)
+    p.clock_snapshot.clocks.add(clock_id=3, timestamp=50000)
+    p.clock_snapshot.primary_trace_clock = 3
+    p = t.packet.add()
+    p.timestamp = 100500
+    p.timestamp_clock_id = 6
+    p.trusted_packet_sequence_id = 1
+    tree = p.process_tree
+    tree.processes.add(pid=10, ppid=1, cmdline=['a'], process_start_from_boot=100200)
+    tree.processes.add(pid=11, ppid=1, cmdline=['b'], process_start_from_boot=200)
+    tree.processes.add(pid=12, ppid=1, cmdline=['c'])
+    write('kernel', 'process_start_from_boot.pftrace', t)
+
+
+if __name__ == '__main__':
+    process_start_from_boot()
+
+
+def process_tree_empty_argv0():
+    """An empty argv0 (an empty first cmdline element, or a one-element cmdline starting
+    with a space) names the process "": only NULL names are ignored, so it replaces the
+    fork's comm."""
+    t = Trace()
+    ftrace(t, 0, [(100, 1, 'task_newtask', dict(pid=50, comm='child', clone_flags=0))])
+    p = t.packet.add()
+    p.timestamp = 200
+    p.trusted_packet_sequence_id = 1
+    p.process_tree.processes.add(pid=50, ppid=1, cmdline=[''])
+    p.process_tree.processes.add(pid=60, ppid=1, cmdline=[' x'])
+    p.process_tree.processes.add(pid=70, ppid=1, cmdline=['', 'y'])
+    write('kernel', 'process_tree_empty_argv0.pftrace', t)
+
+
+if __name__ == '__main__':
+    process_tree_empty_argv0()

@@ -555,6 +555,7 @@ impl Session {
         mixed_clock_sources(sink, &placement);
         let converted = convert_events(sink, &placement, &protos, keep);
         let raw = converted.map(|events| std::mem::replace(&mut sink.events, events));
+        sink.take_time_probes();
         let negative = sort_and_drop_negative(sink);
         let losses = placement_losses(sink, &sink.events);
         sink.placement_losses = losses;

@@ -47,6 +47,7 @@ impl EventData {
                 | EventData::CompactSwitchRaw(_)
                 | EventData::ChromeProcessSeen { .. }
                 | EventData::Dropped
+                | EventData::TimeProbe(_)
                 | EventData::SliceCallstack(_)
                 | EventData::SliceInstructions { .. }
                 | EventData::Profile(ProfileSample::HeapDumpProcess { .. })
@@ -173,6 +174,9 @@ pub struct ProcessInfo {
     pub cmdline: StrId,
     pub uid: Option<i64>,
     pub start_ts: Option<i64>,
+    /// A start time on another clock than the event's ([`Sink::time_probe`] slot), used
+    /// when `start_ts` is `None`; a probe that did not convert sets nothing.
+    pub start_probe: Option<u32>,
     /// Descriptor names (priority 2) lose to system names (priority 4).
     pub from_system: bool,
 }
@@ -594,6 +598,11 @@ pub enum EventData {
     /// An event cropped after parsing (ftrace from before every cpu's data is complete):
     /// nothing.
     Dropped,
+    /// A timestamp another event carries on a clock of its own (a process's
+    /// `process_start_from_boot` on BOOTTIME): converted to trace time with the events and
+    /// then taken out of the stream into [`super::Sink::time_probes`] (slot = the value),
+    /// see [`super::Sink::time_probe`]. Never reaches the model as an event.
+    TimeProbe(u32),
     /// A counter that adds `delta` to its track's running total; the row's value is the
     /// total divided by `divisor` (packets counted, bytes summed as KB).
     CounterSum {

@@ -810,6 +810,11 @@ pub struct Sink {
     /// stat increments, so far.
     touches: u64,
     stat_increments: u64,
+    /// Converted values of [`EventData::TimeProbe`]s by slot (`None`: no path to trace
+    /// time), filled by the import once the events are converted; `time_probe_count` slots
+    /// are handed out.
+    pub time_probes: Vec<Option<i64>>,
+    pub time_probe_count: u32,
     /// Probe tracks named by [`TrackKey::Probe`].
     pub probe_tracks: Interner<ProbeTrack>,
     /// `package_list` rows, and the names already listed.
@@ -951,6 +956,38 @@ impl Sink {
             dimension_keys,
             ..Default::default()
         }
+    }
+
+    /// A timestamp on `clock` that an event pushed with another clock refers to: pushed as
+    /// an [`EventData::TimeProbe`] so it is converted to trace time like any event (with
+    /// the clock relations known when it was read); returns its slot in
+    /// [`Sink::time_probes`].
+    pub fn time_probe(&mut self, ts: i64, clock: ClockRef) -> u32 {
+        let slot = self.time_probe_count;
+        self.time_probe_count += 1;
+        self.push(ts, clock, EventData::TimeProbe(slot));
+        slot
+    }
+
+    /// Takes the converted [`EventData::TimeProbe`]s out of the event stream into
+    /// [`Sink::time_probes`] (the import calls this after conversion, before sorting).
+    pub fn take_time_probes(&mut self) {
+        self.time_probes = vec![None; self.time_probe_count as usize];
+        if self.time_probe_count == 0 {
+            return;
+        }
+        let payloads = &self.payloads;
+        let probes = &mut self.time_probes;
+        self.events
+            .retain(|e| match payloads[e.payload as usize].1 {
+                EventData::TimeProbe(slot) => {
+                    if let Some(p) = probes.get_mut(slot as usize) {
+                        *p = Some(e.ts);
+                    }
+                    false
+                }
+                _ => true,
+            });
     }
 
     /// Notes that a machine's idle thread is called `swapper` in this import.

@@ -488,7 +488,7 @@ impl<'s> Builder<'s> {
             EventData::GenericKernel(ref g) => self.generic_kernel(ts, g),
             EventData::Drm(ref d) => self.drm(ts, d),
             EventData::Kernel(ref k) => self.kernel_event(ts, k),
-            EventData::Dropped => {}
+            EventData::Dropped | EventData::TimeProbe(_) => {}
             EventData::ThreadRename { thread, name } => self.rename_thread(thread, name),
             EventData::CounterSum {
                 track,

@@ -337,7 +337,10 @@ impl<'s> Builder<'s> {
             row.uid = Some(uid);
         }
         if row.start_ts.is_none() {
-            row.start_ts = info.start_ts;
+            let probe = info
+                .start_probe
+                .and_then(|s| self.sink.time_probes.get(s as usize));
+            row.start_ts = info.start_ts.or(probe.copied().flatten());
         }
         self.set_process_name(upid, info.name, info.from_system);
     }

@@ -147,7 +147,7 @@ pub fn parse_stream(
                 if contains(line, SCRIPT_END) {
                     state = State::HtmlBeforeSystrace;
                 } else {
-                    state = State::ProcessDump(parser.dump_row(sink, kind, line));
+                    state = State::ProcessDump(parser.dump_row(sink, kind, line)?);
                 }
             }
             State::OtherDump => {
@@ -750,27 +750,40 @@ impl LineParser {
         Some(())
     }
 
-    /// One row of a `PROCESS DUMP` block; returns the layout for the next row.
-    fn dump_row(&mut self, sink: &mut Sink, kind: DumpKind, line: &[u8]) -> DumpKind {
+    /// One row of a `PROCESS DUMP` block; returns the layout for the next row. A row whose
+    /// pid, ppid or tid is not a number fails the whole import, as in the reference
+    /// (behaviour-process-tracking.md §4).
+    fn dump_row(
+        &mut self,
+        sink: &mut Sink,
+        kind: DumpKind,
+        line: &[u8],
+    ) -> Result<DumpKind, ParseError> {
+        let unparsable = |what: &str, token: &[u8]| {
+            ParseError::invalid(format!(
+                "Could not parse the {what} '{}' of PROCESS DUMP row '{}'",
+                clean_utf8(token),
+                clean_utf8(line)
+            ))
+        };
         let tokens: Vec<&[u8]> = line
             .split(|&b| is_ws(b))
             .filter(|t| !t.is_empty())
             .collect();
         if tokens.first() == Some(&&b"USER"[..]) {
-            return if tokens.get(2) == Some(&&b"TID"[..]) {
+            return Ok(if tokens.get(2) == Some(&&b"TID"[..]) {
                 DumpKind::Short
             } else {
                 DumpKind::Long
-            };
+            });
         }
         let machine = self.machine;
         match kind {
             DumpKind::Long if tokens.len() >= 9 => {
-                let (Some(pid), Some(ppid)) =
-                    (parse_uint::<u32>(tokens[1]), parse_uint::<u32>(tokens[2]))
-                else {
-                    return kind;
-                };
+                let pid =
+                    parse_uint::<u32>(tokens[1]).ok_or_else(|| unparsable("pid", tokens[1]))?;
+                let ppid =
+                    parse_uint::<u32>(tokens[2]).ok_or_else(|| unparsable("ppid", tokens[2]))?;
                 let name = Self::intern(sink, tokens[8]);
                 // Dump facts come before every ftrace event, as in the reference.
                 self.push(
@@ -786,16 +799,16 @@ impl LineParser {
                         cmdline: NULL_STR,
                         uid: None,
                         start_ts: None,
+                        start_probe: None,
                         from_system: true,
                     })),
                 );
             }
             DumpKind::Short if tokens.len() >= 4 => {
-                let (Some(pid), Some(tid)) =
-                    (parse_uint::<u32>(tokens[1]), parse_uint::<u32>(tokens[2]))
-                else {
-                    return kind;
-                };
+                let pid =
+                    parse_uint::<u32>(tokens[1]).ok_or_else(|| unparsable("pid", tokens[1]))?;
+                let tid =
+                    parse_uint::<u32>(tokens[2]).ok_or_else(|| unparsable("tid", tokens[2]))?;
                 let cmd = tokens[3..]
                     .iter()
                     .map(|t| clean_utf8(t))
@@ -818,7 +831,7 @@ impl LineParser {
             }
             _ => {}
         }
-        kind
+        Ok(kind)
     }
 }
 
@@ -1278,6 +1291,36 @@ mod tests {
                 if s(&sink, name) == "Render Thread"
         )));
         assert_eq!(failures(&sink), 0);
+    }
+
+    #[test]
+    fn process_dump_row_with_unparsable_ids_fails_the_import() {
+        let page = |row: &str| {
+            format!(
+                "<html>\n<script class=\"trace-data\" type=\"application/text\">\nPROCESS DUMP\n{row}\n</script>\n</html>\n"
+            )
+        };
+        let long = "USER PID PPID VSZ RSS WCHAN ADDR S NAME\n";
+        let short = "USER PID TID CMD\n";
+        for (rows, what) in [
+            (format!("{long}root abc 0 1 1 0 0 S init"), "pid 'abc'"),
+            (format!("{long}root 1 x 1 1 0 0 S init"), "ppid 'x'"),
+            (format!("{short}u0_a1 500 5o1 Render Thread"), "tid '5o1'"),
+            (format!("{short}u0_a1 -5 501 Render Thread"), "pid '-5'"),
+        ] {
+            let err = parse(page(&rows).as_bytes(), &mut Sink::new(), &ctx());
+            assert!(
+                matches!(err, Err(ParseError::Invalid(ref m)) if m.contains(what)),
+                "{rows}: {err:?}"
+            );
+        }
+        // Rows too short to be read are still skipped.
+        let ok = parse(
+            page(&format!("{long}root 1")).as_bytes(),
+            &mut Sink::new(),
+            &ctx(),
+        );
+        assert!(ok.is_ok());
     }
 
     #[test]

@@ -807,6 +807,7 @@ impl Importer {
                 cmdline: NULL_STR,
                 uid: None,
                 start_ts: None,
+                start_probe: None,
                 from_system: true,
             };
             self.push(ts, ph, sort_dur, EventData::Process(Box::new(info)));
@@ -1108,6 +1109,7 @@ impl Importer {
                         cmdline: NULL_STR,
                         uid: None,
                         start_ts: None,
+                        start_probe: None,
                         from_system: true,
                     }))
                 } else {

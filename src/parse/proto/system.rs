@@ -294,12 +294,19 @@ impl Parser<'_> {
                         p.cmdline[0].as_str()
                     };
                     (
-                        self.sink.intern_nonempty(argv0),
+                        // An empty argv0 is a name too (only NULL names are ignored).
+                        self.sink.intern(argv0),
                         self.sink.intern(&p.cmdline.join(" ")),
                     )
                 }
             };
 
+            // The start time is on BOOTTIME whatever the packet's clock: converted to trace
+            // time like an event (no conversion, no start time).
+            let start_probe = p.process_start_from_boot.map(|v| {
+                let boottime = self.clock(machine, 0, clocks::BOOTTIME);
+                self.sink.time_probe(v as i64, boottime)
+            });
             let info = ProcessInfo {
                 process: ProcessRef {
                     machine,
@@ -309,7 +316,8 @@ impl Parser<'_> {
                 name,
                 cmdline,
                 uid: p.uid.map(i64::from),
-                start_ts: p.process_start_from_boot.map(|v| v as i64),
+                start_ts: None,
+                start_probe,
                 from_system: true,
             };
             self.sink

@@ -27,6 +27,7 @@ impl Parser<'_> {
             cmdline,
             uid: None,
             start_ts: pd.start_timestamp_ns,
+            start_probe: None,
             from_system: false,
         }
     }
