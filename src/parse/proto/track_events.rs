@@ -577,6 +577,8 @@ impl Parser<'_> {
             && overrides.is_none()
             && crate::ir::descriptor_chain_loops(&self.sink.descriptors, machine, uuid)
         {
+            let fault = crate::ir::descriptor_chain_fault(&self.sink.descriptors, machine, uuid);
+            self.sink.stat(fault, machine, 1);
             self.sink.stat("track_event_parser_errors", machine, 1);
             return;
         }
