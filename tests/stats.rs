@@ -593,7 +593,7 @@ fn a_stat_counted_by_the_model_belongs_to_the_file_of_its_event() {
 /// pid, a parent on the default track (uuid 0); a ThreadDescriptor packet without a
 /// sequence or on a sequence whose incremental state is not valid; an event with a delta
 /// thread time or instruction count but no ThreadDescriptor base since the last loss
-/// (behaviour-stats.md §6, keys 316-318, 323, 330, 342, 344, 345).
+/// (behaviour-stats.md §6, keys 316-318, 323, 330, 333, 342, 344, 345); a child ordering outside the enum is counted too.
 #[test]
 fn refused_descriptors_and_events_without_delta_bases_are_counted_and_dropped() {
     use sextant::protos::{
@@ -649,6 +649,8 @@ fn refused_descriptors_and_events_without_delta_bases_are_counted_and_dropped() 
     });
     let mut no_pid = named(Some(6), "no pid");
     no_pid.process = Some(ProcessDescriptor::default());
+    let mut bad_ordering = named(Some(7), "bad ordering");
+    bad_ordering.child_ordering = Some(9);
     let mut default_with_parent = named(Some(0), "default with parent");
     default_with_parent.parent_uuid = Some(9);
     let packets = vec![
@@ -656,6 +658,7 @@ fn refused_descriptors_and_events_without_delta_bases_are_counted_and_dropped() 
         descriptor(no_tid),
         descriptor(no_pid),
         descriptor(default_with_parent),
+        descriptor(bad_ordering),
         thread_descriptor(None, 0, 11),
         // Sequence 2 has not cleared its incremental state yet.
         thread_descriptor(Some(2), 0, 12),
@@ -696,6 +699,7 @@ fn refused_descriptors_and_events_without_delta_bases_are_counted_and_dropped() 
                 "1",
                 "error"
             ],
+            ["track_descriptor_invalid_child_ordering", "-", "1", "error"],
             [
                 "thread_descriptor_skipped_incremental_state_invalid",
                 "-",

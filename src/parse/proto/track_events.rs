@@ -80,6 +80,11 @@ impl Parser<'_> {
             self.sink.stat(name, machine, 1);
             return;
         }
+        // A child ordering outside the enum orders nothing (no `child_ordering` arg).
+        if d.child_ordering.is_some_and(|o| !(0..=3).contains(&o)) {
+            let name = "track_descriptor_invalid_child_ordering";
+            self.sink.stat(name, machine, 1);
+        }
         let name = match &d.static_or_dynamic_name {
             Some(protos::track_descriptor::StaticOrDynamicName::Name(n))
             | Some(protos::track_descriptor::StaticOrDynamicName::StaticName(n))
