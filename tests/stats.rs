@@ -587,3 +587,165 @@ fn a_stat_counted_by_the_model_belongs_to_the_file_of_its_event() {
         table(&[["a.json", "1"], ["b.json", "0"]])
     );
 }
+
+/// What Trace Processor's TrackEvent tokenizer refuses is counted and says nothing: a
+/// TrackDescriptor without a uuid, a thread one without pid or tid, a process one without
+/// pid, a parent on the default track (uuid 0); a ThreadDescriptor packet without a
+/// sequence or on a sequence whose incremental state is not valid; an event with a delta
+/// thread time or instruction count but no ThreadDescriptor base since the last loss
+/// (behaviour-stats.md §6, keys 316-318, 323, 330, 333, 342, 344, 345); a child ordering outside the enum is counted too.
+#[test]
+fn refused_descriptors_and_events_without_delta_bases_are_counted_and_dropped() {
+    use sextant::protos::{
+        trace_packet::{Data, OptionalTrustedPacketSequenceId},
+        track_descriptor::StaticOrDynamicName,
+        track_event::{NameField, ThreadInstructionCount, ThreadTime, Type},
+        ProcessDescriptor, ThreadDescriptor, TracePacket, TrackDescriptor, TrackEvent,
+    };
+    let seq = |id: u32| Some(OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(id));
+    let descriptor = |d: TrackDescriptor| TracePacket {
+        timestamp: Some(5),
+        optional_trusted_packet_sequence_id: seq(1),
+        sequence_flags: Some(1),
+        data: Some(Data::TrackDescriptor(d)),
+        ..Default::default()
+    };
+    let named = |uuid: Option<u64>, name: &str| TrackDescriptor {
+        uuid,
+        static_or_dynamic_name: Some(StaticOrDynamicName::Name(name.into())),
+        ..Default::default()
+    };
+    let thread_descriptor = |s: Option<u32>, flags: u32, tid: i64| TracePacket {
+        timestamp: Some(6),
+        optional_trusted_packet_sequence_id: s.and_then(seq),
+        sequence_flags: Some(flags),
+        data: Some(Data::ThreadDescriptor(ThreadDescriptor {
+            pid: Some(10),
+            tid: Some(tid),
+            thread_name: Some(format!("t{tid}")),
+            ..Default::default()
+        })),
+        ..Default::default()
+    };
+    let event = |s: u32, ts: u64, name: &str, f: &dyn Fn(&mut TrackEvent)| {
+        let mut ev = TrackEvent {
+            track_uuid: Some(0),
+            r#type: Some(Type::Instant as i32),
+            name_field: Some(NameField::Name(name.into())),
+            ..Default::default()
+        };
+        f(&mut ev);
+        TracePacket {
+            timestamp: Some(ts),
+            optional_trusted_packet_sequence_id: seq(s),
+            data: Some(Data::TrackEvent(ev)),
+            ..Default::default()
+        }
+    };
+    let mut no_tid = named(Some(5), "no tid");
+    no_tid.thread = Some(ThreadDescriptor {
+        pid: Some(3),
+        ..Default::default()
+    });
+    let mut no_pid = named(Some(6), "no pid");
+    no_pid.process = Some(ProcessDescriptor::default());
+    let mut bad_ordering = named(Some(7), "bad ordering");
+    bad_ordering.child_ordering = Some(9);
+    let mut default_with_parent = named(Some(0), "default with parent");
+    default_with_parent.parent_uuid = Some(9);
+    let packets = vec![
+        descriptor(named(None, "no uuid")),
+        descriptor(no_tid),
+        descriptor(no_pid),
+        descriptor(default_with_parent),
+        descriptor(bad_ordering),
+        thread_descriptor(None, 0, 11),
+        // Sequence 2 has not cleared its incremental state yet.
+        thread_descriptor(Some(2), 0, 12),
+        // Sequence 3: a base, then a loss; its delta thread time / instruction count
+        // events are dropped, an absolute one is kept.
+        thread_descriptor(Some(3), 1, 13),
+        TracePacket {
+            timestamp: Some(7),
+            optional_trusted_packet_sequence_id: seq(3),
+            previous_packet_dropped: Some(1),
+            ..Default::default()
+        },
+        event(3, 8, "thread time delta", &|e| {
+            e.thread_time = Some(ThreadTime::ThreadTimeDeltaUs(5))
+        }),
+        event(3, 9, "instruction delta", &|e| {
+            e.thread_instruction_count =
+                Some(ThreadInstructionCount::ThreadInstructionCountDelta(5))
+        }),
+        event(3, 10, "absolute", &|e| {
+            e.thread_time = Some(ThreadTime::ThreadTimeAbsoluteUs(5))
+        }),
+    ];
+    let (conn, _db, _input) = import_bytes("refused_descriptors.pftrace", &encode(packets));
+    assert_eq!(
+        stat_rows(
+            &conn,
+            "value > 0 and name glob '*descriptor*' or name glob '*delta_without*' and value > 0"
+        ),
+        table(&[
+            ["track_descriptor_missing_uuid", "-", "1", "error"],
+            ["track_descriptor_thread_missing_pid_tid", "-", "1", "error"],
+            ["track_descriptor_process_missing_pid", "-", "1", "error"],
+            ["thread_descriptor_missing_sequence_id", "-", "1", "error"],
+            [
+                "track_descriptor_default_track_with_parent",
+                "-",
+                "1",
+                "error"
+            ],
+            ["track_descriptor_invalid_child_ordering", "-", "1", "error"],
+            [
+                "thread_descriptor_skipped_incremental_state_invalid",
+                "-",
+                "1",
+                "notice"
+            ],
+            [
+                "track_event_skipped_thread_time_delta_without_valid_state",
+                "-",
+                "1",
+                "notice"
+            ],
+            [
+                "track_event_skipped_thread_instruction_delta_without_valid_state",
+                "-",
+                "1",
+                "notice"
+            ],
+        ])
+    );
+    // None of the refused descriptors named a track, made a thread or a process, or had a
+    // parent looked up.
+    assert_eq!(
+        rows(&conn, "select name from track order by id"),
+        table(&[["Default Track"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select tid, name from thread where tid > 10 order by tid"
+        ),
+        table(&[["13", "t13"]])
+    );
+    assert_eq!(
+        rows(&conn, "select count(*) from process where pid = 3"),
+        table(&[["0"]])
+    );
+    assert_eq!(
+        rows(&conn, "select name from slice order by ts"),
+        table(&[["absolute"]])
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "select count(*) from stats where name = 'track_hierarchy_missing_uuid' and value > 0"
+        ),
+        table(&[["0"]])
+    );
+}

@@ -74,3 +74,79 @@ pub fn descriptor_chain_loops(
     }
     true
 }
+
+/// Which stat an unresolvable parent chain counts in: `track_event_track_hierarchy_loop`
+/// when some descriptor of it is its own ancestor, `track_event_track_hierarchy_too_deep`
+/// when it only runs deeper than [`MAX_TRACK_HIERARCHY_DEPTH`]. Call it for a chain
+/// [`descriptor_chain_loops`] refused.
+pub fn descriptor_chain_fault(
+    descriptors: &FxHashMap<(MachineId, u64), Descriptor>,
+    machine: MachineId,
+    uuid: u64,
+) -> &'static str {
+    let mut seen = std::collections::HashSet::new();
+    let mut current = uuid;
+    while seen.insert(current) {
+        match descriptors
+            .get(&(machine, current))
+            .and_then(|d| d.parent_uuid)
+        {
+            None | Some(0) => break,
+            Some(parent) => current = parent,
+        }
+        if seen.len() > MAX_TRACK_HIERARCHY_DEPTH + 1 {
+            return "track_event_track_hierarchy_too_deep";
+        }
+    }
+    if seen.contains(&current)
+        && descriptors
+            .get(&(machine, current))
+            .and_then(|d| d.parent_uuid)
+            .is_some_and(|p| p != 0)
+    {
+        "track_event_track_hierarchy_loop"
+    } else {
+        "track_event_track_hierarchy_too_deep"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chain(links: &[(u64, u64)]) -> FxHashMap<(MachineId, u64), Descriptor> {
+        links
+            .iter()
+            .map(|&(uuid, parent)| {
+                let d = Descriptor {
+                    uuid,
+                    parent_uuid: Some(parent),
+                    ..Default::default()
+                };
+                ((0, uuid), d)
+            })
+            .collect()
+    }
+
+    /// A parent loop and a chain that is only too deep are told apart (behaviour-stats.md
+    /// §6 keys 328, 329).
+    #[test]
+    fn unresolvable_chains_name_their_fault() {
+        // 1 → 2 → 3 → 2: 1 sits under a loop.
+        let looping = chain(&[(1, 2), (2, 3), (3, 2)]);
+        assert!(descriptor_chain_loops(&looping, 0, 1));
+        assert_eq!(
+            descriptor_chain_fault(&looping, 0, 1),
+            "track_event_track_hierarchy_loop"
+        );
+        let n = MAX_TRACK_HIERARCHY_DEPTH as u64 + 5;
+        let links: Vec<(u64, u64)> = (1..n).map(|u| (u, u + 1)).collect();
+        let deep = chain(&links);
+        assert!(descriptor_chain_loops(&deep, 0, 1));
+        assert_eq!(
+            descriptor_chain_fault(&deep, 0, 1),
+            "track_event_track_hierarchy_too_deep"
+        );
+        assert!(!descriptor_chain_loops(&deep, 0, 10));
+    }
+}

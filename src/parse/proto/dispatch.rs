@@ -258,6 +258,21 @@ impl Parser<'_> {
                 }
                 self.track_descriptor(machine, seq_id, ts.unwrap_or(0), clock, d);
             }
+            // Trace Processor's tokenizer drops a ThreadDescriptor packet without a sequence,
+            // and one on a sequence whose incremental state is not valid (its delta
+            // timestamps would be wrong once the state is valid again).
+            trace_packet::Data::ThreadDescriptor(_) if trusted_seq.is_none() => {
+                self.stat("thread_descriptor_missing_sequence_id", machine);
+            }
+            trace_packet::Data::ThreadDescriptor(_)
+                if !self
+                    .sequences
+                    .get(&(machine, seq_id))
+                    .is_some_and(|s| s.valid) =>
+            {
+                let name = "thread_descriptor_skipped_incremental_state_invalid";
+                self.stat(name, machine);
+            }
             trace_packet::Data::ThreadDescriptor(t) => {
                 let thread = self.chrome_thread(machine, &t, None);
                 if let Some(seq) = self.sequences.get_mut(&(machine, seq_id)) {

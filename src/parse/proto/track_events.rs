@@ -62,7 +62,30 @@ impl Parser<'_> {
         clock: ClockRef,
         d: protos::TrackDescriptor,
     ) {
-        let uuid = d.uuid.unwrap_or(0);
+        // What Trace Processor's tokenizer refuses outright: the descriptor says nothing
+        // (no track, thread, process or name), only the stat counts it.
+        let Some(uuid) = d.uuid else {
+            self.sink.stat("track_descriptor_missing_uuid", machine, 1);
+            return;
+        };
+        if d.thread
+            .as_ref()
+            .is_some_and(|t| t.pid.is_none() || t.tid.is_none())
+        {
+            let name = "track_descriptor_thread_missing_pid_tid";
+            self.sink.stat(name, machine, 1);
+            return;
+        }
+        if d.thread.is_none() && d.process.as_ref().is_some_and(|p| p.pid.is_none()) {
+            let name = "track_descriptor_process_missing_pid";
+            self.sink.stat(name, machine, 1);
+            return;
+        }
+        // A child ordering outside the enum orders nothing (no `child_ordering` arg).
+        if d.child_ordering.is_some_and(|o| !(0..=3).contains(&o)) {
+            let name = "track_descriptor_invalid_child_ordering";
+            self.sink.stat(name, machine, 1);
+        }
         let name = match &d.static_or_dynamic_name {
             Some(protos::track_descriptor::StaticOrDynamicName::Name(n))
             | Some(protos::track_descriptor::StaticOrDynamicName::StaticName(n))
@@ -90,6 +113,13 @@ impl Parser<'_> {
                     seq.set_thread_references(td);
                 }
             }
+        }
+        // The default track (uuid 0) cannot have a parent: its reservation is ignored (what
+        // the thread descriptor said of the sequence above still holds).
+        if uuid == 0 && d.parent_uuid.unwrap_or(0) != 0 {
+            let name = "track_descriptor_default_track_with_parent";
+            self.sink.stat(name, machine, 1);
+            return;
         }
         // A re-description must be of the same track: same parent, thread or process ids and
         // kind; else it is ignored and counted.
@@ -339,6 +369,9 @@ impl Parser<'_> {
         let Some(seq) = self.sequences.get_mut(&key) else {
             return;
         };
+        // Delta thread times and instruction counts need the bases a ThreadDescriptor set
+        // since the sequence last lost data, as delta timestamps do: without them Trace
+        // Processor's tokenizer skips the event.
         let mut thread_ts = match ev.thread_time {
             Some(track_event::ThreadTime::ThreadTimeDeltaUs(d)) => match seq.ref_thread_time_us {
                 Some(base) => {
@@ -346,11 +379,24 @@ impl Parser<'_> {
                     seq.ref_thread_time_us = Some(v);
                     v.saturating_mul(1000)
                 }
-                None => NO_TS,
+                None => {
+                    let name = "track_event_skipped_thread_time_delta_without_valid_state";
+                    self.sink.stat(name, machine, 1);
+                    return;
+                }
             },
             Some(track_event::ThreadTime::ThreadTimeAbsoluteUs(v)) => v.saturating_mul(1000),
             None => NO_TS,
         };
+        if matches!(
+            ev.thread_instruction_count,
+            Some(track_event::ThreadInstructionCount::ThreadInstructionCountDelta(_))
+        ) && seq.ref_thread_ic.is_none()
+        {
+            let name = "track_event_skipped_thread_instruction_delta_without_valid_state";
+            self.sink.stat(name, machine, 1);
+            return;
+        }
 
         // Category: interned ids in order, then strings, joined by ','. Every interned id
         // that does not resolve counts once (Trace Processor counts per failed lookup).
@@ -539,6 +585,8 @@ impl Parser<'_> {
             && overrides.is_none()
             && crate::ir::descriptor_chain_loops(&self.sink.descriptors, machine, uuid)
         {
+            let fault = crate::ir::descriptor_chain_fault(&self.sink.descriptors, machine, uuid);
+            self.sink.stat(fault, machine, 1);
             self.sink.stat("track_event_parser_errors", machine, 1);
             return;
         }
