@@ -224,6 +224,24 @@ fn log_lines_packages_and_probe_counters() {
 }
 
 #[test]
+fn process_metadata_names_the_type_of_each_processs_android_user() {
+    // tools/gen_user_type_trace.py: uid 10001 is user 0, uid 1010001 user 10; the
+    // user_list packet types both users; a process without a uid has no user.
+    let (conn, _db) = import("user_type.pftrace");
+    let got = rows(
+        &conn,
+        "select pid, user_id, user_type from android_process_metadata where pid >= 100
+         order by upid",
+    );
+    let want = table(&[
+        ["100", "0", "android.os.usertype.full.SYSTEM"],
+        ["200", "10", "android.os.usertype.full.SECONDARY"],
+        ["300", "NULL", "NULL"],
+    ]);
+    assert_eq!(got, want);
+}
+
+#[test]
 fn processes_are_matched_to_their_packages() {
     let (conn, _db) = import("process_metadata.pftrace");
     let got = rows(

@@ -443,7 +443,7 @@ CREATE VIEW android_process_metadata AS
             AND (p.cmdline IN ('zygote', 'zygote64', '<pre-initialized>')
                  OR substr(p.cmdline, -15) = p.name)
            THEN p.cmdline ELSE p.name END AS process_name,
-      p.android_appid AS uid, p.android_user_id AS user_id,
+      p.android_appid AS uid, p.android_user_id AS user_id, p.machine_id,
       CASE WHEN p.android_appid BETWEEN 20000 AND 29999 THEN p.android_appid - 10000
            WHEN p.android_appid BETWEEN 30000 AND 39999 THEN p.android_appid - 20000
            ELSE p.android_appid END AS match_uid,
@@ -468,10 +468,14 @@ CREATE VIEW android_process_metadata AS
   SELECT proc.upid, proc.pid, proc.process_name, proc.uid,
     CASE WHEN (SELECT n FROM uid_counts u WHERE u.uid = proc.match_uid) > 1 THEN 1 END
       AS shared_uid,
-    proc.user_id, NULL AS user_type, pl.package_name, pl.version_code, pl.debuggable,
+    proc.user_id, ul.type AS user_type, pl.package_name, pl.version_code, pl.debuggable,
     proc.is_kernel_task
   FROM proc LEFT JOIN matched USING (upid)
   LEFT JOIN __intrinsic_package_list pl ON pl.id = matched.package_id
+  LEFT JOIN __intrinsic_android_user_list ul ON ul.id = (
+    SELECT u.id FROM __intrinsic_android_user_list u
+    WHERE u.android_user_id = proc.user_id
+      AND u.machine_id IS proc.machine_id ORDER BY u.id LIMIT 1)
   ORDER BY proc.upid;
 -- Per uid and cluster, the cpu time between the first and the last sample.
 CREATE VIEW __intrinsic_android_cpu_per_uid_track AS
