@@ -203,6 +203,32 @@ fn extension_descriptors_at_the_end_of_the_file_describe_earlier_events() {
     assert_eq!(dangling, table(&[["0"]]));
 }
 
+/// The same for a proto value whose whole type, and a TrackEvent extension, only a descriptor
+/// at the end of the file describes (tools/gen_late_descriptor_trace.py); a type nothing
+/// describes is still a `track_event_parser_errors`.
+#[test]
+fn a_late_descriptor_describes_earlier_proto_value_types_and_extensions() {
+    let (conn, _db) = import("late_proto_value_type");
+    let got = rows(
+        &conn,
+        "select s.name, a.key, a.value_type, a.display_value
+         from slice s left join args a using (arg_set_id) order by s.ts, a.id",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["first", "qa_late.v", "int", "42"],
+            ["first", "debug.value.v", "int", "7"],
+            ["first", "debug.value.s", "string", "hi"],
+            ["second", "debug.value.v", "int", "7"],
+            ["second", "debug.value.s", "string", "hi"],
+            ["third", "NULL", "NULL", "NULL"],
+        ])
+    );
+    assert_eq!(stat(&conn, "unknown_extension_fields"), "0");
+    assert_eq!(stat(&conn, "track_event_parser_errors"), "1");
+}
+
 #[test]
 fn a_preloaded_chrome_extension_is_reflected_and_translated() {
     let (conn, _db) = import("chrome_performance_mark");

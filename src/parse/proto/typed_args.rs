@@ -58,6 +58,9 @@ pub(super) struct LateSegment {
     what: Option<(String, String)>,
     bytes: Vec<u8>,
     lookups: Lookups,
+    /// The proto value's type was not in the pool at all (`track_event_parser_errors` if it
+    /// still is not at the end).
+    type_missing: bool,
 }
 
 /// An event's arg set with runs to reflect again once the whole file's descriptors are in.
@@ -295,6 +298,7 @@ impl Parser<'_> {
                     what: None,
                     bytes: raw.to_vec(),
                     lookups: r.lookups,
+                    type_missing: false,
                 });
             }
         }
@@ -334,13 +338,20 @@ impl Parser<'_> {
     }
 
     /// At the end of the file: the runs reflected while the pool missed some of their
-    /// fields are reflected again if an `extension_descriptor` came after their event, and
-    /// the TrackEvent fields still unknown are counted in `unknown_extension_fields`.
+    /// fields (or a proto value's whole type) are reflected again if an
+    /// `extension_descriptor` came after their event; the TrackEvent fields still unknown
+    /// are counted in `unknown_extension_fields`, the types still unknown in
+    /// `track_event_parser_errors`.
     pub(super) fn reflect_late_args(&mut self) {
         let late = std::mem::take(&mut self.late_args);
         for entry in late {
             let machine = entry.cx.machine;
             if entry.generation == self.pool_generation {
+                let missing = entry.segments.iter().filter(|s| s.type_missing).count();
+                if missing > 0 {
+                    self.sink
+                        .stat("track_event_parser_errors", machine, missing as i64);
+                }
                 let unknown: i64 = entry
                     .segments
                     .iter()
@@ -388,6 +399,9 @@ impl Parser<'_> {
                             .extend_from_slice(&entry.args[seg.range.clone()]);
                         if seg.what.is_none() {
                             unknown += seg.unknown;
+                        }
+                        if seg.type_missing {
+                            self.sink.stat("track_event_parser_errors", machine, 1);
                         }
                     }
                 }
@@ -686,7 +700,18 @@ impl Parser<'_> {
         };
         let start = args.args.len();
         let Some(r) = self.reflect(args, &full, key, bytes, false, cx, None) else {
-            self.sink.stat("track_event_parser_errors", machine, 1);
+            match self.late_capture.as_mut() {
+                // Inside a TrackEvent's args: a later descriptor may describe the type.
+                Some(late) => late.push(LateSegment {
+                    range: start..start,
+                    unknown: 0,
+                    what: Some((key.to_string(), full)),
+                    bytes: bytes.to_vec(),
+                    lookups: Lookups::default(),
+                    type_missing: true,
+                }),
+                None => self.sink.stat("track_event_parser_errors", machine, 1),
+            }
             return 0;
         };
         if r.unknown > 0 {
@@ -698,6 +723,7 @@ impl Parser<'_> {
                     what: Some((key.to_string(), full)),
                     bytes: bytes.to_vec(),
                     lookups: r.lookups,
+                    type_missing: false,
                 });
             }
         }
