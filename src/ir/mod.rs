@@ -256,6 +256,15 @@ impl ArgArena {
         id
     }
 
+    /// An empty set with an id of its own, for args that may only be known at the end of
+    /// the file (see [`ArgArena::replace`]); still empty then, it writes no args (NULL
+    /// `arg_set_id`).
+    pub fn reserve(&mut self) -> ArgsRef {
+        let id = self.sets.len() as ArgsRef;
+        self.sets.push((self.args.len() as u32, 0));
+        id
+    }
+
     /// Gives a stored set new content (Trace Processor's end-of-trace arg translation):
     /// the set keeps its id, its args move to the end of the arena.
     pub fn replace(&mut self, id: ArgsRef, args: &[Arg]) {

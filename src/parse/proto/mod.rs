@@ -239,6 +239,13 @@ struct Parser<'a> {
     pool: Option<descriptor_pool::Pool>,
     /// Slice arg sets with hashed names, translated at the end of the file.
     translatable: Vec<ArgsRef>,
+    /// How many `extension_descriptor` packets extended the pool so far.
+    pool_generation: u32,
+    /// Arg sets with fields the pool did not know when their event was read (see
+    /// [`typed_args`]), reflected again at the end of the file.
+    late_args: Vec<typed_args::LateArgs>,
+    /// While a TrackEvent's debug annotations are read: their late `proto_value` runs.
+    late_capture: Option<Vec<typed_args::LateSegment>>,
     /// Native symbols by (hex build id, or path without one; address), from ModuleSymbols
     /// packets, for Mojo method names.
     module_symbols: FxHashMap<(StrId, u64), StrId>,
@@ -337,6 +344,9 @@ pub fn parse_stream(
         seq_clocks: FxHashMap::default(),
         pool: None,
         translatable: Vec::new(),
+        pool_generation: 0,
+        late_args: Vec::new(),
+        late_capture: None,
         module_symbols: FxHashMap::default(),
         profiling: profiling::ProfilingState::default(),
         namespaces: system::Namespaces::default(),
@@ -837,6 +847,7 @@ impl Parser<'_> {
     fn finish(&mut self, bytes: &[u8]) {
         self.flush_pending_track_event();
         self.finish_heap_graphs();
+        self.reflect_late_args();
         self.translate_args();
         self.drop_ftrace_before_tracing_start();
         self.crop_ftrace();

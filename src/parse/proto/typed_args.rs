@@ -3,7 +3,10 @@
 //! screenshot, histogram name, active processes, correlation id, legacy source id, the
 //! typed fields reflected through the descriptor pool (§4: the Chrome allowlist and every
 //! extension), debug annotations, and the arg sets to translate at the end of the file
-//! (§5). Hands on arg sets, log lines and process references.
+//! (§5). Fields the pool does not know yet are reflected again at the end of the file, once
+//! every `extension_descriptor` is in (Trace Processor reads those at tokenization, before
+//! it parses any TrackEvent; Chrome writes its own after its events). Hands on arg sets,
+//! log lines and process references.
 
 use super::descriptor_pool::{Kind, Pool};
 use super::schema::{next_field, zigzag, Value};
@@ -20,6 +23,55 @@ const EXTENSIONS: std::ops::Range<u32> = 1000..10000;
 
 /// Nesting deeper than this is not reflected (a malicious trace cannot recurse forever).
 const MAX_DEPTH: usize = 64;
+
+/// The interned lookups one reflection made (the §4.2 field overrides), so that reflecting
+/// the same bytes again at the end of the file sees the sequence's interned data as it was
+/// when the event was read.
+#[derive(Default)]
+pub(super) struct Lookups {
+    /// Interned unsymbolized location → (mapping row, rel_pc).
+    native: Vec<(u64, Option<(u64, u64)>)>,
+    /// Interned source location → (file, function, line).
+    locations: Vec<(u64, Option<Location>)>,
+}
+
+/// An interned source location: file, function, line.
+type Location = (StrId, StrId, Option<u32>);
+
+/// What one reflection gave.
+pub(super) struct Reflected {
+    /// A key §5 may translate was added.
+    translatable: bool,
+    /// Fields the pool does not describe.
+    unknown: i64,
+    lookups: Lookups,
+}
+
+/// A run of an event's args reflected while the pool did not know some of its fields.
+pub(super) struct LateSegment {
+    /// Where the run sits in the event's args (before the set was stored).
+    range: std::ops::Range<usize>,
+    /// The unknown fields of the first reflection.
+    unknown: i64,
+    /// The TrackEvent's own fields (counted in `unknown_extension_fields`), or a debug
+    /// annotation's `proto_value`: (key, full type name).
+    what: Option<(String, String)>,
+    bytes: Vec<u8>,
+    lookups: Lookups,
+    /// The proto value's type was not in the pool at all (`track_event_parser_errors` if it
+    /// still is not at the end).
+    type_missing: bool,
+}
+
+/// An event's arg set with runs to reflect again once the whole file's descriptors are in.
+pub(super) struct LateArgs {
+    id: ArgsRef,
+    args: Vec<Arg>,
+    segments: Vec<LateSegment>,
+    /// The pool generation the event was reflected with.
+    generation: u32,
+    cx: EventContext,
+}
 
 /// What the arg builder needs to know about the event besides its fields.
 #[derive(Clone, Copy)]
@@ -117,6 +169,7 @@ impl Parser<'_> {
         if pool.add_file_set(&bytes).is_err() {
             self.sink.stat("proto_packet_decode_failure", machine, 1);
         }
+        self.pool_generation += 1;
     }
 
     /// The native location of an interned unsymbolized location: its mapping's
@@ -230,21 +283,139 @@ impl Parser<'_> {
             args.add(key, key, ArgValue::Int(id));
         }
         // 10. Typed fields.
-        let translatable = reflected && self.reflect_track_event(&mut args, raw, cx);
-        // 11. Debug annotations.
+        let start = args.args.len();
+        let mut late = Vec::new();
+        let mut translatable = false;
+        if let Some(r) = reflected
+            .then(|| self.reflect_track_event(&mut args, raw, cx, None))
+            .flatten()
+        {
+            translatable = r.translatable;
+            if r.unknown > 0 {
+                late.push(LateSegment {
+                    range: start..args.args.len(),
+                    unknown: r.unknown,
+                    what: None,
+                    bytes: raw.to_vec(),
+                    lookups: r.lookups,
+                    type_missing: false,
+                });
+            }
+        }
+        // 11. Debug annotations (their typed proto values may be late too).
+        let outer = self.late_capture.replace(late);
         self.debug_annotations(&mut args, cx.machine, cx.seq_id, ev);
+        let late = std::mem::replace(&mut self.late_capture, outer).unwrap_or_default();
         // 12. The sequence's thread (kept by the model where the track is not its own).
         if let Some(t) = cx.passthrough {
             let key = self.sink.intern_static("legacy_event.passthrough_utid");
             let thread = self.sink.thread_refs.intern(t);
             args.add(key, key, ArgValue::PassthroughUtid(thread));
         }
-        let id = self.sink.args(&mut args);
+        let id = if late.is_empty() {
+            self.sink.args(&mut args)
+        } else {
+            let kept = args.args.clone();
+            let id = match self.sink.args(&mut args) {
+                // Nothing known yet: a set of its own, filled at the end if it can be.
+                NO_ARGS => self.sink.args.reserve(),
+                id => id,
+            };
+            self.late_args.push(LateArgs {
+                id,
+                args: kept,
+                segments: late,
+                generation: self.pool_generation,
+                cx,
+            });
+            id
+        };
         self.args = args;
         if translatable && id != NO_ARGS {
             self.translatable.push(id);
         }
         id
+    }
+
+    /// At the end of the file: the runs reflected while the pool missed some of their
+    /// fields (or a proto value's whole type) are reflected again if an
+    /// `extension_descriptor` came after their event; the TrackEvent fields still unknown
+    /// are counted in `unknown_extension_fields`, the types still unknown in
+    /// `track_event_parser_errors`.
+    pub(super) fn reflect_late_args(&mut self) {
+        let late = std::mem::take(&mut self.late_args);
+        for entry in late {
+            let machine = entry.cx.machine;
+            if entry.generation == self.pool_generation {
+                let missing = entry.segments.iter().filter(|s| s.type_missing).count();
+                if missing > 0 {
+                    self.sink
+                        .stat("track_event_parser_errors", machine, missing as i64);
+                }
+                let unknown: i64 = entry
+                    .segments
+                    .iter()
+                    .filter(|s| s.what.is_none())
+                    .map(|s| s.unknown)
+                    .sum();
+                if unknown > 0 {
+                    self.sink.stat("unknown_extension_fields", machine, unknown);
+                }
+                continue;
+            }
+            let mut builder = ArgsBuilder::default();
+            let (mut at, mut unknown, mut translatable) = (0, 0, false);
+            for seg in &entry.segments {
+                builder
+                    .args
+                    .extend_from_slice(&entry.args[at..seg.range.start]);
+                let r = match &seg.what {
+                    None => self.reflect_track_event(
+                        &mut builder,
+                        &seg.bytes,
+                        entry.cx,
+                        Some(&seg.lookups),
+                    ),
+                    Some((key, type_name)) => self.reflect(
+                        &mut builder,
+                        type_name,
+                        key,
+                        &seg.bytes,
+                        false,
+                        entry.cx,
+                        Some(&seg.lookups),
+                    ),
+                };
+                match r {
+                    Some(r) => {
+                        translatable |= r.translatable;
+                        if seg.what.is_none() {
+                            unknown += r.unknown;
+                        }
+                    }
+                    None => {
+                        builder
+                            .args
+                            .extend_from_slice(&entry.args[seg.range.clone()]);
+                        if seg.what.is_none() {
+                            unknown += seg.unknown;
+                        }
+                        if seg.type_missing {
+                            self.sink.stat("track_event_parser_errors", machine, 1);
+                        }
+                    }
+                }
+                at = seg.range.end;
+            }
+            builder.args.extend_from_slice(&entry.args[at..]);
+            if unknown > 0 {
+                self.sink.stat("unknown_extension_fields", machine, unknown);
+            }
+            self.sink.args.replace(entry.id, &builder.args);
+            if translatable && !self.translatable.contains(&entry.id) {
+                self.translatable.push(entry.id);
+            }
+        }
     }
 
     fn source_location(
@@ -427,14 +598,15 @@ impl Parser<'_> {
         );
     }
 
-    /// §4: the allowlisted fields and the extensions of a TrackEvent, in wire order.
-    /// Returns whether the set has keys §5 may translate.
+    /// §4: the allowlisted fields and the extensions of a TrackEvent, in wire order (None
+    /// when it has none). `replay`: the lookups of an earlier reflection of these bytes.
     fn reflect_track_event(
         &mut self,
         args: &mut ArgsBuilder,
         raw: &[u8],
         cx: EventContext,
-    ) -> bool {
+        replay: Option<&Lookups>,
+    ) -> Option<Reflected> {
         // Cheap check first: most events have no reflected field.
         let mut scan = raw;
         let mut any = false;
@@ -445,34 +617,60 @@ impl Parser<'_> {
             }
         }
         if !any {
-            return false;
+            return None;
         }
+        self.reflect(
+            args,
+            ".perfetto.protos.TrackEvent",
+            "",
+            raw,
+            true,
+            cx,
+            replay,
+        )
+    }
+
+    /// Reflects `bytes` as message `full_name` under `key` (`top`: a TrackEvent's own
+    /// fields, allowlisted); None when the pool has no such message.
+    #[allow(clippy::too_many_arguments)]
+    fn reflect(
+        &mut self,
+        args: &mut ArgsBuilder,
+        full_name: &str,
+        key: &str,
+        bytes: &[u8],
+        top: bool,
+        cx: EventContext,
+        replay: Option<&Lookups>,
+    ) -> Option<Reflected> {
         let pool = self.pool.take();
         let p = pool.as_ref().unwrap_or_else(|| Pool::builtin());
-        let Some(te) = p.message(".perfetto.protos.TrackEvent") else {
+        let Some(msg) = p.message(full_name) else {
             self.pool = pool;
-            return false;
+            return None;
         };
         let mut r = Reflector {
             parser: self,
             pool: p,
             args,
             keys: Keys {
-                key: String::new(),
-                flat: String::new(),
+                key: key.to_string(),
+                flat: key.to_string(),
             },
             unknown: 0,
             translatable: false,
             cx,
+            replay,
+            record: Lookups::default(),
         };
-        r.message(te, raw, true, 0);
-        let (unknown, translatable) = (r.unknown, r.translatable);
+        r.message(msg, bytes, top, 0);
+        let out = Reflected {
+            translatable: r.translatable,
+            unknown: r.unknown,
+            lookups: r.record,
+        };
         self.pool = pool;
-        if unknown > 0 {
-            self.sink
-                .stat("unknown_extension_fields", cx.machine, unknown);
-        }
-        translatable
+        Some(out)
     }
 
     /// A DebugAnnotation's `proto_value` (or another message), reflected under `key`.
@@ -486,17 +684,10 @@ impl Parser<'_> {
         machine: MachineId,
         seq_id: u32,
     ) -> i64 {
-        let pool = self.pool.take();
-        let p = pool.as_ref().unwrap_or_else(|| Pool::builtin());
         let full = if type_name.starts_with('.') {
             type_name.to_string()
         } else {
             format!(".{type_name}")
-        };
-        let Some(msg) = p.message(&full) else {
-            self.pool = pool;
-            self.sink.stat("track_event_parser_errors", machine, 1);
-            return 0;
         };
         let cx = EventContext {
             machine,
@@ -507,22 +698,36 @@ impl Parser<'_> {
             legacy_source_id: None,
             passthrough: None,
         };
-        let mut r = Reflector {
-            parser: self,
-            pool: p,
-            args,
-            keys: Keys {
-                key: key.to_string(),
-                flat: key.to_string(),
-            },
-            unknown: 0,
-            translatable: false,
-            cx,
+        let start = args.args.len();
+        let Some(r) = self.reflect(args, &full, key, bytes, false, cx, None) else {
+            match self.late_capture.as_mut() {
+                // Inside a TrackEvent's args: a later descriptor may describe the type.
+                Some(late) => late.push(LateSegment {
+                    range: start..start,
+                    unknown: 0,
+                    what: Some((key.to_string(), full)),
+                    bytes: bytes.to_vec(),
+                    lookups: Lookups::default(),
+                    type_missing: true,
+                }),
+                None => self.sink.stat("track_event_parser_errors", machine, 1),
+            }
+            return 0;
         };
-        r.message(msg, bytes, false, 0);
-        let unknown = r.unknown;
-        self.pool = pool;
-        unknown
+        if r.unknown > 0 {
+            // Inside a TrackEvent's args: reflected again at the end of the file.
+            if let Some(late) = self.late_capture.as_mut() {
+                late.push(LateSegment {
+                    range: start..args.args.len(),
+                    unknown: r.unknown,
+                    what: Some((key.to_string(), full)),
+                    bytes: bytes.to_vec(),
+                    lookups: r.lookups,
+                    type_missing: false,
+                });
+            }
+        }
+        r.unknown
     }
 
     /// §5 at the end of the file: arg sets with hashed names get the names the
@@ -664,6 +869,11 @@ struct Reflector<'p, 'a, 'b> {
     /// A key §5 may translate was added.
     translatable: bool,
     cx: EventContext,
+    /// Reflecting again at the end of the file: the interned lookups made the first time
+    /// (no lookup is made, no stat counted twice, no process touched twice).
+    replay: Option<&'p Lookups>,
+    /// The interned lookups made (first reflection).
+    record: Lookups,
 }
 
 impl Reflector<'_, '_, '_> {
@@ -831,10 +1041,17 @@ impl Reflector<'_, '_, '_> {
                 let Value::Varint(iid) = value else {
                     return false;
                 };
-                let Some((mapping, pc)) =
-                    self.parser
-                        .native_location(self.cx.machine, self.cx.seq_id, *iid)
-                else {
+                let found = match self.replay {
+                    Some(l) => l.native.iter().find(|(i, _)| i == iid).and_then(|e| e.1),
+                    None => {
+                        let found =
+                            self.parser
+                                .native_location(self.cx.machine, self.cx.seq_id, *iid);
+                        self.record.native.push((*iid, found));
+                        found
+                    }
+                };
+                let Some((mapping, pc)) = found else {
                     return false;
                 };
                 for (k, v) in [
@@ -854,7 +1071,7 @@ impl Reflector<'_, '_, '_> {
                 return true;
             }
             "active_processes.pid" => {
-                if let Value::Varint(v) = value {
+                if let (Value::Varint(v), None) = (value, self.replay) {
                     self.parser.touch_process(self.cx, i64::from(*v as i32));
                 }
                 return false;
@@ -864,14 +1081,23 @@ impl Reflector<'_, '_, '_> {
         let (Some(_), Value::Varint(iid)) = (location_prefix, value) else {
             return false;
         };
-        let Some((file, function, line)) =
-            self.parser
-                .source_location(self.cx.machine, self.cx.seq_id, *iid)
-        else {
-            let machine = self.cx.machine;
-            self.parser
-                .sink
-                .stat("interned_data_tokenizer_errors", machine, 1);
+        let found = match self.replay {
+            Some(l) => l.locations.iter().find(|(i, _)| i == iid).and_then(|e| e.1),
+            None => {
+                let found = self
+                    .parser
+                    .source_location(self.cx.machine, self.cx.seq_id, *iid);
+                self.record.locations.push((*iid, found));
+                if found.is_none() {
+                    let machine = self.cx.machine;
+                    self.parser
+                        .sink
+                        .stat("interned_data_tokenizer_errors", machine, 1);
+                }
+                found
+            }
+        };
+        let Some((file, function, line)) = found else {
             return false;
         };
         // The key and flat key without their last component (the iid field's name).
