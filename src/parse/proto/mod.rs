@@ -244,6 +244,8 @@ struct Parser<'a> {
     /// Arg sets with fields the pool did not know when their event was read (see
     /// [`typed_args`]), reflected again at the end of the file.
     late_args: Vec<typed_args::LateArgs>,
+    /// Bytes kept in `late_args`.
+    late_bytes: usize,
     /// While a TrackEvent's debug annotations are read: their late `proto_value` runs.
     late_capture: Option<Vec<typed_args::LateSegment>>,
     /// Native symbols by (hex build id, or path without one; address), from ModuleSymbols
@@ -346,6 +348,7 @@ pub fn parse_stream(
         translatable: Vec::new(),
         pool_generation: 0,
         late_args: Vec::new(),
+        late_bytes: 0,
         late_capture: None,
         module_symbols: FxHashMap::default(),
         profiling: profiling::ProfilingState::default(),

@@ -21,6 +21,10 @@ const REFLECTED_FIELDS: &[u32] = &[
 /// Extension field numbers of TrackEvent.
 const EXTENSIONS: std::ops::Range<u32> = 1000..10000;
 
+/// The most bytes of events kept to be reflected again at the end of the file (see
+/// [`LateArgs`]); past it, unknown fields stay unknown.
+const MAX_LATE_BYTES: usize = 64 << 20;
+
 /// Nesting deeper than this is not reflected (a malicious trace cannot recurse forever).
 const MAX_DEPTH: usize = 64;
 
@@ -71,6 +75,8 @@ pub(super) struct LateArgs {
     /// The pool generation the event was reflected with.
     generation: u32,
     cx: EventContext,
+    /// The set is listed for §5 translation already.
+    translatable: bool,
 }
 
 /// What the arg builder needs to know about the event besides its fields.
@@ -312,9 +318,16 @@ impl Parser<'_> {
             let thread = self.sink.thread_refs.intern(t);
             args.add(key, key, ArgValue::PassthroughUtid(thread));
         }
+        let kept_bytes: usize = late.iter().map(|s| s.bytes.len()).sum();
         let id = if late.is_empty() {
             self.sink.args(&mut args)
+        } else if self.late_bytes + kept_bytes > MAX_LATE_BYTES {
+            // Past the budget, the event's unknown fields stay unknown (as if no descriptor
+            // came later) rather than keeping a copy of a large trace in memory.
+            self.count_unresolved(cx.machine, &late);
+            self.sink.args(&mut args)
         } else {
+            self.late_bytes += kept_bytes;
             let kept = args.args.clone();
             let id = match self.sink.args(&mut args) {
                 // Nothing known yet: a set of its own, filled at the end if it can be.
@@ -327,6 +340,7 @@ impl Parser<'_> {
                 segments: late,
                 generation: self.pool_generation,
                 cx,
+                translatable,
             });
             id
         };
@@ -347,20 +361,7 @@ impl Parser<'_> {
         for entry in late {
             let machine = entry.cx.machine;
             if entry.generation == self.pool_generation {
-                let missing = entry.segments.iter().filter(|s| s.type_missing).count();
-                if missing > 0 {
-                    self.sink
-                        .stat("track_event_parser_errors", machine, missing as i64);
-                }
-                let unknown: i64 = entry
-                    .segments
-                    .iter()
-                    .filter(|s| s.what.is_none())
-                    .map(|s| s.unknown)
-                    .sum();
-                if unknown > 0 {
-                    self.sink.stat("unknown_extension_fields", machine, unknown);
-                }
+                self.count_unresolved(machine, &entry.segments);
                 continue;
             }
             let mut builder = ArgsBuilder::default();
@@ -412,9 +413,28 @@ impl Parser<'_> {
                 self.sink.stat("unknown_extension_fields", machine, unknown);
             }
             self.sink.args.replace(entry.id, &builder.args);
-            if translatable && !self.translatable.contains(&entry.id) {
+            if translatable && !entry.translatable {
                 self.translatable.push(entry.id);
             }
+        }
+    }
+
+    /// Counts what a run left unknown: the TrackEvent's own fields in
+    /// `unknown_extension_fields`, proto value types not in the pool in
+    /// `track_event_parser_errors`.
+    fn count_unresolved(&mut self, machine: MachineId, segments: &[LateSegment]) {
+        let missing = segments.iter().filter(|s| s.type_missing).count();
+        if missing > 0 {
+            self.sink
+                .stat("track_event_parser_errors", machine, missing as i64);
+        }
+        let unknown: i64 = segments
+            .iter()
+            .filter(|s| s.what.is_none())
+            .map(|s| s.unknown)
+            .sum();
+        if unknown > 0 {
+            self.sink.stat("unknown_extension_fields", machine, unknown);
         }
     }
 
