@@ -41,8 +41,10 @@ def save(t, name):
 
 def missing_iids_each_counted():
     t = pb.Trace()
-    pkt(t, 1).thread_descriptor.CopyFrom(pb.ThreadDescriptor(pid=1, tid=2))
-    p = pkt(t, 2, flags=CLEARED | NEEDS)
+    # The sequence starts valid with its ThreadDescriptor (one read while the state is not
+    # valid is ignored: thread_descriptor_skipped_incremental_state_invalid).
+    pkt(t, 1, flags=CLEARED).thread_descriptor.CopyFrom(pb.ThreadDescriptor(pid=1, tid=2))
+    p = pkt(t, 2, flags=NEEDS)
     p.interned_data.event_names.add(iid=1, name='n1')
     p.interned_data.event_categories.add(iid=1, name='c1')
     # Name and lone category both unknown: two lookups fail.
@@ -59,8 +61,10 @@ def missing_iids_each_counted():
 
 def missing_arg_lookups_counted():
     t = pb.Trace()
-    pkt(t, 1).thread_descriptor.CopyFrom(pb.ThreadDescriptor(pid=1, tid=2))
-    p = pkt(t, 2, flags=CLEARED | NEEDS)
+    # The sequence starts valid with its ThreadDescriptor (one read while the state is not
+    # valid is ignored: thread_descriptor_skipped_incremental_state_invalid).
+    pkt(t, 1, flags=CLEARED).thread_descriptor.CopyFrom(pb.ThreadDescriptor(pid=1, tid=2))
+    p = pkt(t, 2, flags=NEEDS)
     p.interned_data.log_message_body.add(iid=1, body='known')
     I = TE.TYPE_INSTANT
     DA = pb.DebugAnnotation
