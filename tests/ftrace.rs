@@ -870,3 +870,40 @@ fn oom_score_adj_update_values_are_read_as_int16() {
         table(&[["100", "-900"], ["200", "4464"]])
     );
 }
+
+#[test]
+fn mali_mcu_states_follow_one_another_on_one_global_track() {
+    // Each MCU power-state event ends the state before and begins its own; the last stays
+    // open (MaliGpuEventTracker; behaviour-stats.md row 282 mali_unknown_mcu_state_id).
+    let (conn, _db) = import("mali_mcu_state.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, s.name, s.depth, t.name, t.type
+             from slice s join track t on t.id = s.track_id order by s.ts"
+        ),
+        table(&[
+            [
+                "1000",
+                "1000",
+                "OFF",
+                "0",
+                "Mali MCU state",
+                "mali_mcu_state"
+            ],
+            [
+                "2000",
+                "1000",
+                "PEND_ON_RELOAD",
+                "0",
+                "Mali MCU state",
+                "mali_mcu_state"
+            ],
+            ["3000", "-1", "ON", "0", "Mali MCU state", "mali_mcu_state"],
+        ])
+    );
+    assert_eq!(
+        rows(&conn, "select count(*) from stats where value > 0"),
+        table(&[["0"]])
+    );
+}
