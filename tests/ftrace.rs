@@ -832,9 +832,9 @@ fn global_ftrace_clock_bundles_convert_through_their_snapshots() {
 }
 
 #[test]
-fn rss_stat_members_past_the_references_list_are_dropped_and_counted() {
-    // Members 4 (unreclaimable), 5 (the reference's own `mem.unknown`), then 6 and 40,
-    // which it does not know.
+fn rss_stat_members_past_unreclaimable_are_mem_unknown() {
+    // Members 4 (unreclaimable), then 5, 6 and 40: every member the reference does not
+    // name is `mem.unknown`; none is dropped for its member (behaviour-systrace-events.md §4, stats row 98).
     let (conn, _db) = import("rss_stat_members.systrace");
     assert_eq!(
         rows(
@@ -844,7 +844,8 @@ fn rss_stat_members_past_the_references_list_are_dropped_and_counted() {
         ),
         table(&[
             ["100000000000", "mem.unreclaimable"],
-            ["100000100000", "mem.unknown"]
+            ["100000100000", "mem.unknown"],
+            ["100000200000", "mem.unknown"]
         ])
     );
     assert_eq!(
@@ -852,7 +853,8 @@ fn rss_stat_members_past_the_references_list_are_dropped_and_counted() {
             &conn,
             "select name, value from stats where name like 'rss_stat%' and value > 0"
         ),
-        table(&[["rss_stat_unknown_keys", "2"]])
+        // Member 40's size is negative: that is what drops it.
+        table(&[["rss_stat_negative_size", "1"]])
     );
 }
 
@@ -866,5 +868,42 @@ fn oom_score_adj_update_values_are_read_as_int16() {
              where t.name = 'oom_score_adj' order by c.ts"
         ),
         table(&[["100", "-900"], ["200", "4464"]])
+    );
+}
+
+#[test]
+fn mali_mcu_states_follow_one_another_on_one_global_track() {
+    // Each MCU power-state event ends the state before and begins its own; the last stays
+    // open (MaliGpuEventTracker; behaviour-stats.md row 282 mali_unknown_mcu_state_id).
+    let (conn, _db) = import("mali_mcu_state.pftrace");
+    assert_eq!(
+        rows(
+            &conn,
+            "select s.ts, s.dur, s.name, s.depth, t.name, t.type
+             from slice s join track t on t.id = s.track_id order by s.ts"
+        ),
+        table(&[
+            [
+                "1000",
+                "1000",
+                "OFF",
+                "0",
+                "Mali MCU state",
+                "mali_mcu_state"
+            ],
+            [
+                "2000",
+                "1000",
+                "PEND_ON_RELOAD",
+                "0",
+                "Mali MCU state",
+                "mali_mcu_state"
+            ],
+            ["3000", "-1", "ON", "0", "Mali MCU state", "mali_mcu_state"],
+        ])
+    );
+    assert_eq!(
+        rows(&conn, "select count(*) from stats where value > 0"),
+        table(&[["0"]])
     );
 }

@@ -64,6 +64,8 @@ impl RawEventLine {
         let name = match self.thread_name.as_deref() {
             _ if self.tid == 0 => "<idle>",
             None | Some("") => "<unknown>",
+            // The reference's workaround for crbug.com/978093.
+            Some("CrRendererMain") => "CrRendererMainThread",
             Some(n) => n,
         };
         out.push_str(&" ".repeat(16usize.saturating_sub(name.chars().count())));
@@ -126,6 +128,55 @@ impl RawEventLine {
             "print" => {
                 out.push_str("tracing_mark_write: ");
                 out.push_str(self.text("buf").trim_end_matches('\n'));
+            }
+            // Events Trace Processor's serializer writes in the kernel's own formats.
+            "clock_set_rate" => out.push_str(&format!(
+                "clock_set_rate: {} state={} cpu_id={}",
+                self.text("name"),
+                self.text("state"),
+                self.text("cpu_id"),
+            )),
+            "binder_transaction" => out.push_str(&format!(
+                "binder_transaction: transaction={} dest_node={} dest_proc={} dest_thread={} \
+                 reply={} flags=0x{:x} code=0x{:x}",
+                self.int("debug_id") as u32,
+                self.int("target_node") as u32,
+                self.int("to_proc"),
+                self.int("to_thread"),
+                self.int("reply"),
+                self.int("flags") as u64,
+                self.int("code") as u64,
+            )),
+            "binder_transaction_received" => out.push_str(&format!(
+                "binder_transaction_received: transaction={}",
+                self.int("debug_id") as u32
+            )),
+            "binder_transaction_alloc_buf" => out.push_str(&format!(
+                "binder_transaction_alloc_buf: transaction={} data_size={} offsets_size={}",
+                self.int("debug_id") as u32,
+                self.text("data_size"),
+                self.text("offsets_size"),
+            )),
+            "workqueue_execute_start" => out.push_str(&format!(
+                "workqueue_execute_start: work struct {:x}: function {:x}",
+                self.int("work") as u64,
+                self.int("function") as u64,
+            )),
+            name @ ("workqueue_execute_end" | "workqueue_activate_work") => out.push_str(&format!(
+                "{name}: work struct {:x}",
+                self.int("work") as u64
+            )),
+            "mm_filemap_add_to_page_cache" => {
+                let dev = self.int("s_dev") as u64;
+                out.push_str(&format!(
+                    "mm_filemap_add_to_page_cache: dev {}:{} ino {:x} page=0000000000000000 \
+                     pfn={} ofs={}",
+                    dev >> 20,
+                    dev & ((1 << 20) - 1),
+                    self.int("i_ino") as u64,
+                    self.text("pfn"),
+                    (self.int("index") as u64) << 12,
+                ));
             }
             name => {
                 out.push_str(name);
@@ -264,6 +315,77 @@ mod tests {
         assert!(blocked
             .line()
             .ends_with("sched_blocked_reason: pid=7 iowait=1 caller=filemap_fault"));
+    }
+
+    #[test]
+    fn binder_workqueue_clock_and_page_cache_events_have_the_kernels_formats() {
+        let line = |name: &str, args: Vec<(&str, ArgText)>| {
+            let line = event(name, 12, args).line();
+            line[line.find(": ").unwrap_or(0) + 2..].to_string()
+        };
+        assert_eq!(
+            line(
+                "binder_transaction",
+                vec![
+                    ("debug_id", ArgText::Int(-1)),
+                    ("target_node", ArgText::Int(7)),
+                    ("to_proc", ArgText::Int(100)),
+                    ("to_thread", ArgText::Int(101)),
+                    ("reply", ArgText::Int(0)),
+                    ("code", ArgText::Uint(0x5f)),
+                    ("flags", ArgText::Uint(0x10)),
+                ]
+            ),
+            "binder_transaction: transaction=4294967295 dest_node=7 dest_proc=100 \
+             dest_thread=101 reply=0 flags=0x10 code=0x5f"
+        );
+        assert_eq!(
+            line(
+                "binder_transaction_received",
+                vec![("debug_id", ArgText::Int(9))]
+            ),
+            "binder_transaction_received: transaction=9"
+        );
+        assert_eq!(
+            line(
+                "workqueue_execute_start",
+                vec![
+                    ("work", ArgText::Uint(0xffff10)),
+                    ("function", ArgText::Uint(0xabc))
+                ]
+            ),
+            "workqueue_execute_start: work struct ffff10: function abc"
+        );
+        assert_eq!(
+            line("workqueue_execute_end", vec![("work", ArgText::Uint(0x10))]),
+            "workqueue_execute_end: work struct 10"
+        );
+        assert_eq!(
+            line(
+                "clock_set_rate",
+                vec![
+                    ("name", ArgText::Str("clk".into())),
+                    ("state", ArgText::Uint(200)),
+                    ("cpu_id", ArgText::Uint(3))
+                ]
+            ),
+            "clock_set_rate: clk state=200 cpu_id=3"
+        );
+        assert_eq!(
+            line(
+                "mm_filemap_add_to_page_cache",
+                vec![
+                    ("pfn", ArgText::Uint(5)),
+                    ("i_ino", ArgText::Uint(255)),
+                    ("index", ArgText::Uint(2)),
+                    ("s_dev", ArgText::Uint((8 << 20) | 3)),
+                ]
+            ),
+            "mm_filemap_add_to_page_cache: dev 8:3 ino ff page=0000000000000000 pfn=5 ofs=8192"
+        );
+        let mut renderer = event("kfree", 12, vec![]);
+        renderer.thread_name = Some("CrRendererMain".into());
+        assert!(renderer.line().starts_with("CrRendererMainThread-12"));
     }
 
     #[test]

@@ -48,6 +48,7 @@ pub(crate) fn handle(
         "mali_mali_CSF_INTERRUPT_START" | "mali_mali_CSF_INTERRUPT_END" => {
             mali_csf_interrupt(sink, o, name, f)
         }
+        _ if name.starts_with("mali_mali_PM_MCU_") => mali_mcu_state(sink, o, name),
         "rpm_status" => rpm_status(sink, o, f),
         "suspend_resume" => suspend_resume(sink, o, f),
         "suspend_resume_minimal" => suspend_resume_minimal(sink, o, f),
@@ -703,6 +704,29 @@ fn mali_csf_interrupt(sink: &mut Sink, o: &Origin, name: &str, f: &Fields) -> Op
     } else {
         o.push(sink, EventData::End(s));
     }
+    Some(())
+}
+
+/// The Mali GPU's MCU power states: each `mali_mali_PM_MCU_<STATE>` event ends the state
+/// before and begins `<STATE>` on the global `Mali MCU state` track (Trace Processor's
+/// `MaliGpuEventTracker`; its `mali_unknown_mcu_state_id` cannot happen here, where the
+/// event is known by name).
+fn mali_mcu_state(sink: &mut Sink, o: &Origin, name: &str) -> Option<()> {
+    let state = name.strip_prefix("mali_mali_PM_MCU_")?;
+    let bp = Blueprint {
+        slices: true,
+        ..Blueprint::counter("mali_mcu_state", "Mali MCU state")
+    };
+    let track = bp.track(sink, o.machine);
+    o.push(
+        sink,
+        EventData::End(slice(track, NULL_STR, NULL_STR, NO_ARGS)),
+    );
+    let state = sink.intern(state);
+    o.push(
+        sink,
+        EventData::Begin(slice(track, NULL_STR, state, NO_ARGS)),
+    );
     Some(())
 }
 

@@ -11,9 +11,9 @@ use super::ftrace_events::{
 };
 use crate::ir::*;
 
-/// The kernel's MM_* counters, by `rss_stat` member, as the reference lists them: the
-/// last, `mem.unknown`, is a member of its own (5); a member past it is dropped and counted
-/// (`rss_stat_unknown_keys`).
+/// The kernel's MM_* counters, by `rss_stat` member, as the reference names them: every
+/// member past `mem.unreclaimable` (4) is `mem.unknown`, so `rss_stat_unknown_keys` is
+/// never written (behaviour-systrace-events.md §4 `rss_stat`, behaviour-stats.md row 98).
 const RSS_MEMBERS: [&str; 6] = [
     "mem.rss.file",
     "mem.rss.anon",
@@ -114,13 +114,8 @@ fn rss_stat(sink: &mut Sink, o: &Origin, f: &Fields) -> Option<()> {
             f.int(sink, "mm_id"),
         ),
     };
-    let Some(&name) = usize::try_from(member)
-        .ok()
-        .and_then(|m| RSS_MEMBERS.get(m))
-    else {
-        sink.stat("rss_stat_unknown_keys", o.machine, 1);
-        return None;
-    };
+    let last = RSS_MEMBERS.len() - 1;
+    let name = RSS_MEMBERS[usize::try_from(member).map_or(last, |m| m.min(last))];
     if size < 0 {
         sink.stat("rss_stat_negative_size", o.machine, 1);
         return None;
