@@ -84,10 +84,6 @@ impl Parser<'_> {
                     dump.buffer_overran() || dump.client_error == Some(1),
                     "heapprofd_buffer_overran",
                 ),
-                (
-                    dump.client_error.unwrap_or(0) != 0,
-                    "heapprofd_client_error",
-                ),
                 (dump.rejected_concurrent(), "heapprofd_rejected_concurrent"),
                 (dump.hit_guardrail(), "heapprofd_hit_guardrail"),
             ];
@@ -96,29 +92,36 @@ impl Parser<'_> {
                     self.sink.stat_indexed(name, stat_idx, machine, 1);
                 }
             }
+            // The error code and the adjustment are set, not counted, as the reference's
+            // ProfileModule does (the last dump of a process wins).
+            if let Some(error) = dump.client_error.filter(|&e| e != 0) {
+                let error = i64::from(error);
+                self.sink
+                    .set_stat("heapprofd_client_error", stat_idx, machine, error);
+            }
             let orig = dump.orig_sampling_interval_bytes.unwrap_or(0);
-            if orig != 0 && dump.sampling_interval_bytes.unwrap_or(0) != orig {
-                self.sink.stat_indexed(
+            if orig != 0 {
+                let adjusted = dump.sampling_interval_bytes.unwrap_or(0) as i64 - orig as i64;
+                self.sink.set_stat(
                     "heapprofd_sampling_interval_adjusted",
                     stat_idx,
                     machine,
-                    1,
+                    adjusted,
                 );
             }
-            if let Some(st) = &dump.stats {
-                let values = [
-                    ("heapprofd_unwind_time_us", st.total_unwinding_time_us),
-                    ("heapprofd_unwind_samples", st.heap_samples),
-                    (
-                        "heapprofd_client_spinlock_blocked",
-                        st.client_spinlock_blocked_us,
-                    ),
-                ];
-                for (name, v) in values {
-                    if let Some(v) = v {
-                        self.sink.stat_indexed(name, stat_idx, machine, v as i64);
-                    }
-                }
+            // Added for every dump, 0 when the dump has no stats (the row is still made).
+            let st = dump.stats.unwrap_or_default();
+            let values = [
+                ("heapprofd_unwind_time_us", st.total_unwinding_time_us),
+                ("heapprofd_unwind_samples", st.heap_samples),
+                (
+                    "heapprofd_client_spinlock_blocked",
+                    st.client_spinlock_blocked_us,
+                ),
+            ];
+            for (name, v) in values {
+                let v = v.unwrap_or(0) as i64;
+                self.sink.stat_indexed(name, stat_idx, machine, v);
             }
             let trustworthy_max_count = orig > 0;
             let heap_name = match dump.heap_name.as_deref() {

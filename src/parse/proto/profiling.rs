@@ -652,12 +652,15 @@ impl Parser<'_> {
         }
     }
 
-    /// Symbols for the frames of a module: every frame at a listed address of a mapping
-    /// with that path (and build id, when the symbols name one).
-    pub(super) fn module_symbols(&mut self, m: &protos::ModuleSymbols) {
+    /// Symbols for the frames of a module, as Trace Processor's ParseModuleSymbols: the
+    /// mappings of that path and build id (both must match; no mapping: one
+    /// stackprofile_invalid_mapping_id, nothing kept); every address with lines gets a symbol
+    /// set, whether or not a frame of those mappings sits at it (none: one
+    /// stackprofile_invalid_frame_id).
+    pub(super) fn module_symbols(&mut self, machine: MachineId, m: &protos::ModuleSymbols) {
         self.sink.touch();
         let path = m.path.as_deref().unwrap_or("");
-        let build_id = m.build_id.as_deref().map(|b| build_id_hex(b.as_bytes()));
+        let build_id = build_id_hex(m.build_id.as_deref().unwrap_or("").as_bytes());
         let sp = &self.sink.stack_profile;
         let strings = &self.sink.strings;
         let mappings: Vec<u32> = (0..sp.mappings.len() as u32)
@@ -665,13 +668,12 @@ impl Parser<'_> {
                 let row = &sp.mappings[i as usize];
                 let name = strings.get(row.name).unwrap_or("");
                 let id = strings.get(row.build_id).unwrap_or("");
-                match &build_id {
-                    Some(b) if !b.is_empty() => id == b,
-                    _ => name == path,
-                }
+                name == path && id == build_id
             })
             .collect();
         if mappings.is_empty() {
+            self.sink
+                .stat("stackprofile_invalid_mapping_id", machine, 1);
             return;
         }
         for a in &m.address_symbols {
@@ -687,7 +689,9 @@ impl Parser<'_> {
                 })
                 .collect();
             let pc = a.address.unwrap_or(0) as i64;
-            self.sink.stack_profile.symbolize(&mappings, pc, &lines);
+            if !self.sink.stack_profile.symbolize(&mappings, pc, &lines) {
+                self.sink.stat("stackprofile_invalid_frame_id", machine, 1);
+            }
         }
     }
 
