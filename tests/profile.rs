@@ -777,3 +777,31 @@ fn heapprofd_dump_stats_are_set_per_pid_as_the_reference_writes_them() {
     );
     assert_eq!(stat(&conn, "heapprofd_missing_packet"), "1");
 }
+
+#[test]
+fn deobfuscation_maps_rename_their_packages_frames_and_jit_frames_only() {
+    // tools/gen_profile_symbols_heapprofd.py
+    let (conn, _db) = import("deobfuscate_frames.pftrace");
+    let got = rows(
+        &conn,
+        "select m.name, f.deobfuscated_name from stack_profile_frame f
+         join stack_profile_mapping m on f.mapping = m.id order by f.rel_pc",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["/data/app/com.example.app-xyz==/base.apk", "Bar.fn"],
+            // Code of no package is no map's (the reference indexes only package and JIT
+            // frames for deobfuscation).
+            ["/system/framework/framework.jar", "NULL"],
+            // JIT code takes every map's name: the last map wins.
+            ["/memfd:jit-cache", "Sys.ui"],
+            // A system app named from the reference's fixed list.
+            [
+                "/system_ext/priv-app/SystemUIGoogle/SystemUIGoogle.apk",
+                "Sys.ui",
+            ],
+            ["/data/app/com.other-1/base.apk", "NULL"],
+        ])
+    );
+}

@@ -8,6 +8,10 @@
 - heapprofd_stats.pftrace: two heapprofd dumps (index 0 and 3) of pids 2 and 3: pid 2's
   dump reports a client error (INVALID_STACK_BOUNDS = 2), a sampling interval adjusted from
   4096 to 8192 and unwinding stats; pid 3's dump has no stats and no samples.
+- deobfuscate_frames.pftrace: one heapprofd dump whose callstack has a frame `a.f1` in each
+  of five mappings (an app of com.example.app, framework.jar, the JIT cache, SystemUIGoogle's
+  APK, another app), then maps of com.example.app and com.android.systemui that rename
+  `a.f1`.
 
 usage: python3 tools/gen_profile_symbols_heapprofd.py  (needs `pip install perfetto`)"""
 import os
@@ -119,7 +123,38 @@ def heapprofd_stats():
     return t
 
 
-for name, trace in [('module_symbols_paths.pftrace', module_symbols()),
+def deobfuscate_frames():
+    t = pb.Trace()
+    clocks(t)
+    processes(t, [(1, 0, 'init'), (2, 1, 'system_server')])
+    p = t.packet.add()
+    p.timestamp = 10
+    p.trusted_packet_sequence_id = 1
+    p.incremental_state_cleared = True
+    pp = p.profile_packet
+    pp.strings.add(iid=1, str=b'a.f1')
+    paths = [b'data/app/com.example.app-xyz==/base.apk', b'system/framework/framework.jar',
+             b'memfd:jit-cache', b'system_ext/priv-app/SystemUIGoogle/SystemUIGoogle.apk',
+             b'data/app/com.other-1/base.apk']
+    for k, path in enumerate(paths):
+        pp.strings.add(iid=10 + k, str=path)
+        m = pp.mappings.add(iid=k + 1)
+        m.path_string_ids.append(10 + k)
+        pp.frames.add(iid=k + 1, function_name_id=1, mapping_id=k + 1, rel_pc=0x1000 + k)
+    pp.callstacks.add(iid=1, frame_ids=list(range(1, len(paths) + 1)))
+    d = pp.process_dumps.add(pid=2, timestamp=10)
+    d.samples.add(callstack_id=1, self_allocated=10, alloc_count=1)
+    for package, cls, method in [('com.example.app', 'Bar', 'fn'),
+                                 ('com.android.systemui', 'Sys', 'ui')]:
+        dm = t.packet.add().deobfuscation_mapping
+        dm.package_name = package
+        c = dm.obfuscated_classes.add(obfuscated_name='a', deobfuscated_name=cls)
+        c.obfuscated_methods.add(obfuscated_name='f1', deobfuscated_name=method)
+    return t
+
+
+for name, trace in [('deobfuscate_frames.pftrace', deobfuscate_frames()),
+                    ('module_symbols_paths.pftrace', module_symbols()),
                     ('heapprofd_stats.pftrace', heapprofd_stats())]:
     with open(os.path.join(DIR, name), 'wb') as out:
         out.write(trace.SerializeToString())

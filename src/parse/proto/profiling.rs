@@ -696,7 +696,8 @@ impl Parser<'_> {
     }
 
     /// A ProGuard/R8 map: Java frames named `<obfuscated class>.<obfuscated method>` of
-    /// the package's code (or of code whose package is unknown) get their real names.
+    /// the package's code (or of JIT code, `/memfd:…`) get their real names, as Trace
+    /// Processor's JavaFramesForName index holds only those frames.
     pub(super) fn deobfuscation_mapping(&mut self, d: &protos::DeobfuscationMapping) {
         self.sink.touch();
         let package = d.package_name.as_deref().unwrap_or("");
@@ -746,9 +747,14 @@ impl Parser<'_> {
                         .get(mapping)
                         .and_then(|m| strings.get(m.name))
                         .unwrap_or("");
-                    match package_of(location) {
-                        Some(p) if p != package => continue,
-                        _ => sp.frames[i].deobfuscated_name = deobf_id,
+                    // Frames of the package's code, and of JIT code (`/memfd:…`, whose
+                    // package is unknown) for any package; other code is not the map's.
+                    let applies = match package_of(location) {
+                        Some(p) => p == package,
+                        None => location.starts_with("/memfd:"),
+                    };
+                    if applies {
+                        sp.frames[i].deobfuscated_name = deobf_id;
                     }
                 }
             }
@@ -773,6 +779,15 @@ mod tests {
             Some("com.example")
         );
         assert_eq!(package_of("/memfd:jit-cache"), None);
+        assert_eq!(package_of("/system/framework/framework.jar"), None);
+        assert_eq!(
+            package_of("/product/priv-app/PrebuiltGmsCore/PrebuiltGmsCore.apk"),
+            Some("com.google.android.gms")
+        );
+        assert_eq!(
+            package_of("/product/app/Photos/Photos.apk"),
+            Some("com.google.android.apps.photos")
+        );
     }
 
     #[test]
