@@ -776,6 +776,8 @@ fn heapprofd_dump_stats_are_set_per_pid_as_the_reference_writes_them() {
         ])
     );
     assert_eq!(stat(&conn, "heapprofd_missing_packet"), "1");
+    // One mapping under /data/local/tmp without a build id (two frames on it).
+    assert_eq!(stat(&conn, "symbolization_tmp_build_id_not_found"), "1");
 }
 
 #[test]

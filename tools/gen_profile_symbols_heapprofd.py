@@ -7,7 +7,8 @@
   under another path (0x30: no mapping has both), and ModuleSymbols for an unknown module.
 - heapprofd_stats.pftrace: two heapprofd dumps (index 0 and 3) of pids 2 and 3: pid 2's
   dump reports a client error (INVALID_STACK_BOUNDS = 2), a sampling interval adjusted from
-  4096 to 8192 and unwinding stats; pid 3's dump has no stats and no samples.
+  4096 to 8192 and unwinding stats, and its callstack has two frames of a library under
+  /data/local/tmp without a build id; pid 3's dump has no stats and no samples.
 - deobfuscate_frames.pftrace: one heapprofd dump whose callstack has a frame `a.f1` in each
   of five mappings (an app of com.example.app, framework.jar, the JIT cache, SystemUIGoogle's
   APK, another app), then maps of com.example.app and com.android.systemui that rename
@@ -103,10 +104,18 @@ def heapprofd_stats():
     pp.index = 0
     pp.strings.add(iid=1, str=b'f1')
     pp.strings.add(iid=2, str=b'libc.so')
+    pp.strings.add(iid=3, str=b'data')
+    pp.strings.add(iid=4, str=b'local')
+    pp.strings.add(iid=5, str=b'tmp')
     pp.frames.add(iid=1, function_name_id=1, mapping_id=1, rel_pc=0x100)
-    pp.callstacks.add(iid=1, frame_ids=[1])
+    pp.frames.add(iid=2, function_name_id=1, mapping_id=2, rel_pc=0x200)
+    pp.frames.add(iid=3, function_name_id=1, mapping_id=2, rel_pc=0x300)
+    pp.callstacks.add(iid=1, frame_ids=[1, 2, 3])
     m = pp.mappings.add(iid=1, start=0, end=0x1000)
     m.path_string_ids.append(2)
+    # Pushed to /data/local/tmp without a build id: cannot be symbolized.
+    m = pp.mappings.add(iid=2, start=0x1000, end=0x2000)
+    m.path_string_ids.extend([3, 4, 5, 2])
     d = pp.process_dumps.add(
         pid=2, timestamp=10, sampling_interval_bytes=8192, orig_sampling_interval_bytes=4096,
         client_error=pb.ProfilePacket.ProcessHeapSamples.CLIENT_ERROR_INVALID_STACK_BOUNDS)

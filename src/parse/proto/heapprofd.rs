@@ -24,6 +24,8 @@ pub(super) struct HeapSequence {
     /// callsite of a known callstack takes (its totals start from the old one's).
     seen: FxHashMap<(i64, u64, StrId), Vec<u32>>,
     correction: FxHashMap<u64, [i64; 4]>,
+    /// The dump's mappings already counted in symbolization_tmp_build_id_not_found.
+    pub(super) tmp_mappings_counted: std::collections::HashSet<u64>,
 }
 
 struct PendingAllocation {
@@ -236,5 +238,6 @@ impl Parser<'_> {
         heap.mappings.clear();
         heap.frames.clear();
         heap.callstacks.clear();
+        heap.tmp_mappings_counted.clear();
     }
 }

@@ -144,7 +144,7 @@ impl ProfilingState {
         iid: u64,
     ) -> Option<u32> {
         let seq = self.sequences.get_mut(&(machine, seq_id))?;
-        Lookup { seq, heap: false }.mapping(sink, iid)
+        Lookup { seq, heap: false }.mapping(sink, machine, iid)
     }
 }
 
@@ -268,7 +268,7 @@ impl Lookup<'_> {
         self.seq.build_ids.get(&iid).cloned()
     }
 
-    fn mapping(&mut self, sink: &mut Sink, iid: u64) -> Option<u32> {
+    fn mapping(&mut self, sink: &mut Sink, machine: MachineId, iid: u64) -> Option<u32> {
         let cache_heap = self.heap;
         if !cache_heap {
             if let Some(&r) = self.seq.mapping_rows.get(&iid) {
@@ -298,6 +298,18 @@ impl Lookup<'_> {
             let part = self.string(sink, 1, p)?;
             name.push('/');
             name.push_str(sink.strings.get(part).unwrap_or(""));
+        }
+        // Code pushed to /data/local/tmp cannot be symbolized without its build id: counted
+        // once per interned mapping (per dump for heapprofd's own tables).
+        if build_id.is_empty() && name.starts_with("/data/local/tmp/") {
+            let first = if cache_heap {
+                self.seq.heap.tmp_mappings_counted.insert(iid)
+            } else {
+                true
+            };
+            if first {
+                sink.stat("symbolization_tmp_build_id_not_found", machine, 1);
+            }
         }
         let row = MappingRow {
             build_id: sink.intern(&build_id_hex(&build_id)),
@@ -340,7 +352,7 @@ impl Lookup<'_> {
                 }
             },
         };
-        let Some(mapping) = self.mapping(sink, f.mapping_id.unwrap_or(0)) else {
+        let Some(mapping) = self.mapping(sink, machine, f.mapping_id.unwrap_or(0)) else {
             sink.stat("stackprofile_invalid_mapping_id", machine, 1);
             return None;
         };
