@@ -807,3 +807,23 @@ fn deobfuscation_maps_rename_their_packages_frames_and_jit_frames_only() {
         ])
     );
 }
+
+#[test]
+fn heapprofd_heaps_of_one_process_count_their_changes_apart() {
+    // tools/gen_profile_symbols_heapprofd.py: libc.malloc and com.android.art share a
+    // callstack; the second dump only grows libc.malloc.
+    let (conn, _db) = import("heapprofd_two_heaps.pftrace");
+    let got = rows(
+        &conn,
+        "select ts, heap_name, count, size from heap_profile_allocation order by id",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["10", "libc.malloc", "2", "100"],
+            ["10", "com.android.art", "4", "64"],
+            ["20", "libc.malloc", "1", "50"],
+        ])
+    );
+    assert_eq!(stat(&conn, "heapprofd_malformed_packet"), "0");
+}

@@ -9,6 +9,8 @@
   dump reports a client error (INVALID_STACK_BOUNDS = 2), a sampling interval adjusted from
   4096 to 8192 and unwinding stats, and its callstack has two frames of a library under
   /data/local/tmp without a build id; pid 3's dump has no stats and no samples.
+- heapprofd_two_heaps.pftrace: two continuous dumps of pid 2, each with the libc.malloc and
+  com.android.art heaps on one callstack; only libc.malloc grows in the second.
 - deobfuscate_frames.pftrace: one heapprofd dump whose callstack has a frame `a.f1` in each
   of five mappings (an app of com.example.app, framework.jar, the JIT cache, SystemUIGoogle's
   APK, another app), then maps of com.example.app and com.android.systemui that rename
@@ -132,6 +134,28 @@ def heapprofd_stats():
     return t
 
 
+def two_heaps():
+    t = pb.Trace()
+    clocks(t)
+    processes(t, [(1, 0, 'init'), (2, 1, 'system_server')])
+    for index, (ts, libc, art) in enumerate([(10, (100, 2), (64, 4)), (20, (150, 3), (64, 4))]):
+        p = t.packet.add()
+        p.timestamp = ts
+        p.trusted_packet_sequence_id = 1
+        p.incremental_state_cleared = index == 0
+        pp = p.profile_packet
+        pp.index = index
+        pp.strings.add(iid=1, str=b'f1')
+        pp.strings.add(iid=2, str=b'libc.so')
+        pp.frames.add(iid=1, function_name_id=1, mapping_id=1, rel_pc=0x100)
+        pp.callstacks.add(iid=1, frame_ids=[1])
+        pp.mappings.add(iid=1).path_string_ids.append(2)
+        for heap, (size, count) in [('libc.malloc', libc), ('com.android.art', art)]:
+            d = pp.process_dumps.add(pid=2, timestamp=ts, heap_name=heap)
+            d.samples.add(callstack_id=1, self_allocated=size, alloc_count=count)
+    return t
+
+
 def deobfuscate_frames():
     t = pb.Trace()
     clocks(t)
@@ -162,7 +186,8 @@ def deobfuscate_frames():
     return t
 
 
-for name, trace in [('deobfuscate_frames.pftrace', deobfuscate_frames()),
+for name, trace in [('heapprofd_two_heaps.pftrace', two_heaps()),
+                    ('deobfuscate_frames.pftrace', deobfuscate_frames()),
                     ('module_symbols_paths.pftrace', module_symbols()),
                     ('heapprofd_stats.pftrace', heapprofd_stats())]:
     with open(os.path.join(DIR, name), 'wb') as out:

@@ -18,8 +18,9 @@ pub(super) struct HeapSequence {
     pub(super) frames: FxHashMap<u64, protos::Frame>,
     pub(super) callstacks: FxHashMap<u64, Vec<u64>>,
     pending: Vec<PendingAllocation>,
-    /// Last totals per (pid, callsite): (alloc count, alloc size, free count, free size).
-    prev: FxHashMap<(i64, u32), [i64; 4]>,
+    /// Last totals per (pid, callsite, heap): (alloc count, alloc size, free count, free
+    /// size). Each heap of a process (libc.malloc, com.android.art, …) counts on its own.
+    prev: FxHashMap<(i64, u32, StrId), [i64; 4]>,
     /// Callsites seen per (pid, source callstack id, heap), and the corrections a new
     /// callsite of a known callstack takes (its totals start from the old one's).
     seen: FxHashMap<(i64, u64, StrId), Vec<u32>>,
@@ -192,7 +193,11 @@ impl Parser<'_> {
                 continue;
             };
             let heap = &mut self.seq_profile(machine, seq_id).heap;
-            let prev = heap.prev.get(&(a.pid, callsite)).copied().unwrap_or([0; 4]);
+            let prev = heap
+                .prev
+                .get(&(a.pid, callsite, a.heap_name))
+                .copied()
+                .unwrap_or([0; 4]);
             let seen = heap
                 .seen
                 .entry((a.pid, a.callstack, a.heap_name))
@@ -213,7 +218,7 @@ impl Parser<'_> {
                     .stat_indexed("heapprofd_malformed_packet", Some(a.pid), machine, 1);
                 continue;
             }
-            heap.prev.insert((a.pid, callsite), totals);
+            heap.prev.insert((a.pid, callsite, a.heap_name), totals);
             let process = ProcessRef {
                 machine,
                 pid: a.pid,
