@@ -716,3 +716,114 @@ fn perf_flamegraphs_take_a_group_of_processes_and_time_bounds() {
     );
     assert_eq!(roots("NULL, '<= 100', 1, NULL, NULL"), table(&[["1"]]));
 }
+
+#[test]
+fn module_symbols_need_path_and_build_id_and_keep_every_address() {
+    // tools/gen_profile_symbols_heapprofd.py
+    let (conn, _db) = import("module_symbols_paths.pftrace");
+    let got = rows(
+        &conn,
+        "select id, symbol_set_id, name, source_file, line_number from stack_profile_symbol
+         order by id",
+    );
+    // 0x99 has no frame but keeps its symbol set (the reference inserts lines first).
+    assert_eq!(
+        got,
+        table(&[
+            ["0", "0", "inlined", "a.cc", "5"],
+            ["1", "0", "main", "main.cc", "10"],
+            ["2", "2", "nowhere", "c.cc", "1"],
+        ])
+    );
+    // 0x30's symbols name the build id under another path: no mapping has both.
+    let got = rows(
+        &conn,
+        "select name, symbol_set_id from stack_profile_frame order by id",
+    );
+    assert_eq!(
+        got,
+        table(&[["main", "0"], ["foo", "NULL"], ["bar", "NULL"]])
+    );
+    assert_eq!(stat(&conn, "stackprofile_invalid_frame_id"), "1");
+    assert_eq!(stat(&conn, "stackprofile_invalid_mapping_id"), "2");
+}
+
+#[test]
+fn heapprofd_dump_stats_are_set_per_pid_as_the_reference_writes_them() {
+    // tools/gen_profile_symbols_heapprofd.py
+    let (conn, _db) = import("heapprofd_stats.pftrace");
+    let got = rows(
+        &conn,
+        "select name, idx, value from stats where name like 'heapprofd%' and idx is not null
+         order by name, idx",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            // The error code itself, not a count.
+            ["heapprofd_client_error", "2", "2"],
+            ["heapprofd_client_spinlock_blocked", "2", "3"],
+            ["heapprofd_client_spinlock_blocked", "3", "0"],
+            // The dump's time in trace time.
+            ["heapprofd_last_profile_timestamp", "2", "10"],
+            ["heapprofd_last_profile_timestamp", "3", "20"],
+            // sampling_interval_bytes - orig_sampling_interval_bytes.
+            ["heapprofd_sampling_interval_adjusted", "2", "4096"],
+            ["heapprofd_unwind_samples", "2", "7"],
+            ["heapprofd_unwind_samples", "3", "0"],
+            ["heapprofd_unwind_time_us", "2", "55"],
+            ["heapprofd_unwind_time_us", "3", "0"],
+        ])
+    );
+    assert_eq!(stat(&conn, "heapprofd_missing_packet"), "1");
+    // One mapping under /data/local/tmp without a build id (two frames on it).
+    assert_eq!(stat(&conn, "symbolization_tmp_build_id_not_found"), "1");
+}
+
+#[test]
+fn deobfuscation_maps_rename_their_packages_frames_and_jit_frames_only() {
+    // tools/gen_profile_symbols_heapprofd.py
+    let (conn, _db) = import("deobfuscate_frames.pftrace");
+    let got = rows(
+        &conn,
+        "select m.name, f.deobfuscated_name from stack_profile_frame f
+         join stack_profile_mapping m on f.mapping = m.id order by f.rel_pc",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["/data/app/com.example.app-xyz==/base.apk", "Bar.fn"],
+            // Code of no package is no map's (the reference indexes only package and JIT
+            // frames for deobfuscation).
+            ["/system/framework/framework.jar", "NULL"],
+            // JIT code takes every map's name: the last map wins.
+            ["/memfd:jit-cache", "Sys.ui"],
+            // A system app named from the reference's fixed list.
+            [
+                "/system_ext/priv-app/SystemUIGoogle/SystemUIGoogle.apk",
+                "Sys.ui",
+            ],
+            ["/data/app/com.other-1/base.apk", "NULL"],
+        ])
+    );
+}
+
+#[test]
+fn heapprofd_heaps_of_one_process_count_their_changes_apart() {
+    // tools/gen_profile_symbols_heapprofd.py: libc.malloc and com.android.art share a
+    // callstack; the second dump only grows libc.malloc.
+    let (conn, _db) = import("heapprofd_two_heaps.pftrace");
+    let got = rows(
+        &conn,
+        "select ts, heap_name, count, size from heap_profile_allocation order by id",
+    );
+    assert_eq!(
+        got,
+        table(&[
+            ["10", "libc.malloc", "2", "100"],
+            ["10", "com.android.art", "4", "64"],
+            ["20", "libc.malloc", "1", "50"],
+        ])
+    );
+    assert_eq!(stat(&conn, "heapprofd_malformed_packet"), "0");
+}

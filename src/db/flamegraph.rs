@@ -12,6 +12,9 @@
 //! - `perf`: perf and stack samples of the threads of `upid` or of the processes of
 //!   `upid_group` (upids joined by commas), within `ts_constraint` (`>=100,<200`): count
 //!   is samples.
+//!
+//! `focus_str` keeps only the nodes whose name contains it (ignoring case), their
+//! descendants and their ancestors, with cumulative values over the kept nodes.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -137,6 +140,96 @@ fn int(v: &Value) -> Option<i64> {
 }
 
 fn compute(conn: &Connection, args: &[Value]) -> rusqlite::Result<Vec<Vec<Value>>> {
+    let rows = unfocused(conn, args)?;
+    Ok(match args.get(5) {
+        Some(Value::Text(f)) if !f.is_empty() => focus(rows, f),
+        _ => rows,
+    })
+}
+
+/// How a node stands to the focus: off it, on it and passing it to its children (it matches,
+/// or its parent does), or on it only as the ancestor of a match.
+#[derive(Clone, Copy, PartialEq)]
+enum Focused {
+    No,
+    Propagating,
+    Ancestor,
+}
+
+/// `focus_str`, as Trace Processor's FocusTable: only nodes whose name contains the text
+/// (ignoring case), their descendants and their ancestors are kept, renumbered in order;
+/// own values stay, cumulative ones count the kept nodes only.
+fn focus(rows: Vec<Vec<Value>>, text: &str) -> Vec<Vec<Value>> {
+    const ID: usize = 0;
+    const NAME: usize = 2;
+    const OWN: [usize; 4] = [4, 6, 8, 10];
+    const PARENT: usize = 12;
+    let needle = text.to_lowercase();
+    let index: HashMap<i64, usize> = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| int(&r[ID]).map(|id| (id, i)))
+        .collect();
+    let parent_of = |r: &Vec<Value>| int(&r[PARENT]).and_then(|p| index.get(&p).copied());
+    let mut state = vec![Focused::No; rows.len()];
+    for i in 0..rows.len() {
+        let name = match &rows[i][NAME] {
+            Value::Text(t) => t.to_lowercase(),
+            _ => String::new(),
+        };
+        let parent = parent_of(&rows[i]);
+        if name.contains(&needle) {
+            state[i] = Focused::Propagating;
+            let mut up = parent;
+            while let Some(p) = up {
+                if state[p] != Focused::No {
+                    break;
+                }
+                state[p] = Focused::Ancestor;
+                up = parent_of(&rows[p]);
+            }
+        } else if parent.is_some_and(|p| state[p] == Focused::Propagating) {
+            state[i] = Focused::Propagating;
+        }
+    }
+    let mut cumulative = vec![[0i64; 4]; rows.len()];
+    for i in (0..rows.len()).rev() {
+        if state[i] == Focused::No {
+            continue;
+        }
+        for (k, &col) in OWN.iter().enumerate() {
+            cumulative[i][k] += int(&rows[i][col]).unwrap_or(0);
+        }
+        if let Some(p) = parent_of(&rows[i]) {
+            let c = cumulative[i];
+            for (t, v) in cumulative[p].iter_mut().zip(c) {
+                *t += v;
+            }
+        }
+    }
+    let mut new_id: HashMap<usize, i64> = HashMap::new();
+    let mut out = Vec::new();
+    for (i, mut row) in rows.into_iter().enumerate() {
+        if state[i] == Focused::No {
+            continue;
+        }
+        let parent = int(&row[PARENT])
+            .and_then(|p| index.get(&p))
+            .and_then(|p| new_id.get(p).copied());
+        let id = out.len() as i64;
+        new_id.insert(i, id);
+        row[ID] = Value::Integer(id);
+        row[PARENT] = parent.map_or(Value::Null, Value::Integer);
+        for (k, &col) in OWN.iter().enumerate() {
+            row[col + 1] = Value::Integer(cumulative[i][k]);
+        }
+        out.push(row);
+    }
+    out
+}
+
+/// The flamegraph of the profile before any focus.
+fn unfocused(conn: &Connection, args: &[Value]) -> rusqlite::Result<Vec<Vec<Value>>> {
     let kind = match args.first() {
         Some(Value::Text(t)) => t.to_ascii_lowercase(),
         _ => String::new(),
@@ -385,4 +478,72 @@ fn perf(
         totals.insert(r.get(0)?, [n, n, n, n]);
     }
     callsite_tree(conn, &totals)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row with an id, name, parent and own count / size (alloc values the same).
+    fn row(
+        id: i64,
+        depth: i64,
+        name: &str,
+        parent: Option<i64>,
+        count: i64,
+        size: i64,
+    ) -> Vec<Value> {
+        let mut r = vec![
+            Value::Integer(id),
+            Value::Integer(depth),
+            Value::Text(name.into()),
+            Value::Text("/lib.so".into()),
+        ];
+        for v in [count, count, size, size, count, count, size, size] {
+            r.push(Value::Integer(v));
+        }
+        r.push(parent.map_or(Value::Null, Value::Integer));
+        r.extend([Value::Null, Value::Null]);
+        r
+    }
+
+    #[test]
+    fn focus_keeps_matches_their_descendants_and_ancestors() {
+        // main → {Alloc → leaf, other}; other → alloc_again.
+        let rows = vec![
+            row(0, 0, "main", None, 1, 10),
+            row(1, 1, "Alloc", Some(0), 2, 20),
+            row(2, 2, "leaf", Some(1), 3, 30),
+            row(3, 1, "other", Some(0), 4, 40),
+            row(4, 2, "alloc_again", Some(3), 5, 50),
+            row(5, 2, "skipped", Some(3), 6, 60),
+        ];
+        let got: Vec<(i64, String, i64, i64, i64, Option<i64>)> = focus(rows, "ALLOC")
+            .iter()
+            .map(|r| {
+                let name = match &r[2] {
+                    Value::Text(t) => t.clone(),
+                    _ => String::new(),
+                };
+                (
+                    int(&r[0]).unwrap(),
+                    name,
+                    int(&r[4]).unwrap(),
+                    int(&r[5]).unwrap(),
+                    int(&r[7]).unwrap(),
+                    int(&r[12]),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, "main".into(), 1, 15, 150, None),
+                (1, "Alloc".into(), 2, 5, 50, Some(0)),
+                (2, "leaf".into(), 3, 3, 30, Some(1)),
+                (3, "other".into(), 4, 9, 90, Some(0)),
+                (4, "alloc_again".into(), 5, 5, 50, Some(3)),
+            ]
+        );
+    }
 }

@@ -90,9 +90,45 @@ pub struct HeapGraphStore {
     pub field_names: FxHashMap<StrId, StrId>,
 }
 
-/// The package an Android code location belongs to (`/data/app/<pkg>-…/base.apk`, also
-/// with a `~~…==/` directory in front; `/data/data/<pkg>/…`), as Trace Processor finds it.
+/// System apps whose code is not under `/data/app/<package>-…`: Trace Processor's
+/// PackageFromLocation names their packages from a fixed list (by the APK path's end, or a
+/// part of the path anywhere in it).
+const SYSTEM_APPS_BY_SUFFIX: [(&str, &str); 6] = [
+    ("/SystemUIGoogle/SystemUIGoogle.apk", "com.android.systemui"),
+    ("/Phonesky/Phonesky.apk", "com.android.vending"),
+    ("/Maps/Maps.apk", "com.google.android.apps.maps"),
+    (
+        "/NexusLauncherRelease/NexusLauncherRelease.apk",
+        "com.google.android.apps.nexuslauncher",
+    ),
+    ("/Photos/Photos.apk", "com.google.android.apps.photos"),
+    (
+        "/WellbeingPrebuilt/WellbeingPrebuilt.apk",
+        "com.google.android.apps.wellbeing",
+    ),
+];
+const SYSTEM_APPS_BY_PART: [(&str, &str); 5] = [
+    ("DevicePersonalizationPrebuilt", "com.google.android.as"),
+    ("DevicePersonalizationServices", "com.google.android.as"),
+    ("MatchMaker", "com.google.android.as"),
+    ("PrebuiltGmsCore", "com.google.android.gms"),
+    ("com.google.android.gms", "com.google.android.gms"),
+];
+
+/// The package an Android code location belongs to (a few system apps by name;
+/// `/data/app/<pkg>-…/base.apk`, also with a `~~…==/` directory in front;
+/// `/data/data/<pkg>/…`), as Trace Processor finds it.
 pub fn package_of(location: &str) -> Option<&str> {
+    for (suffix, package) in SYSTEM_APPS_BY_SUFFIX {
+        if location.ends_with(suffix) {
+            return Some(package);
+        }
+    }
+    for (part, package) in SYSTEM_APPS_BY_PART {
+        if location.contains(part) {
+            return Some(package);
+        }
+    }
     if let Some(rest) = location.strip_prefix("/data/app/") {
         let mut parts = rest.split('/');
         let mut first = parts.next()?;

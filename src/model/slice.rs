@@ -170,6 +170,31 @@ impl<'s> Builder<'s> {
             .or_insert(0) += 1;
     }
 
+    /// Sets the indexed stat `name` of `machine` (a raw machine id) to `v` in the context
+    /// of the event being applied, as [`Self::stat`] counts.
+    pub(super) fn set_indexed_stat(
+        &mut self,
+        name: &'static str,
+        idx: i64,
+        machine: MachineId,
+        v: i64,
+    ) {
+        let file = if self.event_file != NO_FILE {
+            self.event_file
+        } else {
+            self.sink.current_file
+        };
+        let key = StatKey {
+            name,
+            idx: Some(idx),
+            machine,
+            file,
+        };
+        if self.sink.stats.insert(key, v).is_none() {
+            self.sink.stat_order.push(key);
+        }
+    }
+
     /// A slice would sit at depth `MAX_SLICE_DEPTH` or deeper: it is dropped, logged with
     /// the names of its would-be parent and itself (behaviour-parsers §0.1).
     fn too_deep(&mut self, track: u32, ts: i64, ev: &SliceEvent) -> bool {

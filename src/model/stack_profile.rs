@@ -290,10 +290,17 @@ impl StackProfile {
     }
 
     /// Symbolizes the frames at `rel_pc` of the mappings `mappings` with `lines` (innermost
-    /// inlined function first, as ModuleSymbols lists them): one symbol set per address.
-    pub fn symbolize(&mut self, mappings: &[u32], rel_pc: i64, lines: &[(StrId, StrId, u32)]) {
+    /// inlined function first, as ModuleSymbols lists them): one symbol set per address, kept
+    /// even when no frame sits there (as the reference inserts the lines first). False when
+    /// no frame was found.
+    pub fn symbolize(
+        &mut self,
+        mappings: &[u32],
+        rel_pc: i64,
+        lines: &[(StrId, StrId, u32)],
+    ) -> bool {
         if lines.is_empty() {
-            return;
+            return true;
         }
         let frames: Vec<u32> = (0..self.frames.len() as u32)
             .filter(|&f| {
@@ -301,9 +308,6 @@ impl StackProfile {
                 row.rel_pc == rel_pc && mappings.contains(&row.mapping)
             })
             .collect();
-        if frames.is_empty() {
-            return;
-        }
         let symbol_set = self.symbols.len() as u32;
         for (i, &(name, file, line)) in lines.iter().enumerate() {
             self.symbols.push(SymbolRow {
@@ -314,9 +318,11 @@ impl StackProfile {
                 inlined: i + 1 < lines.len(),
             });
         }
+        let found = !frames.is_empty();
         for f in frames {
             self.frames[f as usize].symbol_set = Some(symbol_set);
         }
+        found
     }
 
     /// The id of a StackSample counter descriptor (one per distinct descriptor).
@@ -534,11 +540,18 @@ impl Builder<'_> {
                 }
             }
             ProfileSample::HeapProfile {
-                process: _,
+                process,
                 heap_name,
                 dur,
                 sampling_interval,
             } => {
+                // The dump's own time, in trace time: the window's end.
+                self.set_indexed_stat(
+                    "heapprofd_last_profile_timestamp",
+                    process.pid,
+                    process.machine,
+                    ts + dur,
+                );
                 let id = self.profiles.heap_profiles;
                 self.profiles.heap_profiles += 1;
                 ProfileRow::HeapProfile {

@@ -364,7 +364,7 @@ impl Parser<'_> {
                 self.profile_packet(machine, seq_id, ts, clock, &profile);
             }
             trace_packet::Data::ModuleSymbols(symbols) => {
-                self.module_symbols(&symbols);
+                self.module_symbols(machine, &symbols);
                 self.chrome_module_symbols(&symbols);
             }
             trace_packet::Data::DeobfuscationMapping(map) => {

@@ -18,12 +18,15 @@ pub(super) struct HeapSequence {
     pub(super) frames: FxHashMap<u64, protos::Frame>,
     pub(super) callstacks: FxHashMap<u64, Vec<u64>>,
     pending: Vec<PendingAllocation>,
-    /// Last totals per (pid, callsite): (alloc count, alloc size, free count, free size).
-    prev: FxHashMap<(i64, u32), [i64; 4]>,
+    /// Last totals per (pid, callsite, heap): (alloc count, alloc size, free count, free
+    /// size). Each heap of a process (libc.malloc, com.android.art, …) counts on its own.
+    prev: FxHashMap<(i64, u32, StrId), [i64; 4]>,
     /// Callsites seen per (pid, source callstack id, heap), and the corrections a new
     /// callsite of a known callstack takes (its totals start from the old one's).
     seen: FxHashMap<(i64, u64, StrId), Vec<u32>>,
     correction: FxHashMap<u64, [i64; 4]>,
+    /// The dump's mappings already counted in symbolization_tmp_build_id_not_found.
+    pub(super) tmp_mappings_counted: std::collections::HashSet<u64>,
 }
 
 struct PendingAllocation {
@@ -84,10 +87,6 @@ impl Parser<'_> {
                     dump.buffer_overran() || dump.client_error == Some(1),
                     "heapprofd_buffer_overran",
                 ),
-                (
-                    dump.client_error.unwrap_or(0) != 0,
-                    "heapprofd_client_error",
-                ),
                 (dump.rejected_concurrent(), "heapprofd_rejected_concurrent"),
                 (dump.hit_guardrail(), "heapprofd_hit_guardrail"),
             ];
@@ -96,29 +95,36 @@ impl Parser<'_> {
                     self.sink.stat_indexed(name, stat_idx, machine, 1);
                 }
             }
+            // The error code and the adjustment are set, not counted, as the reference's
+            // ProfileModule does (the last dump of a process wins).
+            if let Some(error) = dump.client_error.filter(|&e| e != 0) {
+                let error = i64::from(error);
+                self.sink
+                    .set_stat("heapprofd_client_error", stat_idx, machine, error);
+            }
             let orig = dump.orig_sampling_interval_bytes.unwrap_or(0);
-            if orig != 0 && dump.sampling_interval_bytes.unwrap_or(0) != orig {
-                self.sink.stat_indexed(
+            if orig != 0 {
+                let adjusted = dump.sampling_interval_bytes.unwrap_or(0) as i64 - orig as i64;
+                self.sink.set_stat(
                     "heapprofd_sampling_interval_adjusted",
                     stat_idx,
                     machine,
-                    1,
+                    adjusted,
                 );
             }
-            if let Some(st) = &dump.stats {
-                let values = [
-                    ("heapprofd_unwind_time_us", st.total_unwinding_time_us),
-                    ("heapprofd_unwind_samples", st.heap_samples),
-                    (
-                        "heapprofd_client_spinlock_blocked",
-                        st.client_spinlock_blocked_us,
-                    ),
-                ];
-                for (name, v) in values {
-                    if let Some(v) = v {
-                        self.sink.stat_indexed(name, stat_idx, machine, v as i64);
-                    }
-                }
+            // Added for every dump, 0 when the dump has no stats (the row is still made).
+            let st = dump.stats.unwrap_or_default();
+            let values = [
+                ("heapprofd_unwind_time_us", st.total_unwinding_time_us),
+                ("heapprofd_unwind_samples", st.heap_samples),
+                (
+                    "heapprofd_client_spinlock_blocked",
+                    st.client_spinlock_blocked_us,
+                ),
+            ];
+            for (name, v) in values {
+                let v = v.unwrap_or(0) as i64;
+                self.sink.stat_indexed(name, stat_idx, machine, v);
             }
             let trustworthy_max_count = orig > 0;
             let heap_name = match dump.heap_name.as_deref() {
@@ -187,7 +193,11 @@ impl Parser<'_> {
                 continue;
             };
             let heap = &mut self.seq_profile(machine, seq_id).heap;
-            let prev = heap.prev.get(&(a.pid, callsite)).copied().unwrap_or([0; 4]);
+            let prev = heap
+                .prev
+                .get(&(a.pid, callsite, a.heap_name))
+                .copied()
+                .unwrap_or([0; 4]);
             let seen = heap
                 .seen
                 .entry((a.pid, a.callstack, a.heap_name))
@@ -208,7 +218,7 @@ impl Parser<'_> {
                     .stat_indexed("heapprofd_malformed_packet", Some(a.pid), machine, 1);
                 continue;
             }
-            heap.prev.insert((a.pid, callsite), totals);
+            heap.prev.insert((a.pid, callsite, a.heap_name), totals);
             let process = ProcessRef {
                 machine,
                 pid: a.pid,
@@ -233,5 +243,6 @@ impl Parser<'_> {
         heap.mappings.clear();
         heap.frames.clear();
         heap.callstacks.clear();
+        heap.tmp_mappings_counted.clear();
     }
 }

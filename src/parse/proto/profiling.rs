@@ -144,7 +144,7 @@ impl ProfilingState {
         iid: u64,
     ) -> Option<u32> {
         let seq = self.sequences.get_mut(&(machine, seq_id))?;
-        Lookup { seq, heap: false }.mapping(sink, iid)
+        Lookup { seq, heap: false }.mapping(sink, machine, iid)
     }
 }
 
@@ -268,7 +268,7 @@ impl Lookup<'_> {
         self.seq.build_ids.get(&iid).cloned()
     }
 
-    fn mapping(&mut self, sink: &mut Sink, iid: u64) -> Option<u32> {
+    fn mapping(&mut self, sink: &mut Sink, machine: MachineId, iid: u64) -> Option<u32> {
         let cache_heap = self.heap;
         if !cache_heap {
             if let Some(&r) = self.seq.mapping_rows.get(&iid) {
@@ -298,6 +298,18 @@ impl Lookup<'_> {
             let part = self.string(sink, 1, p)?;
             name.push('/');
             name.push_str(sink.strings.get(part).unwrap_or(""));
+        }
+        // Code pushed to /data/local/tmp cannot be symbolized without its build id: counted
+        // once per interned mapping (per dump for heapprofd's own tables).
+        if build_id.is_empty() && name.starts_with("/data/local/tmp/") {
+            let first = if cache_heap {
+                self.seq.heap.tmp_mappings_counted.insert(iid)
+            } else {
+                true
+            };
+            if first {
+                sink.stat("symbolization_tmp_build_id_not_found", machine, 1);
+            }
         }
         let row = MappingRow {
             build_id: sink.intern(&build_id_hex(&build_id)),
@@ -340,7 +352,7 @@ impl Lookup<'_> {
                 }
             },
         };
-        let Some(mapping) = self.mapping(sink, f.mapping_id.unwrap_or(0)) else {
+        let Some(mapping) = self.mapping(sink, machine, f.mapping_id.unwrap_or(0)) else {
             sink.stat("stackprofile_invalid_mapping_id", machine, 1);
             return None;
         };
@@ -652,12 +664,15 @@ impl Parser<'_> {
         }
     }
 
-    /// Symbols for the frames of a module: every frame at a listed address of a mapping
-    /// with that path (and build id, when the symbols name one).
-    pub(super) fn module_symbols(&mut self, m: &protos::ModuleSymbols) {
+    /// Symbols for the frames of a module, as Trace Processor's ParseModuleSymbols: the
+    /// mappings of that path and build id (both must match; no mapping: one
+    /// stackprofile_invalid_mapping_id, nothing kept); every address with lines gets a symbol
+    /// set, whether or not a frame of those mappings sits at it (none: one
+    /// stackprofile_invalid_frame_id).
+    pub(super) fn module_symbols(&mut self, machine: MachineId, m: &protos::ModuleSymbols) {
         self.sink.touch();
         let path = m.path.as_deref().unwrap_or("");
-        let build_id = m.build_id.as_deref().map(|b| build_id_hex(b.as_bytes()));
+        let build_id = build_id_hex(m.build_id.as_deref().unwrap_or("").as_bytes());
         let sp = &self.sink.stack_profile;
         let strings = &self.sink.strings;
         let mappings: Vec<u32> = (0..sp.mappings.len() as u32)
@@ -665,13 +680,12 @@ impl Parser<'_> {
                 let row = &sp.mappings[i as usize];
                 let name = strings.get(row.name).unwrap_or("");
                 let id = strings.get(row.build_id).unwrap_or("");
-                match &build_id {
-                    Some(b) if !b.is_empty() => id == b,
-                    _ => name == path,
-                }
+                name == path && id == build_id
             })
             .collect();
         if mappings.is_empty() {
+            self.sink
+                .stat("stackprofile_invalid_mapping_id", machine, 1);
             return;
         }
         for a in &m.address_symbols {
@@ -687,12 +701,15 @@ impl Parser<'_> {
                 })
                 .collect();
             let pc = a.address.unwrap_or(0) as i64;
-            self.sink.stack_profile.symbolize(&mappings, pc, &lines);
+            if !self.sink.stack_profile.symbolize(&mappings, pc, &lines) {
+                self.sink.stat("stackprofile_invalid_frame_id", machine, 1);
+            }
         }
     }
 
     /// A ProGuard/R8 map: Java frames named `<obfuscated class>.<obfuscated method>` of
-    /// the package's code (or of code whose package is unknown) get their real names.
+    /// the package's code (or of JIT code, `/memfd:…`) get their real names, as Trace
+    /// Processor's JavaFramesForName index holds only those frames.
     pub(super) fn deobfuscation_mapping(&mut self, d: &protos::DeobfuscationMapping) {
         self.sink.touch();
         let package = d.package_name.as_deref().unwrap_or("");
@@ -742,9 +759,14 @@ impl Parser<'_> {
                         .get(mapping)
                         .and_then(|m| strings.get(m.name))
                         .unwrap_or("");
-                    match package_of(location) {
-                        Some(p) if p != package => continue,
-                        _ => sp.frames[i].deobfuscated_name = deobf_id,
+                    // Frames of the package's code, and of JIT code (`/memfd:…`, whose
+                    // package is unknown) for any package; other code is not the map's.
+                    let applies = match package_of(location) {
+                        Some(p) => p == package,
+                        None => location.starts_with("/memfd:"),
+                    };
+                    if applies {
+                        sp.frames[i].deobfuscated_name = deobf_id;
                     }
                 }
             }
@@ -769,6 +791,15 @@ mod tests {
             Some("com.example")
         );
         assert_eq!(package_of("/memfd:jit-cache"), None);
+        assert_eq!(package_of("/system/framework/framework.jar"), None);
+        assert_eq!(
+            package_of("/product/priv-app/PrebuiltGmsCore/PrebuiltGmsCore.apk"),
+            Some("com.google.android.gms")
+        );
+        assert_eq!(
+            package_of("/product/app/Photos/Photos.apk"),
+            Some("com.google.android.apps.photos")
+        );
     }
 
     #[test]
