@@ -417,6 +417,36 @@ pub fn build_manifest(o: &MergeOptions) -> Result<Manifest, MergeError> {
     // The reader's own checks, on the JSON it will read, so errors are its errors.
     let checked = manifest::parse(to_json(&m).as_bytes())?;
     checked.check_references()?;
+    // @MACHINE picks one machine of a --machines block; for a file without one it would
+    // select nothing (the reader ignores it), so it is refused here rather than dropped.
+    let single = |file: &str| checked.entry(file).is_some_and(|e| !e.is_multi_machine());
+    let mut named = Vec::new();
+    if let Some(tt) = &checked.trace_time {
+        if let (Some(f), Some(mach)) = (&tt.file, &tt.machine) {
+            named.push(("--trace-time", f, mach));
+        }
+    }
+    for e in &checked.files {
+        if let Some(c) = &e.clocks {
+            if let Some(mach) = &c.machine {
+                named.push(("--sync", &e.path, mach));
+            }
+            if let Some(mach) = &c.sync_to.machine {
+                named.push(("--sync", &c.sync_to.file, mach));
+            }
+        }
+    }
+    if let Some((option, file, mach)) = named.into_iter().find(|(_, f, _)| single(f)) {
+        return Err(MergeError::Option {
+            option,
+            value: format!("{file}@{mach}"),
+            problem: format!(
+                "@{mach} names no machine of {file}: only a file with a machines block \
+                 (--machines {file}=0:NAME,N:NAME) has machines to name; {file} has one, so \
+                 drop @{mach}"
+            ),
+        });
+    }
     Ok(checked)
 }
 
@@ -1015,6 +1045,24 @@ mod tests {
         assert_eq!(watch.clock, manifest::clock_id("REALTIME"));
         // The JSON reads back to the same manifest.
         assert_eq!(manifest::parse(to_json(&m).as_bytes()).expect("reads"), m);
+    }
+
+    #[test]
+    fn a_machine_of_a_file_without_a_machines_block_is_refused() {
+        let mut o = opts(&["a.pftrace", "b.pftrace"]);
+        o.trace_time = vec!["BOOTTIME=b.pftrace@vm".into()];
+        let e = build_manifest(&o).expect_err("b has one machine");
+        assert!(
+            e.to_string().contains("@vm names no machine of b.pftrace"),
+            "{e}"
+        );
+        let mut o = opts(&["a.pftrace", "b.pftrace"]);
+        o.sync = vec!["a.pftrace:BOOTTIME=b.pftrace@vm:BOOTTIME".into()];
+        let e = build_manifest(&o).expect_err("b has one machine");
+        assert!(e.to_string().starts_with("--sync b.pftrace@vm:"), "{e}");
+        // With a --machines block, @vm names one of them.
+        o.machines = vec!["b.pftrace=0:host,7:vm".into()];
+        build_manifest(&o).expect("vm is b's");
     }
 
     #[test]

@@ -256,21 +256,7 @@ impl Session {
                 continue;
             }
             let target_file = self.trace_file_index(target);
-            let blockless = |file: &str, machine: &Option<String>| {
-                machine
-                    .clone()
-                    .filter(|_| m.entry(file).is_some_and(|e| e.machines.is_none()))
-            };
-            let stray = blockless(name, &over.machine)
-                .map(|x| (name, x))
-                .or_else(|| blockless(target, &over.sync_to.machine).map(|x| (target, x)));
-            let reason = if let Some((file, machine)) = stray {
-                format!(
-                    "@{machine} names no machine of {file}: only a file with a machines block \
-                     (--machines {file}=0:NAME,N:NAME) has machines to name, so the sync relates \
-                     a clock of a machine with no events and moves nothing"
-                )
-            } else if let Some(c) = over.clock.filter(|_| self.trace_type(file) == "json") {
+            let reason = if let Some(c) = over.clock.filter(|_| self.trace_type(file) == "json") {
                 format!(
                     "{name} is a JSON trace: its events are on its own timeline, not on its {}, \
                      so relating that clock moves nothing; pin its own timeline instead (no \

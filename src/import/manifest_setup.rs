@@ -201,13 +201,15 @@ pub(super) fn resolve_clocks(
     registry: &mut crate::ir::MachineRegistry,
     refuse_self: bool,
 ) -> Result<ManifestClocks, ManifestError> {
-    // The machine a manifest reference means: a named machine of the file, its base
-    // machine, or the host.
+    // The machine a manifest reference means: a named machine of a multi-machine file, its
+    // base machine, or the host. A machine name given for a file without a `machines` block
+    // selects nothing (the file has one machine): it names no machine of its own.
     let mut machine_of = |file: Option<&str>, machine: Option<&str>| -> MachineId {
-        if let Some(name) = machine {
+        let entry = file.and_then(|f| m.entry(f));
+        if let Some(name) = machine.filter(|_| entry.is_some_and(|e| e.is_multi_machine())) {
             return registry.named(name);
         }
-        let base = file.and_then(|f| m.entry(f)).and_then(|e| e.base_machine());
+        let base = entry.and_then(|e| e.base_machine());
         match base {
             Some(name) => registry.named(name),
             None if file.is_none() && !registry.is_empty() => 0,

@@ -94,10 +94,38 @@ pub(super) fn zip(input: &str, backing: &Backing, limits: Limits) -> Result<List
         });
         members.push(Member { name, data });
     }
+    // Two members of one name: the reader keeps only the last, while Trace Processor reads
+    // every local header in order and keeps both (told apart by archive position). List
+    // such an archive from its local headers instead, when they can all be read.
+    if central_directory_entries(backing).is_some_and(|n| n > archive.len() as u64) {
+        if let Ok(local) = zip_local_headers(backing, limits) {
+            if local.len() > members.len() {
+                members = local;
+            }
+        }
+    }
     Ok(Listing {
         members,
         problem: None,
     })
+}
+
+/// How many entries the central directory says it holds (from the end-of-central-directory
+/// record), or None when the record cannot be found or defers to Zip64.
+fn central_directory_entries(backing: &Backing) -> Option<u64> {
+    const EOCD: [u8; 4] = [0x50, 0x4b, 0x05, 0x06];
+    let total = backing.len().ok()?;
+    // The record is 22 bytes plus a comment of at most 65,535.
+    let tail = total.min(22 + 65_535);
+    let mut r = backing.seekable().ok()?;
+    r.seek(SeekFrom::Start(total - tail)).ok()?;
+    let mut buf = Vec::with_capacity(tail as usize);
+    r.take(tail).read_to_end(&mut buf).ok()?;
+    let at = (0..buf.len().checked_sub(21)?)
+        .rev()
+        .find(|&i| buf[i..i + 4] == EOCD)?;
+    let entries = u16::from_le_bytes([buf[at + 10], buf[at + 11]]);
+    (entries != 0xffff).then_some(u64::from(entries))
 }
 
 /// Members from ZIP local headers, in file order, up to the first that cannot be read.

@@ -598,6 +598,11 @@ fn gunzip_children(
     files: &mut Vec<TraceFile>,
     nesting: Nesting,
 ) -> Result<(), SourceError> {
+    // Like any file once read, a gzip's size is the bytes it takes in: a deflated ZIP
+    // member's inflated size, not its stored one (behaviour-merging.md §7).
+    if let Some(len) = compressed.declared_len() {
+        files[parent].size = len;
+    }
     let all = compressed.then(Codec::Gzip {
         skip: 0,
         take: None,

@@ -260,6 +260,23 @@ impl Data {
         }
     }
 
+    /// Its size once decoded, when known without reading it: the stored size, or the size
+    /// a ZIP records for a deflated member. None for a stream still to be decompressed.
+    pub fn declared_len(&self) -> Option<u64> {
+        match self.codecs.as_slice() {
+            [] => Some(self.stored_len()),
+            [.., Codec::Check { size, .. }]
+                if self
+                    .codecs
+                    .iter()
+                    .all(|c| matches!(c, Codec::Deflate | Codec::Check { .. })) =>
+            {
+                Some(*size)
+            }
+            _ => None,
+        }
+    }
+
     /// Its decompressed size when it is not compressed (to size buffers), else a guess.
     pub fn size_hint(&self) -> u64 {
         let stored = self.stored_len();

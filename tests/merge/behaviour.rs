@@ -401,6 +401,68 @@ fn metadata_and_clock_snapshot_ids_start_at_zero() {
     );
 }
 
+/// A gzip'd member of a deflated ZIP is, once read, as big as the gzip stream it took in
+/// (the ZIP's recorded size), like every file: not its deflated size in the archive
+/// (behaviour-merging.md §7).
+#[test]
+fn a_gzip_member_of_a_deflated_zip_has_its_inflated_size() {
+    let proto = small_proto("p", true, None);
+    let gz = gzip(&proto);
+    let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let deflated = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    w.start_file("p.pftrace.gz", deflated).expect("zip member");
+    w.write_all(&gz).expect("zip write");
+    let archive = w.finish().expect("zip finish").into_inner();
+    let i = expect_ok("zip-gz-size", &archive);
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select id, trace_type, size from __intrinsic_trace_file order by id"
+        ),
+        table(&[
+            ["0", "zip", &archive.len().to_string()],
+            ["1", "gzip", &gz.len().to_string()],
+            ["2", "proto", &proto.len().to_string()],
+        ])
+    );
+}
+
+/// Two ZIP members of one name are two files: Trace Processor reads every local header, and
+/// orders the pair by archive position (behaviour-merging.md §7). The ZIP reader's index
+/// keeps only the last of them, so such an archive is listed from its local headers.
+#[test]
+fn zip_members_of_one_name_are_both_read() {
+    let first = small_proto("first", true, None);
+    let second = small_proto("second", true, None);
+    // The writer refuses a repeated name: write two, then rename the second in place
+    // (local header and central directory; the CRCs are of the contents).
+    let mut archive = zip(&[("dup.pftrace", &first), ("dxp.pftrace", &second)]);
+    let (from, to) = (b"dxp.pftrace", b"dup.pftrace");
+    let mut at = 0;
+    while let Some(i) = archive[at..].windows(from.len()).position(|w| w == from) {
+        archive[at + i..at + i + to.len()].copy_from_slice(to);
+        at += i + to.len();
+    }
+    let i = expect_ok("zip-duplicates", &archive);
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select id, coalesce(name, '-'), trace_type, processing_order
+             from __intrinsic_trace_file order by id"
+        ),
+        table(&[
+            ["0", "-", "zip", "0"],
+            ["1", "dup.pftrace", "proto", "1"],
+            ["2", "dup.pftrace", "proto", "2"],
+        ])
+    );
+    assert_eq!(
+        rows(&i.conn, "select name from slice order by name"),
+        table(&[["first"], ["second"]])
+    );
+}
+
 /// `__intrinsic_trace_file` ids follow the archive's order while members are processed by
 /// (priority, name): `processing_order` says that order, and every `trace_id` is the id. A
 /// gzip member's decompressed stream gets its id when the gzip is processed, after all

@@ -55,3 +55,41 @@ fn a_remote_clock_sync_makes_a_file_multi_machine_for_a_machine_override() {
          file contains packets from multiple machines.",
     );
 }
+
+#[test]
+fn a_machine_name_for_a_single_machine_file_names_no_machine() {
+    // trace.pftrace has no `machines` block: `trace_time: machine` and `sync_to.machine`
+    // select nothing, so trace time and the reference are watch's BOOTTIME, and no machine
+    // "vm" is made (behaviour-merging.md §8 step 9: only a multi-machine file's names are
+    // checked and used).
+    let i = expect_ok(
+        "single_machine_names.zip",
+        &archive_with_manifest(
+            r#"{"version": 1,
+                "trace_time": {"clock": "BOOTTIME", "file": "trace.pftrace", "machine": "vm"},
+                "files": [
+                  {"path": "trace.pftrace", "machine": {"name": "watch"}},
+                  {"path": "other.pftrace", "clocks": {"clock": "BOOTTIME", "offset_ns": 5,
+                    "sync_to": {"file": "trace.pftrace", "machine": "vm", "clock": "BOOTTIME"}}}]}"#,
+        ),
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select raw_id, coalesce(name, '-') from machine order by id"
+        ),
+        table(&[["4294967296", "watch"], ["0", "-"]])
+    );
+    assert_eq!(
+        rows(
+            &i.conn,
+            "select s.name, s.ts, coalesce(m.name, '-') from slice s
+             join track t on s.track_id = t.id join machine m on t.machine_id = m.id
+             order by s.ts"
+        ),
+        table(&[
+            ["trace_slice", "1100000000", "watch"],
+            ["other_slice", "1100000005", "-"],
+        ])
+    );
+}
