@@ -78,7 +78,15 @@ fn parse_stream_lexing(
     let mut imp = Importer::new(sink, ctx.machine);
     imp.lex_inline = lex_inline;
     match st.attempt(|lx| lx.next_byte())?.map_err(syntax_error)? {
-        Some(b'{') => imp.read_top_object(&mut st, sink, ctx)?,
+        Some(b'{') => {
+            let events = sink.event_count;
+            imp.read_top_object(&mut st, sink, ctx)?;
+            // An object without trace events (a V8 `.cpuprofile`, a DevTools
+            // `traceEvents`-less export, any other JSON): nothing was read, say so.
+            if !imp.saw_trace_events && sink.event_count == events {
+                imp.stat(sink, "json_without_trace_events");
+            }
+        }
         Some(b'[') => {
             imp.read_events(&mut st, sink, false)?;
         }
@@ -410,6 +418,8 @@ struct Importer {
     v8: v8_profile::V8Profiles,
     /// Events of an array lexed on the import thread before the rest goes to a second.
     lex_inline: usize,
+    /// The top-level object has a `traceEvents` or `systemTraceEvents` key.
+    saw_trace_events: bool,
 }
 
 impl Importer {
@@ -427,6 +437,7 @@ impl Importer {
             n_events: 0,
             v8: v8_profile::V8Profiles::default(),
             lex_inline: events::LEX_INLINE,
+            saw_trace_events: false,
         }
     }
 
@@ -524,6 +535,9 @@ impl Importer {
                 }
                 Err(JErr::Syntax(m)) => return Err(ParseError::Invalid(m)),
             };
+            if key == "traceEvents" || key == "systemTraceEvents" {
+                self.saw_trace_events = true;
+            }
             let read = match key.as_str() {
                 "traceEvents" => match st.attempt(|lx| lx.next_byte())? {
                     Ok(Some(b'[')) => {

@@ -1049,3 +1049,25 @@ fn what_follows_the_array_survives_an_event_larger_than_a_chunk() {
         );
     }
 }
+
+#[test]
+fn an_object_without_trace_events_says_nothing_was_read() {
+    // A V8 `.cpuprofile` (what `node --cpu-prof` writes) is JSON but no trace: nothing is
+    // imported, and the stats say why instead of an empty trace that says nothing.
+    let cpuprofile = ok(
+        r#"{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}}],"startTime":1,"endTime":2,"samples":[1],"timeDeltas":[1]}"#,
+    );
+    assert_eq!(stat(&cpuprofile, "json_without_trace_events"), 1);
+    assert_eq!(
+        stat(&ok(r#"{"traceEvents":[]}"#), "json_without_trace_events"),
+        0
+    );
+    assert_eq!(
+        stat(
+            &ok(r#"{"metadata":{},"traceEvents":[]}"#),
+            "json_without_trace_events"
+        ),
+        0
+    );
+    assert_eq!(stat(&ok("[]"), "json_without_trace_events"), 0);
+}
