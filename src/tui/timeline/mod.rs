@@ -13,6 +13,7 @@ pub mod index;
 pub mod load;
 pub mod ml;
 pub mod order;
+pub(crate) use draw::truncate_label;
 
 pub use draw::draw;
 use draw::*;
