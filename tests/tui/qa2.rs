@@ -89,3 +89,22 @@ fn ruler_ticks_keep_their_nanoseconds_at_the_deepest_zoom() {
         "{screen}"
     );
 }
+
+#[test]
+fn f_fits_the_row_a_query_results_track_stepped_to() {
+    let mut h = Harness::fixture("qa2_wallclock.json", 80, 24);
+    h.key(KeyCode::Char('4'));
+    h.keys("select ts, dur, name from slice where name = 'late'");
+    h.key(KeyCode::Enter);
+    h.key(KeyCode::Esc);
+    h.keys("T");
+    assert_eq!(h.app.pane, Pane::Timeline);
+    // The whole trace is in view, so `]` leaves the view as it is and `f` zooms to the row.
+    h.keys("]");
+    let before = h.app.timeline.view_span;
+    h.keys("f");
+    let start = first_start(&h, "late");
+    let (s, span) = (h.app.timeline.view_start, h.app.timeline.view_span);
+    assert!(span < before / 4, "span {span} was {before}");
+    assert!(s <= start && start + 300_000_000 <= s + span, "{s} {span}");
+}
