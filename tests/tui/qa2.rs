@@ -108,3 +108,28 @@ fn f_fits_the_row_a_query_results_track_stepped_to() {
     assert!(span < before / 4, "span {span} was {before}");
     assert!(s <= start && start + 300_000_000 <= s + span, "{s} {span}");
 }
+
+#[test]
+fn a_sql_result_says_which_query_made_it() {
+    let mut h = Harness::fixture("qa2_wallclock.json", 80, 24);
+    h.key(KeyCode::Char('4'));
+    h.keys("select name from slice \\");
+    h.key(KeyCode::Enter);
+    h.keys("order by ts");
+    h.key(KeyCode::Enter);
+    let screen = h.screen();
+    // The prompt is empty again; the status line names the query, on one line.
+    assert!(screen.contains("  sql>\n"), "{screen}");
+    assert!(screen.contains("3 rows in"), "{screen}");
+    assert!(
+        screen.contains("· select name from slice order by…"),
+        "{screen}"
+    );
+    snap!("qa2_sql_result_names_its_query_80x24", screen);
+    // A failed query after it leaves the error, not the old query, on the status line.
+    h.keys("select nope");
+    h.key(KeyCode::Enter);
+    let screen = h.screen();
+    assert!(screen.contains("error after"), "{screen}");
+    assert!(!screen.contains("· select name"), "{screen}");
+}
