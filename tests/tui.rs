@@ -274,6 +274,10 @@ mod find;
 #[path = "tui/edit.rs"]
 mod edit;
 
+// A new user's hour on fresh real traces (notes qa2.md).
+#[path = "tui/qa2.rs"]
+mod qa2;
+
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
 
 #[test]

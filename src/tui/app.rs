@@ -436,6 +436,7 @@ impl App {
             },
             Pane::Logs => {
                 let data = self.timeline.data.clone();
+                let page = super::logs::list_rows(area.height);
                 if let Some(LogsCommand::Jump(ts)) = self.logs.on_key(key, page, data.as_deref()) {
                     self.timeline.focus(ts);
                     self.pane = Pane::Timeline;

@@ -62,13 +62,13 @@ pub fn tick(ns: i64, step: i64, largest: i64) -> String {
     } else {
         ("ns", 1.0)
     };
-    // Decimals needed to write every multiple of the step exactly in this unit.
-    let per_unit = step / scale;
-    let decimals = (0..=9)
-        .find(|&d| {
-            let x = per_unit * 10f64.powi(d);
-            (x - x.round()).abs() < 1e-6
-        })
+    // Decimals needed to write every multiple of the step exactly in this unit, found in
+    // whole nanoseconds (a float test judged a 2 ns step in seconds "whole": every tick of a
+    // deep zoom read `+5 s`).
+    let step_ns = step as u64;
+    let scale_ns = scale as u64;
+    let decimals = (0..=9u32)
+        .find(|&d| (u128::from(step_ns) * 10u128.pow(d)) % u128::from(scale_ns) == 0)
         .unwrap_or(9) as usize;
     format!("{sign}{:.*} {unit}", decimals, abs / scale)
 }
@@ -142,5 +142,9 @@ mod tests {
         assert_eq!(tick(1_250, 250, 1_500), "+1.25 µs");
         assert_eq!(tick(1_500_000, 100_000, 1_900_000), "+1.5 ms");
         assert_eq!(tick(0, 20_000_000, 60_000_000), "+0 ms");
+        // Deep zoom far from the start: a 2 ns step at +5 s keeps its nanoseconds.
+        assert_eq!(tick(5_000_000_002, 2, 5_000_000_020), "+5.000000002 s");
+        assert_eq!(tick(5_000_000_010, 10, 5_000_000_020), "+5.00000001 s");
+        assert_eq!(tick(3_000_250_000, 250_000, 3_001_000_000), "+3.00025 s");
     }
 }

@@ -34,7 +34,7 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ("C", "close / open every machine"),
             ("Enter", "select the slice in the middle of the view; with one selected, follow its first flow; on a counter, read its value"),
             ("[ ], , .", "previous / next slice on the track"),
-            ("f", "fit the selected slice"),
+            ("f", "fit the selected slice (on a query result's track, the row ] [ went to)"),
             ("0", "fit the whole trace"),
             ("/", "search slice names; n N next / previous match"),
             ("Esc", "clear the selection (then the track filter)"),

@@ -1,5 +1,7 @@
 //! The log pane: Android log lines (`android_logs`) in time order, filtered by a lowest
-//! priority and a tag; `Enter` puts the timeline on the line under the cursor.
+//! priority and a tag; `Enter` puts the timeline on the line under the cursor. Below the
+//! list, the line under the cursor in full: its tag, thread and message wrapped (the list
+//! cuts them to one row).
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
@@ -12,6 +14,28 @@ use super::format;
 use super::input::{InputAction, LineInput};
 use super::theme::Theme;
 use super::timeline::load::{LogEntry, TimelineData};
+use super::timeline::truncate_label;
+use super::wrap::wrap_line;
+
+/// Rows under the list for the line under the cursor: a rule, its tag and thread, and up to
+/// this many rows of its message less two.
+const DETAIL_ROWS: usize = 6;
+
+/// Rows of the detail block in a pane `height` rows tall (none when it is too short).
+fn detail_rows(height: u16) -> usize {
+    if height >= 14 {
+        DETAIL_ROWS
+    } else {
+        0
+    }
+}
+
+/// Log lines the list shows in a pane `height` rows tall (the title and the footer aside).
+pub fn list_rows(height: u16) -> usize {
+    (height as usize)
+        .saturating_sub(2 + detail_rows(height))
+        .max(1)
+}
 
 /// Log priorities as logcat prints them, from 2 (verbose) to 7 (fatal).
 pub fn prio_letter(prio: i64) -> char {
@@ -167,15 +191,16 @@ pub fn draw(
             theme.dim(),
         ));
     }
-    let body = area.height.saturating_sub(2) as usize;
+    let body = list_rows(area.height);
     let start = data.map_or(0, |d| d.start);
     for (i, l) in shown.iter().enumerate().skip(state.scroll).take(body) {
+        // A thread cut short keeps its tid, as the timeline's labels do.
         let text = format!(
-            "{:>14} {} {:<16.16} {:<20.20} {}",
+            "{:>14} {} {:<16.16} {:<20} {}",
             format::offset(l.ts - start),
             prio_letter(l.prio),
             l.tag,
-            l.thread,
+            truncate_label(&l.thread, 20),
             l.msg
         );
         let style = if i == state.cursor {
@@ -190,9 +215,43 @@ pub fn draw(
         Paragraph::new(lines),
         Rect::new(area.x, area.y, area.width, area.height.saturating_sub(1)),
     );
+    let detail = detail_rows(area.height);
+    if let (Some(l), true) = (shown.get(state.cursor), detail > 0) {
+        let width = area.width as usize;
+        let head = Line::from(vec![
+            Span::styled(
+                format!(" {} {} ", format::offset(l.ts - start), prio_letter(l.prio)),
+                prio_style(l.prio, theme),
+            ),
+            Span::styled(format!("{} ", l.tag), theme.title()),
+            Span::styled(" thread ", theme.dim()),
+            Span::raw(l.thread.to_string()),
+        ]);
+        let mut text = wrap_line(&head, width, 2);
+        text.extend(wrap_line(&Line::raw(format!(" {}", l.msg)), width, 0));
+        let room = detail - 1;
+        let cut = text.len() > room;
+        text.truncate(room);
+        if cut {
+            // What does not fit ends in `…`.
+            if let Some(last) = text.last_mut() {
+                let mut t: String = last.spans.iter().map(|s| s.content.as_ref()).collect();
+                t = t.chars().take(width.saturating_sub(1)).collect();
+                t.push('…');
+                *last = Line::raw(t);
+            }
+        }
+        let mut rows = vec![Line::styled("─".repeat(width), theme.dim())];
+        rows.extend(text);
+        let y = footer_y.saturating_sub(detail as u16);
+        frame.render_widget(
+            Paragraph::new(rows),
+            Rect::new(area.x, y, area.width, detail as u16),
+        );
+    }
     frame.render_widget(
         Paragraph::new(Line::styled(
-            "j k move · p raise the lowest priority (P: all) · / tag · Esc clear filters · Enter show on the timeline",
+            "j k move · p priority (P all) · / tag · Esc clear · Enter on the timeline",
             theme.dim(),
         )),
         Rect::new(area.x, footer_y, area.width, 1.min(area.height)),

@@ -21,7 +21,7 @@ use rusqlite::{Batch, Connection, InterruptHandle};
 
 use super::event::AppEvent;
 use super::input::{InputAction, LineInput};
-use super::sanitize::sanitize_bytes;
+use super::sanitize::{sanitize, sanitize_bytes};
 use super::theme::Theme;
 use super::worker::DbRef;
 
@@ -660,6 +660,14 @@ fn column_widths(r: &QueryResult, screen_width: usize) -> Vec<usize> {
     widths
 }
 
+/// `sql` on one line: sanitized, its runs of whitespace (line breaks too) made one space.
+fn one_line(sql: &str) -> String {
+    sanitize(sql)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn fit(s: &str, width: usize, right: bool) -> String {
     let count = s.chars().count();
     if count > width {
@@ -739,17 +747,31 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &QueryState, theme: &Theme) {
                 Some(r) if r.truncated => format!("first {rows} rows (more not fetched)"),
                 _ => format!("{rows} row{}", if rows == 1 { "" } else { "s" }),
             };
-            Line::from(vec![
-                Span::styled(format!("  {what} in {}", fmt_elapsed(*elapsed)), theme.ok()),
-                Span::styled(
-                    if state.editing {
-                        "  · Esc, then j/k/h/l scroll"
-                    } else {
-                        "  · j/k/h/l scroll"
-                    },
-                    theme.dim(),
-                ),
-            ])
+            let done = format!("  {what} in {}", fmt_elapsed(*elapsed));
+            let keys = if state.editing {
+                "  · Esc, then j/k/h/l scroll"
+            } else {
+                "  · j/k/h/l scroll"
+            };
+            // The query the rows came from (the prompt is empty once it ran), cut to fit.
+            let room = (area.width as usize)
+                .saturating_sub(done.chars().count() + keys.chars().count() + 4);
+            let sql = one_line(&state.result_sql);
+            let sql = if sql.chars().count() <= room {
+                sql
+            } else {
+                let mut cut: String = sql.chars().take(room.saturating_sub(1)).collect();
+                cut.push('…');
+                cut
+            };
+            let mut spans = vec![
+                Span::styled(done, theme.ok()),
+                Span::styled(keys, theme.dim()),
+            ];
+            if room > 8 {
+                spans.push(Span::styled(format!("  · {sql}"), theme.title()));
+            }
+            Line::from(spans)
         }
         Status::Failed { elapsed, .. } => Line::from(Span::styled(
             format!("  error after {}", fmt_elapsed(*elapsed)),

@@ -40,7 +40,7 @@ pub(super) fn truncate(s: &str, width: usize) -> String {
 
 /// Like [`truncate`], but a label that ends in a pid or tid (`name 7527`) keeps it: the
 /// name is cut in the middle, so two processes with one long name stay told apart.
-pub(super) fn truncate_label(s: &str, width: usize) -> String {
+pub(crate) fn truncate_label(s: &str, width: usize) -> String {
     let n = s.chars().count();
     if n <= width {
         return s.to_string();
@@ -232,8 +232,18 @@ pub(super) fn draw_ruler(
     let right = format::timestamp(cols.end());
     let middle = format!("◂ {} ▸", format::duration(cols.span));
     put(buf, x, y, &left, w, theme.title());
-    let mid_x = x + (w / 2).saturating_sub(middle.chars().count() as u16 / 2);
-    if mid_x > x + left.chars().count() as u16 {
+    // The span, centred; when a long start time (a wall clock's seconds) reaches the
+    // middle, right after the start rather than not at all.
+    let (left_w, mid_w) = (left.chars().count() as u16, middle.chars().count() as u16);
+    let centred = (w / 2).saturating_sub(mid_w / 2);
+    let mid_off = if centred > left_w {
+        Some(centred)
+    } else if left_w + 2 + mid_w <= w {
+        Some(left_w + 2)
+    } else {
+        None
+    };
+    if let Some(mid_x) = mid_off.map(|o| x + o) {
         put(
             buf,
             mid_x,

@@ -13,6 +13,7 @@ pub mod index;
 pub mod load;
 pub mod ml;
 pub mod order;
+pub(crate) use draw::truncate_label;
 
 pub use draw::draw;
 use draw::*;
@@ -662,6 +663,14 @@ impl TimelineState {
                 }
             }
             KeyCode::Char('f') => {
+                // On a query result's track, the row `[`/`]` last went to (it is no slice,
+                // so `f` did nothing there).
+                if let Some(Row::Debug { track, .. }) = self.visible_rows().get(self.cursor) {
+                    let t = self.debug_tracks.get(*track)?;
+                    let (ts, end, _, _) = *t.order.get(t.at?)?;
+                    self.fit(ts, end);
+                    return None;
+                }
                 let (data, sel) = (self.data.as_ref()?, self.selection?);
                 let l = lane(data, sel.track, sel.depth)?;
                 let (ts, end) = (l.ts[sel.index], l.end[sel.index]);
